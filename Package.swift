@@ -1,0 +1,60 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings every Herald target shares: Swift 6 language mode comes from the tools version; warnings in our own code
+/// are errors (dependencies keep their warnings).
+let heraldSettings: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Herald",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "herald", targets: ["herald"]),
+        .library(name: "APNSCore", targets: ["APNSCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "APNSCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: heraldSettings
+        ),
+        .target(
+            name: "HeraldCLI",
+            dependencies: [
+                "APNSCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: heraldSettings
+        ),
+        .executableTarget(
+            name: "herald",
+            dependencies: ["HeraldCLI"],
+            swiftSettings: heraldSettings
+        ),
+        .testTarget(
+            name: "APNSCoreTests",
+            dependencies: ["APNSCore"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: heraldSettings
+        ),
+        .testTarget(
+            name: "HeraldCLITests",
+            dependencies: ["HeraldCLI"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: heraldSettings
+        ),
+    ]
+)

@@ -1,0 +1,97 @@
+public import Foundation
+
+/// A device token: the bytes APNs gives an app for one device, written in a request's `:path` as hexadecimal.
+///
+/// Apple says not to assume a size. Today's tokens are 32 bytes; the legacy binary protocol allowed up to 100, so
+/// Herald accepts 1 to ``maximumByteCount`` bytes and either case of hex digits, and always writes lowercase.
+///
+/// ```swift
+/// let token = try APNSDeviceToken(hex: "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0")
+/// token.bytes.count  // 32
+/// ```
+public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The most bytes a token may have (the legacy binary protocol's limit).
+    public static let maximumByteCount = 100
+
+    /// The token's bytes.
+    public let bytes: Data
+
+    /// The token as lowercase hexadecimal, as it goes in `:path`.
+    public var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    /// A token from raw bytes, as `didRegisterForRemoteNotificationsWithDeviceToken` delivers it.
+    ///
+    /// - Throws: ``APNSRequestRejection`` with `BadDeviceToken` when there are no bytes or more than
+    ///   ``maximumByteCount``.
+    public init(bytes: Data) throws(APNSRequestRejection) {
+        guard !bytes.isEmpty, bytes.count <= Self.maximumByteCount else {
+            throw APNSRequestRejection(
+                .badDeviceToken,
+                "a device token has 1 to \(Self.maximumByteCount) bytes; this one has \(bytes.count)"
+            )
+        }
+        self.bytes = bytes
+    }
+
+    /// A token from its hexadecimal text.
+    ///
+    /// - Throws: ``APNSRequestRejection`` with `MissingDeviceToken` for empty text, `BadDeviceToken` for text that
+    ///   is not an even number of hex digits or names more than ``maximumByteCount`` bytes.
+    public init(hex: String) throws(APNSRequestRejection) {
+        guard !hex.isEmpty else {
+            throw APNSRequestRejection(.missingDeviceToken, "the device token is empty; put its hex digits in the path")
+        }
+        let utf8 = Array(hex.utf8)
+        guard utf8.count % 2 == 0 else {
+            throw APNSRequestRejection(
+                .badDeviceToken,
+                "a device token is an even number of hex digits; this one has \(utf8.count)"
+            )
+        }
+        var bytes = Data(capacity: utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else {
+                throw APNSRequestRejection(
+                    .badDeviceToken,
+                    "a device token has only hex digits 0-9 and a-f; found '\(Character(Unicode.Scalar(utf8[Self.firstNonHex(utf8, from: index)])))'"
+                )
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        try self.init(bytes: bytes)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(hex: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+
+    public var description: String { hex }
+
+    /// The first 8 hex digits, for logs: enough to find a token, too little to use it.
+    public var logPrefix: String { String(hex.prefix(8)) }
+
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func firstNonHex(_ utf8: [UInt8], from start: Int) -> Int {
+        (start..<utf8.count).first { nibble(utf8[$0]) == nil } ?? start
+    }
+}

@@ -1,0 +1,43 @@
+/// Which APNs a device token and a connection belong to: development (sandbox) or production.
+public struct APNSEnvironment: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The development environment (`api.sandbox.push.apple.com`), for apps built with a development profile.
+    public static let development = APNSEnvironment(rawValue: "development")
+    /// The production environment (`api.push.apple.com`), for App Store, TestFlight and ad hoc builds.
+    public static let production = APNSEnvironment(rawValue: "production")
+
+    /// Apple's host for this environment.
+    public var host: String { self == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com" }
+
+    /// Apple's host names: the sandbox and its older name `api.development.push.apple.com` are development.
+    public static let hosts: [String: APNSEnvironment] = [
+        "api.push.apple.com": .production,
+        "api.sandbox.push.apple.com": .development,
+        "api.development.push.apple.com": .development,
+    ]
+
+    /// The environment an `:authority` (or `host`) names, with or without a port; `nil` for a name that is not one
+    /// of Apple's.
+    public init?(authority: String) {
+        var host = Substring(authority.lowercased())
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { host = host[..<colon] }
+        guard let environment = Self.hosts[String(host)] else { return nil }
+        self = environment
+    }
+
+    /// Parses `development`, `sandbox` or `production`.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "development", "sandbox": self = .development
+        case "production": self = .production
+        default: return nil
+        }
+    }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,251 @@
+/// A strict RFC 8259 JSON parser over UTF-8 bytes that keeps member order and number text, and reports where input
+/// went wrong by line and column.
+struct JSONParser {
+    private let bytes: [UInt8]
+    private var index = 0
+    private let maximumDepth: Int
+
+    init(bytes: [UInt8], maximumDepth: Int = 512) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses one JSON text: a single value with only whitespace around it.
+    mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw error("the text starts with a UTF-8 byte order mark; JSON must not", at: 0)
+        }
+        skipWhitespace()
+        guard index < bytes.count else { throw error("the text is empty; expected a JSON value") }
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        if index < bytes.count {
+            throw error("unexpected \(describe(bytes[index])) after the end of the JSON value")
+        }
+        return value
+    }
+
+    private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        guard depth < maximumDepth else { throw error("values nest deeper than \(maximumDepth) levels") }
+        guard index < bytes.count else { throw error("the text ends where a value was expected") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth))
+        case UInt8(ascii: "["): return .array(try parseArray(depth: depth))
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "/"): throw error("comments are not allowed in JSON")
+        case UInt8(ascii: "'"): throw error("strings must use double quotes, not single quotes")
+        default: throw error("unexpected \(describe(bytes[index])); expected a JSON value")
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONObject {
+        index += 1
+        var object = JSONObject()
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) {
+            index += 1
+            return object
+        }
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")) else {
+                if peek(UInt8(ascii: "}")) { throw error("a trailing comma is not allowed before '}'") }
+                if peek(UInt8(ascii: "/")) { throw error("comments are not allowed in JSON") }
+                throw error("expected a member name in double quotes")
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after the member name \"\(key)\"") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth + 1)
+            object.members.append(JSONObject.Member(key: key, value: value))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) {
+                index += 1
+            } else if peek(UInt8(ascii: "}")) {
+                index += 1
+                return object
+            } else if peek(UInt8(ascii: "/")) {
+                throw error("comments are not allowed in JSON")
+            } else {
+                throw error("expected ',' or '}' after the value of \"\(key)\"")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> [JSONValue] {
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "]")) {
+            index += 1
+            return elements
+        }
+        while true {
+            skipWhitespace()
+            if peek(UInt8(ascii: "]")) { throw error("a trailing comma is not allowed before ']'") }
+            elements.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) {
+                index += 1
+            } else if peek(UInt8(ascii: "]")) {
+                index += 1
+                return elements
+            } else {
+                throw error("expected ',' or ']' in the array")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONNumber {
+        let start = index
+        if peek(UInt8(ascii: "-")) { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits after '-'") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("numbers must not have leading zeros") }
+        } else {
+            skipDigits()
+        }
+        if peek(UInt8(ascii: ".")) {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits after '.'") }
+            skipDigits()
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            index += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits in its exponent") }
+            skipDigits()
+        }
+        return JSONNumber(validatedLiteral: String(decoding: bytes[start..<index], as: UTF8.self))
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        guard bytes.count - index >= expected.count, bytes[index..<index + expected.count].elementsEqual(expected)
+        else { throw error("unexpected \(describe(bytes[index])); expected a JSON value") }
+        index += expected.count
+    }
+
+    private mutating func skipDigits() {
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}
+
+extension JSONParser {
+    /// Parses a string starting at its opening quote, decoding escapes and checking the UTF-8 it contains.
+    fileprivate mutating func parseString() throws(JSONSyntaxError) -> String {
+        index += 1
+        var scalars: [UInt8] = []
+        var segmentStart = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                scalars.append(contentsOf: bytes[segmentStart..<index])
+                index += 1
+                guard let string = String(validating: scalars, as: UTF8.self) else {
+                    throw error("a string is not valid UTF-8", at: segmentStart)
+                }
+                return string
+            }
+            if byte < 0x20 { throw error("control characters must be escaped inside strings") }
+            if byte == UInt8(ascii: "\\") {
+                scalars.append(contentsOf: bytes[segmentStart..<index])
+                try appendEscape(to: &scalars)
+                segmentStart = index
+            } else {
+                index += 1
+            }
+        }
+        throw error("a string is not closed before the end of the text")
+    }
+
+    private mutating func appendEscape(to output: inout [UInt8]) throws(JSONSyntaxError) {
+        index += 1
+        guard index < bytes.count else { throw error("the text ends inside an escape sequence") }
+        let escaped = bytes[index]
+        index += 1
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escaped)
+        case UInt8(ascii: "b"): output.append(0x08)
+        case UInt8(ascii: "f"): output.append(0x0C)
+        case UInt8(ascii: "n"): output.append(0x0A)
+        case UInt8(ascii: "r"): output.append(0x0D)
+        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "u"): output.append(contentsOf: try parseUnicodeEscape())
+        default: throw error("\\\(describe(escaped)) is not a JSON escape sequence", at: index - 2)
+        }
+    }
+
+    private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> [UInt8] {
+        let first = try parseHex4()
+        var scalarValue = UInt32(first)
+        if (0xD800...0xDBFF).contains(first) {
+            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw error("a high surrogate \\u escape must be followed by a low surrogate") }
+            index += 2
+            let second = try parseHex4()
+            guard (0xDC00...0xDFFF).contains(second) else { throw error("expected a low surrogate \\u escape") }
+            scalarValue = 0x10000 + ((UInt32(first) - 0xD800) << 10) + (UInt32(second) - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(first) {
+            throw error("a low surrogate \\u escape has no high surrogate before it")
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else { throw error("\\u escape is not a Unicode scalar") }
+        return Array(String(Character(scalar)).utf8)
+    }
+
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt16 {
+        guard bytes.count - index >= 4 else { throw error("a \\u escape needs four hex digits") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard let digit = hexValue(bytes[index]) else { throw error("a \\u escape needs four hex digits") }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    fileprivate func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+
+    fileprivate func error(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
+        let offset = min(position ?? index, bytes.count)
+        var line = 1
+        var lineStart = 0
+        for (i, byte) in bytes[..<offset].enumerated() where byte == 0x0A {
+            line += 1
+            lineStart = i + 1
+        }
+        let column = String(decoding: bytes[lineStart..<offset], as: UTF8.self).count + 1
+        return JSONSyntaxError(message: message, offset: offset, line: line, column: column)
+    }
+}
