@@ -46,8 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSCoreTests",
-            dependencies: ["APNSCore"],
-            resources: [.copy("Fixtures")],
+            dependencies: ["APNSCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: heraldSettings
         ),
         .testTarget(

@@ -17,7 +17,7 @@ extension APNSLinter {
             }
             switch context.pushType {
             case .background:
-                checkBackground(visible: visible, wakes: wakes, context, into: &found)
+                checkBackground(visible: visible, hasFlag: aps["content-available"] != nil, into: &found)
             case .alert:
                 checkAlert(visible: visible, wakes: wakes, aps: aps, context, into: &found)
             case .liveactivity:
@@ -29,8 +29,7 @@ extension APNSLinter {
 
         private static func checkBackground(
             visible: [String],
-            wakes: Bool,
-            _ context: Context,
+            hasFlag: Bool,
             into found: inout [APNSDiagnostic]
         ) {
             if !visible.isEmpty {
@@ -43,7 +42,7 @@ extension APNSLinter {
                     )
                 )
             }
-            if !wakes {
+            if !hasFlag {
                 found.append(
                     .warning(
                         rule: "background-without-content-available",

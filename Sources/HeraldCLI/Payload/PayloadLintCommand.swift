@@ -1,0 +1,64 @@
+import APNSCore
+import ArgumentParser
+import Foundation
+
+/// `herald payload lint`: reports what APNs would reject and what iOS would mishandle in a payload and its headers.
+struct PayloadLintCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check a payload (JSON or .apns) and its headers as APNs and iOS would.",
+        discussion: """
+            Errors are what APNs rejects, with the reason it answers; warnings are what APNs accepts but iOS \
+            ignores or mishandles. The size is measured on the compact JSON that herald sends.
+            Exit status: 0 clean or warnings only, 1 errors (including JSON that does not parse), 2 bad usage.
+            """
+    )
+
+    @Argument(help: "The payload file (JSON or .apns), or - for standard input.")
+    var file: String = "-"
+
+    @Option(name: .customLong("push-type"), help: "The apns-push-type header (inferred from the payload if omitted).")
+    var pushType: String?
+
+    @Option(help: "The apns-topic header (for a .apns file, its Simulator Target Bundle by default).")
+    var topic: String?
+
+    @Option(help: "The apns-priority header: 10, 5 or 1.")
+    var priority: String?
+
+    @Option(help: "The apns-expiration header: UNIX seconds, 0 for now-or-never.")
+    var expiration: String?
+
+    @Option(name: .customLong("collapse-id"), help: "The apns-collapse-id header (at most 64 bytes).")
+    var collapseID: String?
+
+    @Option(name: .customLong("apns-id"), help: "The apns-id header (a UUID).")
+    var apnsID: String?
+
+    @Flag(help: "Print the report as one JSON object.")
+    var json = false
+
+    func run() async throws {
+        let io = CommandIO.current
+        let source = try PayloadSource(path: file, io: io)
+        if case .failure(let error) = source.payload, error.code == .invalidSimulatorFile {
+            io.writeError("\(source.name): error: \(error.message)\n")
+            throw ExitCode(1)
+        }
+        let request = APNSLinter.Request(
+            body: source.body,
+            pushType: pushType,
+            priority: priority,
+            topic: topic ?? source.targetBundleID.map { bundleID in
+                pushType.map { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) ?? bundleID } ?? bundleID
+            },
+            expiration: expiration,
+            collapseID: collapseID,
+            apnsID: apnsID
+        )
+        let report = APNSLinter.lint(request)
+        let rendering = PayloadLintRendering(name: source.name, report: report)
+        io.write(json ? rendering.json() : rendering.text())
+        if !report.isAccepted { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import APNSCore
+
+@Suite("JSON values keep what the author wrote")
+struct JSONValueTests {
+    @Test("decoding and encoding keeps key order, duplicates and number text")
+    func roundTrip() throws {
+        let text = #"{"z":1,"aps":{"badge":1.0,"alert":"hi"},"a":[1e2,true,null,"x"],"z":2}"#
+        let value = try JSONValue(parsing: Data(text.utf8))
+        #expect(value.jsonString == text)
+        #expect(value.object?.keys == ["z", "aps", "a"])
+        #expect(value.object?.duplicateKeys == ["z"])
+        #expect(value["z"]?.number?.intValue == 2)
+        #expect(value["aps"]?["badge"]?.number?.literal == "1.0")
+        #expect(value["aps"]?["badge"]?.number?.intValue == 1)
+    }
+
+    @Test("whitespace goes, escapes decode, non-ASCII stays UTF-8")
+    func compactEncoding() throws {
+        let value = try JSONValue(parsing: Data("{ \"t\" : \"\\u4f60\\ud83d\\ude00\\n\\\"\" ,\t\"e\":\"é\" }".utf8))
+        #expect(value["t"]?.string == "你😀\n\"")
+        #expect(value.jsonString == #"{"t":"你😀\n\"","e":"é"}"#)
+    }
+
+    @Test("setting a key replaces it in place, appends a new one, removes on nil")
+    func objectMutation() {
+        var object = JSONObject([(key: "a", value: 1), (key: "b", value: 2), (key: "a", value: 3)])
+        object["a"] = 4
+        #expect(JSONValue.object(object).jsonString == #"{"b":2,"a":4}"#)
+        object["c"] = "x"
+        object["b"] = nil
+        #expect(JSONValue.object(object).jsonString == #"{"a":4,"c":"x"}"#)
+    }
+
+    @Test(
+        "rejects text that is not JSON, saying where",
+        arguments: [
+            ("", "the text is empty", 1, 1),
+            ("{\"a\":1,}", "a trailing comma is not allowed before '}'", 1, 8),
+            ("{\"a\":1 // note\n}", "comments are not allowed in JSON", 1, 8),
+            ("{'a':1}", "expected a member name in double quotes", 1, 2),
+            ("[1,]", "a trailing comma is not allowed before ']'", 1, 4),
+            ("{\"a\":01}", "numbers must not have leading zeros", 1, 7),
+            ("{\"a\":1.}", "a number needs digits after '.'", 1, 8),
+            ("{\"a\":\"x\ny\"}", "control characters must be escaped inside strings", 1, 8),
+            ("{\"a\":\"\\x\"}", "\\'x' is not a JSON escape sequence", 1, 7),
+            ("{\"a\":\"\\ud800\"}", "a high surrogate \\u escape must be followed by a low surrogate", 1, 13),
+            ("{\"a\":tru}", "unexpected 't'; expected a JSON value", 1, 6),
+            ("{\"a\":1}x", "unexpected 'x' after the end of the JSON value", 1, 8),
+            ("{\n  \"a\": [1, 2\n}", "expected ',' or ']' in the array", 3, 1),
+            ("\"open", "a string is not closed before the end of the text", 1, 6),
+        ]
+    )
+    func syntaxErrors(text: String, message: String, line: Int, column: Int) {
+        #expect {
+            try JSONValue(parsing: Data(text.utf8))
+        } throws: { error in
+            guard let error = error as? JSONSyntaxError else { return false }
+            return error.message.hasPrefix(message) && error.line == line && error.column == column
+        }
+    }
+
+    @Test("rejects invalid UTF-8 inside strings and a byte order mark")
+    func invalidUTF8() {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) }
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: Data([0xEF, 0xBB, 0xBF, 0x7B, 0x7D])) }
+    }
+
+    @Test("limits nesting depth instead of overflowing the stack")
+    func depthLimit() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: Data(deep.utf8)) }
+    }
+
+    @Test("literals build values")
+    func literals() {
+        let value: JSONValue = ["aps": ["badge": 3, "alert": "x", "f": 0.5, "n": nil, "b": true, "l": [1]]]
+        #expect(value.jsonString == #"{"aps":{"badge":3,"alert":"x","f":0.5,"n":null,"b":true,"l":[1]}}"#)
+        #expect(JSONNumber(2.0).literal == "2")
+    }
+}
