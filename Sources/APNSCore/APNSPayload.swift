@@ -30,7 +30,9 @@ public struct APNSPayload: Hashable, Sendable {
             throw APNSPayloadError(.invalidJSON, "the payload is not valid JSON: \(error)", cause: error)
         }
         guard case .object(let object) = value else {
-            throw APNSPayloadError(.notAnObject, "a payload is a JSON object; this one is \(value.typeName == "array" ? "an" : "a") \(value.typeName)")
+            throw APNSPayloadError(
+                .notAnObject,
+                "a payload is a JSON object; this one is \(value.typeName == "array" ? "an" : "a") \(value.typeName)")
         }
         self.root = object
     }

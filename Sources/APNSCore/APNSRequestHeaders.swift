@@ -78,7 +78,8 @@ extension APNSRequestHeaders {
             let lowered = name.lowercased()
             guard Name.all.contains(lowered) else { continue }
             guard values.updateValue(value, forKey: lowered) == nil else {
-                throw APNSRequestRejection(.duplicateHeaders, "the header '\(lowered)' appears more than once; send it once")
+                throw APNSRequestRejection(
+                    .duplicateHeaders, "the header '\(lowered)' appears more than once; send it once")
             }
         }
         self.init()

@@ -1,9 +1,9 @@
 import HeraldCLI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 exit(await HeraldMain.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -41,6 +41,8 @@ struct APNSDeviceTokenTests {
         let json = try JSONEncoder().encode([token])
         #expect(String(decoding: json, as: UTF8.self) == #"["deadbeef"]"#)
         #expect(try JSONDecoder().decode([APNSDeviceToken].self, from: json) == [token])
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([APNSDeviceToken].self, from: Data(#"["xyz"]"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([APNSDeviceToken].self, from: Data(#"["xyz"]"#.utf8))
+        }
     }
 }

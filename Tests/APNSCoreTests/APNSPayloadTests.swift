@@ -22,7 +22,9 @@ struct APNSPayloadTests {
         payload["gameID"] = "1"
         payload.aps["alert"] = ["title": "Hi"]
         payload.aps["badge"] = 2
-        #expect(String(decoding: payload.encoded(), as: UTF8.self) == #"{"aps":{"alert":{"title":"Hi"},"badge":2},"gameID":"1"}"#)
+        #expect(
+            String(decoding: payload.encoded(), as: UTF8.self)
+                == #"{"aps":{"alert":{"title":"Hi"},"badge":2},"gameID":"1"}"#)
     }
 
     @Test("a payload must be a JSON object")
@@ -52,11 +54,14 @@ struct APNSPayloadTests {
     func errorResponse() throws {
         let date = Date(timeIntervalSince1970: 1_700_000_000.123)
         let body = APNSErrorResponse(reason: .unregistered, invalidSince: date)
-        #expect(String(decoding: body.encoded(), as: UTF8.self) == #"{"reason":"Unregistered","timestamp":1700000000123}"#)
+        #expect(
+            String(decoding: body.encoded(), as: UTF8.self) == #"{"reason":"Unregistered","timestamp":1700000000123}"#)
         let decoded = try APNSErrorResponse(data: body.encoded())
         #expect(decoded == body)
         #expect(decoded.invalidSince?.timeIntervalSince1970 == 1_700_000_000.123)
-        #expect(String(decoding: APNSErrorResponse(reason: .badTopic).encoded(), as: UTF8.self) == #"{"reason":"BadTopic"}"#)
+        #expect(
+            String(decoding: APNSErrorResponse(reason: .badTopic).encoded(), as: UTF8.self) == #"{"reason":"BadTopic"}"#
+        )
         #expect(try APNSErrorResponse(data: Data(#"{"reason":"SomethingNew"}"#.utf8)).reason.rawValue == "SomethingNew")
     }
 }

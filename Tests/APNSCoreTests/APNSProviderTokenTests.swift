@@ -71,12 +71,14 @@ struct APNSProviderTokenTests {
         let otherKeyID = try await signer(keyID: "ZZZ999ZZZZ").token(issuedAt: now)
         let otherTeam = try await signer(teamID: "ZZZ999ZZZZ").token(issuedAt: now)
         let hs256Header = base64URLEncode(Data(#"{"alg":"HS256","kid":"ABC123DEFG","typ":"JWT"}"#.utf8))
-        let wrongAlg = ([hs256Header] + good.jwt.split(separator: ".").dropFirst().map(String.init)).joined(separator: ".")
+        let wrongAlg = ([hs256Header] + good.jwt.split(separator: ".").dropFirst().map(String.init)).joined(
+            separator: ".")
         for authorization in [
             "basic \(good.jwt)", "bearer", "bearer not.a.jwt", "bearer \(otherKey.jwt)", "bearer \(otherKeyID.jwt)",
             "bearer \(otherTeam.jwt)", "bearer \(wrongAlg)", "bearer \(good.jwt)x",
         ] {
-            #expect(await verifier.verify(authorization: authorization, now: now).failureReason == .invalidProviderToken)
+            #expect(
+                await verifier.verify(authorization: authorization, now: now).failureReason == .invalidProviderToken)
         }
         #expect(await verifier.verify(authorization: "Bearer \(good.jwt)", now: now).failureReason == nil)
     }
@@ -84,7 +86,9 @@ struct APNSProviderTokenTests {
     @Test("malformed keys and IDs are refused with a message that holds no key material")
     func badCredentials() {
         #expect(throws: APNSCredentialError.self) {
-            try APNSProviderTokenSigner(privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+            try APNSProviderTokenSigner(
+                privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", keyID: "ABC123DEFG",
+                teamID: "DEF123GHIJ")
         }
         #expect(throws: APNSCredentialError.self) { try signer(keyID: "short") }
         #expect(throws: APNSCredentialError.self) { try signer(teamID: "lowercase1") }

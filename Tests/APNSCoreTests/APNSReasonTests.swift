@@ -39,9 +39,10 @@ struct APNSReasonTests {
 
     @Test("Apple's final reasons are never retried automatically")
     func finalReasons() {
-        for reason in [APNSReason.badDeviceToken, .deviceTokenNotForTopic, .forbidden, .expiredToken, .unregistered,
-            .payloadTooLarge]
-        {
+        for reason in [
+            APNSReason.badDeviceToken, .deviceTokenNotForTopic, .forbidden, .expiredToken, .unregistered,
+            .payloadTooLarge,
+        ] {
             #expect(!reason.retryAdvice().allowsAutomaticRetry, "\(reason)")
         }
         for reason in [APNSReason.tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown] {

@@ -75,7 +75,9 @@ struct APNSRequestHeadersTests {
             try APNSRequestHeaders(validating: [(name: "apns-topic", value: "a.b"), (name: "APNS-TOPIC", value: "a.b")])
         } throws: { ($0 as? APNSRequestRejection)?.reason == .duplicateHeaders }
         #expect {
-            try APNSRequestHeaders(validating: [(name: "authorization", value: "bearer a"), (name: "authorization", value: "bearer b")])
+            try APNSRequestHeaders(validating: [
+                (name: "authorization", value: "bearer a"), (name: "authorization", value: "bearer b"),
+            ])
         } throws: { ($0 as? APNSRequestRejection)?.reason == .duplicateHeaders }
     }
 
@@ -86,7 +88,9 @@ struct APNSRequestHeadersTests {
         #expect(APNSExpiration.storagePolicy.deadline(acceptedAt: accepted) == accepted.addingTimeInterval(2_592_000))
         let soon = APNSExpiration(headerValue: "1000600")
         #expect(soon?.deadline(acceptedAt: accepted) == Date(timeIntervalSince1970: 1_000_600))
-        #expect(APNSExpiration(headerValue: "99999999999")?.deadline(acceptedAt: accepted) == accepted.addingTimeInterval(2_592_000))
+        #expect(
+            APNSExpiration(headerValue: "99999999999")?.deadline(acceptedAt: accepted)
+                == accepted.addingTimeInterval(2_592_000))
         #expect(soon?.headerValue == "1000600")
     }
 

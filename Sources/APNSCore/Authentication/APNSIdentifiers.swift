@@ -2,10 +2,12 @@
 enum APNSIdentifiers {
     static func check(keyID: String, teamID: String) throws(APNSCredentialError) {
         guard isWellFormed(keyID) else {
-            throw APNSCredentialError("key ID '\(keyID)' is not 10 uppercase letters or digits (for example ABC123DEFG)")
+            throw APNSCredentialError(
+                "key ID '\(keyID)' is not 10 uppercase letters or digits (for example ABC123DEFG)")
         }
         guard isWellFormed(teamID) else {
-            throw APNSCredentialError("team ID '\(teamID)' is not 10 uppercase letters or digits (for example DEF123GHIJ)")
+            throw APNSCredentialError(
+                "team ID '\(teamID)' is not 10 uppercase letters or digits (for example DEF123GHIJ)")
         }
     }
 

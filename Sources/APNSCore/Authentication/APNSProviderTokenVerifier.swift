@@ -30,6 +30,8 @@ public struct APNSProviderTokenVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - pem: a PKCS#8 or SEC1 P-256 private key, a P-256 public key, or a certificate holding one.
+    ///   - keyID: the key's 10-character ID.
+    ///   - teamID: the 10-character team ID the key belongs to.
     ///   - topics: bundle IDs the key is restricted to; `nil` for a team-scoped key.
     /// - Throws: ``APNSCredentialError`` when the PEM holds no P-256 key or an ID is malformed.
     public mutating func addKey(
@@ -89,7 +91,8 @@ public struct APNSProviderTokenVerifier: Sendable {
             return .failure(invalid("no key with ID \(keyID) is registered"))
         }
         guard claims.iss.value == key.teamID else {
-            return .failure(invalid("the token's iss \(claims.iss.value) is not the team \(key.teamID) of key \(keyID)"))
+            return .failure(
+                invalid("the token's iss \(claims.iss.value) is not the team \(key.teamID) of key \(keyID)"))
         }
         do {
             let collection = await JWTKeyCollection().add(ecdsa: key.publicKey, kid: JWKIdentifier(string: keyID))

@@ -120,7 +120,9 @@ struct JSONParser {
         if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
             index += 1
             if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits in its exponent") }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("a number needs digits in its exponent")
+            }
             skipDigits()
         }
         return JSONNumber(validatedLiteral: String(decoding: bytes[start..<index], as: UTF8.self))

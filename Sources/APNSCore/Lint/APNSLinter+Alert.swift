@@ -1,10 +1,14 @@
 extension APNSLinter {
     /// The rules of `aps.alert` (table 2 of "Generating a remote notification").
     enum AlertCheck {
-        static let textKeys = ["title", "subtitle", "body", "launch-image", "title-loc-key", "subtitle-loc-key",
-            "loc-key", "action-loc-key", "action", "summary-arg"]
-        static let argumentKeys = ["title-loc-args": "title-loc-key", "subtitle-loc-args": "subtitle-loc-key",
-            "loc-args": "loc-key"]
+        static let textKeys = [
+            "title", "subtitle", "body", "launch-image", "title-loc-key", "subtitle-loc-key",
+            "loc-key", "action-loc-key", "action", "summary-arg",
+        ]
+        static let argumentKeys = [
+            "title-loc-args": "title-loc-key", "subtitle-loc-args": "subtitle-loc-key",
+            "loc-args": "loc-key",
+        ]
         static let visibleKeys = ["title", "subtitle", "body", "title-loc-key", "subtitle-loc-key", "loc-key"]
 
         /// Whether `alert` gives iOS text to show: a non-empty string, or a dictionary with a non-empty title,
@@ -28,7 +32,9 @@ extension APNSLinter {
             switch alert {
             case .string(let text):
                 if text.isEmpty {
-                    found.append(.warning(rule: "alert-empty", at: "aps.alert", "the alert is an empty string; iOS shows nothing"))
+                    found.append(
+                        .warning(
+                            rule: "alert-empty", at: "aps.alert", "the alert is an empty string; iOS shows nothing"))
                 }
             case .object(let object):
                 checkMembers(object, context, into: &found)
@@ -89,13 +95,17 @@ extension APNSLinter {
         }
 
         /// A Live Activity title or body written as `{"loc-key": ..., "loc-args": [...]}`.
-        private static func checkLocalizedText(_ object: JSONObject, at path: String, into found: inout [APNSDiagnostic]) {
+        private static func checkLocalizedText(
+            _ object: JSONObject, at path: String, into found: inout [APNSDiagnostic]
+        ) {
             if let key = object["loc-key"] {
                 ApsKeyCheck.expect(.string(""), key, at: "\(path).loc-key", into: &found)
             } else {
                 found.append(.warning(rule: "localized-text-without-loc-key", at: path, "\(path) needs a loc-key"))
             }
-            if let arguments = object["loc-args"] { ApsKeyCheck.checkStringArray(arguments, at: "\(path).loc-args", into: &found) }
+            if let arguments = object["loc-args"] {
+                ApsKeyCheck.checkStringArray(arguments, at: "\(path).loc-args", into: &found)
+            }
         }
     }
 
@@ -143,14 +153,17 @@ extension APNSLinter {
             }
             if let volume = object["volume"] {
                 if let level = volume.number?.doubleValue, !(0...1).contains(level) {
-                    found.append(.warning(rule: "volume-out-of-range", at: "\(path).volume", "volume \(level) is outside 0 to 1"))
+                    found.append(
+                        .warning(rule: "volume-out-of-range", at: "\(path).volume", "volume \(level) is outside 0 to 1")
+                    )
                 } else {
                     ApsKeyCheck.expect(.number(JSONNumber(0)), volume, at: "\(path).volume", into: &found)
                 }
             }
             for key in object.keys where !["name", "critical", "volume"].contains(key) {
                 found.append(
-                    .warning(rule: "unknown-sound-key", at: "\(path).\(key)", "'\(key)' is not a sound key; iOS ignores it")
+                    .warning(
+                        rule: "unknown-sound-key", at: "\(path).\(key)", "'\(key)' is not a sound key; iOS ignores it")
                 )
             }
         }

@@ -149,7 +149,8 @@ extension APNSLinter {
                 "'\(key)' is not an aps key; Apple says APNs ignores custom keys inside aps, so the app and its "
                 + "extensions cannot rely on it. Put it beside \"aps\" and read it from userInfo"
             if let text = value.string, text.hasPrefix("http://") || text.hasPrefix("https://") {
-                message += " (a media URL for the service extension belongs at the top level: "
+                message +=
+                    " (a media URL for the service extension belongs at the top level: "
                     + "{\"aps\": {...}, \"\(key)\": \"\(text)\"})"
             }
             found.append(.warning(rule: "custom-key-in-aps", at: "aps.\(key)", message))
@@ -194,7 +195,9 @@ extension APNSLinter {
         }
 
         /// Warns when `value` is not of the same JSON type as `example`.
-        static func expect(_ example: JSONValue, _ value: JSONValue, at path: String, into found: inout [APNSDiagnostic]) {
+        static func expect(
+            _ example: JSONValue, _ value: JSONValue, at path: String, into found: inout [APNSDiagnostic]
+        ) {
             guard value.typeName != example.typeName else { return }
             found.append(
                 .warning(

@@ -89,27 +89,35 @@ extension APNSLinter {
             let event = aps["event"]?.string
             if event == nil {
                 found.append(
-                    .warning(rule: "liveactivity-without-event", at: "aps", "a Live Activity push needs \"event\": "
-                        + "\"start\", \"update\" or \"end\"; iOS ignores it otherwise")
+                    .warning(
+                        rule: "liveactivity-without-event", at: "aps",
+                        "a Live Activity push needs \"event\": "
+                            + "\"start\", \"update\" or \"end\"; iOS ignores it otherwise")
                 )
             }
             if aps["timestamp"] == nil {
                 found.append(
-                    .warning(rule: "liveactivity-without-timestamp", at: "aps", "a Live Activity push needs "
-                        + "\"timestamp\" (UNIX seconds); iOS drops updates it cannot order")
+                    .warning(
+                        rule: "liveactivity-without-timestamp", at: "aps",
+                        "a Live Activity push needs "
+                            + "\"timestamp\" (UNIX seconds); iOS drops updates it cannot order")
                 )
             }
             if event == "update" || event == "end", aps["content-state"] == nil {
                 found.append(
-                    .warning(rule: "liveactivity-without-content-state", at: "aps", "a Live Activity \(event ?? "") "
-                        + "needs \"content-state\" matching the app's ContentState")
+                    .warning(
+                        rule: "liveactivity-without-content-state", at: "aps",
+                        "a Live Activity \(event ?? "") "
+                            + "needs \"content-state\" matching the app's ContentState")
                 )
             }
             guard event == "start" else { return }
             for key in ["attributes-type", "attributes", "content-state", "alert"] where aps[key] == nil {
                 found.append(
-                    .warning(rule: "liveactivity-start-missing-key", at: "aps", "a Live Activity start needs "
-                        + "\"\(key)\"; iOS does not start the activity without it")
+                    .warning(
+                        rule: "liveactivity-start-missing-key", at: "aps",
+                        "a Live Activity start needs "
+                            + "\"\(key)\"; iOS does not start the activity without it")
                 )
             }
         }

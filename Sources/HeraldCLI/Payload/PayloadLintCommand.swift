@@ -49,9 +49,10 @@ struct PayloadLintCommand: AsyncParsableCommand {
             body: source.body,
             pushType: pushType,
             priority: priority,
-            topic: topic ?? source.targetBundleID.map { bundleID in
-                pushType.map { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) ?? bundleID } ?? bundleID
-            },
+            topic: topic
+                ?? source.targetBundleID.map { bundleID in
+                    pushType.map { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) ?? bundleID } ?? bundleID
+                },
             expiration: expiration,
             collapseID: collapseID,
             apnsID: apnsID

@@ -9,7 +9,8 @@ struct PayloadLintRendering {
     func text() -> String {
         var lines = report.diagnostics.map { "\(name): \($0)" }
         let inferred = report.pushTypeInferred ? " (inferred)" : ""
-        let facts = "\(report.size) bytes of \(report.pushType.maximumPayloadSize), push type \(report.pushType)\(inferred)"
+        let facts =
+            "\(report.size) bytes of \(report.pushType.maximumPayloadSize), push type \(report.pushType)\(inferred)"
         let errors = report.errors.count
         let warnings = report.warnings.count
         if errors == 0, warnings == 0 {
