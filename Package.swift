@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "APNSCore", targets: ["APNSCore"]),
+        .library(name: "UserNotifications", targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -31,6 +32,9 @@ let package = Package(
             ],
             swiftSettings: heraldSettings
         ),
+        .target(name: "CoreLocation", swiftSettings: heraldSettings),
+        .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
+        .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
         .target(
             name: "HeraldCLI",
             dependencies: [
@@ -47,6 +51,12 @@ let package = Package(
         .testTarget(
             name: "APNSCoreTests",
             dependencies: ["APNSCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: heraldSettings
+        ),
+        .testTarget(
+            name: "UserNotificationsTests",
+            dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation"],
+            resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings
         ),
         .testTarget(
