@@ -85,7 +85,11 @@ open class UNNotificationAttachment: NSObject, NSCopying, @unchecked Sendable {
 
     /// The unit rectangle of the image used as thumbnail, `(x, y, width, height)`, when one was given.
     public var thumbnailClippingRect: (x: Double, y: Double, width: Double, height: Double)? {
-        guard let rect = options[UNNotificationAttachmentOptionsThumbnailClippingRectKey] as? [String: Any] else {
+        let option = options[UNNotificationAttachmentOptionsThumbnailClippingRectKey]
+        if let rect = option as? CGRect {
+            return (Double(rect.origin.x), Double(rect.origin.y), Double(rect.size.width), Double(rect.size.height))
+        }
+        guard let rect = option as? [String: Any] ?? (option as? NSDictionary).flatMap({ $0 as? [String: Any] }) else {
             return nil
         }
         func value(_ key: String) -> Double? { (rect[key] as? NSNumber)?.doubleValue ?? rect[key] as? Double }

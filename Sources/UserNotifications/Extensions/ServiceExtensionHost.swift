@@ -48,20 +48,34 @@ public struct ServiceExtensionHost: Sendable {
         -> Outcome
     {
         let delivery = ContentDelivery()
+        let hosted = HostedExtension(serviceExtension)
         let clock = self.clock
         let timeLimit = self.timeLimit
         let timer = Task {
             try await clock.sleep(for: timeLimit)
             delivery.beginExpiring()
-            serviceExtension.serviceExtensionTimeWillExpire()
+            hosted.serviceExtension.serviceExtensionTimeWillExpire()
             delivery.finish(with: request.content, resolution: .original)
         }
         Task.detached {
-            serviceExtension.didReceive(request) { content in delivery.finish(with: content, resolution: .modified) }
+            hosted.serviceExtension.didReceive(request) { content in
+                delivery.finish(with: content, resolution: .modified)
+            }
         }
         let outcome = await delivery.outcome()
         timer.cancel()
         return outcome
+    }
+}
+
+/// An extension handed from the caller to the tasks that run it.
+// Safety: iOS calls `didReceive` on one thread and `serviceExtensionTimeWillExpire` on another, possibly while the
+// extension's own work runs; extensions are written for that. The host adds no access of its own.
+private struct HostedExtension: @unchecked Sendable {
+    let serviceExtension: UNNotificationServiceExtension
+
+    init(_ serviceExtension: UNNotificationServiceExtension) {
+        self.serviceExtension = serviceExtension
     }
 }
 

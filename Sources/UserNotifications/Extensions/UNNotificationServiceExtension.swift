@@ -2,9 +2,10 @@ public import Foundation
 
 /// The base class of a Notification Service Extension: it may change a remote notification's content (download an
 /// attachment, decrypt, rewrite) before it is shown. Subclass it exactly as on iOS.
-// Safety: the host calls `didReceive` once and `serviceExtensionTimeWillExpire` at most once; as on iOS, subclasses
-// that keep state touched from their own background work must protect it themselves.
-open class UNNotificationServiceExtension: NSObject, @unchecked Sendable {
+///
+/// Not `Sendable`, as on iOS, so subclasses written for iOS compile unchanged; ``ServiceExtensionHost`` hands it
+/// between tasks itself.
+open class UNNotificationServiceExtension: NSObject {
     public override init() {
         super.init()
     }

@@ -18,20 +18,17 @@ extension UNNotificationRequest {
         apnsPayload: Data,
         localizedStrings: [String: String]? = nil
     ) throws {
-        let object: Any
+        let payload: [String: PayloadValue]
         do {
-            object = try JSONSerialization.jsonObject(with: apnsPayload)
+            payload = try JSONDecoder().decode([String: PayloadValue].self, from: apnsPayload)
         } catch {
-            throw UNPayloadError(message: "the payload is not valid JSON")
-        }
-        guard let payload = object as? [String: Any] else {
             throw UNPayloadError(message: "the payload is not a JSON object")
         }
         let content = UNMutableNotificationContent()
-        if let aps = payload["aps"] as? [String: Any] {
+        if let aps = payload["aps"] {
             APNSPayloadMapping(localizedStrings: localizedStrings).apply(aps, to: content)
         }
-        content.userInfo = payload
+        content.userInfo = payload.mapValues(\.foundationValue)
         self.init(identifier: identifier, content: content, trigger: UNPushNotificationTrigger(repeats: false))
     }
 }
@@ -47,45 +44,42 @@ public struct UNPayloadError: Error, Sendable, CustomStringConvertible {
 struct APNSPayloadMapping {
     var localizedStrings: [String: String]?
 
-    func apply(_ aps: [String: Any], to content: UNMutableNotificationContent) {
+    func apply(_ aps: PayloadValue, to content: UNMutableNotificationContent) {
         applyAlert(aps["alert"], to: content)
-        if let badge = aps["badge"] as? NSNumber, !(badge is Bool), badge.doubleValue >= 0 {
-            content.badge = NSNumber(value: badge.intValue)
+        if let badge = aps["badge"]?.number, badge >= 0, badge.rounded() == badge {
+            content.badge = NSNumber(value: Int(badge))
         }
         content.sound = sound(aps["sound"])
-        content.categoryIdentifier = aps["category"] as? String ?? ""
-        content.threadIdentifier = aps["thread-id"] as? String ?? ""
-        content.targetContentIdentifier = aps["target-content-id"] as? String
-        content.filterCriteria = aps["filter-criteria"] as? String
-        if let level = (aps["interruption-level"] as? String).flatMap(UNNotificationInterruptionLevel.init) {
+        content.categoryIdentifier = aps["category"]?.string ?? ""
+        content.threadIdentifier = aps["thread-id"]?.string ?? ""
+        content.targetContentIdentifier = aps["target-content-id"]?.string
+        content.filterCriteria = aps["filter-criteria"]?.string
+        if let level = aps["interruption-level"]?.string.flatMap(UNNotificationInterruptionLevel.init) {
             content.interruptionLevel = level
         }
-        if let score = aps["relevance-score"] as? NSNumber {
-            content.relevanceScore = min(max(score.doubleValue, 0), 1)
+        if let score = aps["relevance-score"]?.number {
+            content.relevanceScore = min(max(score, 0), 1)
         }
     }
 
-    private func applyAlert(_ alert: Any?, to content: UNMutableNotificationContent) {
-        if let text = alert as? String {
+    private func applyAlert(_ alert: PayloadValue?, to content: UNMutableNotificationContent) {
+        if let text = alert?.string {
             content.body = text
             return
         }
-        guard let alert = alert as? [String: Any] else { return }
+        guard let alert, case .object = alert else { return }
         content.title = text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args")
         content.subtitle = text(alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args")
         content.body = text(alert, plain: "body", key: "loc-key", arguments: "loc-args")
-        content.launchImageName = alert["launch-image"] as? String ?? ""
-        if let argument = alert["summary-arg"] as? String { content.summaryArgument = argument }
-        if let count = alert["summary-arg-count"] as? NSNumber, count.intValue > 0 {
-            content.summaryArgumentCount = count.intValue
-        }
+        content.launchImageName = alert["launch-image"]?.string ?? ""
+        if let argument = alert["summary-arg"]?.string { content.summaryArgument = argument }
+        if let count = alert["summary-arg-count"]?.number, count >= 1 { content.summaryArgumentCount = Int(count) }
     }
 
-    private func text(_ alert: [String: Any], plain: String, key: String, arguments: String) -> String {
-        guard let locKey = alert[key] as? String else { return alert[plain] as? String ?? "" }
+    private func text(_ alert: PayloadValue, plain: String, key: String, arguments: String) -> String {
+        guard let locKey = alert[key]?.string else { return alert[plain]?.string ?? "" }
         let format = localizedStrings?[locKey] ?? locKey
-        let values = (alert[arguments] as? [Any])?.map { "\($0)" } ?? []
-        return Self.format(format, values)
+        return Self.format(format, alert[arguments]?.array?.map(\.text) ?? [])
     }
 
     /// Fills `%@` (in order) and `%n$@` (by position) placeholders; `%%` is a percent sign.
@@ -116,15 +110,15 @@ struct APNSPayloadMapping {
         return output + characters
     }
 
-    private func sound(_ value: Any?) -> UNNotificationSound? {
-        if let name = value as? String {
+    private func sound(_ value: PayloadValue?) -> UNNotificationSound? {
+        if let name = value?.string {
             guard !name.isEmpty else { return nil }
             return name == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName(name))
         }
-        guard let sound = value as? [String: Any] else { return nil }
-        let name = (sound["name"] as? String).flatMap { $0 == "default" ? nil : UNNotificationSoundName($0) }
-        let critical = (sound["critical"] as? NSNumber)?.intValue == 1
-        let volume = (sound["volume"] as? NSNumber)?.floatValue
+        guard let sound = value, case .object = sound else { return nil }
+        let name = sound["name"]?.string.flatMap { $0 == "default" ? nil : UNNotificationSoundName($0) }
+        let critical = sound["critical"]?.number == 1
+        let volume = sound["volume"]?.number.map { Float($0) }
         return UNNotificationSound(name: name, isCritical: critical, volume: volume)
     }
 }
