@@ -33,6 +33,10 @@ public struct UNError: Error, CustomNSError, Hashable, Sendable, CustomStringCon
         self.message = message
     }
 
+    /// Errors are equal when their codes are, as `NSError`s of one domain compare by code.
+    public static func == (lhs: UNError, rhs: UNError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
     public static var errorDomain: String { UNErrorDomain }
     public var errorCode: Int { code.rawValue }
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }

@@ -29,13 +29,28 @@ open class UNCalendarNotificationTrigger: UNNotificationTrigger, @unchecked Send
             guard let exact = calendar.date(from: matching) else { return nil }
             return exact > date ? exact : nil
         }
-        return calendar.nextDate(
+        let moved = calendar.nextDate(
             after: date,
             matching: matching,
             matchingPolicy: .nextTimePreservingSmallerComponents,
             repeatedTimePolicy: .first,
             direction: .forward
         )
+        if let moved, Self.sameDay(moved, matching, calendar) { return moved }
+        return calendar.nextDate(
+            after: date,
+            matching: matching,
+            matchingPolicy: .strict,
+            repeatedTimePolicy: .first,
+            direction: .forward
+        )
+    }
+
+    /// Whether `date` has the year, month, day and weekday asked for: only a daylight-saving gap moved its time.
+    private static func sameDay(_ date: Date, _ wanted: DateComponents, _ calendar: Calendar) -> Bool {
+        let found = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+        return (wanted.year.map { $0 == found.year } ?? true) && (wanted.month.map { $0 == found.month } ?? true)
+            && (wanted.day.map { $0 == found.day } ?? true) && (wanted.weekday.map { $0 == found.weekday } ?? true)
     }
 
     override func nextFireDate(after date: Date, scheduledAt: Date) -> Date? { nextDate(after: date) }
