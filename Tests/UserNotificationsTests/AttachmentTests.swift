@@ -15,7 +15,8 @@ struct AttachmentTests {
 
     @Test("a local image is accepted with its type from the extension")
     func image() throws {
-        let attachment = try UNNotificationAttachment(identifier: "att1", url: fixtureCopy("push_image.png"), options: nil)
+        let attachment = try UNNotificationAttachment(
+            identifier: "att1", url: fixtureCopy("push_image.png"), options: nil)
         #expect(attachment.identifier == "att1")
         #expect(attachment.type == "public.png")
         #expect(!attachment.thumbnailHidden)
@@ -48,7 +49,10 @@ struct AttachmentTests {
 
     @Test("a remote URL, a missing file and a folder are attachmentInvalidURL")
     func invalidURL() throws {
-        for url in [URL(string: "https://example.com/a.png")!, temporaryFolder().appendingPathComponent("missing.png"), temporaryFolder()] {
+        for url in [
+            URL(string: "https://example.com/a.png")!, temporaryFolder().appendingPathComponent("missing.png"),
+            temporaryFolder(),
+        ] {
             #expect(throws: UNError(.attachmentInvalidURL)) { try UNNotificationAttachment(identifier: "a", url: url) }
             do {
                 _ = try UNNotificationAttachment(identifier: "a", url: url)
@@ -72,13 +76,17 @@ struct AttachmentTests {
         )
         #expect(hinted.type == "com.compuserve.gif")
         #expect {
-            try UNNotificationAttachment(identifier: "a", url: file("a.png", size: 10), options: [UNNotificationAttachmentOptionsTypeHintKey: "public.text"])
+            try UNNotificationAttachment(
+                identifier: "a", url: file("a.png", size: 10),
+                options: [UNNotificationAttachmentOptionsTypeHintKey: "public.text"])
         } throws: { ($0 as? UNError)?.code == .attachmentUnrecognizedType }
     }
 
     @Test("an empty file is attachmentCorrupt")
     func corrupt() throws {
-        #expect(throws: UNError(.attachmentCorrupt)) { try UNNotificationAttachment(identifier: "a", url: file("a.png", size: 0)) }
+        #expect(throws: UNError(.attachmentCorrupt)) {
+            try UNNotificationAttachment(identifier: "a", url: file("a.png", size: 0))
+        }
     }
 
     @Test("seed 003: a GIF with a thumbnail clipping rectangle, and a hidden thumbnail")
@@ -86,14 +94,20 @@ struct AttachmentTests {
         let gif = try UNNotificationAttachment(
             identifier: "attachment",
             url: fixtureCopy("fly-to-the-moon.gif"),
-            options: [UNNotificationAttachmentOptionsThumbnailClippingRectKey: CGRect(x: 0, y: 0, width: 1, height: 1).dictionaryRepresentation]
+            options: [
+                UNNotificationAttachmentOptionsThumbnailClippingRectKey: CGRect(x: 0, y: 0, width: 1, height: 1)
+                    .dictionaryRepresentation
+            ]
         )
         #expect(gif.thumbnailClippingRect?.width == 1)
         #expect(gif.thumbnailClippingRect?.height == 1)
         let hidden = try UNNotificationAttachment(
             identifier: "b",
             url: fixtureCopy("push_image.png"),
-            options: [UNNotificationAttachmentOptionsThumbnailHiddenKey: true, UNNotificationAttachmentOptionsThumbnailTimeKey: 2]
+            options: [
+                UNNotificationAttachmentOptionsThumbnailHiddenKey: true,
+                UNNotificationAttachmentOptionsThumbnailTimeKey: 2,
+            ]
         )
         #expect(hidden.thumbnailHidden)
         #expect(hidden.options[UNNotificationAttachmentOptionsThumbnailTimeKey] as? Int == 2)

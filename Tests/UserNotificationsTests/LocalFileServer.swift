@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small real HTTP/1.1 server on 127.0.0.1 and a port the system picks, serving fixture files by name, so the
@@ -44,7 +44,8 @@ final class LocalFileServer: Sendable {
             let name = requestLine.count > 1 ? String(requestLine[1].dropFirst()) : ""
             let file = Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil)
             let body = file.flatMap { try? Data(contentsOf: $0) }
-            let head = body == nil
+            let head =
+                body == nil
                 ? "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                 : "HTTP/1.1 200 OK\r\nContent-Length: \(body!.count)\r\nConnection: close\r\n\r\n"
             let response = Array(head.utf8) + Array(body ?? Data())

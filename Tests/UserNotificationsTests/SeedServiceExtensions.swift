@@ -2,7 +2,7 @@ import Foundation
 import UserNotifications
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Seed 000's RITL demo extension: rewrites the body and hands the content back at once.
@@ -99,7 +99,8 @@ final class MediaDownloadService: UNNotificationServiceExtension, @unchecked Sen
             if error == nil, let location {
                 let pathURL = URL(fileURLWithPath: location.path + ".\(type)")
                 try? FileManager.default.moveItem(at: location, to: pathURL)
-                if let attachment = try? UNNotificationAttachment(identifier: "attachment", url: pathURL, options: nil) {
+                if let attachment = try? UNNotificationAttachment(identifier: "attachment", url: pathURL, options: nil)
+                {
                     self.bestAttemptContent?.attachments = [attachment]
                 }
                 self.bestAttemptContent?.launchImageName = ""

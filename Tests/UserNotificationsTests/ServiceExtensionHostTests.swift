@@ -24,7 +24,8 @@ struct ServiceExtensionHostTests {
 
     @Test("seed 002: the downloaded image becomes an attachment")
     func imageDownload() async throws {
-        let request = try pushRequest(#"{"aps":{"alert":"Testing.. (34)","badge":1,"sound":"default","mutable-content":1}}"#)
+        let request = try pushRequest(
+            #"{"aps":{"alert":"Testing.. (34)","badge":1,"sound":"default","mutable-content":1}}"#)
         let server = try LocalFileServer()
         let service = ImageDownloadService(imageURL: server.url("138904814.jpg"), downloadFolder: temporaryFolder())
         let content = await ServiceExtensionHost().process(request, with: service)
@@ -37,13 +38,15 @@ struct ServiceExtensionHostTests {
     @Test("seed 003: the gifUrl in userInfo is downloaded and attached as a GIF")
     func gifDownload() async throws {
         let server = try LocalFileServer()
-        let payload = #"{"aps":{"alert":{"title":"x","body":"song"},"mutable-content":1},"gifUrl":""#
+        let payload =
+            #"{"aps":{"alert":{"title":"x","body":"song"},"mutable-content":1},"gifUrl":""#
             + server.url("fly-to-the-moon.gif").absoluteString + #""}"#
         let content = await ServiceExtensionHost().process(try pushRequest(payload), with: MediaDownloadService())
         #expect(content.title == "")
         #expect(content.attachments.first?.type == "com.compuserve.gif")
         #expect(content.sound == UNNotificationSound.default)
-        let nothing = await ServiceExtensionHost().process(try pushRequest(#"{"aps":{"alert":"a"}}"#), with: MediaDownloadService())
+        let nothing = await ServiceExtensionHost().process(
+            try pushRequest(#"{"aps":{"alert":"a"}}"#), with: MediaDownloadService())
         #expect(nothing.attachments.isEmpty)
     }
 
@@ -78,7 +81,8 @@ struct ServiceExtensionHostTests {
     @Test("a handler called twice: the first content counts; the timer stops once content arrives")
     func calledTwice() async throws {
         let clock = ManualClock()
-        let outcome = await ServiceExtensionHost(clock: clock).run(try pushRequest(#"{"aps":{"alert":"a"}}"#), with: TwiceService())
+        let outcome = await ServiceExtensionHost(clock: clock).run(
+            try pushRequest(#"{"aps":{"alert":"a"}}"#), with: TwiceService())
         #expect(outcome.content.body == "first")
         #expect(outcome.resolution == .modified)
     }

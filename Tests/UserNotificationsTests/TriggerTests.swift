@@ -31,7 +31,9 @@ struct TriggerTests {
     @Test("weekday 3 at 14:00 is every Tuesday at 14:00")
     func weekday() {
         let trigger = UNCalendarNotificationTrigger(
-            dateMatching: components { $0.weekday = 3; $0.hour = 14; $0.minute = 0 },
+            dateMatching: components {
+                $0.weekday = 3; $0.hour = 14; $0.minute = 0
+            },
             repeats: true
         )
         let next = trigger.nextDate(after: date("2026-11-21 12:00:00"))
@@ -42,7 +44,9 @@ struct TriggerTests {
     @Test("a time in the spring-forward gap moves forward: 02:30 becomes 03:30")
     func daylightSavingGap() {
         let trigger = UNCalendarNotificationTrigger(
-            dateMatching: components { $0.month = 3; $0.day = 8; $0.hour = 2; $0.minute = 30 },
+            dateMatching: components {
+                $0.month = 3; $0.day = 8; $0.hour = 2; $0.minute = 30
+            },
             repeats: false
         )
         #expect(trigger.nextDate(after: date("2026-03-07 12:00:00")) == date("2026-03-08 03:30:00"))
@@ -51,7 +55,9 @@ struct TriggerTests {
     @Test("an ambiguous fall-back time fires at its first occurrence")
     func daylightSavingRepeat() {
         let trigger = UNCalendarNotificationTrigger(
-            dateMatching: components { $0.month = 11; $0.day = 1; $0.hour = 1; $0.minute = 30 },
+            dateMatching: components {
+                $0.month = 11; $0.day = 1; $0.hour = 1; $0.minute = 30
+            },
             repeats: false
         )
         let fired = trigger.nextDate(after: date("2026-10-31 12:00:00"))
@@ -61,7 +67,10 @@ struct TriggerTests {
 
     @Test("February 29 next comes in the next leap year")
     func leapDay() {
-        let trigger = UNCalendarNotificationTrigger(dateMatching: components { $0.month = 2; $0.day = 29; $0.hour = 9 }, repeats: true)
+        let trigger = UNCalendarNotificationTrigger(
+            dateMatching: components {
+                $0.month = 2; $0.day = 29; $0.hour = 9
+            }, repeats: true)
         #expect(trigger.nextDate(after: date("2026-03-01 00:00:00")) == date("2028-02-29 09:00:00"))
     }
 
@@ -78,7 +87,9 @@ struct TriggerTests {
     @Test("a full date in the past has no next date")
     func pastDate() {
         let trigger = UNCalendarNotificationTrigger(
-            dateMatching: components { $0.year = 2020; $0.month = 1; $0.day = 1; $0.hour = 0; $0.minute = 0 },
+            dateMatching: components {
+                $0.year = 2020; $0.month = 1; $0.day = 1; $0.hour = 0; $0.minute = 0
+            },
             repeats: false
         )
         #expect(trigger.nextDate(after: date("2026-01-01 00:00:00")) == nil)
@@ -91,8 +102,14 @@ struct TriggerTests {
         #expect(trigger.timeInterval == 5)
         #expect(!trigger.repeats)
         #expect(UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: true).repeats)
-        await #expect(processExitsWith: .failure) { _ = UNTimeIntervalNotificationTrigger(timeInterval: 0, repeats: false) }
-        await #expect(processExitsWith: .failure) { _ = UNTimeIntervalNotificationTrigger(timeInterval: -1, repeats: false) }
-        await #expect(processExitsWith: .failure) { _ = UNTimeIntervalNotificationTrigger(timeInterval: 59, repeats: true) }
+        await #expect(processExitsWith: .failure) {
+            _ = UNTimeIntervalNotificationTrigger(timeInterval: 0, repeats: false)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = UNTimeIntervalNotificationTrigger(timeInterval: -1, repeats: false)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = UNTimeIntervalNotificationTrigger(timeInterval: 59, repeats: true)
+        }
     }
 }

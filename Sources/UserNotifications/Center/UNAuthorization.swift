@@ -76,7 +76,8 @@ public struct UNNotificationSettings: Sendable, Hashable {
         soundSetting = setting(.sound)
         badgeSetting = setting(.badge)
         alertSetting = setting(.alert)
-        notificationCenterSetting = status == .notDetermined ? .notSupported : (status == .denied ? .disabled : .enabled)
+        notificationCenterSetting =
+            status == .notDetermined ? .notSupported : (status == .denied ? .disabled : .enabled)
         lockScreenSetting = alerting ? setting(.alert) : (status == .notDetermined ? .notSupported : .disabled)
         carPlaySetting = setting(.carPlay)
         alertStyle = alerting && granted.contains(.alert) ? .banner : .none

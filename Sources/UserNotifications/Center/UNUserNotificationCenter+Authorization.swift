@@ -1,4 +1,5 @@
 import Synchronization
+
 extension UNUserNotificationCenter {
     /// Asks the person for permission. The first request prompts (the simulated person answers with
     /// ``authorizationAnswer``); later ones return the recorded answer. `.provisional` is granted without a prompt.
@@ -61,7 +62,8 @@ extension UNUserNotificationCenter {
     }
 
     /// The registered categories.
-    public func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void) {
+    public func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void)
+    {
         completionHandler(state.withLock { $0.categories })
     }
 
@@ -82,7 +84,9 @@ extension UNUserNotificationCenter {
     }
 
     /// Sets the number on the app's icon; 0 removes it.
-    public func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func setBadgeCount(
+        _ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
+    ) {
         guard newBadgeCount >= 0 else {
             completionHandler?(UNError(.badgeInputInvalid, "a badge count is 0 or more"))
             return

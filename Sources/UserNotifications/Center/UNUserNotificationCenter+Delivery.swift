@@ -60,13 +60,15 @@ extension UNUserNotificationCenter {
     private func takeNextDue() -> (UNNotificationRequest, Date)? {
         let now = clock.currentDate
         return state.withLock { state in
-            guard let index = state.pending.indices.filter({ state.pending[$0].nextFire.map { $0 <= now } ?? false })
-                .min(by: { state.pending[$0].nextFire! < state.pending[$1].nextFire! })
+            guard
+                let index = state.pending.indices.filter({ state.pending[$0].nextFire.map { $0 <= now } ?? false })
+                    .min(by: { state.pending[$0].nextFire! < state.pending[$1].nextFire! })
             else { return nil }
             let entry = state.pending[index]
             let fireDate = entry.nextFire!
             if let trigger = entry.request.trigger, trigger.repeats {
-                state.pending[index].nextFire = trigger.nextFireDate(after: max(now, fireDate), scheduledAt: entry.addedAt)
+                state.pending[index].nextFire = trigger.nextFireDate(
+                    after: max(now, fireDate), scheduledAt: entry.addedAt)
             } else {
                 state.pending.remove(at: index)
             }

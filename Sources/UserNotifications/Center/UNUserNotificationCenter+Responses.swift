@@ -34,7 +34,8 @@ extension UNUserNotificationCenter {
         attributes: ContentExtensionAttributes
     ) {
         state.withLock {
-            $0.contentExtensions.append(ContentExtensionRegistration(contentExtension: contentExtension, attributes: attributes))
+            $0.contentExtensions.append(
+                ContentExtensionRegistration(contentExtension: contentExtension, attributes: attributes))
         }
     }
 
@@ -64,6 +65,7 @@ extension UNUserNotificationCenter {
     ///   - actionIdentifier: an action of its category, ``UNNotificationDefaultActionIdentifier`` or
     ///     ``UNNotificationDismissActionIdentifier``.
     ///   - userText: the text typed, for a text-input action.
+    /// - Returns: where the response went: the extension's option, whether the app received it, whether it closed.
     /// - Throws: ``ResponseError`` when the notification is not delivered or the action is not in its category.
     public func respond(
         toNotificationWithIdentifier identifier: String,
@@ -90,7 +92,8 @@ extension UNUserNotificationCenter {
         case .dismiss?: forward = false
         case .dismissAndForwardAction?: forward = true
         case nil:
-            forward = actionIdentifier != UNNotificationDismissActionIdentifier
+            forward =
+                actionIdentifier != UNNotificationDismissActionIdentifier
                 || self.category(withIdentifier: category)?.options.contains(.customDismissAction) == true
         }
         let dismissed = option != .doNotDismiss
@@ -116,7 +119,10 @@ extension UNUserNotificationCenter {
             return UNNotificationResponse(notification: notification, actionIdentifier: actionIdentifier)
         }
         let categoryID = notification.request.content.categoryIdentifier
-        guard let action = category(withIdentifier: categoryID)?.actions.first(where: { $0.identifier == actionIdentifier })
+        guard
+            let action = category(withIdentifier: categoryID)?.actions.first(where: {
+                $0.identifier == actionIdentifier
+            })
         else {
             throw ResponseError(message: "the category '\(categoryID)' has no action '\(actionIdentifier)'")
         }

@@ -29,7 +29,10 @@ extension UNUserNotificationCenter {
     }
 
     /// Schedules a local notification and reports the outcome to `completionHandler`.
-    public func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func add(
+        _ request: UNNotificationRequest,
+        withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
+    ) {
         Task {
             do {
                 try await add(request)
@@ -61,7 +64,8 @@ extension UNUserNotificationCenter {
     }
 
     /// The requests waiting for their trigger.
-    public func getPendingNotificationRequests(completionHandler: @escaping @Sendable ([UNNotificationRequest]) -> Void) {
+    public func getPendingNotificationRequests(completionHandler: @escaping @Sendable ([UNNotificationRequest]) -> Void)
+    {
         completionHandler(state.withLock { $0.pending.map(\.request) })
     }
 

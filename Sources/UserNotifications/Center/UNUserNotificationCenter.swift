@@ -61,7 +61,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     let attachmentStore: AttachmentStore
 
     /// A center for one app.
-    public init(configuration: Configuration = Configuration(), clock: any NotificationClock = SystemNotificationClock()) {
+    public init(
+        configuration: Configuration = Configuration(), clock: any NotificationClock = SystemNotificationClock()
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.attachmentStore = AttachmentStore(
