@@ -53,7 +53,7 @@ struct CenterTests {
         var configuration = UNUserNotificationCenter.Configuration()
         configuration.dataStore = temporaryFolder()
         configure(&configuration)
-        return (UNUserNotificationCenter(configuration: configuration, clock: clock), clock)
+        return (UNUserNotificationCenter(configuration: configuration, clock: clock, timer: clock), clock)
     }
 
     @Test("authorization: not determined, then the person's answer; later requests do not prompt again")
@@ -250,5 +250,33 @@ struct CenterTests {
         #expect(await center.notificationCategories() == [category])
         center.setNotificationCategories([])
         #expect(await center.notificationCategories().isEmpty)
+    }
+}
+
+/// A delegate that never calls its completion handler.
+final class SilentDelegate: UNUserNotificationCenterDelegate, @unchecked Sendable {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter,
+        willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {}
+}
+
+@Suite("Delegate deadlines")
+struct DelegateDeadlineTests {
+    @Test("a delegate that never answers willPresent: the notification is delivered unpresented at the deadline")
+    func silentDelegate() async throws {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
+        let center = try await authorizedCenter(clock: clock)
+        let delegate = SilentDelegate()
+        center.delegate = delegate
+        center.isAppInForeground = true
+        let request = try pushRequest(#"{"aps":{"alert":"hi"}}"#, identifier: "x")
+        async let outcome = center.deliverRemoteNotification(request)
+        await clock.waitForSleepers(1)
+        clock.advance(by: center.configuration.delegateDeadline)
+        let result = await outcome
+        #expect(result.options.isEmpty)
+        #expect(!result.isInNotificationCenter)
     }
 }

@@ -27,7 +27,7 @@ func authorizedCenter(clock: ManualClock = ManualClock(start: Date(timeIntervalS
 {
     var configuration = UNUserNotificationCenter.Configuration()
     configuration.dataStore = temporaryFolder()
-    let center = UNUserNotificationCenter(configuration: configuration, clock: clock)
+    let center = UNUserNotificationCenter(configuration: configuration, clock: clock, timer: clock)
     _ = try await center.requestAuthorization(options: [.alert, .sound, .badge])
     return center
 }

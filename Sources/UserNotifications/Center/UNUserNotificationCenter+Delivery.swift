@@ -84,7 +84,7 @@ extension UNUserNotificationCenter {
         }
         var options: UNNotificationPresentationOptions
         if foreground, let delegate {
-            options = await delegate.userNotificationCenter(self, willPresent: notification)
+            options = await askDelegate(delegate, toPresent: notification)
         } else if foreground {
             options = []
         } else if status == .provisional {
@@ -104,6 +104,26 @@ extension UNUserNotificationCenter {
         let kept = Set(request.content.attachments.map(\.url))
         attachmentStore.remove(replaced.flatMap(\.request.content.attachments).filter { !kept.contains($0.url) })
         return PresentationOutcome(notification: notification, options: options, isInNotificationCenter: stays)
+    }
+
+    /// The delegate's presentation options, or none when it does not answer before the deadline.
+    private func askDelegate(
+        _ delegate: any UNUserNotificationCenterDelegate,
+        toPresent notification: UNNotification
+    ) async -> UNNotificationPresentationOptions {
+        let answer = FirstAnswer<UNNotificationPresentationOptions>()
+        let asked = DelegateBox(delegate)
+        let deadline = Task { [timer, configuration] in
+            try await timer.sleep(for: configuration.delegateDeadline)
+            answer.give([])
+        }
+        Task {
+            guard let delegate = asked.value else { return answer.give([]) }
+            answer.give(await delegate.userNotificationCenter(self, willPresent: notification))
+        }
+        let options = await answer.value()
+        deadline.cancel()
+        return options
     }
 
     /// Presentation limited to what the person allowed.

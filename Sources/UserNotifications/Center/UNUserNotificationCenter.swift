@@ -4,7 +4,7 @@ import Synchronization
 /// An app's notification center: permission, categories, scheduling, and the pending and delivered notifications.
 ///
 /// `current()` is the app's center, as on iOS. A simulated device makes one per app with
-/// ``init(configuration:clock:)``, whose clock decides when triggers fire.
+/// ``init(configuration:clock:timer:)``, whose clock decides when triggers fire.
 // Safety: every mutable field lives in `state`, a Mutex; delegates and extensions are only called outside the lock.
 open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     /// How a center behaves where iOS's behaviour is unsettled.
@@ -21,6 +21,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         public var unauthorizedAdd = UnauthorizedAdd.fail
         /// Whether the device supports content extensions.
         public var supportsContentExtensions = true
+        /// How long the delegate has to call `willPresent`'s completion handler before the notification is
+        /// delivered unpresented, as iOS does with a handler "not called in a timely manner".
+        public var delegateDeadline: Duration = .seconds(5)
 
         public init() {}
     }
@@ -57,15 +60,25 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     public let configuration: Configuration
     /// The clock triggers are judged by.
     public let clock: any NotificationClock
+    /// The clock deadlines (the delegate's) are measured on.
+    let timer: any Clock<Duration>
     let state = Mutex(State())
     let attachmentStore: AttachmentStore
 
     /// A center for one app.
+    ///
+    /// - Parameters:
+    ///   - configuration: how the center behaves.
+    ///   - clock: the wall clock triggers are judged by.
+    ///   - timer: the clock deadlines are measured on; pass the same ``ManualClock`` as `clock` in tests.
     public init(
-        configuration: Configuration = Configuration(), clock: any NotificationClock = SystemNotificationClock()
+        configuration: Configuration = Configuration(),
+        clock: any NotificationClock = SystemNotificationClock(),
+        timer: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
         self.clock = clock
+        self.timer = timer
         self.attachmentStore = AttachmentStore(
             root: configuration.dataStore
                 ?? FileManager.default.temporaryDirectory.appendingPathComponent("UNAttachments-\(UUID().uuidString)")
