@@ -22,6 +22,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -32,6 +37,21 @@ let package = Package(
             ],
             swiftSettings: heraldSettings
         ),
+        .target(
+            name: "APNSGateway",
+            dependencies: [
+                "APNSCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: heraldSettings
+        ),
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
         .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
@@ -39,6 +59,7 @@ let package = Package(
             name: "HeraldCLI",
             dependencies: [
                 "APNSCore",
+                "APNSGateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: heraldSettings
@@ -51,6 +72,14 @@ let package = Package(
         .testTarget(
             name: "APNSCoreTests",
             dependencies: ["APNSCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: heraldSettings
+        ),
+        .testTarget(
+            name: "APNSGatewayTests",
+            dependencies: [
+                "APNSGateway", "APNSCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: heraldSettings
         ),
         .testTarget(

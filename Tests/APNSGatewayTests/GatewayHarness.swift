@@ -1,0 +1,84 @@
+import APNSCore
+import APNSGateway
+import Crypto
+import Foundation
+
+/// A running gateway on a free port with one registered key, for live tests.
+struct GatewayHarness {
+    let server: GatewayServer
+    let port: Int
+    let signer: APNSProviderTokenSigner
+    let directory: URL
+
+    static func start() async throws -> GatewayHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)")
+        let key = P256.Signing.PrivateKey()
+        var verifier = APNSProviderTokenVerifier()
+        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        var configuration = GatewayServer.Configuration(dataDirectory: directory)
+        configuration.port = 0
+        let server = try GatewayServer(configuration: configuration, verifier: verifier)
+        let port = try await server.start()
+        let signer = try APNSProviderTokenSigner(
+            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        return GatewayHarness(server: server, port: port, signer: signer, directory: directory)
+    }
+
+    func authorization() async throws -> String {
+        try await signer.token(issuedAt: Date()).authorizationHeaderValue
+    }
+
+    /// What curl saw.
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// Runs `curl --http2 --cacert ca.pem` against the gateway.
+    func curl(
+        method: String = "POST",
+        path: String,
+        headers: [String: String] = [:],
+        body: String? = nil
+    ) async throws -> Reply {
+        var arguments = [
+            "-s", "-i", "--max-time", "10", "--http2", "--cacert", server.certificateAuthority.caPath.path, "-X",
+            method,
+        ]
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
+        if let body { arguments += ["--data-binary", body] }
+        arguments.append("https://127.0.0.1:\(port)\(path)")
+        let output = try await run("/usr/bin/curl", arguments)
+        let parts = output.components(separatedBy: "\r\n\r\n")
+        let head = parts.first?.components(separatedBy: "\r\n") ?? []
+        let status = head.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        var fields: [String: String] = [:]
+        for line in head.dropFirst() {
+            let pair = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2 { fields[pair[0].lowercased()] = pair[1] }
+        }
+        return Reply(status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// Runs a process and returns its standard output, waiting on its termination handler so no thread of the
+    /// concurrency pool blocks (the gateway under test needs that pool).
+    private func run(_ executable: String, _ arguments: [String]) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let data: Data = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { _ in
+                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
+            }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
