@@ -1,0 +1,31 @@
+/// What `herald gateway` prints once it listens: where, the CA to trust, and a request to paste.
+struct GatewayBanner {
+    let host: String
+    let port: Int
+    let caPath: String
+    let token: String
+    let topic: String
+    let jwt: String?
+    let hasKeys: Bool
+
+    var text: String {
+        let address = host.contains(":") ? "[\(host)]" : host
+        let authorization = jwt.map { "bearer \($0)" } ?? "bearer <JWT signed with your .p8>"
+        var lines = [
+            "herald gateway: local APNs listening on https://\(address):\(port) (HTTP/2, TLS)",
+            "CA certificate: \(caPath)",
+            "example device token for \(topic): \(token)",
+            "",
+            "curl --http2 --cacert \(caPath) \\",
+            "  -H 'apns-topic: \(topic)' -H 'apns-push-type: alert' \\",
+            "  -H 'authorization: \(authorization)' \\",
+            "  --data '{\"aps\":{\"alert\":\"Hello from Herald\"}}' \\",
+            "  https://\(address):\(port)/3/device/\(token)",
+        ]
+        if !hasKeys {
+            lines.append("")
+            lines.append("no --auth-key given: every push is answered 403 InvalidProviderToken until you add one")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

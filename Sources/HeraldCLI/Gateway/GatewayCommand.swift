@@ -1,0 +1,70 @@
+import APNSCore
+import APNSGateway
+import ArgumentParser
+import Foundation
+
+/// `herald gateway`: run the local APNs.
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Run a local APNs that answers providers as Apple's does (HTTP/2, TLS, JWT)."
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (APNs' alternate port by default).")
+    var port = 2197
+
+    @Option(help: "Where the CA, certificates and data are kept.")
+    var data = "./.herald/gateway"
+
+    @Option(help: "The environment for host names that are not Apple's: development or production.")
+    var environment = "development"
+
+    @Option(
+        name: .customLong("auth-key"),
+        help: "A signing key: TEAMID:KEYID:PATH[:TOPIC,TOPIC...] (PATH is the .p8 or its public key). Repeatable."
+    )
+    var authKeys: [String] = []
+
+    @Option(name: .customLong("example-topic"), help: "The app the printed example device token is made for.")
+    var exampleTopic = "com.example.app"
+
+    func run() async throws {
+        let io = CommandIO.current
+        guard let environment = APNSEnvironment(name: environment) else {
+            throw UsageError("--environment is development or production, not '\(environment)'")
+        }
+        let keys = try authKeys.map(AuthKeyOption.init(parsing:))
+        var verifier = APNSProviderTokenVerifier()
+        for key in keys {
+            do {
+                try verifier.addKey(pem: key.pem, keyID: key.keyID, teamID: key.teamID, topics: key.topics)
+            } catch {
+                throw UsageError("--auth-key \(key.keyID): \(error.message)")
+            }
+        }
+        var configuration = GatewayServer.Configuration(dataDirectory: URL(fileURLWithPath: data))
+        configuration.host = host
+        configuration.port = port
+        configuration.environment = environment
+        let server = try GatewayServer(configuration: configuration, verifier: verifier)
+        let boundPort = try await server.start()
+        let device = server.registry.register(bundleID: exampleTopic, environment: environment)
+        let jwt = await keys.first?.exampleToken()
+        io.write(
+            GatewayBanner(
+                host: host,
+                port: boundPort,
+                caPath: server.certificateAuthority.caPath.path,
+                token: device.token.hex,
+                topic: exampleTopic,
+                jwt: jwt,
+                hasKeys: !keys.isEmpty
+            ).text
+        )
+        await TerminationSignal.wait()
+        try await server.shutdown()
+    }
+}
