@@ -75,8 +75,13 @@ struct ProviderRequestProcessor: Sendable {
     }
 
     private func authenticate(_ request: ProviderRequest, connection: ConnectionAuthentication) async throws {
-        let token = try await verifier.verify(authorization: request.header("authorization"), now: now()).get()
-        if let rejection = connection.accept(token, now: now()) { throw rejection }
+        let authorization = request.header("authorization")
+        if let token = connection.verifiedToken(for: authorization) {
+            if let problem = APNSProviderTokenPolicy.ageProblem(issuedAt: token.issuedAt, now: now()) { throw problem }
+            return
+        }
+        let token = try await verifier.verify(authorization: authorization, now: now()).get()
+        if let rejection = connection.accept(token, authorization: authorization ?? "", now: now()) { throw rejection }
     }
 
     private func resolveDevice(_ tokenText: String, environment: APNSEnvironment) throws -> DeviceRegistry.Device {
