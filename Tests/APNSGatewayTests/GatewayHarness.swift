@@ -24,6 +24,21 @@ struct GatewayHarness {
         return GatewayHarness(server: server, port: port, signer: signer, directory: directory)
     }
 
+    /// Runs `body` against a fresh gateway with one development device of `com.example.app`, then stops the gateway.
+    static func with(
+        _ body: (GatewayHarness, DeviceRegistry.Device) async throws -> Void
+    ) async throws {
+        let gateway = try await start()
+        let device = gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
+        do {
+            try await body(gateway, device)
+        } catch {
+            try? await gateway.server.shutdown()
+            throw error
+        }
+        try await gateway.server.shutdown()
+    }
+
     func authorization() async throws -> String {
         try await signer.token(issuedAt: Date()).authorizationHeaderValue
     }

@@ -7,22 +7,21 @@ import Testing
 struct GatewayProviderAPITests {
     @Test("an accepted push: 200, the apns-id echoed, an apns-unique-id in development")
     func accepted() async throws {
-        let gateway = try await GatewayHarness.start()
-        defer { Task { try? await gateway.server.shutdown() } }
-        let device = gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
-        let reply = try await gateway.curl(
-            path: "/3/device/\(device.token.hex)",
-            headers: [
-                "authorization": try await gateway.authorization(), "apns-topic": "com.example.app",
-                "apns-push-type": "alert", "apns-id": "eabeae54-14a8-11e5-b60b-1697f925ec7b",
-            ],
-            body: #"{"aps":{"alert":"Hello"}}"#
-        )
-        #expect(reply.status == 200)
-        #expect(reply.headers["apns-id"] == "eabeae54-14a8-11e5-b60b-1697f925ec7b")
-        #expect(reply.headers["apns-unique-id"]?.count == 36)
-        #expect(reply.body.isEmpty)
-        #expect(FileManager.default.fileExists(atPath: gateway.server.certificateAuthority.caPath.path))
+        try await GatewayHarness.with { gateway, device in
+            let reply = try await gateway.curl(
+                path: "/3/device/\(device.token.hex)",
+                headers: [
+                    "authorization": try await gateway.authorization(), "apns-topic": "com.example.app",
+                    "apns-push-type": "alert", "apns-id": "eabeae54-14a8-11e5-b60b-1697f925ec7b",
+                ],
+                body: #"{"aps":{"alert":"Hello"}}"#
+            )
+            #expect(reply.status == 200)
+            #expect(reply.headers["apns-id"] == "eabeae54-14a8-11e5-b60b-1697f925ec7b")
+            #expect(reply.headers["apns-unique-id"]?.count == 36)
+            #expect(reply.body.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: gateway.server.certificateAuthority.caPath.path))
+        }
     }
 
     /// One rejection: how to provoke it and what APNs answers.
@@ -64,31 +63,34 @@ struct GatewayProviderAPITests {
 
     @Test("each rejection has APNs' status, reason and apns-id", arguments: rejections)
     func rejection(_ rejection: Rejection) async throws {
-        let gateway = try await GatewayHarness.start()
-        defer { Task { try? await gateway.server.shutdown() } }
-        let device = gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
-        var headers = ["apns-topic": "com.example.app", "apns-push-type": "alert"]
-        if !rejection.omitAuthorization { headers["authorization"] = try await gateway.authorization() }
-        headers.merge(rejection.headers) { $1 }
-        if headers["apns-topic"] == "" { headers["apns-topic"] = nil }
-        let reply = try await gateway.curl(
-            method: rejection.method,
-            path: rejection.path ?? "/3/device/\(device.token.hex)",
-            headers: headers,
-            body: rejection.body.isEmpty ? nil : rejection.body
-        )
-        #expect(reply.status == rejection.status)
-        #expect(reply.headers["content-type"] == "application/json")
-        let error = try APNSErrorResponse(data: Data(reply.body.utf8))
-        #expect(error.reason.rawValue == rejection.reason)
-        #expect(error.timestamp == nil)
-        #expect(reply.headers["apns-id"]?.count == 36)
+        try await GatewayHarness.with { gateway, device in
+            var headers = ["apns-topic": "com.example.app", "apns-push-type": "alert"]
+            if !rejection.omitAuthorization { headers["authorization"] = try await gateway.authorization() }
+            headers.merge(rejection.headers) { $1 }
+            if headers["apns-topic"] == "" { headers["apns-topic"] = nil }
+            let reply = try await gateway.curl(
+                method: rejection.method,
+                path: rejection.path ?? "/3/device/\(device.token.hex)",
+                headers: headers,
+                body: rejection.body.isEmpty ? nil : rejection.body
+            )
+            #expect(reply.status == rejection.status)
+            #expect(reply.headers["content-type"] == "application/json")
+            let error = try APNSErrorResponse(data: Data(reply.body.utf8))
+            #expect(error.reason.rawValue == rejection.reason)
+            #expect(error.timestamp == nil)
+            #expect(reply.headers["apns-id"]?.count == 36)
+        }
     }
 
     @Test("a removed app: 410 Unregistered with the time it was removed, in milliseconds")
     func unregistered() async throws {
-        let gateway = try await GatewayHarness.start()
-        defer { Task { try? await gateway.server.shutdown() } }
+        try await GatewayHarness.with { gateway, _ in
+            try await unregistered(gateway)
+        }
+    }
+
+    private func unregistered(_ gateway: GatewayHarness) async throws {
         let created = try await gateway.curl(
             path: "/admin/devices", body: #"{"topic":"com.example.app","environment":"development"}"#)
         #expect(created.status == 201)
@@ -110,18 +112,17 @@ struct GatewayProviderAPITests {
 
     @Test("a development token sent to the production host name is BadDeviceToken")
     func environmentMismatch() async throws {
-        let gateway = try await GatewayHarness.start()
-        defer { Task { try? await gateway.server.shutdown() } }
-        let device = gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
-        let reply = try await gateway.curl(
-            path: "/3/device/\(device.token.hex)",
-            headers: [
-                "authorization": try await gateway.authorization(), "apns-topic": "com.example.app",
-                "host": "api.push.apple.com",
-            ],
-            body: #"{"aps":{"alert":"Hello"}}"#
-        )
-        #expect(reply.status == 400)
-        #expect(try APNSErrorResponse(data: Data(reply.body.utf8)).reason == .badDeviceToken)
+        try await GatewayHarness.with { gateway, device in
+            let reply = try await gateway.curl(
+                path: "/3/device/\(device.token.hex)",
+                headers: [
+                    "authorization": try await gateway.authorization(), "apns-topic": "com.example.app",
+                    "host": "api.push.apple.com",
+                ],
+                body: #"{"aps":{"alert":"Hello"}}"#
+            )
+            #expect(reply.status == 400)
+            #expect(try APNSErrorResponse(data: Data(reply.body.utf8)).reason == .badDeviceToken)
+        }
     }
 }
