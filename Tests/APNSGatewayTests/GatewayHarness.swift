@@ -76,6 +76,16 @@ struct GatewayHarness {
         return Reply(status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
+    /// Runs `nghttp -nv` (`requests` times on one connection) and returns its frame trace.
+    func nghttp(path: String, headers: [String: String], requests: Int) async throws -> String {
+        let payload = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).json")
+        try Data(#"{"aps":{"alert":"Hello"}}"#.utf8).write(to: payload)
+        var arguments = ["-nv", "-t", "10", "-m", String(requests), "-d", payload.path]
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
+        arguments.append("https://127.0.0.1:\(port)\(path)")
+        return try await run("/usr/bin/nghttp", arguments)
+    }
+
     /// Runs a process and returns its standard output, waiting on its termination handler so no thread of the
     /// concurrency pool blocks (the gateway under test needs that pool).
     private func run(_ executable: String, _ arguments: [String]) async throws -> String {

@@ -126,3 +126,30 @@ struct GatewayProviderAPITests {
         }
     }
 }
+
+@Suite("Connection settings (nghttp)")
+struct GatewayConnectionSettingsTests {
+    @Test("one concurrent stream until the first valid token, then 1000, as observed of APNs")
+    func streamLimit() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let trace = try await gateway.nghttp(
+                path: "/3/device/\(device.token.hex)",
+                headers: ["authorization": try await gateway.authorization(), "apns-topic": "com.example.app"],
+                requests: 3
+            )
+            var received: [String] = []
+            var receiving = false
+            for line in trace.components(separatedBy: "\n") {
+                if line.contains("] recv ") || line.contains("] send ") { receiving = line.contains("] recv ") }
+                if line.contains("recv (stream_id=") && line.contains(":status: 200") {
+                    received.append("status 200")
+                } else if receiving, let range = line.range(of: "SETTINGS_MAX_CONCURRENT_STREAMS(0x03):") {
+                    received.append(
+                        "limit " + line[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "]")))
+                }
+            }
+            #expect(received == ["limit 1", "status 200", "limit 1000", "status 200", "status 200"])
+            #expect(trace.components(separatedBy: ":status: 200").count - 1 == 3)
+        }
+    }
+}

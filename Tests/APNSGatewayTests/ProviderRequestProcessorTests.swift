@@ -1,0 +1,124 @@
+import APNSCore
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+
+@testable import APNSGateway
+
+/// A clock the tests move.
+final class TestNow: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var value: Date { date.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { date.withLock { $0 += seconds } }
+}
+
+@Suite("Gateway checks that depend on time and on the connection")
+struct ProviderRequestProcessorTests {
+    let key = P256.Signing.PrivateKey()
+    let otherKey = P256.Signing.PrivateKey()
+    let registry = DeviceRegistry()
+    let now = TestNow()
+
+    func processor() throws -> ProviderRequestProcessor {
+        var verifier = APNSProviderTokenVerifier()
+        try verifier.addKey(pem: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        try verifier.addKey(
+            pem: otherKey.pemRepresentation, keyID: "XYZ987WVUT", teamID: "DEF123GHIJ", topics: ["com.example.other"])
+        let now = self.now
+        return ProviderRequestProcessor(
+            registry: registry, verifier: verifier, defaultEnvironment: .development, now: { now.value })
+    }
+
+    func request(_ token: APNSDeviceToken, authorization: String) -> ProviderRequest {
+        var request = ProviderRequest(method: "POST", path: "/3/device/\(token.hex)", authority: "127.0.0.1:2197")
+        request.headers = [("authorization", authorization), ("apns-topic", "com.example.app")]
+        request.body = Array(#"{"aps":{"alert":"Hi"}}"#.utf8)
+        return request
+    }
+
+    func bearer(_ key: P256.Signing.PrivateKey, keyID: String = "ABC123DEFG", at date: Date) async throws -> String {
+        try await APNSProviderTokenSigner(privateKeyPEM: key.pemRepresentation, keyID: keyID, teamID: "DEF123GHIJ")
+            .token(issuedAt: date).authorizationHeaderValue
+    }
+
+    @Test("a token reused on its connection is still refused once it is more than an hour old")
+    func cachedTokenAges() async throws {
+        let processor = try processor()
+        let connection = ConnectionAuthentication()
+        let device = registry.register(bundleID: "com.example.app", environment: .development)
+        let authorization = try await bearer(key, at: now.value)
+        #expect(
+            await processor.process(request(device.token, authorization: authorization), connection: connection).status
+                == 200)
+        now.advance(3000)
+        #expect(
+            await processor.process(request(device.token, authorization: authorization), connection: connection).status
+                == 200)
+        now.advance(601)
+        let stale = await processor.process(request(device.token, authorization: authorization), connection: connection)
+        #expect(stale.status == 403)
+        #expect(stale.error?.reason == .expiredProviderToken)
+    }
+
+    @Test("a new token within 20 minutes is TooManyProviderTokenUpdates; after, it is accepted")
+    func tokenUpdates() async throws {
+        let processor = try processor()
+        let connection = ConnectionAuthentication()
+        let device = registry.register(bundleID: "com.example.app", environment: .development)
+        #expect(
+            await processor.process(
+                request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection
+            ).status == 200)
+        now.advance(60)
+        let early = await processor.process(
+            request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection)
+        #expect(early.status == 429)
+        #expect(early.error?.reason == .tooManyProviderTokenUpdates)
+        now.advance(1200)
+        #expect(
+            await processor.process(
+                request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection
+            ).status == 200)
+    }
+
+    @Test("another key on a bound connection is UnrelatedKeyIdInToken; a restricted key elsewhere is TopicDisallowed")
+    func keyBinding() async throws {
+        let processor = try processor()
+        let device = registry.register(bundleID: "com.example.app", environment: .development)
+        let bound = ConnectionAuthentication()
+        #expect(
+            await processor.process(
+                request(device.token, authorization: try await bearer(key, at: now.value)), connection: bound
+            ).status == 200)
+        let other = try await bearer(otherKey, keyID: "XYZ987WVUT", at: now.value)
+        let unrelated = await processor.process(request(device.token, authorization: other), connection: bound)
+        #expect(unrelated.status == 403)
+        #expect(unrelated.error?.reason == .unrelatedKeyIDInToken)
+        let disallowed = await processor.process(
+            request(device.token, authorization: other), connection: ConnectionAuthentication())
+        #expect(disallowed.status == 400)
+        #expect(disallowed.error?.reason == .topicDisallowed)
+    }
+}
+
+@Suite("Admin API bad input")
+struct AdminRequestProcessorTests {
+    let admin = AdminRequestProcessor(registry: DeviceRegistry(), now: { Date() })
+
+    @Test(
+        "malformed requests get 400 or 404 with a JSON error that says what to send",
+        arguments: [
+            ("POST", "/admin/devices", "not json", 400), ("POST", "/admin/devices", #"{"topic":"a b"}"#, 400),
+            ("POST", "/admin/devices", #"{"topic":"a.b","environment":"staging"}"#, 400),
+            ("DELETE", "/admin/devices/abcd", "", 404), ("DELETE", "/admin/devices/zz", "", 404),
+            ("GET", "/admin/nothing", "", 404),
+        ]
+    )
+    func badInput(method: String, path: String, body: String, status: Int) async throws {
+        let answer = await admin.process(ProviderRequest(method: method, path: path, body: Array(body.utf8)))
+        #expect(answer.status == status)
+        let error = try JSONValue(parsing: Data(answer.body ?? []))["error"]?.string
+        #expect(error?.isEmpty == false)
+    }
+}
