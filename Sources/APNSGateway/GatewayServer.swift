@@ -1,17 +1,22 @@
 public import APNSCore
 public import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import NIOTLS
+import NIOWebSocket
 import Synchronization
 
-/// The local APNs: Apple's provider API over HTTP/2 and TLS, answering as APNs does.
+/// The local APNs: Apple's provider API over HTTP/2 and TLS, the admin API, and the device courier, on one port.
 ///
 /// ```swift
-/// let gateway = GatewayServer(configuration: .init(dataDirectory: dir), verifier: verifier)
+/// let gateway = try GatewayServer(configuration: .init(dataDirectory: dir), verifier: verifier)
 /// let port = try await gateway.start()
 /// ```
+///
+/// ALPN `h2` gets the provider and admin APIs; `http/1.1` gets the admin API and the courier WebSocket (`/courier`).
 public final class GatewayServer: Sendable {
     /// Where and how the gateway listens.
     public struct Configuration: Sendable {
@@ -19,10 +24,12 @@ public final class GatewayServer: Sendable {
         public var host = "127.0.0.1"
         /// The port to bind; 0 picks a free one. APNs' alternate port 2197 by default.
         public var port = 2197
-        /// Where the CA, certificates and stored notifications live.
+        /// Where the CA, certificates, tokens and stored notifications live.
         public var dataDirectory: URL
         /// The environment for host names that are not Apple's.
         public var environment = APNSEnvironment.development
+        /// A provider connection with no frame for this long gets `GOAWAY` with `IdleTimeout` and is closed.
+        public var idleTimeout: Duration = .seconds(3600)
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -33,24 +40,31 @@ public final class GatewayServer: Sendable {
     public let configuration: Configuration
     /// The tokens the gateway issued.
     public let registry: DeviceRegistry
-    /// The local CA, once started.
+    /// Store-and-forward, with the delivery log.
+    public let store: NotificationStore
+    /// The provider keys it trusts.
+    public let keys: ProviderKeys
+    /// The local CA.
     public let certificateAuthority: LocalCertificateAuthority
-    private let verifier: APNSProviderTokenVerifier
+    private let journal: GatewayJournal
     private let group: MultiThreadedEventLoopGroup
-    private let channelBox = Mutex<(any Channel)?>(nil)
+    private let listener = Mutex<(any Channel)?>(nil)
+    private let connections = GatewayConnections()
+    private let flusher = Mutex<Task<Void, Never>?>(nil)
 
-    /// A gateway that accepts tokens signed by `verifier`'s keys.
+    /// A gateway that accepts tokens signed by `verifier`'s keys, with what `configuration.dataDirectory` holds.
     ///
-    /// - Throws: when the CA cannot be made or read under the data directory.
-    public init(
-        configuration: Configuration,
-        verifier: APNSProviderTokenVerifier,
-        registry: DeviceRegistry = DeviceRegistry()
-    ) throws {
+    /// - Throws: when the CA or the journal cannot be made or read under the data directory.
+    public init(configuration: Configuration, verifier: APNSProviderTokenVerifier = APNSProviderTokenVerifier()) throws
+    {
         self.configuration = configuration
-        self.verifier = verifier
-        self.registry = registry
+        self.keys = ProviderKeys(verifier)
         self.certificateAuthority = try LocalCertificateAuthority.loadOrCreate(in: configuration.dataDirectory)
+        let journal = try GatewayJournal(directory: configuration.dataDirectory)
+        self.journal = journal
+        self.registry = DeviceRegistry(devices: journal.recovered.devices, changed: { journal.record($0) })
+        self.store = NotificationStore(changed: { journal.markChanged($0) })
+        for notification in journal.recovered.stored { store.restore(notification) }
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     }
 
@@ -60,51 +74,66 @@ public final class GatewayServer: Sendable {
     public func start() async throws -> Int {
         let tls = try makeTLSContext()
         let processor = ProviderRequestProcessor(
-            registry: registry,
-            verifier: verifier,
-            defaultEnvironment: configuration.environment,
-            now: { Date() }
-        )
-        let admin = AdminRequestProcessor(registry: registry, now: { Date() })
+            registry: registry, keys: keys, store: store, defaultEnvironment: configuration.environment,
+            now: { Date() })
+        let admin = AdminRequestProcessor(registry: registry, store: store, keys: keys, now: { Date() })
+        let pipelines = GatewayPipelines(
+            processor: processor, admin: admin, registry: registry, store: store,
+            idleTimeout: configuration.idleTimeout, connections: connections)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture(withResultOf: {
+                channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    let connection = ConnectionAuthentication()
-                    let settings = ConnectionSettings(channel: channel)
-                    var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-                    connectionConfiguration.initialSettings = [
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: ConnectionSettings.initialStreamLimit),
-                        HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
-                    ]
-                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                        mode: .server,
-                        connectionConfiguration: connectionConfiguration,
-                        streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
-                    ) { stream in
-                        stream.eventLoop.makeCompletedFuture(withResultOf: {
-                            try stream.pipeline.syncOperations.addHandler(
-                                ProviderStreamHandler(
-                                    processor: processor, admin: admin, connection: connection, settings: settings)
-                            )
+                    try channel.pipeline.syncOperations.addHandler(
+                        ApplicationProtocolNegotiationHandler { result, channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                if case .negotiated("h2") = result {
+                                    try pipelines.configureHTTP2(channel)
+                                } else {
+                                    try pipelines.configureHTTP1(channel)
+                                }
+                            }
                         })
-                    }
-                })
+                }
             }
             .bind(host: configuration.host, port: configuration.port)
             .get()
-        channelBox.withLock { $0 = channel }
+        listener.withLock { $0 = channel }
+        startFlusher()
         return channel.localAddress?.port ?? configuration.port
     }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening, sends every provider connection `GOAWAY` with reason `Shutdown`, closes every connection, and
+    /// writes what is stored to the journal.
     public func shutdown() async throws {
-        let channel = channelBox.withLock { $0 }
-        try await channel?.close()
+        let channel = listener.withLock { $0 }
+        try? await channel?.close()
+        await connections.closeAll()
+        let task = flusher.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+        journal.flush(from: store, registry: registry)
+        journal.close()
         try await group.shutdownGracefully()
+    }
+
+    private func startFlusher() {
+        let journal = journal
+        let store = store
+        let registry = registry
+        let task = Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: GatewayJournal.flushInterval)
+                journal.flush(from: store, registry: registry)
+            }
+        }
+        flusher.withLock { $0 = task }
     }
 
     private func makeTLSContext() throws -> NIOSSLContext {
@@ -114,7 +143,7 @@ public final class GatewayServer: Sendable {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
-        tls.applicationProtocols = ["h2"]
+        tls.applicationProtocols = ["h2", "http/1.1"]
         return try NIOSSLContext(configuration: tls)
     }
 }

@@ -29,7 +29,7 @@ struct GatewayHarness {
         _ body: (GatewayHarness, DeviceRegistry.Device) async throws -> Void
     ) async throws {
         let gateway = try await start()
-        let device = gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
         do {
             try await body(gateway, device)
         } catch {

@@ -27,7 +27,8 @@ struct ProviderRequestProcessorTests {
             pem: otherKey.pemRepresentation, keyID: "XYZ987WVUT", teamID: "DEF123GHIJ", topics: ["com.example.other"])
         let now = self.now
         return ProviderRequestProcessor(
-            registry: registry, verifier: verifier, defaultEnvironment: .development, now: { now.value })
+            registry: registry, keys: ProviderKeys(verifier), store: NotificationStore(),
+            defaultEnvironment: .development, now: { now.value })
     }
 
     func request(_ token: APNSDeviceToken, authorization: String) -> ProviderRequest {
@@ -46,7 +47,7 @@ struct ProviderRequestProcessorTests {
     func cachedTokenAges() async throws {
         let processor = try processor()
         let connection = ConnectionAuthentication()
-        let device = registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try registry.register(bundleID: "com.example.app", environment: .development)
         let authorization = try await bearer(key, at: now.value)
         #expect(
             await processor.process(request(device.token, authorization: authorization), connection: connection).status
@@ -65,7 +66,7 @@ struct ProviderRequestProcessorTests {
     func tokenUpdates() async throws {
         let processor = try processor()
         let connection = ConnectionAuthentication()
-        let device = registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try registry.register(bundleID: "com.example.app", environment: .development)
         #expect(
             await processor.process(
                 request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection
@@ -85,7 +86,7 @@ struct ProviderRequestProcessorTests {
     @Test("another key on a bound connection is UnrelatedKeyIdInToken; a restricted key elsewhere is TopicDisallowed")
     func keyBinding() async throws {
         let processor = try processor()
-        let device = registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try registry.register(bundleID: "com.example.app", environment: .development)
         let bound = ConnectionAuthentication()
         #expect(
             await processor.process(
@@ -104,19 +105,23 @@ struct ProviderRequestProcessorTests {
 
 @Suite("Admin API bad input")
 struct AdminRequestProcessorTests {
-    let admin = AdminRequestProcessor(registry: DeviceRegistry(), now: { Date() })
+    let admin = AdminRequestProcessor(
+        registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), now: { Date() })
 
     @Test(
         "malformed requests get 400 or 404 with a JSON error that says what to send",
         arguments: [
             ("POST", "/admin/devices", "not json", 400), ("POST", "/admin/devices", #"{"topic":"a b"}"#, 400),
             ("POST", "/admin/devices", #"{"topic":"a.b","environment":"staging"}"#, 400),
-            ("DELETE", "/admin/devices/abcd", "", 404), ("DELETE", "/admin/devices/zz", "", 404),
+            ("DELETE", "/admin/devices/abcd", "", 404), ("DELETE", "/admin/devices/zz", "", 400),
+            ("GET", "/admin/deliveries", "", 400), ("GET", "/admin/deliveries?apns-id=nope", "", 400),
+            ("PUT", "/admin/devices", "", 405), ("POST", "/admin/keys", #"{"key-id":"ABC123DEFG"}"#, 400),
+            ("POST", "/admin/keys", #"{"key-id":"ABC123DEFG","team-id":"DEF123GHIJ","pem":"junk"}"#, 400),
             ("GET", "/admin/nothing", "", 404),
         ]
     )
-    func badInput(method: String, path: String, body: String, status: Int) async throws {
-        let answer = await admin.process(ProviderRequest(method: method, path: path, body: Array(body.utf8)))
+    func badInput(method: String, path: String, body: String, status: Int) throws {
+        let answer = admin.process(method: method, path: path, body: Array(body.utf8))
         #expect(answer.status == status)
         let error = try JSONValue(parsing: Data(answer.body ?? []))["error"]?.string
         #expect(error?.isEmpty == false)

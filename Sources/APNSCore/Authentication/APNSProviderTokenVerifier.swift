@@ -16,6 +16,8 @@ public struct APNSProviderTokenVerifier: Sendable {
         public let teamID: String
         /// The bundle IDs the key may push to; `nil` for a team-scoped key.
         public let topics: Set<String>?
+        /// The one environment the key may be used in; `nil` for both (reference A.6, `BadEnvironmentKeyIdInToken`).
+        public let environment: APNSEnvironment?
         let publicKey: ES256PublicKey
     }
 
@@ -33,12 +35,14 @@ public struct APNSProviderTokenVerifier: Sendable {
     ///   - keyID: the key's 10-character ID.
     ///   - teamID: the 10-character team ID the key belongs to.
     ///   - topics: bundle IDs the key is restricted to; `nil` for a team-scoped key.
+    ///   - environment: the one environment the key is for; `nil` for both.
     /// - Throws: ``APNSCredentialError`` when the PEM holds no P-256 key or an ID is malformed.
     public mutating func addKey(
         pem: String,
         keyID: String,
         teamID: String,
-        topics: Set<String>? = nil
+        topics: Set<String>? = nil,
+        environment: APNSEnvironment? = nil
     ) throws(APNSCredentialError) {
         try APNSIdentifiers.check(keyID: keyID, teamID: teamID)
         let publicKey: ES256PublicKey
@@ -51,7 +55,8 @@ public struct APNSProviderTokenVerifier: Sendable {
         } else {
             throw APNSCredentialError("key \(keyID): the PEM holds no P-256 key; give the .p8 file or its public key")
         }
-        keysByID[keyID] = Key(keyID: keyID, teamID: teamID, topics: topics, publicKey: publicKey)
+        keysByID[keyID] = Key(
+            keyID: keyID, teamID: teamID, topics: topics, environment: environment, publicKey: publicKey)
     }
 
     /// Verifies an `authorization` header value.

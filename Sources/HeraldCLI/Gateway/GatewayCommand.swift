@@ -51,7 +51,9 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.environment = environment
         let server = try GatewayServer(configuration: configuration, verifier: verifier)
         let boundPort = try await server.start()
-        let device = server.registry.register(bundleID: exampleTopic, environment: environment)
+        let device = try server.registry.register(
+            bundleID: exampleTopic, environment: environment,
+            token: ExampleDeviceToken.token(for: exampleTopic, environment: environment))
         let jwt = await keys.first?.exampleToken()
         io.write(
             GatewayBanner(

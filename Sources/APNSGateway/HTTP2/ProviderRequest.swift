@@ -1,4 +1,5 @@
 import APNSCore
+import NIOHPACK
 
 /// One request on the provider API as it arrived: pseudo-headers, headers in order, body bytes.
 struct ProviderRequest: Sendable {
@@ -9,10 +10,26 @@ struct ProviderRequest: Sendable {
     var body: [UInt8] = []
     /// Whether the body grew past what APNs accepts for any push type (reading stopped there).
     var bodyTooLarge = false
+    /// Whether the request was answered (further frames on its stream are ignored).
+    var answered = false
 
     /// The first value of a regular header.
     func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value
+    }
+
+    /// Takes a header block: pseudo-headers into their fields (`host` stands in for a missing `:authority`), the rest
+    /// in order.
+    mutating func add(_ block: HPACKHeaders) {
+        for (name, value, _) in block {
+            switch name {
+            case ":method": method = value
+            case ":path": path = value
+            case ":authority": authority = value
+            case "host" where authority == nil: authority = value
+            default: if !name.hasPrefix(":") { headers.append((name, value)) }
+            }
+        }
     }
 }
 

@@ -1,0 +1,147 @@
+import APNSCore
+import Foundation
+
+/// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it.
+///
+/// - `POST /admin/devices` `{"topic", "environment", "token"?}` → `201 {"token"}`
+/// - `DELETE /admin/devices/<token>` → `204`; later pushes get `410 Unregistered` with this time
+/// - `POST /admin/devices/<token>/expire` → `204`; later pushes get `410 ExpiredToken`
+/// - `GET /admin/devices/<token>/notifications` → `{"stored": [...], "delivered": [...]}`
+/// - `GET /admin/deliveries?apns-id=<id>` or `?apns-unique-id=<id>` → the delivery log entry
+/// - `POST /admin/keys` `{"team-id", "key-id", "pem", "topics"?, "environment"?}` → `201`
+struct AdminRequestProcessor: Sendable {
+    let registry: DeviceRegistry
+    let store: NotificationStore
+    let keys: ProviderKeys
+    let now: @Sendable () -> Date
+
+    func process(method: String?, path fullPath: String, body: [UInt8]) -> AdminResponse {
+        let parts = fullPath.split(separator: "?", maxSplits: 1)
+        let path = parts.first.map(String.init) ?? ""
+        let query = parts.count > 1 ? AdminQuery(String(parts[1])) : AdminQuery("")
+        let segments = path.split(separator: "/").map(String.init)
+        do throws(AdminError) {
+            return try route(method ?? "", segments, body: body, query: query)
+        } catch {
+            return .error(error.status, error.message)
+        }
+    }
+
+    private func route(
+        _ method: String, _ segments: [String], body: [UInt8], query: AdminQuery
+    ) throws(AdminError) -> AdminResponse {
+        let path = "/" + segments.joined(separator: "/")
+        let resource = segments.dropFirst().first
+        switch (method, resource, segments.count) {
+        case ("POST", "devices", 2): return try register(AdminRequestBody(body))
+        case ("DELETE", "devices", 3): return try invalidate(segments[2], reason: .unregistered)
+        case ("POST", "devices", 4) where segments[3] == "expire":
+            return try invalidate(segments[2], reason: .expiredToken)
+        case ("GET", "devices", 4) where segments[3] == "notifications": return try notifications(segments[2])
+        case ("GET", "deliveries", 2): return try deliveries(query)
+        case ("POST", "keys", 2): return try addKey(AdminRequestBody(body))
+        case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2):
+            throw AdminError(405, "\(method) is not allowed on \(path); see docs/gateway.md")
+        default:
+            throw AdminError(404, "no admin endpoint \(path); see docs/gateway.md")
+        }
+    }
+
+    private func register(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {
+        let topic = try body.string("topic")
+        if let problem = APNSTopic.problem(with: topic) { throw AdminError(400, problem) }
+        let environmentName = try body.optionalString("environment") ?? "development"
+        guard let environment = APNSEnvironment(name: environmentName) else {
+            throw AdminError(400, "environment '\(environmentName)' is not development or production")
+        }
+        let token = try body.optionalString("token").map { text throws(AdminError) in try parseToken(text) }
+        do throws(GatewayDataError) {
+            let device = try registry.register(bundleID: topic, environment: environment, token: token)
+            return .json(201, ["token": .string(device.token.hex)])
+        } catch {
+            throw AdminError(409, error.message)
+        }
+    }
+
+    private func invalidate(_ tokenText: String, reason: APNSReason) throws(AdminError) -> AdminResponse {
+        let token = try parseToken(tokenText)
+        guard registry.invalidate(token, reason: reason, at: now()) else {
+            throw AdminError(404, "no device has token \(tokenText)")
+        }
+        store.discardAll(for: token, reason: "the token became invalid (\(reason.rawValue))")
+        return AdminResponse(status: 204, body: nil)
+    }
+
+    private func notifications(_ tokenText: String) throws(AdminError) -> AdminResponse {
+        let token = try parseToken(tokenText)
+        guard registry.device(for: token) != nil else { throw AdminError(404, "no device has token \(tokenText)") }
+        let (stored, delivered) = store.notifications(for: token)
+        var body = Array(#"{"stored":["#.utf8)
+        body += stored.map { $0.json() }.joined(separator: Array(",".utf8))
+        body += Array(#"],"delivered":["#.utf8)
+        body += delivered.map {
+            $0.notification.json(extra: [("delivered", .number(JSONNumber($0.deliveredAt.millisecondsSince1970)))])
+        }.joined(separator: Array(",".utf8))
+        body += Array("]}".utf8)
+        return AdminResponse(status: 200, body: body)
+    }
+
+    private func deliveries(_ query: AdminQuery) throws(AdminError) -> AdminResponse {
+        let entry: DeliveryLog.Entry?
+        if let text = query["apns-id"] {
+            guard let id = UUID(uuidString: text) else { throw AdminError(400, "apns-id \(text) is not a UUID") }
+            entry = store.log.entry(apnsID: id)
+        } else if let text = query["apns-unique-id"] {
+            guard let id = UUID(uuidString: text) else { throw AdminError(400, "apns-unique-id \(text) is not a UUID") }
+            entry = store.log.entry(uniqueID: id)
+        } else {
+            throw AdminError(400, "give ?apns-id=<uuid> or ?apns-unique-id=<uuid>")
+        }
+        guard let entry else { throw AdminError(404, "the delivery log has no such notification") }
+        let events: [JSONValue] = entry.events.map { event in
+            .object(
+                JSONObject([
+                    ("event", .string(event.kind.rawValue)),
+                    ("time", .number(JSONNumber(event.time.millisecondsSince1970))),
+                    ("detail", event.detail.map(JSONValue.string) ?? .null),
+                ]))
+        }
+        return .json(
+            200,
+            .object(
+                JSONObject([
+                    ("apns-id", .string(entry.apnsID.uuidString.lowercased())),
+                    ("apns-unique-id", entry.uniqueID.map { .string($0.uuidString.lowercased()) } ?? .null),
+                    ("token", entry.token.map(JSONValue.string) ?? .null),
+                    ("events", .array(events)),
+                ])))
+    }
+
+    private func addKey(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {
+        let keyID = try body.string("key-id")
+        let teamID = try body.string("team-id")
+        let pem = try body.string("pem")
+        let topics = try body.optionalStrings("topics").map(Set.init)
+        var environment: APNSEnvironment?
+        if let name = try body.optionalString("environment") {
+            guard let parsed = APNSEnvironment(name: name) else {
+                throw AdminError(400, "environment '\(name)' is not development or production")
+            }
+            environment = parsed
+        }
+        do {
+            try keys.add(pem: pem, keyID: keyID, teamID: teamID, topics: topics, environment: environment)
+        } catch {
+            throw AdminError(400, "\(error)")
+        }
+        return .json(201, ["key-id": .string(keyID), "team-id": .string(teamID)])
+    }
+
+    private func parseToken(_ text: String) throws(AdminError) -> APNSDeviceToken {
+        do {
+            return try APNSDeviceToken(hex: text)
+        } catch {
+            throw AdminError(400, "\(text) is not a device token: \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import APNSCore
+
+/// An admin API answer: a status and a JSON body (none for 204).
+struct AdminResponse: Sendable {
+    var status: Int
+    var body: [UInt8]?
+
+    static func json(_ status: Int, _ value: JSONValue) -> AdminResponse {
+        AdminResponse(status: status, body: Array(value.encoded()))
+    }
+
+    /// `{"error": "<what was wrong and how to fix it>"}`.
+    static func error(_ status: Int, _ message: String) -> AdminResponse {
+        json(status, ["error": .string(message)])
+    }
+}
+
+/// An admin request that cannot be carried out: its status and why.
+struct AdminError: Error {
+    let status: Int
+    let message: String
+
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,91 @@
+import APNSCore
+import Foundation
+import NIOCore
+import NIOWebSocket
+
+/// One device's courier connection (a WebSocket at `/courier`): the device registers its apps, receives their
+/// notifications the moment they are accepted (or what was stored while it was away) and acknowledges each one.
+/// docs/courier.md describes the messages.
+final class CourierHandler: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let registry: DeviceRegistry
+    private let store: NotificationStore
+    private var link: CourierLink?
+    private var tokens: Set<APNSDeviceToken> = []
+
+    init(registry: DeviceRegistry, store: NotificationStore) {
+        self.registry = registry
+        self.store = store
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        link = CourierLink(channel: context.channel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let link { for token in tokens { store.detach(link, token: token) } }
+        tokens = []
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            handle(Array(frame.unmaskedData.readableBytesView))
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: frame.unmaskedData)
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in loopBound.value.close(promise: nil) }
+        default:
+            break
+        }
+    }
+
+    private func handle(_ bytes: [UInt8]) {
+        guard let link else { return }
+        do throws(GatewayDataError) {
+            let message = try CourierMessage(bytes)
+            switch message {
+            case .register(let bundleID, let environment, let token):
+                let device = try register(bundleID: bundleID, environment: environment, token: token)
+                tokens.insert(device.token)
+                link.send([
+                    "op": "registered", "bundle-id": .string(bundleID),
+                    "environment": .string(environment.rawValue), "token": .string(device.token.hex),
+                ])
+                store.attach(link, token: device.token)
+            case .acknowledge(let token, let apnsID):
+                guard tokens.contains(token) else { throw GatewayDataError("ack for \(token.hex): register it first") }
+                store.acknowledge(apnsID, token: token)
+            case .unregister(let token):
+                guard tokens.contains(token) else {
+                    throw GatewayDataError("unregister \(token.hex): this connection did not register it")
+                }
+                registry.invalidate(token, reason: .unregistered, at: Date())
+                store.detach(link, token: token)
+                store.discardAll(for: token, reason: "the app was removed from the device")
+                tokens.remove(token)
+                link.send(["op": "unregistered", "token": .string(token.hex)])
+            }
+        } catch {
+            link.send(["op": "error", "message": .string(error.message)])
+        }
+    }
+
+    /// The token for an app: the one the device asks to keep when it is still valid for that app, else a new one.
+    private func register(
+        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken?
+    ) throws(GatewayDataError) -> DeviceRegistry.Device {
+        let device = try registry.register(bundleID: bundleID, environment: environment, token: token)
+        guard device.invalidation == nil else {
+            return try registry.register(bundleID: bundleID, environment: environment)
+        }
+        return device
+    }
+}

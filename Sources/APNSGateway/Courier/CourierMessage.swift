@@ -1,0 +1,51 @@
+import APNSCore
+import Foundation
+
+/// A message a device sends on the courier (docs/courier.md).
+enum CourierMessage {
+    /// `{"op": "register", "bundle-id", "environment"?, "token"?}`: receive an app's notifications, keeping `token`
+    /// when it is still valid.
+    case register(bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken?)
+    /// `{"op": "ack", "token", "apns-id"}`: the device received a notification.
+    case acknowledge(token: APNSDeviceToken, apnsID: UUID)
+    /// `{"op": "unregister", "token"}`: the app was removed; pushes to its token get `410 Unregistered`.
+    case unregister(token: APNSDeviceToken)
+
+    init(_ bytes: [UInt8]) throws(GatewayDataError) {
+        guard case .object(let object)? = try? JSONValue(parsing: Data(bytes)), let op = object["op"]?.string else {
+            throw GatewayDataError("a courier message is a JSON object with \"op\"; see docs/courier.md")
+        }
+        func token(required: Bool) throws(GatewayDataError) -> APNSDeviceToken? {
+            guard let text = object["token"]?.string else {
+                if required { throw GatewayDataError("\(op): \"token\" is missing") }
+                return nil
+            }
+            do {
+                return try APNSDeviceToken(hex: text)
+            } catch {
+                throw GatewayDataError("\(op): \"token\" is not a device token: \(error.message)")
+            }
+        }
+        switch op {
+        case "register":
+            guard let bundleID = object["bundle-id"]?.string else {
+                throw GatewayDataError("register: \"bundle-id\" is missing")
+            }
+            if let problem = APNSTopic.problem(with: bundleID) { throw GatewayDataError("register: \(problem)") }
+            let name = object["environment"]?.string ?? "development"
+            guard let environment = APNSEnvironment(name: name) else {
+                throw GatewayDataError("register: environment '\(name)' is not development or production")
+            }
+            self = .register(bundleID: bundleID, environment: environment, token: try token(required: false))
+        case "ack":
+            guard let text = object["apns-id"]?.string, let apnsID = UUID(uuidString: text) else {
+                throw GatewayDataError("ack: \"apns-id\" is missing or not a UUID")
+            }
+            self = .acknowledge(token: try token(required: true)!, apnsID: apnsID)
+        case "unregister":
+            self = .unregister(token: try token(required: true)!)
+        default:
+            throw GatewayDataError("unknown op '\(op)': register, ack or unregister")
+        }
+    }
+}

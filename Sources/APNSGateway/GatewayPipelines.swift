@@ -1,0 +1,64 @@
+import APNSCore
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOWebSocket
+
+/// Builds a connection's handlers once ALPN has chosen the protocol.
+struct GatewayPipelines: Sendable {
+    let processor: ProviderRequestProcessor
+    let admin: AdminRequestProcessor
+    let registry: DeviceRegistry
+    let store: NotificationStore
+    let idleTimeout: Duration
+    let connections: GatewayConnections
+
+    /// HTTP/2: the provider and admin APIs, at the frame level.
+    func configureHTTP2(_ channel: any Channel) throws {
+        var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+        configuration.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: ProviderConnectionHandler.initialStreamLimit),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
+        ]
+        let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)
+        try channel.pipeline.syncOperations.addHandlers([
+            NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration),
+            IdleStateHandler(readTimeout: idle),
+            ProviderConnectionHandler(processor: processor, admin: admin),
+        ])
+        connections.add(channel, kind: .provider)
+    }
+
+    /// HTTP/1.1: the admin API, and the courier WebSocket at `/courier`.
+    func configureHTTP1(_ channel: any Channel) throws {
+        let registry = registry
+        let store = store
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: 1 << 20,
+            shouldUpgrade: { channel, head in
+                channel.eventLoop.makeSucceededFuture(head.uri == "/courier" ? HTTPHeaders() : nil)
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: 1 << 20),
+                        CourierHandler(registry: registry, store: store),
+                    ])
+                }
+            }
+        )
+        let adminHandler = AdminHTTP1Handler(admin: admin)
+        let removable = NIOLoopBound(adminHandler, eventLoop: channel.eventLoop)
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withServerUpgrade: (
+                upgraders: [upgrader],
+                completionHandler: { context in
+                    context.pipeline.syncOperations.removeHandler(removable.value, promise: nil)
+                }
+            )
+        )
+        try channel.pipeline.syncOperations.addHandler(adminHandler)
+        connections.add(channel, kind: .http1)
+    }
+}

@@ -1,0 +1,183 @@
+import APNSCore
+import Foundation
+
+/// Decides the answer to one provider request as APNs does, check by check: method, path, duplicate headers, header
+/// values, authentication, the device token and its topic, then the payload; then hands an accepted push to the store.
+///
+/// Everything runs synchronously except the first signature check of a provider token on a connection:
+/// ``processImmediately(_:connection:)`` answers without suspending whenever it can, and ``process(_:connection:)``
+/// also verifies a new token.
+struct ProviderRequestProcessor: Sendable {
+    let registry: DeviceRegistry
+    let keys: ProviderKeys
+    let store: NotificationStore
+    /// The environment for `:authority` names that are not Apple's.
+    let defaultEnvironment: APNSEnvironment
+    let now: @Sendable () -> Date
+
+    /// Thrown inside the checks when a token must have its signature verified first.
+    private struct NeedsVerification: Error {}
+
+    /// The answer, or `nil` when the request carries a provider token this connection has not verified yet.
+    func processImmediately(_ request: ProviderRequest, connection: ConnectionAuthentication) -> ProviderResponse? {
+        answer(request, connection: connection, verified: nil)
+    }
+
+    /// The answer, verifying a new provider token when there is one.
+    func process(_ request: ProviderRequest, connection: ConnectionAuthentication) async -> ProviderResponse {
+        if let response = processImmediately(request, connection: connection) { return response }
+        let verified = await keys.current.verify(authorization: request.header("authorization"), now: now())
+        return answer(request, connection: connection, verified: verified)!
+    }
+
+    private func answer(
+        _ request: ProviderRequest,
+        connection: ConnectionAuthentication,
+        verified: Result<APNSProviderToken, APNSRequestRejection>?
+    ) -> ProviderResponse? {
+        let messageID = request.header(APNSRequestHeaders.Name.apnsID).flatMap(APNSMessageID.init(headerValue:))
+        let apnsID = messageID?.uuid ?? UUID()
+        let apnsIDText = messageID?.rawValue ?? apnsID.uuidString.lowercased()
+        do {
+            let accepted = try accept(request, connection: connection, apnsID: apnsID, verified: verified)
+            store.accept(accepted)
+            return ProviderResponse(
+                status: 200, apnsID: apnsIDText, uniqueID: accepted.uniqueID?.uuidString.lowercased(), error: nil)
+        } catch is NeedsVerification {
+            return nil
+        } catch let rejection as APNSRequestRejection {
+            var response = ProviderResponse.rejected(rejection, apnsID: apnsIDText)
+            if let invalidSince = rejection.invalidSince {
+                response.error = APNSErrorResponse(reason: rejection.reason, invalidSince: invalidSince)
+            }
+            store.log.record(apnsID, .init(.rejected, at: now(), "\(rejection.reason.rawValue): \(rejection.message)"))
+            return response
+        } catch {
+            return .rejected(APNSRequestRejection(.internalServerError, "\(error)"), apnsID: apnsIDText)
+        }
+    }
+
+    private func accept(
+        _ request: ProviderRequest,
+        connection: ConnectionAuthentication,
+        apnsID: UUID,
+        verified: Result<APNSProviderToken, APNSRequestRejection>?
+    ) throws -> AcceptedNotification {
+        guard request.method == "POST" else {
+            throw APNSRequestRejection(.methodNotAllowed, "the method is \(request.method ?? "missing"); use POST")
+        }
+        let tokenText = try tokenText(from: request.path)
+        let headers = try APNSRequestHeaders(validating: request.headers)
+        let environment = request.authority.flatMap(APNSEnvironment.init(authority:)) ?? defaultEnvironment
+        let key = try authenticate(request, connection: connection, verified: verified)
+        if let keyEnvironment = key.environment, keyEnvironment != environment {
+            throw APNSRequestRejection(
+                .badEnvironmentKeyIDInToken, "key \(key.keyID) is for \(keyEnvironment), this is \(environment)")
+        }
+        let device = try resolveDevice(tokenText, environment: environment)
+        let pushType = headers.pushType ?? .alert
+        guard let topic = headers.topic else {
+            throw APNSRequestRejection(.missingTopic, "apns-topic is required with token authentication")
+        }
+        guard pushType.bundleID(fromTopic: topic) == device.bundleID else {
+            throw APNSRequestRejection(
+                .deviceTokenNotForTopic,
+                "the device token belongs to \(device.bundleID); topic \(topic) with push type \(pushType) does not"
+            )
+        }
+        if let topics = key.topics, !topics.contains(device.bundleID) {
+            throw APNSRequestRejection(.topicDisallowed, "key \(key.keyID) may not push to \(device.bundleID)")
+        }
+        if let invalidation = device.invalidation {
+            let message =
+                invalidation.reason == .unregistered
+                ? "the app was removed from the device" : "the device token expired; the app must register again"
+            throw APNSRequestRejection(invalidation.reason, message, invalidSince: invalidation.since)
+        }
+        try checkPayload(request, pushType: pushType)
+        return AcceptedNotification(
+            apnsID: apnsID,
+            uniqueID: environment == .development ? UUID() : nil,
+            token: device.token,
+            topic: topic,
+            pushType: pushType,
+            priority: headers.effectivePriority,
+            expiration: headers.expiration,
+            collapseID: headers.collapseID,
+            payload: request.body,
+            receivedAt: now()
+        )
+    }
+
+    private func tokenText(from path: String?) throws -> String {
+        let prefix = "/3/device/"
+        guard let path, path.hasPrefix(prefix) else {
+            throw APNSRequestRejection(.badPath, "the path is \(path ?? "missing"); use /3/device/<device token>")
+        }
+        let token = String(path.dropFirst(prefix.count))
+        guard !token.contains("/"), !token.contains("?") else {
+            throw APNSRequestRejection(
+                .badPath, "the path has more after the device token; use /3/device/<device token>")
+        }
+        guard !token.isEmpty else {
+            throw APNSRequestRejection(.missingDeviceToken, "the path has no device token after /3/device/")
+        }
+        return token
+    }
+
+    /// The key that signed the request's provider token, once the token passes every rule of reference B.
+    private func authenticate(
+        _ request: ProviderRequest,
+        connection: ConnectionAuthentication,
+        verified: Result<APNSProviderToken, APNSRequestRejection>?
+    ) throws -> APNSProviderTokenVerifier.Key {
+        let authorization = request.header("authorization")
+        let token: APNSProviderToken
+        if let cached = connection.verifiedToken(for: authorization) {
+            if let problem = APNSProviderTokenPolicy.ageProblem(issuedAt: cached.issuedAt, now: now()) { throw problem }
+            token = cached
+        } else if authorization == nil {
+            throw APNSRequestRejection(.missingProviderToken, "the request has no authorization header")
+        } else if let verified {
+            token = try verified.get()
+            if let rejection = connection.accept(token, authorization: authorization ?? "", now: now()) {
+                throw rejection
+            }
+        } else {
+            throw NeedsVerification()
+        }
+        guard let key = keys.current.keys[token.keyID] else {
+            throw APNSRequestRejection(.invalidProviderToken, "key \(token.keyID) is no longer known")
+        }
+        return key
+    }
+
+    private func resolveDevice(_ tokenText: String, environment: APNSEnvironment) throws -> DeviceRegistry.Device {
+        let token = try APNSDeviceToken(hex: tokenText)
+        guard let device = registry.device(for: token) else {
+            throw APNSRequestRejection(.badDeviceToken, "no device has this token")
+        }
+        guard device.environment == environment else {
+            throw APNSRequestRejection(
+                .badDeviceToken,
+                "the token is a \(device.environment) token; this is the \(environment) environment"
+            )
+        }
+        return device
+    }
+
+    private func checkPayload(_ request: ProviderRequest, pushType: APNSPushType) throws {
+        if request.bodyTooLarge || request.body.count > pushType.maximumPayloadSize {
+            throw APNSRequestRejection(
+                .payloadTooLarge,
+                "the payload is over \(pushType.maximumPayloadSize) bytes, the limit for push type \(pushType)"
+            )
+        }
+        guard !request.body.isEmpty else { throw APNSRequestRejection(.payloadEmpty, "the payload is empty") }
+        do {
+            _ = try APNSPayload(data: Data(request.body))
+        } catch {
+            throw APNSRequestRejection(.payloadEmpty, error.message)
+        }
+    }
+}

@@ -1,0 +1,6 @@
+/// A device's live connection to the gateway (the courier), for one of its app tokens.
+public protocol DeviceLink: AnyObject, Sendable {
+    /// Sends a notification to the device now; the device acknowledges it through
+    /// ``NotificationStore/acknowledge(_:token:)``.
+    func deliver(_ notification: AcceptedNotification)
+}

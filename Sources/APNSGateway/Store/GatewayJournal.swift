@@ -1,0 +1,183 @@
+public import APNSCore
+public import Foundation
+import Synchronization
+
+/// Keeps the gateway's issued tokens and stored notifications in `DATA/journal`, so both survive a restart.
+///
+/// The journal is a sequence of records, each `<byte count>\n<JSON object>\n`:
+/// - `{"device": {"token", "bundle-id", "environment", "invalid-reason", "invalid-since"}}`, written at once;
+/// - `{"slot": "<token>", "notification": {...} or null}`: what is stored for a token now, written behind: changed
+///   tokens are collected and written together every ``flushInterval`` (a hundred pushes to one offline token in that
+///   time cost one record) and at shutdown.
+///
+/// The last record of a token wins. At start the journal is read and rewritten with only what is live; while running
+/// it is rewritten the same way when it grows past ``compactionThreshold``.
+public final class GatewayJournal: Sendable {
+    /// How often changed tokens are written.
+    public static let flushInterval: Duration = .milliseconds(100)
+    /// The journal size that starts a compaction.
+    static let compactionThreshold = 64 << 20
+
+    private struct State {
+        var handle: FileHandle
+        var size: Int
+        var dirty: Set<APNSDeviceToken> = []
+    }
+
+    /// The journal's path.
+    public let url: URL
+    private let state: Mutex<State>
+
+    /// What the journal held when it was opened.
+    public let recovered: (devices: [DeviceRegistry.Device], stored: [AcceptedNotification])
+
+    /// Opens (or makes) the journal in `directory`, reads it and rewrites it compactly.
+    ///
+    /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
+    public init(directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        url = directory.appendingPathComponent("journal")
+        let existing = (try? Data(contentsOf: url)) ?? Data()
+        recovered = try Self.read(existing)
+        let (handle, size) = try Self.rewrite(url, devices: recovered.devices, stored: recovered.stored)
+        state = Mutex(State(handle: handle, size: size))
+    }
+
+    /// Writes a device record now.
+    public func record(_ device: DeviceRegistry.Device) {
+        state.withLock { state in Self.append([Self.deviceRecord(device)], to: &state) }
+    }
+
+    /// Notes that a token's stored notification changed; written at the next flush.
+    public func markChanged(_ token: APNSDeviceToken) {
+        _ = state.withLock { $0.dirty.insert(token) }
+    }
+
+    /// Writes what is stored now for every changed token, compacting the journal when it has grown too large.
+    public func flush(from store: NotificationStore, registry: DeviceRegistry) {
+        let dirty = state.withLock { state in
+            defer { state.dirty = [] }
+            return state.dirty
+        }
+        guard !dirty.isEmpty else { return }
+        let records = dirty.map { Self.slotRecord($0, store.storedNotification(for: $0)) }
+        let needsCompaction = state.withLock { state in
+            Self.append(records, to: &state)
+            return state.size > Self.compactionThreshold
+        }
+        if needsCompaction { compact(devices: registry.all, stored: store.allStored()) }
+    }
+
+    /// Closes the file.
+    public func close() {
+        state.withLock { try? $0.handle.close() }
+    }
+
+    private func compact(devices: [DeviceRegistry.Device], stored: [AcceptedNotification]) {
+        state.withLock { state in
+            guard let (handle, size) = try? Self.rewrite(url, devices: devices, stored: stored) else { return }
+            try? state.handle.close()
+            state.handle = handle
+            state.size = size
+        }
+    }
+
+    private static func deviceRecord(_ device: DeviceRegistry.Device) -> [UInt8] {
+        var fields: [(key: String, value: JSONValue)] = [
+            ("token", .string(device.token.hex)),
+            ("bundle-id", .string(device.bundleID)),
+            ("environment", .string(device.environment.rawValue)),
+        ]
+        if let invalidation = device.invalidation {
+            fields.append(("invalid-reason", .string(invalidation.reason.rawValue)))
+            fields.append(("invalid-since", .number(JSONNumber(invalidation.since.millisecondsSince1970))))
+        }
+        return Array(JSONValue.object(JSONObject([(key: "device", value: .object(JSONObject(fields)))])).encoded())
+    }
+
+    private static func slotRecord(_ token: APNSDeviceToken, _ notification: AcceptedNotification?) -> [UInt8] {
+        var bytes = Array(#"{"slot":""#.utf8) + Array(token.hex.utf8) + Array(#"","notification":"#.utf8)
+        bytes += notification?.json() ?? Array("null".utf8)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private static func append(_ records: [[UInt8]], to state: inout State) {
+        var bytes: [UInt8] = []
+        for record in records {
+            bytes += Array(String(record.count).utf8)
+            bytes.append(UInt8(ascii: "\n"))
+            bytes += record
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        do {
+            try state.handle.write(contentsOf: bytes)
+            state.size += bytes.count
+        } catch {
+            FileHandle.standardError.write(Data("herald gateway: cannot write \(error)\n".utf8))
+        }
+    }
+
+    /// Writes a fresh journal holding just `devices` and `stored` next to the old one, then renames it over the old.
+    private static func rewrite(
+        _ url: URL, devices: [DeviceRegistry.Device], stored: [AcceptedNotification]
+    ) throws -> (FileHandle, Int) {
+        let temporary = url.appendingPathExtension("new")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw GatewayDataError("cannot create \(temporary.path)")
+        }
+        var state = State(handle: try FileHandle(forWritingTo: temporary), size: 0)
+        append(devices.map(deviceRecord), to: &state)
+        append(stored.map { slotRecord($0.token, $0) }, to: &state)
+        guard rename(temporary.path, url.path) == 0 else {
+            throw GatewayDataError("cannot rename \(temporary.path) to \(url.path) (errno \(errno))")
+        }
+        return (state.handle, state.size)
+    }
+
+    /// Reads every complete record; a record cut short by a crash ends the journal.
+    private static func read(
+        _ data: Data
+    ) throws -> (devices: [DeviceRegistry.Device], stored: [AcceptedNotification]) {
+        var devices: [Data: DeviceRegistry.Device] = [:]
+        var slots: [Data: AcceptedNotification] = [:]
+        let bytes = [UInt8](data)
+        var offset = 0
+        while let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")),
+            let count = Int(String(decoding: bytes[offset..<newline], as: UTF8.self)),
+            newline + 1 + count <= bytes.count
+        {
+            let record = Data(bytes[(newline + 1)..<(newline + 1 + count)])
+            offset = newline + 2 + count
+            guard case .object(let object) = try? JSONValue(parsing: record) else {
+                throw GatewayDataError("journal record at byte \(newline + 1) is not a JSON object")
+            }
+            if case .object(let device) = object["device"] {
+                let parsed = try Self.device(device)
+                devices[parsed.token.bytes] = parsed
+            } else if let tokenText = object["slot"]?.string, let token = try? APNSDeviceToken(hex: tokenText) {
+                if case .object(let notification) = object["notification"] {
+                    slots[token.bytes] = try AcceptedNotification(json: notification)
+                } else {
+                    slots[token.bytes] = nil
+                }
+            } else {
+                throw GatewayDataError("journal record at byte \(newline + 1) is neither a device nor a slot")
+            }
+        }
+        return (Array(devices.values), Array(slots.values))
+    }
+
+    private static func device(_ object: JSONObject) throws -> DeviceRegistry.Device {
+        guard let tokenText = object["token"]?.string, let token = try? APNSDeviceToken(hex: tokenText),
+            let bundleID = object["bundle-id"]?.string,
+            let environment = object["environment"]?.string.flatMap(APNSEnvironment.init(name:))
+        else { throw GatewayDataError("journal: a device record lacks its token, bundle-id or environment") }
+        var invalidation: DeviceRegistry.Invalidation?
+        if let reason = object["invalid-reason"]?.string, let since = object["invalid-since"]?.number?.intValue {
+            invalidation = .init(reason: APNSReason(rawValue: reason), since: Date(millisecondsSince1970: since))
+        }
+        return DeviceRegistry.Device(
+            token: token, bundleID: bundleID, environment: environment, invalidation: invalidation)
+    }
+}
