@@ -17,7 +17,16 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
     public let bytes: Data
 
     /// The token as lowercase hexadecimal, as it goes in `:path`.
-    public var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = digits[Int(byte & 0x0f)]
+            }
+            return bytes.count * 2
+        }
+    }
 
     /// A token from raw bytes, as `didRegisterForRemoteNotificationsWithDeviceToken` delivers it.
     ///
@@ -48,7 +57,8 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
                 "a device token is an even number of hex digits; this one has \(utf8.count)"
             )
         }
-        var bytes = Data(capacity: utf8.count / 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
             guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else {
@@ -60,7 +70,7 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
             bytes.append(high << 4 | low)
             index += 2
         }
-        try self.init(bytes: bytes)
+        try self.init(bytes: Data(bytes))
     }
 
     public init(from decoder: any Decoder) throws {

@@ -104,14 +104,15 @@ struct AdminRequestProcessor: Sendable {
                     ("event", .string(event.kind.rawValue)),
                     ("time", .number(JSONNumber(event.time.millisecondsSince1970))),
                     ("detail", event.detail.map(JSONValue.string) ?? .null),
+                    ("replaced-by", event.replacedBy.map { .string($0.lowercasedString) } ?? .null),
                 ]))
         }
         return .json(
             200,
             .object(
                 JSONObject([
-                    ("apns-id", .string(entry.apnsID.uuidString.lowercased())),
-                    ("apns-unique-id", entry.uniqueID.map { .string($0.uuidString.lowercased()) } ?? .null),
+                    ("apns-id", .string(entry.apnsID.lowercasedString)),
+                    ("apns-unique-id", entry.uniqueID.map { .string($0.lowercasedString) } ?? .null),
                     ("token", entry.token.map(JSONValue.string) ?? .null),
                     ("events", .array(events)),
                 ])))

@@ -36,13 +36,13 @@ struct ProviderRequestProcessor: Sendable {
         verified: Result<APNSProviderToken, APNSRequestRejection>?
     ) -> ProviderResponse? {
         let messageID = request.header(APNSRequestHeaders.Name.apnsID).flatMap(APNSMessageID.init(headerValue:))
-        let apnsID = messageID?.uuid ?? UUID()
-        let apnsIDText = messageID?.rawValue ?? apnsID.uuidString.lowercased()
+        let apnsID = messageID?.uuid ?? RandomUUID.make()
+        let apnsIDText = messageID?.rawValue ?? apnsID.lowercasedString
         do {
             let accepted = try accept(request, connection: connection, apnsID: apnsID, verified: verified)
             store.accept(accepted)
             return ProviderResponse(
-                status: 200, apnsID: apnsIDText, uniqueID: accepted.uniqueID?.uuidString.lowercased(), error: nil)
+                status: 200, apnsID: apnsIDText, uniqueID: accepted.uniqueID?.lowercasedString, error: nil)
         } catch is NeedsVerification {
             return nil
         } catch let rejection as APNSRequestRejection {
@@ -97,7 +97,7 @@ struct ProviderRequestProcessor: Sendable {
         try checkPayload(request, pushType: pushType)
         return AcceptedNotification(
             apnsID: apnsID,
-            uniqueID: environment == .development ? UUID() : nil,
+            uniqueID: environment == .development ? RandomUUID.make() : nil,
             token: device.token,
             topic: topic,
             pushType: pushType,
@@ -115,7 +115,7 @@ struct ProviderRequestProcessor: Sendable {
             throw APNSRequestRejection(.badPath, "the path is \(path ?? "missing"); use /3/device/<device token>")
         }
         let token = String(path.dropFirst(prefix.count))
-        guard !token.contains("/"), !token.contains("?") else {
+        guard !token.utf8.contains(UInt8(ascii: "/")), !token.utf8.contains(UInt8(ascii: "?")) else {
             throw APNSRequestRejection(
                 .badPath, "the path has more after the device token; use /3/device/<device token>")
         }

@@ -9,8 +9,8 @@ extension AcceptedNotification {
     /// header was absent), `received` is milliseconds since 1970, and `payload` is the JSON object as sent.
     public func json(extra: [(key: String, value: JSONValue)] = []) -> [UInt8] {
         var fields: [(key: String, value: JSONValue)] = [
-            ("apns-id", .string(apnsID.uuidString.lowercased())),
-            ("apns-unique-id", uniqueID.map { .string($0.uuidString.lowercased()) } ?? .null),
+            ("apns-id", .string(apnsID.lowercasedString)),
+            ("apns-unique-id", uniqueID.map { .string($0.lowercasedString) } ?? .null),
             ("token", .string(token.hex)),
             ("topic", .string(topic)),
             ("push-type", .string(pushType.rawValue)),

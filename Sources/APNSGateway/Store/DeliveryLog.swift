@@ -17,11 +17,14 @@ public final class DeliveryLog: Sendable {
         public let time: Date
         /// The reason of a rejection, or why it was replaced, discarded or expired.
         public let detail: String?
+        /// For ``Kind/replaced``: the notification that replaced it.
+        public let replacedBy: UUID?
 
-        public init(_ kind: Kind, at time: Date, _ detail: String? = nil) {
+        public init(_ kind: Kind, at time: Date, _ detail: String? = nil, replacedBy: UUID? = nil) {
             self.kind = kind
             self.time = time
             self.detail = detail
+            self.replacedBy = replacedBy
         }
     }
 

@@ -77,7 +77,8 @@ public final class NotificationStore: Sendable {
         } else {
             log.record(ids.0, uniqueID: ids.1, token: ids.2, received, .init(.stored, at: now()))
             if let replaced {
-                log.record(replaced.apnsID, .init(.replaced, at: now(), replacement(replaced, notification)))
+                let detail = replacement(replaced, notification)
+                log.record(replaced.apnsID, .init(.replaced, at: now(), detail, replacedBy: notification.apnsID))
             }
             changed(token)
         }
@@ -201,10 +202,9 @@ public final class NotificationStore: Sendable {
 
     private func replacement(_ old: AcceptedNotification, _ new: AcceptedNotification) -> String {
         if let collapseID = new.collapseID, collapseID == old.collapseID {
-            return "replaced by \(new.apnsID.uuidString.lowercased()) with the same collapse ID \(collapseID.rawValue)"
+            return "a newer notification with the same collapse ID replaced it"
         }
-        return
-            "replaced by \(new.apnsID.uuidString.lowercased()): an offline device keeps only the newest notification per app"
+        return "a newer notification replaced it: an offline device keeps only the newest notification per app"
     }
 
     private func expiredDetail(_ notification: AcceptedNotification) -> String {

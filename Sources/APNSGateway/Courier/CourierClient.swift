@@ -1,0 +1,136 @@
+public import APNSCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+
+/// The device side of the courier (docs/courier.md): connects to a gateway over TLS, registers apps, receives their
+/// notifications and acknowledges them.
+///
+/// ```swift
+/// let courier = try await CourierClient.connect(host: "127.0.0.1", port: 2197, caPEM: ca)
+/// let token = try await courier.register(bundleID: "com.example.app", environment: .development)
+/// for await event in courier.events { if case .notification(let n) = event { try await courier.acknowledge(n) } }
+/// ```
+public final class CourierClient: Sendable {
+    /// Something the gateway said.
+    public enum Event: Sendable {
+        /// A notification for one of the registered tokens.
+        case notification(AcceptedNotification)
+        /// The gateway refused a message; the text says why.
+        case error(String)
+        /// The connection closed.
+        case closed
+    }
+
+    /// Everything the gateway sends, in order.
+    public let events: AsyncStream<Event>
+    private let channel: any Channel
+    private let replies: CourierReplies
+
+    private init(channel: any Channel, events: AsyncStream<Event>, replies: CourierReplies) {
+        self.channel = channel
+        self.events = events
+        self.replies = replies
+    }
+
+    /// Connects and upgrades to the courier WebSocket.
+    ///
+    /// - Parameters:
+    ///   - host: the gateway's address.
+    ///   - port: the gateway's port.
+    ///   - caPEM: the gateway's CA certificate (`DATA/ca.pem`), trusted for this connection.
+    /// - Throws: when the connection, TLS or the upgrade fails.
+    public static func connect(
+        host: String, port: Int, caPEM: String
+    ) async throws -> CourierClient {
+        let group = MultiThreadedEventLoopGroup.singleton
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)))
+        tls.applicationProtocols = ["http/1.1"]
+        let context = try NIOSSLContext(configuration: tls)
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
+        let replies = CourierReplies()
+        let upgraded = group.any().makePromise(of: Void.self)
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let serverName = host.first?.isNumber == true || host.contains(":") ? nil : host
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: context, serverHostname: serverName))
+                    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 20) { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandlers([
+                                NIOWebSocketFrameAggregator(
+                                    minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64,
+                                    maxAccumulatedFrameSize: 1 << 20),
+                                CourierClientHandler(events: continuation, replies: replies),
+                            ])
+                            upgraded.succeed()
+                        }
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+                }
+            }
+            .connect(host: host, port: port)
+            .get()
+        var headers = HTTPHeaders([("host", "\(host):\(port)"), ("content-length", "0")])
+        headers.add(name: "user-agent", value: "herald-courier")
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/courier", headers: headers)
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+        channel.closeFuture.whenComplete { _ in upgraded.fail(ChannelError.inputClosed) }
+        try await upgraded.futureResult.get()
+        return CourierClient(channel: channel, events: stream, replies: replies)
+    }
+
+    /// Registers an app and returns its device token: `token` when the gateway still holds it for this app, else a
+    /// new one. What was stored for the token arrives as ``Event/notification(_:)`` right after.
+    ///
+    /// - Throws: ``GatewayDataError`` with the gateway's message when it refuses.
+    public func register(
+        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil
+    ) async throws -> APNSDeviceToken {
+        var message: [(key: String, value: JSONValue)] = [
+            ("op", "register"), ("bundle-id", .string(bundleID)), ("environment", .string(environment.rawValue)),
+        ]
+        if let token { message.append(("token", .string(token.hex))) }
+        let reply = try await replies.await(key: "registered \(bundleID) \(environment.rawValue)") {
+            send(.object(JSONObject(message)))
+        }
+        guard let text = reply["token"]?.string, let token = try? APNSDeviceToken(hex: text) else {
+            throw GatewayDataError("the gateway's registered message has no token")
+        }
+        return token
+    }
+
+    /// Tells the gateway the device received a notification.
+    public func acknowledge(_ notification: AcceptedNotification) {
+        send([
+            "op": "ack", "token": .string(notification.token.hex),
+            "apns-id": .string(notification.apnsID.lowercasedString),
+        ])
+    }
+
+    /// Removes an app: later pushes to its token get `410 Unregistered`.
+    public func unregister(_ token: APNSDeviceToken) async throws {
+        _ = try await replies.await(key: "unregistered \(token.hex)") {
+            send(["op": "unregister", "token": .string(token.hex)])
+        }
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        try? await channel.close()
+    }
+
+    private func send(_ message: JSONValue) {
+        let frame = WebSocketFrame(
+            fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(bytes: Array(message.encoded())))
+        channel.writeAndFlush(frame, promise: nil)
+    }
+}
