@@ -43,6 +43,7 @@ public final class CourierClient: Sendable {
     ///   - host: the gateway's address.
     ///   - port: the gateway's port.
     ///   - caPEM: the gateway's CA certificate (`DATA/ca.pem`), trusted for this connection.
+    /// - Returns: a connected client with no app registered yet.
     /// - Throws: when the connection, TLS or the upgrade fails.
     public static func connect(
         host: String, port: Int, caPEM: String
