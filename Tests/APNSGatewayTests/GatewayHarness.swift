@@ -9,10 +9,14 @@ struct GatewayHarness {
     let port: Int
     let signer: APNSProviderTokenSigner
     let directory: URL
+    let key: P256.Signing.PrivateKey
 
-    static func start() async throws -> GatewayHarness {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)")
-        let key = P256.Signing.PrivateKey()
+    /// A gateway on a fresh data directory, or on `directory` (a restart keeps what the gateway stored there), trusting
+    /// `key` for key ID ABC123DEFG.
+    static func start(
+        directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)"),
+        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
+    ) async throws -> GatewayHarness {
         var verifier = APNSProviderTokenVerifier()
         try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         var configuration = GatewayServer.Configuration(dataDirectory: directory)
@@ -21,7 +25,7 @@ struct GatewayHarness {
         let port = try await server.start()
         let signer = try APNSProviderTokenSigner(
             privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        return GatewayHarness(server: server, port: port, signer: signer, directory: directory)
+        return GatewayHarness(server: server, port: port, signer: signer, directory: directory, key: key)
     }
 
     /// Runs `body` against a fresh gateway with one development device of `com.example.app`, then stops the gateway.
@@ -50,16 +54,43 @@ struct GatewayHarness {
         var body: String
     }
 
-    /// Runs `curl --http2 --cacert ca.pem` against the gateway.
+    /// Sends a push to `token` for `com.example.app` with a valid provider token and `headers` on top.
+    func push(
+        _ token: APNSDeviceToken, body: String = #"{"aps":{"alert":"Hello"}}"#, headers: [String: String] = [:]
+    ) async throws -> Reply {
+        var all = ["authorization": try await authorization(), "apns-topic": "com.example.app"]
+        all.merge(headers) { $1 }
+        return try await curl(path: "/3/device/\(token.hex)", headers: all, body: body)
+    }
+
+    /// A JSON object from an admin endpoint.
+    func admin(_ method: String = "GET", _ path: String, body: String? = nil, http1: Bool = false) async throws
+        -> (status: Int, json: JSONObject)
+    {
+        let reply = try await curl(method: method, path: path, body: body, http1: http1)
+        guard case .object(let object)? = try? JSONValue(parsing: Data(reply.body.utf8)) else {
+            return (reply.status, JSONObject())
+        }
+        return (reply.status, object)
+    }
+
+    /// A courier connection, as a device makes one.
+    func courier() async throws -> CourierClient {
+        try await CourierClient.connect(
+            host: "127.0.0.1", port: port, caPEM: server.certificateAuthority.caCertificatePEM)
+    }
+
+    /// Runs `curl --http2 --cacert ca.pem` (or `--http1.1`) against the gateway.
     func curl(
         method: String = "POST",
         path: String,
         headers: [String: String] = [:],
-        body: String? = nil
+        body: String? = nil,
+        http1: Bool = false
     ) async throws -> Reply {
         var arguments = [
-            "-s", "-i", "--max-time", "10", "--http2", "--cacert", server.certificateAuthority.caPath.path, "-X",
-            method,
+            "-s", "-i", "--max-time", "10", http1 ? "--http1.1" : "--http2", "--cacert",
+            server.certificateAuthority.caPath.path, "-X", method,
         ]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         if let body { arguments += ["--data-binary", body] }
