@@ -21,6 +21,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     static let authenticatedStreamLimit = 1000
     /// The connection receive window the handler keeps open.
     static let connectionWindow = 1 << 20
+    /// A stream's receive window (HTTP/2's default), topped up so a body over the limit can be read to its end after
+    /// the stream was answered `413`.
+    static let streamWindow = 65535
 
     private let processor: ProviderRequestProcessor
     private let admin: AdminRequestProcessor
@@ -58,14 +61,22 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 answer(frame.streamID, context: context)
             } else if request.bodyTooLarge {
                 answer(frame.streamID, context: context)
-                context.write(
-                    wrapOutboundOut(HTTP2Frame(streamID: frame.streamID, payload: .rstStream(.noError))), promise: nil)
             }
         case .rstStream:
             requests[frame.streamID] = nil
         default:
             break
         }
+    }
+
+    /// A stream error was already answered with `RST_STREAM` by the HTTP/2 handler; a connection error (a malformed
+    /// frame, a header list over the advertised size) was answered with `GOAWAY`, so the connection is closed.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let streamError = error as? NIOHTTP2Errors.StreamError {
+            requests[streamError.streamID] = nil
+            return
+        }
+        context.close(promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -83,15 +94,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)))
                 .whenComplete { _ in loopBound.value.close(promise: nil) }
             return
-        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, window.streamID == .rootStream,
-            let size = window.inboundWindowSize, size < Self.connectionWindow / 2
-        {
-            let increment = Self.connectionWindow - size
-            context.write(
-                wrapOutboundOut(
-                    HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))),
-                promise: nil)
-            pendingWrites = true
+        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let size = window.inboundWindowSize {
+            let target = window.streamID == .rootStream ? Self.connectionWindow : Self.streamWindow
+            if size < target / 2 {
+                let update = HTTP2Frame.FramePayload.windowUpdate(windowSizeIncrement: target - size)
+                context.write(wrapOutboundOut(HTTP2Frame(streamID: window.streamID, payload: update)), promise: nil)
+                pendingWrites = true
+            }
         }
         context.fireUserInboundEventTriggered(event)
     }

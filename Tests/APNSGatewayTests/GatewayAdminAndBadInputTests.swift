@@ -1,0 +1,103 @@
+import APNSCore
+import APNSGateway
+import Crypto
+import Foundation
+import Testing
+
+@Suite("Admin API over HTTP/2 and HTTP/1.1, and bad input on the provider API")
+struct GatewayAdminAndBadInputTests {
+    @Test("the admin API answers over HTTP/1.1; the provider API there says to use HTTP/2")
+    func http1() async throws {
+        try await GatewayHarness.with { gateway, _ in
+            let made = try await gateway.admin(
+                "POST", "/admin/devices", body: #"{"topic":"com.example.app","environment":"production"}"#, http1: true)
+            #expect(made.status == 201)
+            let token = try APNSDeviceToken(hex: made.json["token"]?.string ?? "")
+            #expect(gateway.server.registry.device(for: token)?.environment == .production)
+            let provider = try await gateway.curl(path: "/3/device/\(token.hex)", body: "{}", http1: true)
+            #expect(provider.status == 505)
+            #expect(provider.body.contains("HTTP/2"))
+        }
+    }
+
+    @Test("a chosen token is kept; the same token for another app is 409")
+    func chosenToken() async throws {
+        try await GatewayHarness.with { gateway, _ in
+            let hex = String(repeating: "ab", count: 32)
+            let made = try await gateway.admin(
+                "POST", "/admin/devices", body: #"{"topic":"com.example.app","token":"\#(hex)"}"#)
+            #expect(made.status == 201 && made.json["token"]?.string == hex)
+            let clash = try await gateway.admin(
+                "POST", "/admin/devices", body: #"{"topic":"com.other.app","token":"\#(hex)"}"#)
+            #expect(clash.status == 409)
+            #expect(clash.json["error"]?.string?.contains("com.example.app") == true)
+        }
+    }
+
+    @Test("a key added at run time signs pushes; a key for one environment is BadEnvironmentKeyIdInToken in the other")
+    func keysAtRunTime() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let key = P256.Signing.PrivateKey()
+            let pem = key.publicKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+            let added = try await gateway.admin(
+                "POST", "/admin/keys",
+                body: #"{"key-id":"NEWKEY1234","team-id":"DEF123GHIJ","pem":"\#(pem)","environment":"production"}"#)
+            #expect(added.status == 201)
+            let signer = try APNSProviderTokenSigner(
+                privateKeyPEM: key.pemRepresentation, keyID: "NEWKEY1234", teamID: "DEF123GHIJ")
+            let jwt = try await signer.token(issuedAt: Date()).authorizationHeaderValue
+            let reply = try await gateway.curl(
+                path: "/3/device/\(device.token.hex)",
+                headers: ["authorization": jwt, "apns-topic": "com.example.app"], body: #"{"aps":{}}"#)
+            #expect(reply.status == 403)
+            #expect(reply.body == #"{"reason":"BadEnvironmentKeyIdInToken"}"#)
+        }
+    }
+
+    @Test("an expired token is 410 ExpiredToken with the time it expired")
+    func expiredToken() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let before = Date()
+            #expect(try await gateway.admin("POST", "/admin/devices/\(device.token.hex)/expire").status == 204)
+            let reply = try await gateway.push(device.token)
+            #expect(reply.status == 410)
+            let body = try APNSErrorResponse(data: Data(reply.body.utf8))
+            #expect(body.reason == .expiredToken)
+            #expect((body.invalidSince ?? .distantPast) >= before.addingTimeInterval(-1))
+        }
+    }
+
+    @Test("a body of megabytes is 413 PayloadTooLarge, read to its end, and the gateway keeps serving")
+    func hugeBody() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let file = gateway.directory.appendingPathComponent("huge.json")
+            let text = "{\"aps\":{\"alert\":\"" + String(repeating: "x", count: 3 << 20) + "\"}}"
+            try Data(text.utf8).write(to: file)
+            let reply = try await gateway.push(device.token, body: "@\(file.path)")
+            #expect(reply.status == 413)
+            #expect(reply.body == #"{"reason":"PayloadTooLarge"}"#)
+            #expect(try await gateway.push(device.token).status == 200)
+        }
+    }
+
+    @Test("a payload that is not UTF-8 JSON is 400 PayloadEmpty")
+    func notUTF8() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let file = gateway.directory.appendingPathComponent("latin1.json")
+            try Data([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xE9, 0x22, 0x7D]).write(to: file)
+            let reply = try await gateway.push(device.token, body: "@\(file.path)")
+            #expect(reply.status == 400)
+            #expect(reply.body == #"{"reason":"PayloadEmpty"}"#)
+        }
+    }
+
+    @Test("headers over the advertised 8000-byte list size do not take the gateway down")
+    func oversizedHeaders() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let huge = try await gateway.push(
+                device.token, headers: ["x-padding": String(repeating: "p", count: 20_000)])
+            #expect(huge.status != 200)
+            #expect(try await gateway.push(device.token).status == 200)
+        }
+    }
+}
