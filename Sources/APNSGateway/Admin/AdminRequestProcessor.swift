@@ -113,7 +113,7 @@ struct AdminRequestProcessor: Sendable {
                 JSONObject([
                     ("apns-id", .string(entry.apnsID.lowercasedString)),
                     ("apns-unique-id", entry.uniqueID.map { .string($0.lowercasedString) } ?? .null),
-                    ("token", entry.token.map(JSONValue.string) ?? .null),
+                    ("token", entry.token.map { .string($0.hex) } ?? .null),
                     ("events", .array(events)),
                 ])))
     }

@@ -1,3 +1,4 @@
+public import APNSCore
 public import Foundation
 import Synchronization
 
@@ -32,13 +33,19 @@ public final class DeliveryLog: Sendable {
     public struct Entry: Sendable, Hashable {
         public let apnsID: UUID
         public var uniqueID: UUID?
-        public var token: String?
+        public var token: APNSDeviceToken?
         public var events: [Event]
     }
 
+    /// An entry as kept: without its key, to keep the log small (it is part of every stored notification's cost).
+    private struct Record {
+        var uniqueID: UUID?
+        var token: APNSDeviceToken?
+        var events: [Event]
+    }
+
     private struct State {
-        var entries: [UUID: Entry] = [:]
-        var byUniqueID: [UUID: UUID] = [:]
+        var records: [UUID: Record] = [:]
         var order: [UUID] = []
         var next = 0
     }
@@ -53,37 +60,40 @@ public final class DeliveryLog: Sendable {
     }
 
     /// Adds events to a notification's entry, making the entry when it is new.
-    public func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: String? = nil, _ events: Event...) {
+    public func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, _ events: Event...) {
         state.withLock { state in
-            if state.entries[apnsID] == nil {
+            if state.records[apnsID] == nil {
                 if state.order.count < capacity {
                     state.order.append(apnsID)
                 } else {
-                    let evicted = state.order[state.next]
-                    if let old = state.entries.removeValue(forKey: evicted), let unique = old.uniqueID {
-                        state.byUniqueID[unique] = nil
-                    }
+                    state.records[state.order[state.next]] = nil
                     state.order[state.next] = apnsID
                     state.next = (state.next + 1) % capacity
                 }
-                state.entries[apnsID] = Entry(apnsID: apnsID, uniqueID: uniqueID, token: token, events: [])
+                state.records[apnsID] = Record(uniqueID: uniqueID, token: token, events: events)
+                return
             }
-            if let uniqueID {
-                state.entries[apnsID]?.uniqueID = uniqueID
-                state.byUniqueID[uniqueID] = apnsID
-            }
-            if let token { state.entries[apnsID]?.token = token }
-            state.entries[apnsID]?.events += events
+            if let uniqueID { state.records[apnsID]?.uniqueID = uniqueID }
+            if let token { state.records[apnsID]?.token = token }
+            state.records[apnsID]?.events += events
         }
     }
 
     /// The entry for an `apns-id`.
     public func entry(apnsID: UUID) -> Entry? {
-        state.withLock { $0.entries[apnsID] }
+        state.withLock { state in
+            state.records[apnsID].map {
+                Entry(apnsID: apnsID, uniqueID: $0.uniqueID, token: $0.token, events: $0.events)
+            }
+        }
     }
 
-    /// The entry for an `apns-unique-id`.
+    /// The entry for an `apns-unique-id` (a scan: the log keeps no second index, to stay small).
     public func entry(uniqueID: UUID) -> Entry? {
-        state.withLock { state in state.byUniqueID[uniqueID].flatMap { state.entries[$0] } }
+        state.withLock { state in
+            state.records.first { $0.value.uniqueID == uniqueID }.map {
+                Entry(apnsID: $0.key, uniqueID: $0.value.uniqueID, token: $0.value.token, events: $0.value.events)
+            }
+        }
     }
 }

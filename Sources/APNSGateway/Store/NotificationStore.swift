@@ -17,11 +17,16 @@ public final class NotificationStore: Sendable {
         public let deliveredAt: Date
     }
 
-    private struct Slot {
-        var stored: AcceptedNotification?
-        var link: (any DeviceLink)?
+    /// Kept apart so an offline token's stored push costs one dictionary entry and nothing more.
+    private struct State {
+        var stored: [APNSDeviceToken: AcceptedNotification] = [:]
+        var online: [APNSDeviceToken: Online] = [:]
+        var delivered: [APNSDeviceToken: [Delivered]] = [:]
+    }
+
+    private struct Online {
+        var link: any DeviceLink
         var unacknowledged: [AcceptedNotification] = []
-        var delivered: [Delivered] = []
     }
 
     /// How many forwarded, unacknowledged pushes a token keeps before forgetting the oldest.
@@ -31,7 +36,7 @@ public final class NotificationStore: Sendable {
 
     /// What happened to every notification.
     public let log: DeliveryLog
-    private let slots = Mutex<[Data: Slot]>([:])
+    private let state = Mutex(State())
     private let now: @Sendable () -> Date
     private let changed: @Sendable (APNSDeviceToken) -> Void
 
@@ -53,32 +58,29 @@ public final class NotificationStore: Sendable {
     public func accept(_ notification: AcceptedNotification) {
         let token = notification.token
         let received = DeliveryLog.Event(.received, at: notification.receivedAt)
-        let (link, replaced) = slots.withLock { slots -> ((any DeviceLink)?, AcceptedNotification?) in
-            if let link = slots[token.bytes]?.link {
-                slots[token.bytes]!.unacknowledged.append(notification)
-                if slots[token.bytes]!.unacknowledged.count > Self.unacknowledgedLimit {
-                    slots[token.bytes]!.unacknowledged.removeFirst()
-                }
-                return (link, nil)
+        let (link, replaced) = state.withLock { state -> ((any DeviceLink)?, AcceptedNotification?) in
+            if var online = state.online[token] {
+                online.unacknowledged.append(notification)
+                if online.unacknowledged.count > Self.unacknowledgedLimit { online.unacknowledged.removeFirst() }
+                state.online[token] = online
+                return (online.link, nil)
             }
             guard notification.isStorable else { return (nil, nil) }
-            let previous = slots[token.bytes]?.stored
-            slots[token.bytes, default: Slot()].stored = notification
-            return (nil, previous)
+            return (nil, state.stored.updateValue(notification, forKey: token))
         }
-        let ids = (notification.apnsID, notification.uniqueID, token.hex)
+        let (apnsID, uniqueID) = (notification.apnsID, notification.uniqueID)
         if let link {
-            log.record(ids.0, uniqueID: ids.1, token: ids.2, received, .init(.forwarded, at: now()))
+            log.record(apnsID, uniqueID: uniqueID, token: token, received, .init(.forwarded, at: now()))
             link.deliver(notification)
         } else if !notification.isStorable {
             log.record(
-                ids.0, uniqueID: ids.1, token: ids.2, received,
+                apnsID, uniqueID: uniqueID, token: token, received,
                 .init(.discarded, at: now(), "the device is offline and apns-expiration is 0 (deliver now or never)"))
         } else {
-            log.record(ids.0, uniqueID: ids.1, token: ids.2, received, .init(.stored, at: now()))
+            log.record(apnsID, uniqueID: uniqueID, token: token, received, .init(.stored, at: now()))
             if let replaced {
                 let detail = replacement(replaced, notification)
-                log.record(replaced.apnsID, .init(.replaced, at: now(), detail, replacedBy: notification.apnsID))
+                log.record(replaced.apnsID, .init(.replaced, at: now(), detail, replacedBy: apnsID))
             }
             changed(token)
         }
@@ -87,19 +89,20 @@ public final class NotificationStore: Sendable {
     /// Connects a device's link for a token and forwards what was stored for it (unless it expired).
     public func attach(_ link: any DeviceLink, token: APNSDeviceToken) {
         let time = now()
-        let (pending, expired) = slots.withLock { slots -> (AcceptedNotification?, AcceptedNotification?) in
-            var slot = slots[token.bytes, default: Slot()]
-            slot.link = link
-            var pending = slot.stored
-            var expired: AcceptedNotification?
-            if let stored = pending, stored.deadline < time {
-                expired = stored
-                pending = nil
+        let (pending, expired) = state.withLock { state -> (AcceptedNotification?, AcceptedNotification?) in
+            var online = Online(link: link)
+            let stored = state.stored.removeValue(forKey: token)
+            guard let stored else {
+                state.online[token] = online
+                return (nil, nil)
             }
-            slot.stored = nil
-            if let pending { slot.unacknowledged.append(pending) }
-            slots[token.bytes] = slot
-            return (pending, expired)
+            if stored.deadline < time {
+                state.online[token] = online
+                return (nil, stored)
+            }
+            online.unacknowledged.append(stored)
+            state.online[token] = online
+            return (stored, nil)
         }
         if let expired { log.record(expired.apnsID, .init(.expired, at: time, expiredDetail(expired))) }
         if let pending {
@@ -113,15 +116,12 @@ public final class NotificationStore: Sendable {
     /// again, the rest are discarded.
     public func detach(_ link: any DeviceLink, token: APNSDeviceToken) {
         let time = now()
-        let (kept, dropped) = slots.withLock { slots -> (AcceptedNotification?, [AcceptedNotification]) in
-            guard var slot = slots[token.bytes], let current = slot.link, current === link else { return (nil, []) }
-            slot.link = nil
-            let kept = slot.unacknowledged.last(where: { $0.isStorable && $0.deadline >= time })
-            let dropped = slot.unacknowledged.filter { $0.apnsID != kept?.apnsID }
-            slot.unacknowledged = []
-            slot.stored = kept
-            slots[token.bytes] = slot
-            return (kept, dropped)
+        let (kept, dropped) = state.withLock { state -> (AcceptedNotification?, [AcceptedNotification]) in
+            guard let online = state.online[token], online.link === link else { return (nil, []) }
+            state.online[token] = nil
+            let kept = online.unacknowledged.last(where: { $0.isStorable && $0.deadline >= time })
+            if let kept { state.stored[token] = kept }
+            return (kept, online.unacknowledged.filter { $0.apnsID != kept?.apnsID })
         }
         for notification in dropped {
             log.record(
@@ -140,15 +140,16 @@ public final class NotificationStore: Sendable {
     @discardableResult
     public func acknowledge(_ apnsID: UUID, token: APNSDeviceToken) -> Bool {
         let time = now()
-        let found = slots.withLock { slots -> Bool in
-            guard let index = slots[token.bytes]?.unacknowledged.firstIndex(where: { $0.apnsID == apnsID }) else {
-                return false
-            }
-            let notification = slots[token.bytes]!.unacknowledged.remove(at: index)
-            slots[token.bytes]!.delivered.append(Delivered(notification: notification, deliveredAt: time))
-            if slots[token.bytes]!.delivered.count > Self.deliveredHistoryLimit {
-                slots[token.bytes]!.delivered.removeFirst()
-            }
+        let found = state.withLock { state -> Bool in
+            guard var online = state.online[token],
+                let index = online.unacknowledged.firstIndex(where: { $0.apnsID == apnsID })
+            else { return false }
+            let notification = online.unacknowledged.remove(at: index)
+            state.online[token] = online
+            var delivered = state.delivered[token] ?? []
+            delivered.append(Delivered(notification: notification, deliveredAt: time))
+            if delivered.count > Self.deliveredHistoryLimit { delivered.removeFirst() }
+            state.delivered[token] = delivered
             return true
         }
         if found { log.record(apnsID, .init(.delivered, at: time)) }
@@ -157,47 +158,46 @@ public final class NotificationStore: Sendable {
 
     /// The app was removed: its stored push is discarded.
     public func discardAll(for token: APNSDeviceToken, reason: String) {
-        let stored = slots.withLock { slots in
-            let stored = slots[token.bytes]?.stored
-            slots[token.bytes]?.stored = nil
-            return stored
-        }
+        let stored = state.withLock { $0.stored.removeValue(forKey: token) }
         guard let stored else { return }
         log.record(stored.apnsID, .init(.discarded, at: now(), reason))
         changed(token)
     }
 
-    /// What is stored for a token (dropping it first if it expired) and what it was delivered recently.
+    /// What is stored or waiting for acknowledgement for a token (dropping the stored one first if it expired), and
+    /// what it was delivered recently.
     public func notifications(for token: APNSDeviceToken) -> (stored: [AcceptedNotification], delivered: [Delivered]) {
         let time = now()
-        let (slot, expired) = slots.withLock { slots -> (Slot?, AcceptedNotification?) in
-            guard let stored = slots[token.bytes]?.stored, stored.deadline < time else {
-                return (slots[token.bytes], nil)
+        let (waiting, delivered, expired) = state.withLock {
+            state -> ([AcceptedNotification], [Delivered], AcceptedNotification?) in
+            var expired: AcceptedNotification?
+            if let stored = state.stored[token], stored.deadline < time {
+                state.stored[token] = nil
+                expired = stored
             }
-            slots[token.bytes]!.stored = nil
-            return (slots[token.bytes], stored)
+            let waiting = (state.stored[token].map { [$0] } ?? []) + (state.online[token]?.unacknowledged ?? [])
+            return (waiting, state.delivered[token] ?? [], expired)
         }
         if let expired {
             log.record(expired.apnsID, .init(.expired, at: time, expiredDetail(expired)))
             changed(token)
         }
-        let waiting = (slot?.stored.map { [$0] } ?? []) + (slot?.unacknowledged ?? [])
-        return (waiting, slot?.delivered ?? [])
+        return (waiting, delivered)
     }
 
     /// The stored (offline) push of a token, for persistence.
     public func storedNotification(for token: APNSDeviceToken) -> AcceptedNotification? {
-        slots.withLock { $0[token.bytes]?.stored }
+        state.withLock { $0.stored[token] }
     }
 
     /// Every stored push, for persistence.
     public func allStored() -> [AcceptedNotification] {
-        slots.withLock { slots in slots.values.compactMap(\.stored) }
+        state.withLock { Array($0.stored.values) }
     }
 
     /// Puts back a stored push read from disk, without logging or reporting a change.
     public func restore(_ notification: AcceptedNotification) {
-        slots.withLock { $0[notification.token.bytes, default: Slot()].stored = notification }
+        state.withLock { $0.stored[notification.token] = notification }
     }
 
     private func replacement(_ old: AcceptedNotification, _ new: AcceptedNotification) -> String {
