@@ -1,23 +1,13 @@
 #!/usr/bin/env bash
 # Accepted notifications per second on ONE HTTP/2 connection with 100 concurrent streams: herald gateway (valid JWT,
-# registered token) side by side with nghttpd answering a static 200 with the same certificate, alternating rounds
-# in one run. Prints each round and the medians with their ratio. Needs h2load and nghttpd (Debian nghttp2-client,
+# registered offline token, so every push is stored and logged) side by side with nghttpd answering a static 200
+# with the same certificate, alternating rounds in one run. Prints each round and the medians with their ratio. Needs h2load and nghttpd (Debian nghttp2-client,
 # nghttp2-server) and openssl. Usage: Benchmarks/gateway-h2load.sh [requests per round] [rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests=${1:-100000}
 rounds=${2:-3}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-
-swift build -c release --product herald >/dev/null
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey.p8" 2>/dev/null
-.build/release/herald gateway --port 0 --data "$work/gateway" \
-    --auth-key DEF123GHIJ:ABC123DEFG:"$work/AuthKey.p8" >"$work/gateway.out" 2>&1 &
-for _ in $(seq 50); do grep -q "listening on" "$work/gateway.out" 2>/dev/null && break; sleep 0.1; done
-gateway_url=$(grep "listening on" "$work/gateway.out" | sed 's/.*listening on \(https:[^ ]*\).*/\1/')
-token=$(grep "example device token" "$work/gateway.out" | awk '{print $NF}')
-jwt=$(grep "authorization: bearer" "$work/gateway.out" | sed "s/.*authorization: //; s/' .*//")
+source Benchmarks/start-gateway.sh
 mkdir -p "$work/docroot" && echo ok >"$work/docroot/index.html"
 nghttpd -d "$work/docroot" 3443 "$work/gateway/server-key.pem" "$work/gateway/server.pem" >/dev/null 2>&1 &
 sleep 1

@@ -5,17 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 devices=${1:-50000}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-
-swift build -c release --product herald >/dev/null
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey.p8" 2>/dev/null
-.build/release/herald gateway --port 0 --data "$work/gateway" \
-    --auth-key DEF123GHIJ:ABC123DEFG:"$work/AuthKey.p8" >"$work/gateway.out" 2>&1 &
-gateway_pid=$!
-for _ in $(seq 50); do grep -q "listening on" "$work/gateway.out" 2>/dev/null && break; sleep 0.1; done
-port=$(grep "listening on" "$work/gateway.out" | sed 's/.*127.0.0.1:\([0-9]*\).*/\1/')
-jwt=$(grep "authorization: bearer" "$work/gateway.out" | sed "s/.*authorization: //; s/' .*//")
+source Benchmarks/start-gateway.sh
 
 # Register the devices with known tokens over HTTP/1.1 keep-alive, and write one push URI per device.
 python3 - "$port" "$devices" "$work" <<'PY'
