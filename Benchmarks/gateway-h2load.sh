@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Accepted notifications per second on ONE HTTP/2 connection with 100 concurrent streams: herald gateway (valid JWT,
 # registered offline token, so every push is stored and logged) side by side with nghttpd answering a static 200
-# with the same certificate, alternating rounds in one run. Prints each round and the medians with their ratio. Needs h2load and nghttpd (Debian nghttp2-client,
-# nghttp2-server) and openssl. Usage: Benchmarks/gateway-h2load.sh [requests per round] [rounds]
+# with the same certificate, alternating rounds in one run. Prints each round and the medians with their ratio.
+# Needs h2load and nghttpd (Debian nghttp2-client, nghttp2-server) and openssl. Usage: Benchmarks/gateway-h2load.sh [requests per round] [rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests=${1:-100000}
