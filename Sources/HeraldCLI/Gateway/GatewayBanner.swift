@@ -1,4 +1,5 @@
-/// What `herald gateway` prints once it listens: where, the CA to trust, and a request to paste.
+/// What `herald gateway` prints once it listens: where, the CA to trust, where devices and the admin API are, and a
+/// request to paste.
 struct GatewayBanner {
     let host: String
     let port: Int
@@ -15,6 +16,7 @@ struct GatewayBanner {
             "herald gateway: local APNs listening on https://\(address):\(port) (HTTP/2, TLS)",
             "CA certificate: \(caPath)",
             "example device token for \(topic): \(token)",
+            "devices connect to wss://\(address):\(port)/courier (docs/courier.md); admin API: /admin/ (docs/gateway.md)",
             "",
             "curl --http2 --cacert \(caPath) \\",
             "  -H 'apns-topic: \(topic)' -H 'apns-push-type: alert' \\",
@@ -24,7 +26,9 @@ struct GatewayBanner {
         ]
         if !hasKeys {
             lines.append("")
-            lines.append("no --auth-key given: every push is answered 403 InvalidProviderToken until you add one")
+            lines.append(
+                "no --auth-key given: every push is answered 403 InvalidProviderToken until you add one "
+                    + "(--auth-key, or POST /admin/keys)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
