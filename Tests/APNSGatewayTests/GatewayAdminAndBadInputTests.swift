@@ -91,12 +91,13 @@ struct GatewayAdminAndBadInputTests {
         }
     }
 
-    @Test("headers over the advertised 8000-byte list size do not take the gateway down")
+    @Test("headers over the advertised 8000-byte list size close the connection at once, and the gateway keeps serving")
     func oversizedHeaders() async throws {
         try await GatewayHarness.with { gateway, device in
             let huge = try await gateway.push(
                 device.token, headers: ["x-padding": String(repeating: "p", count: 20_000)])
             #expect(huge.status != 200)
+            #expect(huge.exitStatus != 28, "curl timed out: the gateway sent GOAWAY but left the connection open")
             #expect(try await gateway.push(device.token).status == 200)
         }
     }

@@ -52,6 +52,8 @@ struct GatewayHarness {
         var status: Int
         var headers: [String: String]
         var body: String
+        /// curl's exit status (28: it timed out).
+        var exitStatus: Int32
     }
 
     /// Sends a push to `token` for `com.example.app` with a valid provider token and `headers` on top.
@@ -95,7 +97,7 @@ struct GatewayHarness {
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         if let body { arguments += ["--data-binary", body] }
         arguments.append("https://127.0.0.1:\(port)\(path)")
-        let output = try await run("/usr/bin/curl", arguments)
+        let (output, exitStatus) = try await runWithStatus("/usr/bin/curl", arguments)
         let parts = output.components(separatedBy: "\r\n\r\n")
         let head = parts.first?.components(separatedBy: "\r\n") ?? []
         let status = head.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
@@ -104,7 +106,9 @@ struct GatewayHarness {
             let pair = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if pair.count == 2 { fields[pair[0].lowercased()] = pair[1] }
         }
-        return Reply(status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+        return Reply(
+            status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"),
+            exitStatus: exitStatus)
     }
 
     /// Runs `nghttp -nv` (`requests` times on one connection) and returns its frame trace.
@@ -120,6 +124,12 @@ struct GatewayHarness {
     /// Runs a process and returns its standard output, waiting on its termination handler so no thread of the
     /// concurrency pool blocks (the gateway under test needs that pool).
     private func run(_ executable: String, _ arguments: [String]) async throws -> String {
+        try await runWithStatus(executable, arguments).output
+    }
+
+    private func runWithStatus(_ executable: String, _ arguments: [String]) async throws
+        -> (output: String, status: Int32)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -135,6 +145,6 @@ struct GatewayHarness {
                 continuation.resume(throwing: error)
             }
         }
-        return String(decoding: data, as: UTF8.self)
+        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
     }
 }

@@ -15,8 +15,8 @@ import Synchronization
 public final class GatewayJournal: Sendable {
     /// How often changed tokens are written.
     public static let flushInterval: Duration = .milliseconds(100)
-    /// The journal size that starts a compaction.
-    static let compactionThreshold = 64 << 20
+    /// The journal size that starts a compaction while running.
+    public let compactionThreshold: Int
 
     private struct State {
         var handle: FileHandle
@@ -33,8 +33,12 @@ public final class GatewayJournal: Sendable {
 
     /// Opens (or makes) the journal in `directory`, reads it and rewrites it compactly.
     ///
+    /// - Parameters:
+    ///   - directory: the gateway's data directory.
+    ///   - compactionThreshold: the size past which a flush rewrites the journal; 64 MiB by default.
     /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
-    public init(directory: URL) throws {
+    public init(directory: URL, compactionThreshold: Int = 64 << 20) throws {
+        self.compactionThreshold = compactionThreshold
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         url = directory.appendingPathComponent("journal")
         let existing = (try? Data(contentsOf: url)) ?? Data()
@@ -61,25 +65,22 @@ public final class GatewayJournal: Sendable {
         }
         guard !dirty.isEmpty else { return }
         let records = dirty.map { Self.slotRecord($0, store.storedNotification(for: $0)) }
-        let needsCompaction = state.withLock { state in
+        state.withLock { state in
             Self.append(records, to: &state)
-            return state.size > Self.compactionThreshold
+            guard state.size > compactionThreshold else { return }
+            // The snapshot is taken under the journal's lock: a device record racing it waits for the lock and lands
+            // in the new file, never in the old one about to be replaced.
+            let rewritten = try? Self.rewrite(url, devices: registry.all, stored: store.allStored())
+            guard let (handle, size) = rewritten else { return }
+            try? state.handle.close()
+            state.handle = handle
+            state.size = size
         }
-        if needsCompaction { compact(devices: registry.all, stored: store.allStored()) }
     }
 
     /// Closes the file.
     public func close() {
         state.withLock { try? $0.handle.close() }
-    }
-
-    private func compact(devices: [DeviceRegistry.Device], stored: [AcceptedNotification]) {
-        state.withLock { state in
-            guard let (handle, size) = try? Self.rewrite(url, devices: devices, stored: stored) else { return }
-            try? state.handle.close()
-            state.handle = handle
-            state.size = size
-        }
     }
 
     private static func deviceRecord(_ device: DeviceRegistry.Device) -> [UInt8] {

@@ -1,0 +1,38 @@
+import APNSCore
+import APNSGateway
+import Foundation
+import Testing
+
+@Suite("The gateway's journal")
+struct GatewayJournalTests {
+    @Test("a journal compacted while running keeps every device and only the newest stored push")
+    func compactionWhileRunning() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        let journal = try GatewayJournal(directory: directory, compactionThreshold: 4096)
+        let registry = DeviceRegistry(changed: { journal.record($0) })
+        let store = NotificationStore(changed: { journal.markChanged($0) })
+        let devices = try (0..<20).map { _ in
+            try registry.register(bundleID: "com.example.app", environment: .development)
+        }
+        var newest: [APNSDeviceToken: UUID] = [:]
+        for round in 0..<10 {
+            for device in devices {
+                let notification = AcceptedNotification(
+                    apnsID: UUID(), uniqueID: nil, token: device.token, topic: "com.example.app", pushType: .alert,
+                    priority: .immediate, expiration: .storagePolicy, collapseID: nil,
+                    payload: Array(#"{"aps":{"alert":"round \#(round)"}}"#.utf8), receivedAt: Date())
+                store.accept(notification)
+                newest[device.token] = notification.apnsID
+            }
+            journal.flush(from: store, registry: registry)
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: journal.url.path)[.size] as? Int ?? 0
+        #expect(size < 4096 + 20 * 400, "the journal was never compacted: \(size) bytes")
+        journal.close()
+
+        let reopened = try GatewayJournal(directory: directory)
+        #expect(Set(reopened.recovered.devices.map(\.token)) == Set(devices.map(\.token)))
+        #expect(Dictionary(uniqueKeysWithValues: reopened.recovered.stored.map { ($0.token, $0.apnsID) }) == newest)
+        reopened.close()
+    }
+}
