@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "APNSCore", targets: ["APNSCore"]),
+        .library(name: "APNSClient", targets: ["APNSClient"]),
         .library(name: "UserNotifications", targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation"]),
     ],
     dependencies: [
@@ -55,6 +56,20 @@ let package = Package(
             ],
             swiftSettings: heraldSettings
         ),
+        .target(
+            name: "APNSClient",
+            dependencies: [
+                "APNSCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: heraldSettings
+        ),
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
         .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
@@ -62,7 +77,9 @@ let package = Package(
             name: "HeraldCLI",
             dependencies: [
                 "APNSCore",
+                "APNSClient",
                 "APNSGateway",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -82,6 +99,15 @@ let package = Package(
             name: "APNSGatewayTests",
             dependencies: [
                 "APNSGateway", "APNSCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: heraldSettings
+        ),
+        .testTarget(
+            name: "APNSClientTests",
+            dependencies: [
+                "APNSClient", "APNSGateway", "APNSCore",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: heraldSettings

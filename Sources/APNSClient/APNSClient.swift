@@ -1,0 +1,128 @@
+import APNSCore
+public import NIOCore
+public import NIOPosix
+
+/// An HTTP/2 client for APNs: Apple's production or sandbox servers, or any compatible server such as
+/// `herald gateway`.
+///
+/// It keeps long-lived connections (up to ``Configuration/maximumConnections``), multiplexes as many streams as each
+/// server allows, signs and refreshes provider tokens, retries only where APNs' rules allow, and ends every
+/// notification in exactly one ``APNSResult``.
+///
+/// ```swift
+/// let signer = try APNSProviderTokenSigner(privateKeyPEM: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+/// let client = try APNSClient(configuration: .init(endpoint: .sandbox, authentication: .token(signer)))
+/// let result = try await client.send(APNSNotification(deviceToken: token, headers: headers, payload: payload))
+/// await client.shutdown()
+/// ```
+public final class APNSClient: Sendable {
+    /// The configuration the client was made with.
+    public let configuration: Configuration
+    private let pool: ConnectionPool
+    private let tokens: ProviderTokenCache?
+    private let window: SendWindow
+
+    /// How many notifications a bulk send hands to a connection at a time.
+    static let batchSize = 64
+
+    /// A client; it connects on first use.
+    ///
+    /// - Parameter eventLoopGroup: the threads connections run on; NIO's shared group by default.
+    /// - Throws: ``APNSClientError`` when TLS cannot be set up (an unreadable CA or certificate).
+    public init(
+        configuration: Configuration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws(APNSClientError) {
+        self.configuration = configuration
+        if case .token(let signer, let policy) = configuration.authentication {
+            tokens = ProviderTokenCache(signer: signer, policy: policy, now: configuration.now)
+        } else {
+            tokens = nil
+        }
+        window = SendWindow(capacity: configuration.maximumPendingNotifications)
+        let bootstrap = ConnectionBootstrap(
+            endpoint: configuration.endpoint,
+            sslContext: try ConnectionBootstrap.makeSSLContext(
+                endpoint: configuration.endpoint, authentication: configuration.authentication),
+            connectTimeout: configuration.connectTimeout
+        )
+        pool = ConnectionPool(
+            configuration: configuration, group: eventLoopGroup, bootstrap: bootstrap, tokens: tokens, window: window)
+    }
+
+    /// Sends one notification and waits for its result.
+    ///
+    /// - Parameter timeout: how long it may take, retries included (``Configuration/timeout`` when `nil`).
+    /// - Returns: APNs' acceptance or the rejection; a rejection with no status means APNs never answered.
+    /// - Throws: ``APNSClientError`` only when no provider token can be signed.
+    public func send(_ notification: APNSNotification, timeout: Duration? = nil) async throws(APNSClientError)
+        -> APNSResult
+    {
+        try await refreshToken()
+        await window.acquire(1)
+        let deadline = NIODeadline.now() + TimeAmount(timeout ?? configuration.timeout)
+        return await withCheckedContinuation { continuation in
+            pool.dispatch([
+                PendingNotification(notification: notification, deadline: deadline) {
+                    continuation.resume(returning: $0.result)
+                }
+            ])
+        }
+    }
+
+    /// Sends many notifications, as fast as the servers take them, and reports each one's outcome as it arrives.
+    ///
+    /// The sequence is read as room frees up (at most ``Configuration/maximumPendingNotifications`` inside the
+    /// client), so a sequence of millions is never held whole. Returns when every notification has its outcome.
+    ///
+    /// - Parameters:
+    ///   - notifications: what to send, read once, in order.
+    ///   - onResult: called once per notification, on an event loop thread; keep it quick.
+    /// - Throws: ``APNSClientError`` only when no provider token can be signed; outcomes already reported stand.
+    public func send(
+        contentsOf notifications: some Sequence<APNSNotification>,
+        onResult: @escaping @Sendable (APNSSendOutcome) -> Void
+    ) async throws(APNSClientError) {
+        let completion = BulkCompletion()
+        let report: @Sendable (APNSSendOutcome) -> Void = { outcome in
+            onResult(outcome)
+            completion.finishedOne()
+        }
+        var batch: [PendingNotification] = []
+        batch.reserveCapacity(Self.batchSize)
+        let timeout = TimeAmount(configuration.timeout)
+        do {
+            for notification in notifications {
+                batch.append(
+                    PendingNotification(notification: notification, deadline: .now() + timeout, onResult: report))
+                if batch.count == Self.batchSize {
+                    try await dispatch(batch, completion: completion)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            try await dispatch(batch, completion: completion)
+        } catch {
+            await completion.waitForAll()
+            throw error
+        }
+        await completion.waitForAll()
+    }
+
+    /// Waits for every notification handed over to end, then closes the connections with GOAWAY.
+    public func shutdown() async {
+        await window.waitUntilEmpty()
+        pool.closeAll()
+    }
+
+    private func dispatch(_ batch: [PendingNotification], completion: BulkCompletion) async throws(APNSClientError) {
+        guard !batch.isEmpty else { return }
+        try await refreshToken()
+        await window.acquire(batch.count)
+        completion.handedOver(batch.count)
+        pool.dispatch(batch)
+    }
+
+    private func refreshToken() async throws(APNSClientError) {
+        if let tokens { _ = try await tokens.authorization() }
+    }
+}

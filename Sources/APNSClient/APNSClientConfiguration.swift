@@ -1,0 +1,35 @@
+public import Foundation
+
+extension APNSClient {
+    /// Everything a client needs: where to send, how to authenticate, and its limits.
+    public struct Configuration: Sendable {
+        /// Where notifications go.
+        public var endpoint: APNSEndpoint
+        /// How the client authenticates.
+        public var authentication: APNSClientAuthentication
+        /// The most connections the pool opens; a new one opens only when every open one is using all the streams
+        /// its server allows.
+        public var maximumConnections = 1
+        /// The most notifications in flight or waiting inside the client at once; a bulk send waits for room.
+        public var maximumPendingNotifications = 4096
+        /// How long a notification may take, retries included, when the caller gives no deadline.
+        public var timeout: Duration = .seconds(30)
+        /// How long opening a connection (TCP and TLS) may take.
+        public var connectTimeout: Duration = .seconds(10)
+        /// A connection that has received nothing for this long is sent a PING.
+        public var pingInterval: Duration = .seconds(60)
+        /// A PING not answered within this time closes the connection; its notifications are retried elsewhere.
+        public var pingTimeout: Duration = .seconds(10)
+        /// When and how often to send again.
+        public var retryPolicy = APNSRetryPolicy()
+        /// Metrics hooks.
+        public var observer: any APNSClientObserver = SilentObserver()
+        /// The clock provider tokens are dated by; tests move it instead of waiting.
+        public var now: @Sendable () -> Date = { Date() }
+
+        public init(endpoint: APNSEndpoint, authentication: APNSClientAuthentication) {
+            self.endpoint = endpoint
+            self.authentication = authentication
+        }
+    }
+}

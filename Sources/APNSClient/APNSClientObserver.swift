@@ -1,0 +1,27 @@
+public import APNSCore
+
+/// Metrics hooks: a client calls these as it works, on its event loop threads, so they must be quick and must not
+/// block. Every method has an empty default.
+public protocol APNSClientObserver: Sendable {
+    /// A notification was written to a connection (`attempt` 1 for the first time).
+    func notificationSent(attempt: Int)
+    /// A notification ended; `latency` runs from its first write to its result.
+    func notificationFinished(_ result: APNSResult, latency: Duration)
+    /// A notification will be sent again after `delay` because of `reason`.
+    func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration)
+    /// The streams open on one connection changed, or its limit did (the server's `SETTINGS_MAX_CONCURRENT_STREAMS`).
+    func streamsChanged(open: Int, limit: Int)
+    /// The number of open connections changed.
+    func connectionsChanged(open: Int)
+}
+
+extension APNSClientObserver {
+    public func notificationSent(attempt: Int) {}
+    public func notificationFinished(_ result: APNSResult, latency: Duration) {}
+    public func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration) {}
+    public func streamsChanged(open: Int, limit: Int) {}
+    public func connectionsChanged(open: Int) {}
+}
+
+/// The observer that ignores everything.
+struct SilentObserver: APNSClientObserver {}

@@ -1,0 +1,83 @@
+public import APNSCore
+public import Foundation
+
+/// How one notification ended: APNs accepted it, or it was rejected. Every notification a client is given ends in
+/// exactly one result.
+public enum APNSResult: Hashable, Sendable {
+    /// APNs answered `200`.
+    case accepted(APNSAcceptance)
+    /// APNs answered with an error, or the client gave up (``APNSRejection/status`` is `nil` then).
+    case rejected(APNSRejection)
+
+    /// Whether APNs accepted the notification.
+    public var isAccepted: Bool {
+        if case .accepted = self { return true }
+        return false
+    }
+}
+
+/// APNs' answer to an accepted notification.
+public struct APNSAcceptance: Hashable, Sendable {
+    /// The `apns-id` APNs answered with: the request's, or one it generated.
+    public var apnsID: String
+    /// `apns-unique-id`, sent by the development environment only, for Apple's delivery log.
+    public var uniqueID: String?
+
+    public init(apnsID: String, uniqueID: String? = nil) {
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+    }
+}
+
+/// Why a notification was not accepted.
+///
+/// When APNs answered, ``status`` and ``reason`` are what it sent. When it never answered (the deadline passed, the
+/// connection could not be made, retries ran out on a lost connection), ``status`` is `nil` and ``reason`` is one of
+/// the client's own: ``APNSReason/deadlineExceeded``, ``APNSReason/connectionFailed``, ``APNSReason/streamReset`` or
+/// ``APNSReason/invalidResponse``.
+public struct APNSRejection: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The HTTP status APNs answered with, or `nil` when it never answered.
+    public var status: Int?
+    /// The `reason` from APNs' JSON body, or the client's reason when APNs never answered.
+    public var reason: APNSReason
+    /// For `410`: when the token stopped being valid for the topic.
+    public var timestamp: Date?
+    /// The `apns-id` of the answer, when APNs answered.
+    public var apnsID: String?
+    /// What happened, for a person.
+    public var message: String
+
+    public init(status: Int?, reason: APNSReason, timestamp: Date? = nil, apnsID: String? = nil, message: String) {
+        self.status = status
+        self.reason = reason
+        self.timestamp = timestamp
+        self.apnsID = apnsID
+        self.message = message
+    }
+
+    public var description: String {
+        let status = status.map(String.init) ?? "no answer"
+        return "\(status) \(reason): \(message)"
+    }
+}
+
+extension APNSReason {
+    /// Client side: the notification's deadline passed before APNs answered.
+    public static let deadlineExceeded = APNSReason(rawValue: "DeadlineExceeded")
+    /// Client side: no connection to APNs could be made (after every allowed retry).
+    public static let connectionFailed = APNSReason(rawValue: "ConnectionFailed")
+    /// Client side: the server reset the stream without answering, or the connection was lost and retries ran out.
+    public static let streamReset = APNSReason(rawValue: "StreamReset")
+    /// Client side: the server answered something that is not an APNs response.
+    public static let invalidResponse = APNSReason(rawValue: "InvalidResponse")
+}
+
+/// A finished notification, as reported by ``APNSClient/send(contentsOf:onResult:)``.
+public struct APNSSendOutcome: Sendable {
+    /// The notification as given.
+    public var notification: APNSNotification
+    /// How it ended.
+    public var result: APNSResult
+    /// How many times it was sent (1 when it was never retried; 0 when it was never sent).
+    public var attempts: Int
+}

@@ -1,0 +1,386 @@
+import APNSCore
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import Synchronization
+
+/// What a connection tells its pool, on the connection's event loop.
+struct ConnectionEvents: Sendable {
+    /// A notification leaves the connection with the outcome of its attempt.
+    let finished: @Sendable (PendingNotification, AttemptOutcome) -> Void
+    /// The connection takes no more work (GOAWAY, closed, or it could not be opened).
+    let stoppedTakingWork: @Sendable () -> Void
+}
+
+/// One HTTP/2 connection to APNs at the frame level: it opens a stream per notification as far as the server's
+/// `SETTINGS_MAX_CONCURRENT_STREAMS` allows (following every change), reads each answer, and hands every notification
+/// back to the pool exactly once. It also keeps its receive window open, checks the connection with PING when it is
+/// quiet, enforces deadlines, and drains on GOAWAY.
+///
+/// Working on frames (no channel per stream) keeps a notification's cost to writing two frames and reading one or two.
+final class APNSConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// The most streams used at once, whatever the server allows (its limit may be absent, meaning unlimited).
+    static let streamCap = 1000
+    /// The receive window kept open for the connection; answers are small, so this is never the limit.
+    static let connectionWindow = 1 << 20
+    /// The receive window of a stream (HTTP/2's default).
+    static let streamWindow = 65535
+    /// How often deadlines and the PING check run.
+    static let tick = TimeAmount.milliseconds(100)
+
+    private enum State {
+        /// Added, waiting for the server's first SETTINGS.
+        case starting
+        case open
+        /// GOAWAY received or a graceful close asked for: no new streams; closes when the last answer is in.
+        case draining
+        case closed
+    }
+
+    private let events: ConnectionEvents
+    private let load: ConnectionLoad
+    private let tokens: ProviderTokenCache?
+    private let observer: any APNSClientObserver
+    private let pingInterval: TimeAmount
+    private let pingTimeout: TimeAmount
+    private var headerBuilder: RequestHeaderBuilder
+
+    private var context: ChannelHandlerContext?
+    private var state = State.starting
+    private var waiting = CircularBuffer<PendingNotification>()
+    private var inFlight: [HTTP2StreamID: (pending: PendingNotification, response: ResponseParts)] = [:]
+    private var nextStreamID: Int32 = 1
+    private var streamLimit = 0
+    private var lastRead = NIODeadline.now()
+    private var pingSentAt: NIODeadline?
+    private var timer: RepeatedTask?
+    private var needsFlush = false
+    private var connectionError: (any Error)?
+
+    init(
+        authority: String,
+        tokens: ProviderTokenCache?,
+        load: ConnectionLoad,
+        observer: any APNSClientObserver,
+        pingInterval: Duration,
+        pingTimeout: Duration,
+        events: ConnectionEvents
+    ) {
+        self.headerBuilder = RequestHeaderBuilder(authority: authority)
+        self.tokens = tokens
+        self.load = load
+        self.observer = observer
+        self.pingInterval = TimeAmount(pingInterval)
+        self.pingTimeout = TimeAmount(pingTimeout)
+        self.events = events
+    }
+
+    // MARK: Work from the pool
+
+    /// Takes notifications to send; they wait for a stream when all allowed ones are busy.
+    func enqueue(_ batch: [PendingNotification]) {
+        guard state != .closed, state != .draining else {
+            for pending in batch { handBack(pending, .notProcessed(reason: "the connection was closing")) }
+            return
+        }
+        waiting.append(contentsOf: batch)
+        if let context {
+            openStreams(context: context)
+            flushIfNeeded(context: context)
+        }
+    }
+
+    /// The connection could not be opened: everything waiting goes back to the pool.
+    func failedToConnect(_ error: any Error) {
+        guard state != .closed else { return }
+        state = .closed
+        load.takesWork.store(false, ordering: .relaxed)
+        events.stoppedTakingWork()
+        let reason = Self.describe(connectionError ?? error)
+        while let pending = waiting.popFirst() { handBack(pending, .connectionFailed(reason: reason)) }
+    }
+
+    /// Remembers why the connection failed before HTTP/2 started (a TLS or ALPN error), for the results.
+    func recordConnectionError(_ error: any Error) {
+        if connectionError == nil { connectionError = error }
+    }
+
+    /// Stops taking work and closes once every stream has its answer, with a GOAWAY saying no stream was ignored.
+    func closeGracefully() {
+        switch state {
+        case .closed: return
+        case .starting, .open, .draining: break
+        }
+        startDraining()
+        closeIfDrained()
+    }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        lastRead = .now()
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.tick, delay: Self.tick) { _ in
+            loopBound.value.onTick()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        lastRead = .now()
+        switch frame.payload {
+        case .headers(let headers):
+            guard var entry = inFlight[frame.streamID] else { return }
+            entry.response.add(headers.headers)
+            if headers.endStream {
+                finishStream(frame.streamID, entry.pending, entry.response.outcome)
+            } else {
+                inFlight[frame.streamID] = entry
+            }
+        case .data(let data):
+            guard var entry = inFlight[frame.streamID] else { return }
+            entry.response.add(data.data)
+            if data.endStream {
+                finishStream(frame.streamID, entry.pending, entry.response.outcome)
+            } else {
+                inFlight[frame.streamID] = entry
+            }
+        case .rstStream(let code):
+            guard let entry = inFlight[frame.streamID] else { return }
+            let outcome: AttemptOutcome =
+                code == .refusedStream
+                ? .notProcessed(reason: "the server refused the stream (REFUSED_STREAM)")
+                : .lost(reason: "the server reset the stream (\(code))")
+            finishStream(frame.streamID, entry.pending, outcome)
+        case .settings(.settings(let settings)):
+            apply(settings)
+        case .goAway(let lastStreamID, let code, let opaqueData):
+            receivedGoAway(lastStreamID: lastStreamID, code: code, reason: opaqueData.flatMap(Self.reason(in:)))
+        case .ping(_, ack: true):
+            pingSentAt = nil
+        default:
+            break
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        openStreams(context: context)
+        flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            openStreams(context: context)
+            flushIfNeeded(context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent, let entry = inFlight[closed.streamID] {
+            let reason = closed.reason.map { "the stream closed (\($0))" } ?? "the stream closed without an answer"
+            finishStream(closed.streamID, entry.pending, .lost(reason: reason))
+        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let size = window.inboundWindowSize {
+            let target = window.streamID == .rootStream ? Self.connectionWindow : Self.streamWindow
+            if size < target / 2 {
+                let update = HTTP2Frame.FramePayload.windowUpdate(windowSizeIncrement: target - size)
+                context.write(wrapOutboundOut(HTTP2Frame(streamID: window.streamID, payload: update)), promise: nil)
+                needsFlush = true
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// A stream error was answered with RST_STREAM by the HTTP/2 handler; anything else ends the connection.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let streamError = error as? NIOHTTP2Errors.StreamError, let entry = inFlight[streamError.streamID] {
+            finishStream(streamError.streamID, entry.pending, .lost(reason: "stream error: \(streamError.baseError)"))
+            return
+        }
+        recordConnectionError(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed(reason: connectionError.map(Self.describe) ?? "the connection closed")
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closed(reason: "the connection closed")
+        self.context = nil
+    }
+
+    // MARK: Streams
+
+    private func openStreams(context: ChannelHandlerContext) {
+        guard state == .open, context.channel.isWritable else { return }
+        let now = NIODeadline.now()
+        let authorization = tokens?.current
+        var opened = false
+        while inFlight.count < streamLimit, let pending = waiting.popFirst() {
+            if pending.deadline <= now {
+                handBack(pending, .deadlineExceeded)
+                continue
+            }
+            guard nextStreamID < Int32.max - 2 else {
+                waiting.prepend(pending)
+                startDraining()
+                break
+            }
+            write(pending, authorization: authorization, now: now, context: context)
+            opened = true
+        }
+        if opened { observer.streamsChanged(open: inFlight.count, limit: streamLimit) }
+    }
+
+    private func write(
+        _ pending: PendingNotification, authorization: String?, now: NIODeadline, context: ChannelHandlerContext
+    ) {
+        var pending = pending
+        pending.attempts += 1
+        if pending.firstSent == nil { pending.firstSent = now }
+        let streamID = HTTP2StreamID(nextStreamID)
+        nextStreamID += 2
+        let headers = headerBuilder.headers(for: pending.notification, authorization: authorization)
+        let payload = pending.notification.payload
+        let endsWithHeaders = payload.readableBytes == 0
+        context.write(
+            wrapOutboundOut(
+                HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: endsWithHeaders)))),
+            promise: nil
+        )
+        if !endsWithHeaders {
+            context.write(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(payload), endStream: true)))),
+                promise: nil
+            )
+        }
+        inFlight[streamID] = (pending, ResponseParts())
+        needsFlush = true
+        observer.notificationSent(attempt: pending.attempts)
+    }
+
+    private func finishStream(_ streamID: HTTP2StreamID, _ pending: PendingNotification, _ outcome: AttemptOutcome) {
+        inFlight[streamID] = nil
+        handBack(pending, outcome)
+        closeIfDrained()
+    }
+
+    /// Every notification leaves the connection through here, exactly once.
+    private func handBack(_ pending: PendingNotification, _ outcome: AttemptOutcome) {
+        load.outstanding.subtract(1, ordering: .relaxed)
+        events.finished(pending, outcome)
+    }
+
+    private func flushIfNeeded(context: ChannelHandlerContext) {
+        guard needsFlush else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    // MARK: Connection management
+
+    private func apply(_ settings: HTTP2Settings) {
+        var limit = state == .starting ? Self.streamCap : streamLimit
+        for setting in settings where setting.parameter == .maxConcurrentStreams {
+            limit = min(setting.value, Self.streamCap)
+        }
+        streamLimit = limit
+        load.streamLimit.store(limit, ordering: .relaxed)
+        if state == .starting { state = .open }
+        observer.streamsChanged(open: inFlight.count, limit: limit)
+    }
+
+    private func receivedGoAway(lastStreamID: HTTP2StreamID, code: HTTP2ErrorCode, reason: APNSReason?) {
+        let why = "the server sent GOAWAY (\(reason.map(\.rawValue) ?? "\(code)"))"
+        startDraining()
+        for (streamID, entry) in inFlight where streamID > lastStreamID {
+            inFlight[streamID] = nil
+            handBack(entry.pending, .notProcessed(reason: why))
+        }
+        closeIfDrained()
+    }
+
+    private func startDraining() {
+        guard state == .starting || state == .open else { return }
+        state = .draining
+        load.takesWork.store(false, ordering: .relaxed)
+        events.stoppedTakingWork()
+        while let pending = waiting.popFirst() {
+            handBack(pending, .notProcessed(reason: "the connection is closing"))
+        }
+    }
+
+    private func closeIfDrained() {
+        guard state == .draining, inFlight.isEmpty, let context else { return }
+        state = .closed
+        let goAway = HTTP2Frame.FramePayload.goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)))
+            .whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+
+    private func closed(reason: String) {
+        timer?.cancel()
+        timer = nil
+        if state != .closed {
+            state = .closed
+            load.takesWork.store(false, ordering: .relaxed)
+            events.stoppedTakingWork()
+        }
+        let entries = inFlight
+        inFlight.removeAll()
+        for (_, entry) in entries { handBack(entry.pending, .lost(reason: reason)) }
+        while let pending = waiting.popFirst() { handBack(pending, .notProcessed(reason: reason)) }
+    }
+
+    /// Deadlines, and the PING that tells a quiet connection from a dead one.
+    private func onTick() {
+        guard let context else { return }
+        let now = NIODeadline.now()
+        for (streamID, entry) in inFlight where entry.pending.deadline <= now {
+            inFlight[streamID] = nil
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+            needsFlush = true
+            handBack(entry.pending, .deadlineExceeded)
+        }
+        if waiting.contains(where: { $0.deadline <= now }) {
+            let expired = waiting.filter { $0.deadline <= now }
+            waiting.removeAll { $0.deadline <= now }
+            for pending in expired { handBack(pending, .deadlineExceeded) }
+        }
+        if let sentAt = pingSentAt {
+            if now - sentAt > pingTimeout {
+                recordConnectionError(APNSClientError("the server did not answer a PING within \(pingTimeout)"))
+                context.close(promise: nil)
+                return
+            }
+        } else if state == .open, now - lastRead > pingInterval {
+            pingSentAt = now
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(), ack: false))),
+                promise: nil)
+            needsFlush = true
+        }
+        closeIfDrained()
+        flushIfNeeded(context: context)
+    }
+
+    private static func reason(in data: ByteBuffer) -> APNSReason? {
+        try? APNSErrorResponse(data: Data(data.readableBytesView)).reason
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? APNSClientError { return error.message }
+        return String(describing: error)
+    }
+}

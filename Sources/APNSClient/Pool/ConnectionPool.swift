@@ -1,0 +1,190 @@
+import APNSCore
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The client's connections: it sends each batch where there is room, opens a connection when every open one is
+/// full (up to the limit), and turns each attempt's outcome into a result or a retry.
+final class ConnectionPool: Sendable {
+    private let configuration: APNSClient.Configuration
+    private let group: any EventLoopGroup
+    private let bootstrap: ConnectionBootstrap
+    private let tokens: ProviderTokenCache?
+    private let window: SendWindow
+    private let connections = NIOLockedValueBox<[PooledConnection]>([])
+
+    init(
+        configuration: APNSClient.Configuration,
+        group: any EventLoopGroup,
+        bootstrap: ConnectionBootstrap,
+        tokens: ProviderTokenCache?,
+        window: SendWindow
+    ) {
+        self.configuration = configuration
+        self.group = group
+        self.bootstrap = bootstrap
+        self.tokens = tokens
+        self.window = window
+    }
+
+    /// Sends a batch on the connection with the most room, opening one if every open one is full.
+    func dispatch(_ batch: [PendingNotification]) {
+        guard !batch.isEmpty else { return }
+        let (connection, isNew) = connections.withLockedValue { connections in
+            let best = connections.max { $0.load.room < $1.load.room }
+            if let best, best.load.room > 0 || connections.count >= configuration.maximumConnections {
+                return (best, false)
+            }
+            let connection = makeConnection()
+            connections.append(connection)
+            return (connection, true)
+        }
+        if isNew {
+            configuration.observer.connectionsChanged(open: connections.withLockedValue { $0.count })
+            connection.connect(with: bootstrap)
+        }
+        connection.submit(batch)
+    }
+
+    /// Closes every connection once its streams are answered.
+    func closeAll() {
+        let all = connections.withLockedValue { connections in
+            defer { connections.removeAll() }
+            return connections
+        }
+        for connection in all { connection.closeGracefully() }
+    }
+
+    private func makeConnection() -> PooledConnection {
+        let loop = group.next()
+        var connection: PooledConnection?
+        connection = PooledConnection(loop: loop) { load in
+            APNSConnectionHandler(
+                authority: configuration.endpoint.authority,
+                tokens: tokens,
+                load: load,
+                observer: configuration.observer,
+                pingInterval: configuration.pingInterval,
+                pingTimeout: configuration.pingTimeout,
+                events: ConnectionEvents(
+                    finished: { [weak self] pending, outcome in self?.finished(pending, outcome) },
+                    stoppedTakingWork: { [weak self, load] in self?.remove(load) }
+                )
+            )
+        }
+        return connection!
+    }
+
+    private func remove(_ load: ConnectionLoad) {
+        let count = connections.withLockedValue { connections in
+            connections.removeAll { $0.load === load }
+            return connections.count
+        }
+        configuration.observer.connectionsChanged(open: count)
+    }
+
+    // MARK: Outcomes
+
+    /// Turns an attempt's outcome into the notification's result, or sends it again where reference A allows.
+    private func finished(_ pending: PendingNotification, _ outcome: AttemptOutcome) {
+        switch outcome {
+        case .answered(let status, let apnsID, let uniqueID, let body):
+            if status == 200 {
+                finish(pending, .accepted(APNSAcceptance(apnsID: apnsID ?? "", uniqueID: uniqueID)))
+                return
+            }
+            let rejection = Self.rejection(status: status, apnsID: apnsID, body: body)
+            switch rejection.reason.retryAdvice(status: status) {
+            case .afterBackoff, .onNewConnection:
+                retry(pending, after: rejection)
+            case .withNewProviderToken where tokens != nil:
+                retryWithNewToken(pending, after: rejection)
+            default:
+                finish(pending, .rejected(rejection))
+            }
+        case .notProcessed(let reason):
+            let rejection = APNSRejection(status: nil, reason: .streamReset, message: reason)
+            if pending.attempts == 0 {
+                resend(pending, after: .zero)
+            } else {
+                retry(pending, after: rejection)
+            }
+        case .lost(let reason):
+            retry(pending, after: APNSRejection(status: nil, reason: .streamReset, message: reason))
+        case .connectionFailed(let reason):
+            retry(pending, after: APNSRejection(status: nil, reason: .connectionFailed, message: reason))
+        case .deadlineExceeded:
+            let seconds = configuration.timeout.components.seconds
+            finish(
+                pending,
+                .rejected(
+                    APNSRejection(
+                        status: nil, reason: .deadlineExceeded,
+                        message:
+                            "no answer before the deadline (\(seconds) s unless given) after \(pending.attempts) attempt(s)"
+                    )
+                )
+            )
+        }
+    }
+
+    private func retry(_ pending: PendingNotification, after rejection: APNSRejection) {
+        let attempts = max(pending.attempts, 1)
+        guard attempts < configuration.retryPolicy.maximumAttempts else {
+            finish(pending, .rejected(rejection))
+            return
+        }
+        let delay = configuration.retryPolicy.backoff(afterAttempts: attempts)
+        guard NIODeadline.now() + TimeAmount(delay) < pending.deadline else {
+            finish(pending, .rejected(rejection))
+            return
+        }
+        configuration.observer.notificationRetried(reason: rejection.reason, attempt: attempts, delay: delay)
+        resend(pending, after: delay)
+    }
+
+    private func resend(_ pending: PendingNotification, after delay: Duration) {
+        if delay == .zero {
+            dispatch([pending])
+        } else {
+            group.next().scheduleTask(in: TimeAmount(delay)) { [weak self] in self?.dispatch([pending]) }
+        }
+    }
+
+    /// `ExpiredProviderToken`: sign a new token (once for all the notifications that got the answer) and send again.
+    private func retryWithNewToken(_ pending: PendingNotification, after rejection: APNSRejection) {
+        guard let tokens, pending.attempts < configuration.retryPolicy.maximumAttempts else {
+            finish(pending, .rejected(rejection))
+            return
+        }
+        tokens.expireIfRefreshAllowed()
+        configuration.observer.notificationRetried(reason: rejection.reason, attempt: pending.attempts, delay: .zero)
+        Task {
+            _ = try? await tokens.authorization()
+            self.dispatch([pending])
+        }
+    }
+
+    private func finish(_ pending: PendingNotification, _ result: APNSResult) {
+        let latency = pending.firstSent.map { NIODeadline.now() - $0 } ?? .zero
+        configuration.observer.notificationFinished(result, latency: .nanoseconds(latency.nanoseconds))
+        pending.onResult(
+            APNSSendOutcome(notification: pending.notification, result: result, attempts: pending.attempts))
+        window.release(1)
+    }
+
+    /// The rejection an error answer describes; a body that is not APNs' JSON is reported as such.
+    static func rejection(status: Int, apnsID: String?, body: ByteBuffer?) -> APNSRejection {
+        let data = body.map { Data($0.readableBytesView) } ?? Data()
+        guard let response = try? APNSErrorResponse(data: data) else {
+            let text = String(decoding: data.prefix(200), as: UTF8.self)
+            return APNSRejection(
+                status: status, reason: .invalidResponse, apnsID: apnsID,
+                message: "status \(status) without an APNs reason\(text.isEmpty ? "" : ": \(text)")")
+        }
+        let summary = APNSReason.catalog[response.reason]?.summary ?? "APNs answered \(status) \(response.reason)"
+        return APNSRejection(
+            status: status, reason: response.reason, timestamp: response.invalidSince, apnsID: apnsID,
+            message: summary)
+    }
+}

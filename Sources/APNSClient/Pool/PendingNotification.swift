@@ -1,0 +1,29 @@
+import NIOCore
+
+/// A notification inside the client, from the moment it is handed over until its result: how often it was sent,
+/// by when it must end, and whom to tell.
+struct PendingNotification: Sendable {
+    let notification: APNSNotification
+    /// The moment the client gives up and answers ``APNSReason/deadlineExceeded``.
+    let deadline: NIODeadline
+    /// Called exactly once with the outcome.
+    let onResult: @Sendable (APNSSendOutcome) -> Void
+    /// How many times it has been written to a connection.
+    var attempts = 0
+    /// When it was first written, for latency.
+    var firstSent: NIODeadline?
+}
+
+/// How one attempt on one connection ended, before the pool decides between a result and a retry.
+enum AttemptOutcome: Sendable {
+    /// APNs answered: status, `apns-id`, `apns-unique-id` and the body (empty on success).
+    case answered(status: Int, apnsID: String?, uniqueID: String?, body: ByteBuffer?)
+    /// The server never processed it: never written, above a GOAWAY's last stream, or `REFUSED_STREAM`.
+    case notProcessed(reason: String)
+    /// Written, but the connection ended or the stream was reset before an answer came.
+    case lost(reason: String)
+    /// No connection could be made.
+    case connectionFailed(reason: String)
+    /// Its deadline passed.
+    case deadlineExceeded
+}
