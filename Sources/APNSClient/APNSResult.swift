@@ -78,6 +78,6 @@ public struct APNSSendOutcome: Sendable {
     public var notification: APNSNotification
     /// How it ended.
     public var result: APNSResult
-    /// How many times it was sent (1 when it was never retried; 0 when it was never sent).
+    /// How many times the client tried to send it (1 when it was never retried).
     public var attempts: Int
 }

@@ -44,6 +44,8 @@ public final class GatewayServer: Sendable {
     public let store: NotificationStore
     /// The provider keys it trusts.
     public let keys: ProviderKeys
+    /// Failures armed for tests (`POST /admin/faults`).
+    public let faults = InjectedFaults()
     /// The local CA.
     public let certificateAuthority: LocalCertificateAuthority
     private let journal: GatewayJournal
@@ -74,9 +76,9 @@ public final class GatewayServer: Sendable {
     public func start() async throws -> Int {
         let tls = try makeTLSContext()
         let processor = ProviderRequestProcessor(
-            registry: registry, keys: keys, store: store, defaultEnvironment: configuration.environment,
+            registry: registry, keys: keys, store: store, faults: faults, defaultEnvironment: configuration.environment,
             now: { Date() })
-        let admin = AdminRequestProcessor(registry: registry, store: store, keys: keys, now: { Date() })
+        let admin = AdminRequestProcessor(registry: registry, store: store, keys: keys, faults: faults, now: { Date() })
         let pipelines = GatewayPipelines(
             processor: processor, admin: admin, registry: registry, store: store,
             idleTimeout: configuration.idleTimeout, connections: connections)

@@ -27,7 +27,7 @@ struct ProviderRequestProcessorTests {
             pem: otherKey.pemRepresentation, keyID: "XYZ987WVUT", teamID: "DEF123GHIJ", topics: ["com.example.other"])
         let now = self.now
         return ProviderRequestProcessor(
-            registry: registry, keys: ProviderKeys(verifier), store: NotificationStore(),
+            registry: registry, keys: ProviderKeys(verifier), store: NotificationStore(), faults: InjectedFaults(),
             defaultEnvironment: .development, now: { now.value })
     }
 
@@ -106,7 +106,8 @@ struct ProviderRequestProcessorTests {
 @Suite("Admin API bad input")
 struct AdminRequestProcessorTests {
     let admin = AdminRequestProcessor(
-        registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), now: { Date() })
+        registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
+        now: { Date() })
 
     @Test(
         "malformed requests get 400 or 404 with a JSON error that says what to send",

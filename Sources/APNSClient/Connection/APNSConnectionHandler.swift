@@ -101,8 +101,12 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         state = .closed
         load.takesWork.store(false, ordering: .relaxed)
         events.stoppedTakingWork()
-        let reason = Self.describe(connectionError ?? error)
-        while let pending = waiting.popFirst() { handBack(pending, .connectionFailed(reason: reason)) }
+        let cause = connectionError ?? error
+        let reason = Self.describe(cause)
+        let retryable = (cause as? ConnectionSetupError)?.retryable ?? true
+        while let pending = waiting.popFirst() {
+            handBack(pending, .connectionFailed(reason: reason, retryable: retryable))
+        }
     }
 
     /// Remembers why the connection failed before HTTP/2 started (a TLS or ALPN error), for the results.

@@ -48,7 +48,7 @@ struct ConnectionBootstrap: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let recorder = ConnectionErrorRecorder(handler: handler)
+                    let recorder = ConnectionErrorRecorder(handler: handler, endpoint: endpoint.description)
                     let alpn = ApplicationProtocolNegotiationHandler { result, channel in
                         guard case .negotiated("h2") = result else {
                             handler.value.recordConnectionError(
@@ -89,13 +89,15 @@ struct ConnectionBootstrap: Sendable {
 private final class ConnectionErrorRecorder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = Any
     let handler: NIOLoopBoundBox<APNSConnectionHandler>
+    let endpoint: String
 
-    init(handler: NIOLoopBoundBox<APNSConnectionHandler>) {
+    init(handler: NIOLoopBoundBox<APNSConnectionHandler>, endpoint: String) {
         self.handler = handler
+        self.endpoint = endpoint
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        handler.value.recordConnectionError(APNSClientError("TLS with the server failed: \(error)"))
+        handler.value.recordConnectionError(ConnectionSetupError.tls(error, endpoint: endpoint))
         context.close(promise: nil)
     }
 }

@@ -111,8 +111,15 @@ final class ConnectionPool: Sendable {
             }
         case .lost(let reason):
             retry(pending, after: APNSRejection(status: nil, reason: .streamReset, message: reason))
-        case .connectionFailed(let reason):
-            retry(pending, after: APNSRejection(status: nil, reason: .connectionFailed, message: reason))
+        case .connectionFailed(let reason, let retryable):
+            var pending = pending
+            pending.attempts += 1
+            let rejection = APNSRejection(status: nil, reason: .connectionFailed, message: reason)
+            if retryable {
+                retry(pending, after: rejection)
+            } else {
+                finish(pending, .rejected(rejection))
+            }
         case .deadlineExceeded:
             let seconds = configuration.timeout.components.seconds
             finish(

@@ -8,7 +8,7 @@ struct PendingNotification: Sendable {
     let deadline: NIODeadline
     /// Called exactly once with the outcome.
     let onResult: @Sendable (APNSSendOutcome) -> Void
-    /// How many times it has been written to a connection.
+    /// How many times the client tried to send it: written to a connection, or a connection opened for it failed.
     var attempts = 0
     /// When it was first written, for latency.
     var firstSent: NIODeadline?
@@ -22,8 +22,9 @@ enum AttemptOutcome: Sendable {
     case notProcessed(reason: String)
     /// Written, but the connection ended or the stream was reset before an answer came.
     case lost(reason: String)
-    /// No connection could be made.
-    case connectionFailed(reason: String)
+    /// No connection could be made; `retryable` is false when trying again cannot help (the server's certificate is
+    /// not trusted, it does not speak HTTP/2).
+    case connectionFailed(reason: String, retryable: Bool)
     /// Its deadline passed.
     case deadlineExceeded
 }

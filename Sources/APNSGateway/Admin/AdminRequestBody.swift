@@ -23,6 +23,12 @@ struct AdminRequestBody {
         return string
     }
 
+    func optionalInt(_ key: String) throws(AdminError) -> Int? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let number = value.number?.intValue else { throw AdminError(400, "\"\(key)\" must be a whole number") }
+        return number
+    }
+
     func optionalStrings(_ key: String) throws(AdminError) -> [String]? {
         guard let value = object[key], value != .null else { return nil }
         guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {

@@ -9,10 +9,13 @@ import Foundation
 /// - `GET /admin/devices/<token>/notifications` → `{"stored": [...], "delivered": [...]}`
 /// - `GET /admin/deliveries?apns-id=<id>` or `?apns-unique-id=<id>` → the delivery log entry
 /// - `POST /admin/keys` `{"team-id", "key-id", "pem", "topics"?, "environment"?}` → `201`
+/// - `POST /admin/faults` `{"status", "reason", "count"?, "token"?}` or `{"goaway", "count"?, "token"?}` → `201`;
+///   `DELETE /admin/faults` → `204`
 struct AdminRequestProcessor: Sendable {
     let registry: DeviceRegistry
     let store: NotificationStore
     let keys: ProviderKeys
+    let faults: InjectedFaults
     let now: @Sendable () -> Date
 
     func process(method: String?, path fullPath: String, body: [UInt8]) -> AdminResponse {
@@ -40,7 +43,11 @@ struct AdminRequestProcessor: Sendable {
         case ("GET", "devices", 4) where segments[3] == "notifications": return try notifications(segments[2])
         case ("GET", "deliveries", 2): return try deliveries(query)
         case ("POST", "keys", 2): return try addKey(AdminRequestBody(body))
-        case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2):
+        case ("POST", "faults", 2): return try addFault(AdminRequestBody(body))
+        case ("DELETE", "faults", 2):
+            faults.removeAll()
+            return AdminResponse(status: 204, body: nil)
+        case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2), (_, "faults", 2):
             throw AdminError(405, "\(method) is not allowed on \(path); see docs/gateway.md")
         default:
             throw AdminError(404, "no admin endpoint \(path); see docs/gateway.md")
@@ -116,6 +123,23 @@ struct AdminRequestProcessor: Sendable {
                     ("token", entry.token.map { .string($0.hex) } ?? .null),
                     ("events", .array(events)),
                 ])))
+    }
+
+    private func addFault(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {
+        let count = try body.optionalInt("count") ?? 1
+        guard count >= 1 else { throw AdminError(400, "\"count\" must be 1 or more") }
+        let token = try body.optionalString("token").map { text throws(AdminError) in try parseToken(text) }
+        let effect: InjectedFaults.Effect
+        if let goAway = try body.optionalString("goaway") {
+            effect = .goAway(reason: APNSReason(rawValue: goAway))
+        } else {
+            guard let status = try body.optionalInt("status"), (400...599).contains(status) else {
+                throw AdminError(400, "the body needs \"status\" (400 to 599) and \"reason\", or \"goaway\"")
+            }
+            effect = .answer(status: status, reason: APNSReason(rawValue: try body.string("reason")))
+        }
+        faults.add(InjectedFaults.Fault(effect: effect, count: count, token: token))
+        return .json(201, ["pending": .number(JSONNumber(faults.pending))])
     }
 
     private func addKey(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {

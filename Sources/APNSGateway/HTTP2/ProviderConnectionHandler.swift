@@ -149,6 +149,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     private func write(_ streamID: HTTP2StreamID, _ response: ProviderResponse, context: ChannelHandlerContext) {
+        if let reason = response.goAway {
+            goAway(before: streamID, reason: reason, context: context)
+            return
+        }
         var extra = [("apns-id", response.apnsID)]
         if let uniqueID = response.uniqueID { extra.append((APNSRequestHeaders.Name.uniqueID, uniqueID)) }
         write(
@@ -181,6 +185,17 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: data)), promise: nil)
         }
         pendingWrites = true
+    }
+
+    /// An injected GOAWAY: streams from `streamID` on are left unprocessed, as APNs leaves them when it goes away.
+    private func goAway(before streamID: HTTP2StreamID, reason: APNSReason, context: ChannelHandlerContext) {
+        requests.removeAll()
+        let last = HTTP2StreamID(max(Int(Int32(streamID)) - 2, 0))
+        let body = ByteBuffer(bytes: APNSErrorResponse(reason: reason).encoded())
+        let goAway = HTTP2Frame.FramePayload.goAway(lastStreamID: last, errorCode: .noError, opaqueData: body)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)))
+            .whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
     private func flushIfNeeded(context: ChannelHandlerContext) {

@@ -39,6 +39,8 @@ struct ProviderResponse: Sendable {
     var apnsID: String
     var uniqueID: String?
     var error: APNSErrorResponse?
+    /// Set by an injected fault: send no answer, end the connection with GOAWAY carrying this reason.
+    var goAway: APNSReason?
 
     static func rejected(_ rejection: APNSRequestRejection, apnsID: String) -> ProviderResponse {
         ProviderResponse(

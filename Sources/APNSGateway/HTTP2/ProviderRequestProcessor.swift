@@ -11,6 +11,8 @@ struct ProviderRequestProcessor: Sendable {
     let registry: DeviceRegistry
     let keys: ProviderKeys
     let store: NotificationStore
+    /// Failures armed through the admin API, applied to pushes that are otherwise accepted.
+    let faults: InjectedFaults
     /// The environment for `:authority` names that are not Apple's.
     let defaultEnvironment: APNSEnvironment
     let now: @Sendable () -> Date
@@ -40,6 +42,9 @@ struct ProviderRequestProcessor: Sendable {
         let apnsIDText = messageID?.rawValue ?? apnsID.lowercasedString
         do {
             let accepted = try accept(request, connection: connection, apnsID: apnsID, verified: verified)
+            if let effect = faults.take(for: accepted.token) {
+                return injected(effect, apnsID: apnsID, apnsIDText: apnsIDText)
+            }
             store.accept(accepted)
             return ProviderResponse(
                 status: 200, apnsID: apnsIDText, uniqueID: accepted.uniqueID?.lowercasedString, error: nil)
@@ -54,6 +59,20 @@ struct ProviderRequestProcessor: Sendable {
             return response
         } catch {
             return .rejected(APNSRequestRejection(.internalServerError, "\(error)"), apnsID: apnsIDText)
+        }
+    }
+
+    /// The answer an armed fault asks for; the push is logged as rejected and not stored.
+    private func injected(_ effect: InjectedFaults.Effect, apnsID: UUID, apnsIDText: String) -> ProviderResponse {
+        switch effect {
+        case .answer(let status, let reason):
+            store.log.record(apnsID, .init(.rejected, at: now(), "\(reason.rawValue): injected through /admin/faults"))
+            return ProviderResponse(
+                status: status, apnsID: apnsIDText, uniqueID: nil, error: APNSErrorResponse(reason: reason))
+        case .goAway(let reason):
+            var response = ProviderResponse(status: 0, apnsID: apnsIDText, uniqueID: nil, error: nil)
+            response.goAway = reason
+            return response
         }
     }
 

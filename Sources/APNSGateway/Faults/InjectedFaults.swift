@@ -1,0 +1,58 @@
+public import APNSCore
+import NIOConcurrencyHelpers
+
+/// Failures a test asks the gateway to produce, so a provider's handling of them can be tested: the next matching
+/// pushes are answered with a chosen status and reason (`429 TooManyRequests`, `500`, `503 ServiceUnavailable`, ...),
+/// or end their connection with a GOAWAY, instead of being accepted. Set through `POST /admin/faults`.
+public final class InjectedFaults: Sendable {
+    /// What happens to a push a fault matches.
+    public enum Effect: Hashable, Sendable {
+        /// Answer with this status and reason.
+        case answer(status: Int, reason: APNSReason)
+        /// Leave the push unprocessed and end the connection with GOAWAY carrying `{"reason": ...}`.
+        case goAway(reason: APNSReason)
+    }
+
+    /// One armed fault.
+    public struct Fault: Hashable, Sendable {
+        public var effect: Effect
+        /// How many more pushes it applies to.
+        public var remaining: Int
+        /// Only pushes to this token, or any push when `nil`.
+        public var token: APNSDeviceToken?
+
+        public init(effect: Effect, count: Int, token: APNSDeviceToken? = nil) {
+            self.effect = effect
+            self.remaining = count
+            self.token = token
+        }
+    }
+
+    private let faults = NIOLockedValueBox<[Fault]>([])
+
+    public init() {}
+
+    /// Arms a fault; faults apply in the order they were added.
+    public func add(_ fault: Fault) {
+        faults.withLockedValue { $0.append(fault) }
+    }
+
+    /// Disarms every fault.
+    public func removeAll() {
+        faults.withLockedValue { $0.removeAll() }
+    }
+
+    /// How many pushes the armed faults will still change.
+    public var pending: Int { faults.withLockedValue { $0.reduce(0) { $0 + $1.remaining } } }
+
+    /// The effect for a valid push to `token`, using up one application of the first matching fault.
+    func take(for token: APNSDeviceToken) -> Effect? {
+        faults.withLockedValue { faults in
+            guard let index = faults.firstIndex(where: { $0.token == nil || $0.token == token }) else { return nil }
+            let effect = faults[index].effect
+            faults[index].remaining -= 1
+            if faults[index].remaining <= 0 { faults.remove(at: index) }
+            return effect
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import APNSClient
+import APNSCore
+import ArgumentParser
+import Foundation
+import NIOCore
+
+/// `herald send`: sends notifications to Apple's APNs or the local gateway.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a notification to one device or to a file of tokens, through Apple's APNs or the gateway.",
+        discussion: """
+            The payload comes from --payload (JSON or .apns), standard input, or the quick flags (which also apply on \
+            top of a file). It is checked as `herald payload lint` checks it before anything is sent.
+            Exit status: 0 every notification accepted, 1 any rejected, 2 bad usage (nothing sent).
+            """
+    )
+
+    @Option(name: .customLong("token"), help: "A device token (hex). Repeatable.")
+    var tokens: [String] = []
+
+    @Option(name: .customLong("tokens"), help: "A file of device tokens, one per line (- for standard input).")
+    var tokenFile: String?
+
+    @Option(help: "The payload file: JSON or an Xcode .apns file (- for standard input).")
+    var payload: String?
+
+    @OptionGroup(title: "Payload flags")
+    var quick: QuickPayloadOptions
+
+    @Option(name: .customLong("push-type"), help: "apns-push-type (inferred from the payload if omitted).")
+    var pushType: String?
+
+    @Option(help: "apns-priority: 10, 5 or 1.")
+    var priority: String?
+
+    @Option(help: "apns-expiration: UNIX seconds; 0 means deliver now or never.")
+    var expiration: String?
+
+    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id: a later notification with it replaces this one.")
+    var collapseID: String?
+
+    @Option(name: .customLong("apns-id"), help: "apns-id (a UUID; APNs makes one if omitted).")
+    var apnsID: String?
+
+    @Option(help: "apns-topic: the app's bundle ID (for a .apns file, its Simulator Target Bundle by default).")
+    var topic: String?
+
+    @OptionGroup(title: "Target and credentials")
+    var target: SendTargetOptions
+
+    @Option(help: "How many connections to open at most.")
+    var connections = 1
+
+    @Option(help: "How many notifications may be in flight at once.")
+    var concurrency = 4096
+
+    @Flag(help: "Print the summary as one JSON object.")
+    var json = false
+
+    @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command instead of sending.")
+    var printCurl = false
+
+    func run() async throws {
+        let io = CommandIO.current
+        guard connections >= 1, concurrency >= 1 else {
+            throw UsageError("--connections and --concurrency are 1 or more")
+        }
+        guard !tokens.isEmpty || tokenFile != nil else {
+            throw UsageError("say whom to send to: --token HEX or --tokens FILE")
+        }
+        let request = try SendRequest.make(
+            payloadPath: payload ?? (quick.isEmpty ? "-" : nil), quick: quick, io: io,
+            headers: (pushType, priority, expiration, collapseID, apnsID, topic))
+        for warning in request.warnings { io.writeError("warning: \(warning)\n") }
+        let endpoint = try target.endpoint()
+        let authentication = try target.authentication()
+        if printCurl {
+            try await printCurlCommand(request, endpoint: endpoint, authentication: authentication, io: io)
+            return
+        }
+        let summary = try await send(request, endpoint: endpoint, authentication: authentication, io: io)
+        io.write(json ? summary.json() : summary.text())
+        if !summary.allAccepted { throw ExitCode(1) }
+    }
+
+    private func send(
+        _ request: SendRequest, endpoint: APNSEndpoint, authentication: APNSClientAuthentication, io: CommandIO
+    ) async throws -> SendSummary {
+        let summary = SendSummary()
+        var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
+        configuration.maximumConnections = connections
+        configuration.maximumPendingNotifications = concurrency
+        configuration.observer = SendObserver(summary: summary)
+        let client = try APNSClient(configuration: configuration)
+        let progress = tokenFile != nil && isatty(STDERR_FILENO) == 1 && !json ? SendProgress(summary: summary) : nil
+        progress?.start()
+        defer { progress?.stop() }
+        let payload = ByteBuffer(bytes: request.body)
+        let headers = request.headers
+        let file = try tokenFile.map(TokenFile.init(path:))
+        let given = AnySequence(tokens.map { TokenFile.Line(number: 0, text: $0) })
+        let lines = [given, file.map { AnySequence($0) } ?? AnySequence([])].joined()
+        let notifications = lines.lazy.compactMap { line -> APNSNotification? in
+            do throws(APNSRequestRejection) {
+                _ = try APNSDeviceToken(hex: line.text)
+                return APNSNotification(deviceToken: line.text, headers: headers, payload: payload)
+            } catch {
+                let place = line.number > 0 ? "\(tokenFile ?? ""):\(line.number): " : ""
+                summary.recordInvalidToken("\(place)'\(line.text.prefix(80))' is not a device token: \(error.message)")
+                return nil
+            }
+        }
+        try await client.send(contentsOf: notifications) { outcome in
+            summary.record(token: outcome.notification.deviceToken, outcome.result)
+        }
+        await client.shutdown()
+        return summary
+    }
+
+    private func printCurlCommand(
+        _ request: SendRequest, endpoint: APNSEndpoint, authentication: APNSClientAuthentication, io: CommandIO
+    ) async throws {
+        var authorization: String?
+        if case .token(let signer, _) = authentication {
+            authorization = try await signer.token(issuedAt: Date()).authorizationHeaderValue
+        }
+        let certificate = target.cert.map { (path: $0, password: target.certPassword, key: target.certKey) }
+        let token = tokens.first ?? "$TOKEN"
+        io.write(
+            CurlCommand(
+                endpoint: endpoint, caFile: target.caFile, headers: request.headers, authorization: authorization,
+                certificate: certificate, payload: request.body, token: token
+            ).text)
+    }
+}
+
+/// Counts the client's retries into the summary.
+private struct SendObserver: APNSClientObserver {
+    let summary: SendSummary
+
+    func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration) {
+        summary.recordRetry()
+    }
+}

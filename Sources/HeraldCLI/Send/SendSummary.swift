@@ -1,0 +1,135 @@
+import APNSClient
+import APNSCore
+import Foundation
+import Synchronization
+
+/// What `herald send` did: counts by result and reason, retries, time; and the first results in full.
+final class SendSummary: Sendable {
+    /// At most this many results are kept one by one (all of them for small sends).
+    static let keptResults = 100
+
+    struct Counts {
+        var sent = 0
+        var accepted = 0
+        var rejected: [String: Int] = [:]
+        var retried = 0
+        var firstMessages: [String: String] = [:]
+        var results: [(token: String, result: APNSResult)] = []
+    }
+
+    private let counts = Mutex(Counts())
+    private let started = ContinuousClock.now
+
+    /// A notification ended.
+    func record(token: String, _ result: APNSResult) {
+        counts.withLock { counts in
+            counts.sent += 1
+            switch result {
+            case .accepted: counts.accepted += 1
+            case .rejected(let rejection):
+                counts.rejected[rejection.reason.rawValue, default: 0] += 1
+                if counts.firstMessages[rejection.reason.rawValue] == nil {
+                    counts.firstMessages[rejection.reason.rawValue] = rejection.message
+                }
+            }
+            if counts.results.count < Self.keptResults { counts.results.append((token, result)) }
+        }
+    }
+
+    /// A line of the token file that is no device token: APNs would answer `BadDeviceToken`, so it is not sent.
+    func recordInvalidToken(_ message: String) {
+        record(
+            token: "",
+            .rejected(APNSRejection(status: 400, reason: .badDeviceToken, message: message))
+        )
+    }
+
+    /// A notification will be sent again.
+    func recordRetry() {
+        counts.withLock { $0.retried += 1 }
+    }
+
+    var snapshot: Counts { counts.withLock { $0 } }
+
+    /// Seconds since the send started.
+    var seconds: Double {
+        let elapsed = ContinuousClock.now - started
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    var allAccepted: Bool { counts.withLock { $0.rejected.isEmpty } }
+
+    /// The summary for a person.
+    func text() -> String {
+        let counts = snapshot
+        let seconds = seconds
+        var lines: [String] = []
+        if counts.sent <= 1, let (token, result) = counts.results.first {
+            lines.append(Self.describe(token: token, result))
+        }
+        let rejected = counts.rejected.values.reduce(0, +)
+        lines.append(
+            "sent \(counts.sent): \(counts.accepted) accepted, \(rejected) rejected, \(counts.retried) retried in "
+                + String(format: "%.2f s (%.0f notifications/s)", seconds, Double(counts.sent) / max(seconds, 1e-9)))
+        for (reason, count) in counts.rejected.sorted(by: { $0.value > $1.value }) {
+            lines.append("  \(reason): \(count) (\(counts.firstMessages[reason] ?? ""))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The summary as one JSON object: `sent`, `accepted`, `rejected` (reason to count), `retried`, `seconds`,
+    /// `notificationsPerSecond`, and `results` (each notification's result, for up to 100 notifications).
+    func json() -> String {
+        let counts = snapshot
+        let seconds = seconds
+        var rejected = JSONObject()
+        for (reason, count) in counts.rejected.sorted(by: { $0.key < $1.key }) {
+            rejected[reason] = .number(JSONNumber(count))
+        }
+        var object = JSONObject([
+            (key: "sent", value: .number(JSONNumber(counts.sent))),
+            (key: "accepted", value: .number(JSONNumber(counts.accepted))),
+            (key: "rejected", value: .object(rejected)),
+            (key: "retried", value: .number(JSONNumber(counts.retried))),
+            (key: "seconds", value: .number(JSONNumber((seconds * 1000).rounded() / 1000))),
+            (
+                key: "notificationsPerSecond",
+                value: .number(JSONNumber((Double(counts.sent) / max(seconds, 1e-9)).rounded()))
+            ),
+        ])
+        if counts.sent <= Self.keptResults {
+            object["results"] = .array(counts.results.map { Self.json(token: $0.token, $0.result) })
+        }
+        return String(decoding: JSONValue.object(object).encoded(), as: UTF8.self) + "\n"
+    }
+
+    private static func describe(token: String, _ result: APNSResult) -> String {
+        switch result {
+        case .accepted(let acceptance):
+            let unique = acceptance.uniqueID.map { ", apns-unique-id \($0)" } ?? ""
+            return "\(token): accepted, apns-id \(acceptance.apnsID)\(unique)"
+        case .rejected(let rejection):
+            let since = rejection.timestamp.map { " (invalid since \(ISO8601DateFormatter().string(from: $0)))" } ?? ""
+            return "\(token): rejected, \(rejection.status.map(String.init) ?? "no answer") \(rejection.reason)\(since)"
+        }
+    }
+
+    private static func json(token: String, _ result: APNSResult) -> JSONValue {
+        var object = JSONObject([(key: "token", value: .string(token))])
+        switch result {
+        case .accepted(let acceptance):
+            object["status"] = 200
+            object["apns-id"] = .string(acceptance.apnsID)
+            if let unique = acceptance.uniqueID { object["apns-unique-id"] = .string(unique) }
+        case .rejected(let rejection):
+            object["status"] = rejection.status.map { .number(JSONNumber($0)) } ?? .null
+            object["reason"] = .string(rejection.reason.rawValue)
+            if let id = rejection.apnsID { object["apns-id"] = .string(id) }
+            if let timestamp = rejection.timestamp {
+                object["timestamp"] = .number(JSONNumber(Int((timestamp.timeIntervalSince1970 * 1000).rounded())))
+            }
+            object["message"] = .string(rejection.message)
+        }
+        return .object(object)
+    }
+}
