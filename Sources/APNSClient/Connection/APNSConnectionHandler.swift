@@ -30,6 +30,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     static let connectionWindow = 1 << 20
     /// The receive window of a stream (HTTP/2's default).
     static let streamWindow = 65535
+    /// While answers are being read, new streams are flushed after this many, so the server works on them while the
+    /// client reads the rest: reading a whole burst before sending the next would make the two take turns.
+    static let flushEvery = 16
     /// How often deadlines and the PING check run.
     static let tick = TimeAmount.milliseconds(100)
 
@@ -53,13 +56,15 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     private var state = State.starting
     private var waiting = CircularBuffer<PendingNotification>()
-    private var inFlight: [HTTP2StreamID: (pending: PendingNotification, response: ResponseParts)] = [:]
+    private var inFlight: [HTTP2StreamID: PendingNotification] = [:]
     private var nextStreamID: Int32 = 1
     private var streamLimit = 0
     private var lastRead = NIODeadline.now()
     private var pingSentAt: NIODeadline?
     private var timer: RepeatedTask?
     private var needsFlush = false
+    /// Streams written since the last flush.
+    private var unflushedStreams = 0
     private var connectionError: (any Error)?
 
     init(
@@ -140,28 +145,20 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         lastRead = .now()
         switch frame.payload {
         case .headers(let headers):
-            guard var entry = inFlight[frame.streamID] else { return }
-            entry.response.add(headers.headers)
-            if headers.endStream {
-                finishStream(frame.streamID, entry.pending, entry.response.outcome)
-            } else {
-                inFlight[frame.streamID] = entry
-            }
+            guard let pending = inFlight[frame.streamID] else { return }
+            pending.response.add(headers.headers)
+            if headers.endStream { finishStream(frame.streamID, pending, pending.response.outcome) }
         case .data(let data):
-            guard var entry = inFlight[frame.streamID] else { return }
-            entry.response.add(data.data)
-            if data.endStream {
-                finishStream(frame.streamID, entry.pending, entry.response.outcome)
-            } else {
-                inFlight[frame.streamID] = entry
-            }
+            guard let pending = inFlight[frame.streamID] else { return }
+            pending.response.add(data.data)
+            if data.endStream { finishStream(frame.streamID, pending, pending.response.outcome) }
         case .rstStream(let code):
-            guard let entry = inFlight[frame.streamID] else { return }
+            guard let pending = inFlight[frame.streamID] else { return }
             let outcome: AttemptOutcome =
                 code == .refusedStream
                 ? .notProcessed(reason: "the server refused the stream (REFUSED_STREAM)")
                 : .lost(reason: "the server reset the stream (\(code))")
-            finishStream(frame.streamID, entry.pending, outcome)
+            finishStream(frame.streamID, pending, outcome)
         case .settings(.settings(let settings)):
             apply(settings)
         case .goAway(let lastStreamID, let code, let opaqueData):
@@ -188,9 +185,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let closed = event as? StreamClosedEvent, let entry = inFlight[closed.streamID] {
+        if let closed = event as? StreamClosedEvent, let pending = inFlight[closed.streamID] {
             let reason = closed.reason.map { "the stream closed (\($0))" } ?? "the stream closed without an answer"
-            finishStream(closed.streamID, entry.pending, .lost(reason: reason))
+            finishStream(closed.streamID, pending, .lost(reason: reason))
         } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let size = window.inboundWindowSize {
             let target = window.streamID == .rootStream ? Self.connectionWindow : Self.streamWindow
             if size < target / 2 {
@@ -204,8 +201,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     /// A stream error was answered with RST_STREAM by the HTTP/2 handler; anything else ends the connection.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let streamError = error as? NIOHTTP2Errors.StreamError, let entry = inFlight[streamError.streamID] {
-            finishStream(streamError.streamID, entry.pending, .lost(reason: "stream error: \(streamError.baseError)"))
+        if let streamError = error as? NIOHTTP2Errors.StreamError, let pending = inFlight[streamError.streamID] {
+            finishStream(streamError.streamID, pending, .lost(reason: "stream error: \(streamError.baseError)"))
             return
         }
         recordConnectionError(error)
@@ -248,8 +245,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func write(
         _ pending: PendingNotification, authorization: String?, now: NIODeadline, context: ChannelHandlerContext
     ) {
-        var pending = pending
         pending.attempts += 1
+        pending.response = ResponseParts()
         if pending.firstSent == nil { pending.firstSent = now }
         let streamID = HTTP2StreamID(nextStreamID)
         nextStreamID += 2
@@ -268,8 +265,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
                 promise: nil
             )
         }
-        inFlight[streamID] = (pending, ResponseParts())
+        inFlight[streamID] = pending
         needsFlush = true
+        unflushedStreams += 1
         observer.notificationSent(attempt: pending.attempts)
     }
 
@@ -277,6 +275,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         inFlight[streamID] = nil
         handBack(pending, outcome)
         closeIfDrained()
+        guard let context, !waiting.isEmpty else { return }
+        openStreams(context: context)
+        if unflushedStreams >= Self.flushEvery { flushIfNeeded(context: context) }
     }
 
     /// Every notification leaves the connection through here, exactly once.
@@ -288,6 +289,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func flushIfNeeded(context: ChannelHandlerContext) {
         guard needsFlush else { return }
         needsFlush = false
+        unflushedStreams = 0
         context.flush()
     }
 
@@ -307,9 +309,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func receivedGoAway(lastStreamID: HTTP2StreamID, code: HTTP2ErrorCode, reason: APNSReason?) {
         let why = "the server sent GOAWAY (\(reason.map(\.rawValue) ?? "\(code)"))"
         startDraining()
-        for (streamID, entry) in inFlight where streamID > lastStreamID {
+        for (streamID, pending) in inFlight where streamID > lastStreamID {
             inFlight[streamID] = nil
-            handBack(entry.pending, .notProcessed(reason: why))
+            handBack(pending, .notProcessed(reason: why))
         }
         closeIfDrained()
     }
@@ -343,7 +345,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         }
         let entries = inFlight
         inFlight.removeAll()
-        for (_, entry) in entries { handBack(entry.pending, .lost(reason: reason)) }
+        for (_, pending) in entries { handBack(pending, .lost(reason: reason)) }
         while let pending = waiting.popFirst() { handBack(pending, .notProcessed(reason: reason)) }
     }
 
@@ -351,11 +353,11 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func onTick() {
         guard let context else { return }
         let now = NIODeadline.now()
-        for (streamID, entry) in inFlight where entry.pending.deadline <= now {
+        for (streamID, pending) in inFlight where pending.deadline <= now {
             inFlight[streamID] = nil
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
             needsFlush = true
-            handBack(entry.pending, .deadlineExceeded)
+            handBack(pending, .deadlineExceeded)
         }
         if waiting.contains(where: { $0.deadline <= now }) {
             let expired = waiting.filter { $0.deadline <= now }

@@ -112,7 +112,6 @@ final class ConnectionPool: Sendable {
         case .lost(let reason):
             retry(pending, after: APNSRejection(status: nil, reason: .streamReset, message: reason))
         case .connectionFailed(let reason, let retryable):
-            var pending = pending
             pending.attempts += 1
             let rejection = APNSRejection(status: nil, reason: .connectionFailed, message: reason)
             if retryable {

@@ -1,8 +1,12 @@
 import NIOCore
 
 /// A notification inside the client, from the moment it is handed over until its result: how often it was sent,
-/// by when it must end, and whom to tell.
-struct PendingNotification: Sendable {
+/// by when it must end, whom to tell, and the answer as it arrives.
+///
+/// A class, so that moving it between queues costs one reference count. It has one owner at a time: the pool, then
+/// one connection's handler on its event loop, then the pool again; each hand-over goes through the event loop's task
+/// queue or a lock, so no two threads touch it at once.
+final class PendingNotification: @unchecked Sendable {
     let notification: APNSNotification
     /// The moment the client gives up and answers ``APNSReason/deadlineExceeded``.
     let deadline: NIODeadline
@@ -12,6 +16,16 @@ struct PendingNotification: Sendable {
     var attempts = 0
     /// When it was first written, for latency.
     var firstSent: NIODeadline?
+    /// The answer to the current attempt, as its frames arrive.
+    var response = ResponseParts()
+
+    init(
+        notification: APNSNotification, deadline: NIODeadline, onResult: @escaping @Sendable (APNSSendOutcome) -> Void
+    ) {
+        self.notification = notification
+        self.deadline = deadline
+        self.onResult = onResult
+    }
 }
 
 /// How one attempt on one connection ended, before the pool decides between a result and a retry.

@@ -51,10 +51,18 @@ struct TokenFile: Sequence {
                 let length = getline(&buffer, &capacity, file)
                 guard length >= 0, let buffer else { return nil }
                 number += 1
-                let text = String(cString: buffer).trimmingCharacters(in: .whitespacesAndNewlines)
-                if text.isEmpty || text.hasPrefix("#") { continue }
-                return Line(number: number, text: text)
+                let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+                var start = 0
+                var end = length
+                while start < end, Self.isSpace(bytes[start]) { start += 1 }
+                while end > start, Self.isSpace(bytes[end - 1]) { end -= 1 }
+                if start == end || bytes[start] == UInt8(ascii: "#") { continue }
+                return Line(number: number, text: String(decoding: bytes[start..<end], as: UTF8.self))
             }
+        }
+
+        private static func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
         }
     }
 }
