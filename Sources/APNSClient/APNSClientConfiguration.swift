@@ -10,6 +10,9 @@ extension APNSClient {
         /// The most connections the pool opens; a new one opens only when every open one is using all the streams
         /// its server allows.
         public var maximumConnections = 1
+        /// The most streams used at once on one connection, however many its server allows. Beyond about 100,
+        /// HTTP/2 bookkeeping per stream costs more than the extra parallelism gains; open more connections instead.
+        public var maximumStreamsPerConnection = 100
         /// The most notifications in flight or waiting inside the client at once; a bulk send waits for room.
         public var maximumPendingNotifications = 4096
         /// How long a notification may take, retries included, when the caller gives no deadline.

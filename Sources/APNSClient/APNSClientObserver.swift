@@ -9,7 +9,8 @@ public protocol APNSClientObserver: Sendable {
     func notificationFinished(_ result: APNSResult, latency: Duration)
     /// A notification will be sent again after `delay` because of `reason`.
     func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration)
-    /// The streams open on one connection changed, or its limit did (the server's `SETTINGS_MAX_CONCURRENT_STREAMS`).
+    /// The streams open on one connection changed, or its limit did: the server's `SETTINGS_MAX_CONCURRENT_STREAMS`,
+    /// capped at ``APNSClient/Configuration/maximumStreamsPerConnection``.
     func streamsChanged(open: Int, limit: Int)
     /// The number of open connections changed.
     func connectionsChanged(open: Int)

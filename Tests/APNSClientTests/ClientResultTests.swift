@@ -86,10 +86,16 @@ struct ClientResultTests {
 final class RetryRecorder: APNSClientObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var reasons: [APNSReason] = []
+    private var waits: [Duration] = []
 
     func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration) {
-        lock.withLock { reasons.append(reason) }
+        lock.withLock {
+            reasons.append(reason)
+            waits.append(delay)
+        }
     }
+
+    var delays: [Duration] { lock.withLock { waits } }
 
     var count: Int { lock.withLock { reasons.count } }
     var all: [APNSReason] { lock.withLock { reasons } }

@@ -24,8 +24,6 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    /// The most streams used at once, whatever the server allows (its limit may be absent, meaning unlimited).
-    static let streamCap = 1000
     /// The receive window kept open for the connection; answers are small, so this is never the limit.
     static let connectionWindow = 1 << 20
     /// The receive window of a stream (HTTP/2's default).
@@ -51,6 +49,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private let observer: any APNSClientObserver
     private let pingInterval: TimeAmount
     private let pingTimeout: TimeAmount
+    private let streamCap: Int
     private var headerBuilder: RequestHeaderBuilder
 
     private var context: ChannelHandlerContext?
@@ -74,8 +73,10 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         observer: any APNSClientObserver,
         pingInterval: Duration,
         pingTimeout: Duration,
+        streamCap: Int,
         events: ConnectionEvents
     ) {
+        self.streamCap = max(1, streamCap)
         self.headerBuilder = RequestHeaderBuilder(authority: authority)
         self.tokens = tokens
         self.load = load
@@ -296,9 +297,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     // MARK: Connection management
 
     private func apply(_ settings: HTTP2Settings) {
-        var limit = state == .starting ? Self.streamCap : streamLimit
+        var limit = state == .starting ? streamCap : streamLimit
         for setting in settings where setting.parameter == .maxConcurrentStreams {
-            limit = min(setting.value, Self.streamCap)
+            limit = min(setting.value, streamCap)
         }
         streamLimit = limit
         load.streamLimit.store(limit, ordering: .relaxed)

@@ -66,6 +66,7 @@ final class ConnectionPool: Sendable {
                 observer: configuration.observer,
                 pingInterval: configuration.pingInterval,
                 pingTimeout: configuration.pingTimeout,
+                streamCap: configuration.maximumStreamsPerConnection,
                 events: ConnectionEvents(
                     finished: { [weak self] pending, outcome in self?.finished(pending, outcome) },
                     stoppedTakingWork: { [weak self, load] in self?.remove(load) }

@@ -1,0 +1,128 @@
+import APNSClient
+import APNSCore
+import APNSGateway
+import Crypto
+import Foundation
+import NIOCore
+import Testing
+
+@testable import APNSClient
+
+@Suite("APNSClient against the live gateway: streams, tokens, bounded memory")
+struct ClientConnectionTests {
+    @Test("one stream until the first valid token, then as many as the server's new SETTINGS allow")
+    func streamLimitFollowsSettings() async throws {
+        try await ClientHarness.with { gateway in
+            let streams = StreamRecorder()
+            let client = try gateway.client { $0.observer = streams }
+            let results = ResultCollector()
+            try await client.send(contentsOf: (0..<300).map { _ in gateway.notification() }) { _ = results.add($0) }
+            #expect(results.acceptedCount == 300)
+            let changes = streams.all
+            #expect(changes.first?.limit == 1, "the gateway allows one stream before the first valid token")
+            #expect(changes.allSatisfy { $0.open <= $0.limit })
+            #expect(changes.contains { $0.limit == 100 }, "the gateway's 1000, capped at the client's 100")
+            #expect(changes.contains { $0.open > 1 }, "after the first token, streams run side by side")
+            let firstRaise = changes.firstIndex { $0.limit > 1 } ?? 0
+            #expect(changes[..<firstRaise].allSatisfy { $0.open <= 1 })
+            await client.shutdown()
+        }
+    }
+
+    @Test("the provider token is reused for 20 minutes and more, and signed anew after the policy's interval")
+    func tokenRefreshedOnSchedule() async throws {
+        let clock = TestClock(Date())
+        let key = try APNSProviderTokenSigner(
+            privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        let cache = ProviderTokenCache(
+            signer: key, policy: APNSProviderTokenPolicy(refreshInterval: .seconds(50 * 60)), now: { clock.now })
+        let first = try await cache.authorization()
+        clock.advance(by: 19 * 60)
+        #expect(try await cache.authorization() == first)
+        clock.advance(by: 30 * 60)
+        #expect(try await cache.authorization() == first, "49 minutes old: still used")
+        clock.advance(by: 2 * 60)
+        let second = try await cache.authorization()
+        #expect(second != first, "51 minutes old: signed anew")
+        clock.advance(by: 10)
+        #expect(try await cache.authorization() == second)
+        cache.expireIfRefreshAllowed()
+        #expect(try await cache.authorization() == second, "never a new token sooner than 20 minutes")
+    }
+
+    @Test("after a refresh on the client's clock, the gateway accepts the new token on the same connection")
+    func refreshedTokenAccepted() async throws {
+        try await ClientHarness.with { gateway in
+            let clock = TestClock(Date())
+            let client = try gateway.client { configuration in
+                configuration.now = { clock.now }
+            }
+            #expect(try await client.send(gateway.notification()).isAccepted)
+            clock.advance(by: 25 * 60)
+            #expect(try await client.send(gateway.notification()).isAccepted)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a bulk send reads its sequence only as room frees up: memory does not grow with the input")
+    func bulkSendIsBounded() async throws {
+        try await ClientHarness.with { gateway in
+            let window = 128
+            let client = try gateway.client { $0.maximumPendingNotifications = window }
+            let count = 5000
+            let produced = Counter()
+            let finished = Counter()
+            let highWater = Counter()
+            let notification = gateway.notification()
+            let input = (0..<count).lazy.map { _ in
+                let inside = produced.increment() - finished.value
+                highWater.raise(to: inside)
+                return notification
+            }
+            try await client.send(contentsOf: input) { _ in _ = finished.increment() }
+            #expect(finished.value == count)
+            #expect(highWater.value <= window + APNSClient.batchSize)
+            await client.shutdown()
+        }
+    }
+}
+
+/// A clock tests move by hand.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date) { current = start }
+
+    var now: Date { lock.withLock { current } }
+
+    func advance(by seconds: TimeInterval) {
+        lock.withLock { current += seconds }
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() -> Int {
+        lock.withLock {
+            count += 1; return count
+        }
+    }
+    func raise(to value: Int) { lock.withLock { count = max(count, value) } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// Records every change of open streams and stream limit.
+final class StreamRecorder: APNSClientObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes: [(open: Int, limit: Int)] = []
+
+    func streamsChanged(open: Int, limit: Int) {
+        lock.withLock { changes.append((open, limit)) }
+    }
+
+    var all: [(open: Int, limit: Int)] { lock.withLock { changes } }
+}
