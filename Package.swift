@@ -120,7 +120,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCLITests",
-            dependencies: ["HeraldCLI"],
+            dependencies: [
+                "HeraldCLI", "APNSGateway", "APNSCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings
         ),

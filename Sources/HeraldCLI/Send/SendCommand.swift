@@ -52,8 +52,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "How many connections to open at most.")
     var connections = 1
 
-    @Option(help: "How many notifications may be in flight at once.")
-    var concurrency = 4096
+    @Option(help: "How many notifications may be in flight at once, over all connections (default 100 per connection).")
+    var concurrency: Int?
 
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
@@ -63,7 +63,7 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let io = CommandIO.current
-        guard connections >= 1, concurrency >= 1 else {
+        guard connections >= 1, (concurrency ?? 1) >= 1 else {
             throw UsageError("--connections and --concurrency are 1 or more")
         }
         guard !tokens.isEmpty || tokenFile != nil else {
@@ -90,7 +90,10 @@ struct SendCommand: AsyncParsableCommand {
         let summary = SendSummary()
         var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.maximumConnections = connections
-        configuration.maximumPendingNotifications = concurrency
+        if let concurrency {
+            configuration.maximumStreamsPerConnection = max(1, concurrency / connections)
+            configuration.maximumPendingNotifications = max(configuration.maximumPendingNotifications, 2 * concurrency)
+        }
         configuration.observer = SendObserver(summary: summary)
         let client = try APNSClient(configuration: configuration)
         let progress = tokenFile != nil && isatty(STDERR_FILENO) == 1 && !json ? SendProgress(summary: summary) : nil

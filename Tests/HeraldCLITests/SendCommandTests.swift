@@ -1,0 +1,186 @@
+import APNSCore
+import APNSGateway
+import Crypto
+import Foundation
+import Testing
+
+@Suite("herald send against the live gateway")
+struct SendCommandTests {
+    @Test("one token: exit 0 and the apns-id APNs answered")
+    func acceptedOne() async throws {
+        try await SendGateway.with { gateway in
+            let result = await runHerald(
+                gateway.arguments(["--token", gateway.token, "--title", "Hi", "--body", "There"]))
+            #expect(result.status == 0, "\(result.errorOutput)")
+            #expect(result.output.contains("accepted, apns-id"))
+            let stored = gateway.server.store.notifications(for: try APNSDeviceToken(hex: gateway.token)).stored
+            #expect(stored.count == 1)
+            let payload = try APNSPayload(data: Data(stored.first?.payload ?? []))
+            #expect(payload.aps["alert"] == ["title": "Hi", "body": "There"])
+        }
+    }
+
+    @Test("--json: sent, accepted, rejected by reason, retried, seconds; exit 1 when any was rejected")
+    func jsonSummary() async throws {
+        try await SendGateway.with { gateway in
+            gateway.server.faults.add(.init(effect: .answer(status: 503, reason: .serviceUnavailable), count: 1))
+            let unknown = String(repeating: "ab", count: 32)
+            let result = await runHerald(
+                gateway.arguments(["--token", gateway.token, "--token", unknown, "--body", "x", "--json"]))
+            #expect(result.status == 1)
+            let summary = try JSONValue(parsing: Data(result.output.utf8))
+            #expect(summary["sent"] == 2)
+            #expect(summary["accepted"] == 1)
+            #expect(summary["rejected"] == ["BadDeviceToken": 1])
+            #expect(summary["retried"] == 1)
+            #expect(summary["seconds"]?.number != nil)
+            #expect(summary["results"]?.array?.count == 2)
+        }
+    }
+
+    @Test("a removed app's token: 410 Unregistered with its timestamp in the JSON")
+    func unregistered() async throws {
+        try await SendGateway.with { gateway in
+            let token = try APNSDeviceToken(hex: gateway.token)
+            #expect(gateway.server.registry.invalidate(token, at: Date(timeIntervalSince1970: 1_750_000_000)))
+            let result = await runHerald(gateway.arguments(["--token", gateway.token, "--body", "x", "--json"]))
+            #expect(result.status == 1)
+            let first = try JSONValue(parsing: Data(result.output.utf8))["results"]?.array?.first
+            #expect(first?["status"] == 410)
+            #expect(first?["reason"] == "Unregistered")
+            #expect(first?["timestamp"] == 1_750_000_000_000)
+        }
+    }
+
+    @Test("a token file of 100,000 lines is streamed and every line gets a result")
+    func largeTokenFile() async throws {
+        try await SendGateway.with { gateway in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+            var text = "# one device, many times\n\n"
+            text.reserveCapacity(100_000 * 65)
+            for _ in 0..<100_000 { text += gateway.token + "\n" }
+            try Data(text.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = await runHerald(
+                gateway.arguments(["--tokens", file.path, "--body", "x", "--json", "--concurrency", "8"]))
+            #expect(result.status == 0, "\(result.errorOutput)")
+            let summary = try JSONValue(parsing: Data(result.output.utf8))
+            #expect(summary["sent"] == 100_000)
+            #expect(summary["accepted"] == 100_000)
+            #expect(summary["results"] == nil, "results are listed for small sends only")
+        }
+    }
+
+    @Test("a line that is no device token is reported as BadDeviceToken and not sent; the rest go")
+    func invalidLine() async throws {
+        try await SendGateway.with { gateway in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+            try Data("\(gateway.token)\nnot-a-token\n\(gateway.token)\n".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = await runHerald(gateway.arguments(["--tokens", file.path, "--body", "x", "--json"]))
+            #expect(result.status == 1)
+            let summary = try JSONValue(parsing: Data(result.output.utf8))
+            #expect(summary["accepted"] == 2)
+            #expect(summary["rejected"] == ["BadDeviceToken": 1])
+            let message = summary["results"]?.array?.compactMap { $0["message"]?.string }.first ?? ""
+            #expect(message.contains(":2:"), "the message names the line: \(message)")
+        }
+    }
+
+    @Test("the payload from standard input and from a .apns file")
+    func payloadSources() async throws {
+        try await SendGateway.with { gateway in
+            let fromStdin = await runHerald(
+                gateway.arguments(["--token", gateway.token]), input: #"{"aps":{"alert":"from stdin"}}"#)
+            #expect(fromStdin.status == 0, "\(fromStdin.errorOutput)")
+            let fromFile = await runHerald(
+                gateway.arguments([
+                    "--token", gateway.token, "--payload", fixture("seeds/002-attachment-download.json"),
+                ])
+            )
+            #expect(fromFile.status == 0, "\(fromFile.errorOutput)")
+        }
+    }
+
+    @Test("--print-curl prints the request and sends nothing")
+    func printCurl() async throws {
+        try await SendGateway.with { gateway in
+            let result = await runHerald(gateway.arguments(["--token", gateway.token, "--body", "x", "--print-curl"]))
+            #expect(result.status == 0)
+            #expect(result.output.hasPrefix("curl -v --http2"))
+            #expect(result.output.contains("/3/device/\(gateway.token)"))
+            #expect(result.output.contains("apns-topic: com.example.app"))
+            #expect(result.output.contains("authorization: bearer "))
+            let token = try APNSDeviceToken(hex: gateway.token)
+            #expect(gateway.server.store.notifications(for: token).stored.isEmpty)
+        }
+    }
+
+    @Test("bad usage exits 2 and sends nothing")
+    func badUsage() async throws {
+        try await SendGateway.with { gateway in
+            let cases: [[String]] = [
+                gateway.arguments(["--body", "no token given"]),
+                gateway.arguments(["--token", gateway.token, "--body", "x", "--priority", "7"]),
+                gateway.arguments(["--token", gateway.token, "--body", "x", "--environment", "production"]),
+                gateway.arguments([
+                    "--token", gateway.token, "--body", "x", "--collapse-id", String(repeating: "c", count: 65),
+                ]),
+                gateway.arguments(["--token", gateway.token, "--custom", "aps=1"]),
+                ["send", "--token", gateway.token, "--body", "x", "--topic", "com.example.app"],
+                ["send", "--token", gateway.token, "--body", "x", "--auth-key", "DEF123GHIJ:ABC123DEFG:/no/such.p8"],
+                ["send", "--token", gateway.token, "--body", "x", "--cert", "/no/such.p12", "--url", gateway.url],
+            ]
+            for arguments in cases {
+                let result = await runHerald(arguments)
+                #expect(result.status == 2, "\(arguments): \(result.errorOutput)")
+                #expect(!result.errorOutput.isEmpty)
+            }
+            let withoutTopic = await runHerald(
+                ["send", "--token", gateway.token, "--body", "x", "--url", gateway.url, "--ca-file", gateway.caFile]
+                    + ["--auth-key", gateway.authKey])
+            #expect(withoutTopic.status == 2)
+            #expect(withoutTopic.errorOutput.contains("--topic"))
+            let token = try APNSDeviceToken(hex: gateway.token)
+            #expect(gateway.server.store.notifications(for: token).stored.isEmpty)
+        }
+    }
+}
+
+/// A gateway in this process with a key on disk and a registered device, for `herald send`.
+struct SendGateway {
+    let server: GatewayServer
+    let url: String
+    let caFile: String
+    let authKey: String
+    let token: String
+
+    static func with(_ body: (SendGateway) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("send-\(UUID().uuidString)")
+        let key = P256.Signing.PrivateKey()
+        var verifier = APNSProviderTokenVerifier()
+        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        var configuration = GatewayServer.Configuration(dataDirectory: directory)
+        configuration.port = 0
+        let server = try GatewayServer(configuration: configuration, verifier: verifier)
+        let port = try await server.start()
+        let keyFile = directory.appendingPathComponent("AuthKey.p8")
+        try Data(key.pemRepresentation.utf8).write(to: keyFile)
+        let device = try server.registry.register(bundleID: "com.example.app", environment: .development)
+        let gateway = SendGateway(
+            server: server, url: "https://127.0.0.1:\(port)", caFile: server.certificateAuthority.caPath.path,
+            authKey: "DEF123GHIJ:ABC123DEFG:\(keyFile.path)", token: device.token.hex)
+        do {
+            try await body(gateway)
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+
+    /// `herald send` with this gateway as the target, its key, and topic `com.example.app`, then `extra`.
+    func arguments(_ extra: [String]) -> [String] {
+        ["send", "--url", url, "--ca-file", caFile, "--auth-key", authKey, "--topic", "com.example.app"] + extra
+    }
+}
