@@ -27,7 +27,9 @@ public final class APNSClient: Sendable {
 
     /// A client; it connects on first use.
     ///
-    /// - Parameter eventLoopGroup: the threads connections run on; NIO's shared group by default.
+    /// - Parameters:
+    ///   - configuration: where to send, how to authenticate, and the limits.
+    ///   - eventLoopGroup: the threads connections run on; NIO's shared group by default.
     /// - Throws: ``APNSClientError`` when TLS cannot be set up (an unreadable CA or certificate).
     public init(
         configuration: Configuration,
@@ -52,7 +54,9 @@ public final class APNSClient: Sendable {
 
     /// Sends one notification and waits for its result.
     ///
-    /// - Parameter timeout: how long it may take, retries included (``Configuration/timeout`` when `nil`).
+    /// - Parameters:
+    ///   - notification: what to send.
+    ///   - timeout: how long it may take, retries included (``Configuration/timeout`` when `nil`).
     /// - Returns: APNs' acceptance or the rejection; a rejection with no status means APNs never answered.
     /// - Throws: ``APNSClientError`` only when no provider token can be signed.
     public func send(_ notification: APNSNotification, timeout: Duration? = nil) async throws(APNSClientError)
