@@ -20,7 +20,7 @@ mkdir -p "$work/docroot/3/device" && : >"$work/docroot/3/device/$token"
 nghttpd -d "$work/docroot" 3443 "$work/gateway/server-key.pem" "$work/gateway/server.pem" >/dev/null 2>&1 &
 sleep 1
 echo '{"aps":{"alert":"Hello"}}' >"$work/payload.json"
-yes "$token" | head -n "$count" >"$work/tokens.txt"
+awk -v t="$token" -v n="$count" 'BEGIN {for (i = 0; i < n; i++) print t}' >"$work/tokens.txt"
 send=(--ca-file "$work/gateway/ca.pem" --auth-key DEF123GHIJ:ABC123DEFG:"$work/AuthKey.p8" --topic com.example.app
     --payload "$work/payload.json" --tokens "$work/tokens.txt")
 

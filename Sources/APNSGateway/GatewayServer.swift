@@ -92,10 +92,12 @@ public final class GatewayServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(
                         ApplicationProtocolNegotiationHandler { result, channel in
                             channel.eventLoop.makeCompletedFuture {
-                                if case .negotiated("h2") = result {
-                                    try pipelines.configureHTTP2(channel)
-                                } else {
-                                    try pipelines.configureHTTP1(channel)
+                                switch result {
+                                case .negotiated("h2"): try pipelines.configureHTTP2(channel)
+                                case .negotiated: try pipelines.configureHTTP1(channel)
+                                case .fallback:
+                                    try channel.pipeline.syncOperations.addHandler(
+                                        HTTP2PrefaceSniffer(pipelines: pipelines))
                                 }
                             }
                         })

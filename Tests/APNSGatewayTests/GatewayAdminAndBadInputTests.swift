@@ -20,6 +20,22 @@ struct GatewayAdminAndBadInputTests {
         }
     }
 
+    @Test("a client that names no protocol in ALPN gets HTTP/2 when it speaks it (as aioapns does), else HTTP/1.1")
+    func withoutALPN() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let push = try await gateway.curl(
+                path: "/3/device/\(device.token.hex)",
+                headers: ["authorization": try await gateway.authorization(), "apns-topic": "com.example.app"],
+                body: #"{"aps":{"alert":"Hello"}}"#, withoutALPN: true)
+            #expect(push.status == 200)
+            #expect(push.headers["apns-id"] != nil)
+            let admin = try await gateway.curl(
+                method: "POST", path: "/admin/devices", body: #"{"topic":"com.example.app"}"#, http1: true,
+                withoutALPN: true)
+            #expect(admin.status == 201)
+        }
+    }
+
     @Test("a chosen token is kept; the same token for another app is 409")
     func chosenToken() async throws {
         try await GatewayHarness.with { gateway, _ in
