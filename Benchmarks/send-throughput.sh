@@ -43,7 +43,7 @@ for round in $(seq "$rounds"); do
     d=$(h2load_rate -H "authorization: $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: alert" \
         -d "$work/payload.json" "$gateway_url/3/device/$token")
     e=$("$work/venv/bin/python" Benchmarks/aioapns-send.py 127.0.0.1 "$port" "$work/gateway/ca.pem" \
-        "$work/AuthKey.p8" ABC123DEFG DEF123GHIJ com.example.app "$token" "$aio_count" | awk '{print $2}')
+        "$work/AuthKey.p8" ABC123DEFG DEF123GHIJ com.example.app "$token" "$aio_count" 2>/dev/null | awk '{print $2}')
     echo "round $round: nghttpd: herald $a/s, h2load $b/s | gateway: herald $c/s, h2load $d/s, aioapns $e/s"
     hn+=("$a") nn+=("$b") hg+=("$c") ng+=("$d") ag+=("$e")
 done

@@ -47,18 +47,25 @@ public struct APNSClientCertificate: Sendable {
     {
         let chain: [NIOSSLCertificate]
         do {
-            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+            let text = try String(contentsOfFile: certificatePath, encoding: .utf8)
+            chain = try pemBlocks(in: text, kind: "CERTIFICATE").map {
+                try NIOSSLCertificate(bytes: Array($0.utf8), format: .pem)
+            }
         } catch {
             throw APNSClientError("cannot read a PEM certificate from \(certificatePath): \(error)")
         }
         guard !chain.isEmpty else { throw APNSClientError("\(certificatePath) holds no PEM certificate") }
         let keyFile = keyPath ?? certificatePath
         do {
+            let text = try String(contentsOfFile: keyFile, encoding: .utf8)
+            guard let block = pemBlocks(in: text, kind: "PRIVATE KEY").first else {
+                throw APNSClientError("no PRIVATE KEY block")
+            }
             let key: NIOSSLPrivateKey
             if let passphrase {
-                key = try NIOSSLPrivateKey(file: keyFile, format: .pem) { $0(Array(passphrase.utf8)) }
+                key = try NIOSSLPrivateKey(bytes: Array(block.utf8), format: .pem) { $0(Array(passphrase.utf8)) }
             } else {
-                key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+                key = try NIOSSLPrivateKey(bytes: Array(block.utf8), format: .pem)
             }
             return APNSClientCertificate(chain: chain, privateKey: key)
         } catch {
@@ -66,4 +73,22 @@ public struct APNSClientCertificate: Sendable {
                 "cannot read a PEM private key from \(keyFile): \(error); give the key's file or its password")
         }
     }
+}
+
+/// The PEM blocks of `text` whose label ends with `kind` (`CERTIFICATE`; `PRIVATE KEY` also matches
+/// `EC PRIVATE KEY` and `ENCRYPTED PRIVATE KEY`), each with its BEGIN and END lines.
+private func pemBlocks(in text: String, kind: String) -> [String] {
+    var blocks: [String] = []
+    var rest = text[...]
+    while let begin = rest.range(of: "-----BEGIN "),
+        let beginEnd = rest.range(of: "-----\n", range: begin.upperBound..<rest.endIndex)
+    {
+        let label = rest[begin.upperBound..<beginEnd.lowerBound]
+        guard let end = rest.range(of: "-----END \(label)-----", range: beginEnd.upperBound..<rest.endIndex) else {
+            break
+        }
+        if label.hasSuffix(kind) { blocks.append(String(rest[begin.lowerBound..<end.upperBound]) + "\n") }
+        rest = rest[end.upperBound...]
+    }
+    return blocks
 }

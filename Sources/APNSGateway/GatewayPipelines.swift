@@ -2,6 +2,7 @@ import APNSCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
+import NIOSSL
 import NIOWebSocket
 
 /// Builds a connection's handlers once ALPN has chosen the protocol.
@@ -15,16 +16,21 @@ struct GatewayPipelines: Sendable {
 
     /// HTTP/2: the provider and admin APIs, at the frame level.
     func configureHTTP2(_ channel: any Channel) throws {
+        let peer = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
+        let certificate = ClientCertificate(peer)
         var configuration = NIOHTTP2Handler.ConnectionConfiguration()
         configuration.initialSettings = [
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: ProviderConnectionHandler.initialStreamLimit),
+            HTTP2Setting(
+                parameter: .maxConcurrentStreams,
+                value: certificate.isPush
+                    ? ProviderConnectionHandler.authenticatedStreamLimit : ProviderConnectionHandler.initialStreamLimit),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
         ]
         let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)
         try channel.pipeline.syncOperations.addHandlers([
             NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration),
             IdleStateHandler(readTimeout: idle),
-            ProviderConnectionHandler(processor: processor, admin: admin),
+            ProviderConnectionHandler(processor: processor, admin: admin, certificate: certificate),
         ])
         connections.add(channel, kind: .provider)
     }

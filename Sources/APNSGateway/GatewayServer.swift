@@ -78,7 +78,9 @@ public final class GatewayServer: Sendable {
         let processor = ProviderRequestProcessor(
             registry: registry, keys: keys, store: store, faults: faults, defaultEnvironment: configuration.environment,
             now: { Date() })
-        let admin = AdminRequestProcessor(registry: registry, store: store, keys: keys, faults: faults, now: { Date() })
+        let admin = AdminRequestProcessor(
+            registry: registry, store: store, keys: keys, faults: faults, certificateAuthority: certificateAuthority,
+            now: { Date() })
         let pipelines = GatewayPipelines(
             processor: processor, admin: admin, registry: registry, store: store,
             idleTimeout: configuration.idleTimeout, connections: connections)
@@ -148,6 +150,10 @@ public final class GatewayServer: Sendable {
             certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2", "http/1.1"]
+        tls.certificateVerification = .optionalVerification
+        tls.trustRoots = .certificates([
+            try NIOSSLCertificate(bytes: Array(certificateAuthority.caCertificatePEM.utf8), format: .pem)
+        ])
         return try NIOSSLContext(configuration: tls)
     }
 }

@@ -126,3 +126,54 @@ final class StreamRecorder: APNSClientObserver, @unchecked Sendable {
 
     var all: [(open: Int, limit: Int)] { lock.withLock { changes } }
 }
+
+@Suite("APNSClient with certificate authentication against the live gateway")
+struct ClientCertificateTests {
+    @Test("a PEM provider certificate authenticates the connection; no provider token, all streams from the start")
+    func pemCertificate() async throws {
+        try await ClientHarness.with { gateway in
+            let issued = try gateway.server.certificateAuthority.issuePushCertificate(
+                PushCertificate(bundleID: "com.example.app", environments: [.development]))
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cert-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let both = directory.appendingPathComponent("both.pem")
+            try Data((issued.certificatePEM + issued.privateKeyPEM).utf8).write(to: both)
+            var configuration = try gateway.configuration()
+            configuration.authentication = .certificate(try .pem(certificatePath: both.path))
+            let streams = StreamRecorder()
+            configuration.observer = streams
+            let client = try APNSClient(configuration: configuration)
+            #expect(try await client.send(gateway.notification()).isAccepted)
+            #expect(streams.all.first?.limit == 100, "no one-stream start without a token")
+            await client.shutdown()
+        }
+    }
+
+    @Test("a certificate for production on the development environment is 403 BadCertificateEnvironment, not retried")
+    func wrongEnvironment() async throws {
+        try await ClientHarness.with { gateway in
+            let issued = try gateway.server.certificateAuthority.issuePushCertificate(
+                PushCertificate(bundleID: "com.example.app", environments: [.production]))
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cert-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let certificate = directory.appendingPathComponent("cert.pem")
+            let key = directory.appendingPathComponent("key.pem")
+            try Data(issued.certificatePEM.utf8).write(to: certificate)
+            try Data(issued.privateKeyPEM.utf8).write(to: key)
+            var configuration = try gateway.configuration()
+            configuration.authentication = .certificate(
+                try .pem(certificatePath: certificate.path, keyPath: key.path))
+            let retries = RetryRecorder()
+            configuration.observer = retries
+            let client = try APNSClient(configuration: configuration)
+            guard case .rejected(let rejection) = try await client.send(gateway.notification()) else {
+                Issue.record("expected a rejection")
+                return
+            }
+            #expect(rejection.status == 403)
+            #expect(rejection.reason == .badCertificateEnvironment)
+            #expect(retries.count == 0)
+            await client.shutdown()
+        }
+    }
+}

@@ -89,13 +89,17 @@ struct GatewayHarness {
         headers: [String: String] = [:],
         body: String? = nil,
         http1: Bool = false,
-        withoutALPN: Bool = false
+        withoutALPN: Bool = false,
+        clientCertificate: (certificate: URL, key: URL)? = nil
     ) async throws -> Reply {
         var arguments = [
             "-s", "-i", "--max-time", "10", http1 ? "--http1.1" : "--http2", "--cacert",
             server.certificateAuthority.caPath.path, "-X", method,
         ]
         if withoutALPN { arguments += ["--no-alpn"] + (http1 ? [] : ["--http2-prior-knowledge"]) }
+        if let clientCertificate {
+            arguments += ["--cert", clientCertificate.certificate.path, "--key", clientCertificate.key.path]
+        }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         if let body { arguments += ["--data-binary", body] }
         arguments.append("https://127.0.0.1:\(port)\(path)")

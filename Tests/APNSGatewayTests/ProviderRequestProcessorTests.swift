@@ -107,7 +107,7 @@ struct ProviderRequestProcessorTests {
 struct AdminRequestProcessorTests {
     let admin = AdminRequestProcessor(
         registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
-        now: { Date() })
+        certificateAuthority: nil, now: { Date() })
 
     @Test(
         "malformed requests get 400 or 404 with a JSON error that says what to send",

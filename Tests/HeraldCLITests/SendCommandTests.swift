@@ -184,3 +184,48 @@ struct SendGateway {
         ["send", "--url", url, "--ca-file", caFile, "--auth-key", authKey, "--topic", "com.example.app"] + extra
     }
 }
+
+@Suite("herald send with a certificate")
+struct SendCertificateTests {
+    @Test("--cert with a PKCS#12 file (made by openssl) and its password")
+    func pkcs12() async throws {
+        try await SendGateway.with { gateway in
+            let issued = try gateway.server.certificateAuthority.issuePushCertificate(
+                PushCertificate(bundleID: "com.example.app", environments: [.development]))
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("p12-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let pem = directory.appendingPathComponent("cert.pem")
+            let p12 = directory.appendingPathComponent("cert.p12")
+            try Data((issued.certificatePEM + issued.privateKeyPEM).utf8).write(to: pem)
+            let status = try await run(
+                "/usr/bin/openssl",
+                ["pkcs12", "-export", "-in", pem.path, "-out", p12.path, "-passout", "pass:secret"])
+            try #require(status == 0)
+            let base = ["send", "--url", gateway.url, "--ca-file", gateway.caFile, "--topic", "com.example.app"]
+            let sent = await runHerald(
+                base + ["--cert", p12.path, "--cert-password", "secret", "--token", gateway.token, "--body", "x"])
+            #expect(sent.status == 0, "\(sent.output) \(sent.errorOutput)")
+            let wrongPassword = await runHerald(
+                base + ["--cert", p12.path, "--cert-password", "nope", "--token", gateway.token, "--body", "x"])
+            #expect(wrongPassword.status == 2)
+            #expect(wrongPassword.errorOutput.contains("--cert"))
+        }
+    }
+
+    /// Runs a program to its end without blocking a thread, and returns its exit status.
+    private func run(_ executable: String, _ arguments: [String]) async throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}

@@ -9,6 +9,7 @@ import Foundation
 /// - `GET /admin/devices/<token>/notifications` → `{"stored": [...], "delivered": [...]}`
 /// - `GET /admin/deliveries?apns-id=<id>` or `?apns-unique-id=<id>` → the delivery log entry
 /// - `POST /admin/keys` `{"team-id", "key-id", "pem", "topics"?, "environment"?}` → `201`
+/// - `POST /admin/certificates` `{"topic", "environment"?}` → `201 {"certificate", "key", "topics", "environments"}`
 /// - `POST /admin/faults` `{"status", "reason", "count"?, "token"?}` or `{"goaway", "count"?, "token"?}` → `201`;
 ///   `DELETE /admin/faults` → `204`
 struct AdminRequestProcessor: Sendable {
@@ -16,6 +17,8 @@ struct AdminRequestProcessor: Sendable {
     let store: NotificationStore
     let keys: ProviderKeys
     let faults: InjectedFaults
+    /// Issues provider certificates; `nil` where none can be issued (tests of the processor alone).
+    let certificateAuthority: LocalCertificateAuthority?
     let now: @Sendable () -> Date
 
     func process(method: String?, path fullPath: String, body: [UInt8]) -> AdminResponse {
@@ -44,10 +47,11 @@ struct AdminRequestProcessor: Sendable {
         case ("GET", "deliveries", 2): return try deliveries(query)
         case ("POST", "keys", 2): return try addKey(AdminRequestBody(body))
         case ("POST", "faults", 2): return try addFault(AdminRequestBody(body))
+        case ("POST", "certificates", 2): return try issueCertificate(AdminRequestBody(body))
         case ("DELETE", "faults", 2):
             faults.removeAll()
             return AdminResponse(status: 204, body: nil)
-        case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2), (_, "faults", 2):
+        case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2), (_, "faults", 2), (_, "certificates", 2):
             throw AdminError(405, "\(method) is not allowed on \(path); see docs/gateway.md")
         default:
             throw AdminError(404, "no admin endpoint \(path); see docs/gateway.md")
@@ -123,6 +127,32 @@ struct AdminRequestProcessor: Sendable {
                     ("token", entry.token.map { .string($0.hex) } ?? .null),
                     ("events", .array(events)),
                 ])))
+    }
+
+    private func issueCertificate(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {
+        let bundleID = try body.string("topic")
+        if let problem = APNSTopic.problem(with: bundleID) { throw AdminError(400, "topic: \(problem)") }
+        let environments: Set<APNSEnvironment>
+        switch try body.optionalString("environment") ?? "development" {
+        case "development", "sandbox": environments = [.development]
+        case "production": environments = [.production]
+        case "both": environments = [.development, .production]
+        case let other: throw AdminError(400, "environment '\(other)' is not development, production or both")
+        }
+        guard let certificateAuthority else { throw AdminError(404, "this gateway issues no certificates") }
+        let push = PushCertificate(bundleID: bundleID, environments: environments)
+        do {
+            let issued = try certificateAuthority.issuePushCertificate(push, now: now())
+            return .json(
+                201,
+                [
+                    "certificate": .string(issued.certificatePEM), "key": .string(issued.privateKeyPEM),
+                    "topics": .array(push.topics.map { .string($0) }),
+                    "environments": .array(environments.map(\.rawValue).sorted().map { .string($0) }),
+                ])
+        } catch {
+            throw AdminError(500, "the certificate could not be made: \(error)")
+        }
     }
 
     private func addFault(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {

@@ -1,6 +1,9 @@
 import APNSCore
 import Foundation
+import NIOSSL
+import SwiftASN1
 import Synchronization
+import X509
 
 /// One connection's token-authentication state, shared by its streams.
 ///
@@ -13,6 +16,12 @@ final class ConnectionAuthentication: Sendable {
     }
 
     private let current = Mutex(Current())
+    /// The TLS client certificate the connection presented.
+    let certificate: ClientCertificate
+
+    init(certificate: ClientCertificate = .none) {
+        self.certificate = certificate
+    }
 
     var state: APNSTokenConnectionState { current.withLock { $0.state } }
 
@@ -33,5 +42,35 @@ final class ConnectionAuthentication: Sendable {
             if rejection == nil { current.verified = (authorization, token) }
             return rejection
         }
+    }
+}
+
+/// The TLS client certificate a provider connection presented (checked against the gateway's CA in the handshake).
+enum ClientCertificate: Sendable {
+    /// None: the connection uses provider tokens.
+    case none
+    /// A provider certificate: its topics and environments.
+    case push(PushCertificate)
+    /// Trusted, but without APNs' topics and environment: every push is `403 BadCertificate`.
+    case notForPush
+
+    /// Reads the certificate the TLS handler received.
+    init(_ peer: NIOSSLCertificate?) {
+        guard let peer else {
+            self = .none
+            return
+        }
+        guard let der = try? peer.toDERBytes(), let certificate = try? Certificate(derEncoded: der),
+            let push = PushCertificate(certificate)
+        else {
+            self = .notForPush
+            return
+        }
+        self = .push(push)
+    }
+
+    var isPush: Bool {
+        if case .push = self { return true }
+        return false
     }
 }

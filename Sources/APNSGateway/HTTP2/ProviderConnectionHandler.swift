@@ -27,13 +27,15 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     private let processor: ProviderRequestProcessor
     private let admin: AdminRequestProcessor
-    private let authentication = ConnectionAuthentication()
+    private let authentication: ConnectionAuthentication
     private var requests: [HTTP2StreamID: ProviderRequest] = [:]
     private var streamLimitRaised = false
     private var pendingWrites = false
     private var readPending = false
 
-    init(processor: ProviderRequestProcessor, admin: AdminRequestProcessor) {
+    init(processor: ProviderRequestProcessor, admin: AdminRequestProcessor, certificate: ClientCertificate) {
+        self.authentication = ConnectionAuthentication(certificate: certificate)
+        self.streamLimitRaised = certificate.isPush
         self.processor = processor
         self.admin = admin
     }

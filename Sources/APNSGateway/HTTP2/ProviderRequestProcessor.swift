@@ -88,15 +88,12 @@ struct ProviderRequestProcessor: Sendable {
         let tokenText = try tokenText(from: request.path)
         let headers = try APNSRequestHeaders(validating: request.headers)
         let environment = request.authority.flatMap(APNSEnvironment.init(authority:)) ?? defaultEnvironment
-        let key = try authenticate(request, connection: connection, verified: verified)
-        if let keyEnvironment = key.environment, keyEnvironment != environment {
-            throw APNSRequestRejection(
-                .badEnvironmentKeyIDInToken, "key \(key.keyID) is for \(keyEnvironment), this is \(environment)")
-        }
+        let credential = try credential(
+            for: request, connection: connection, environment: environment, verified: verified)
         let device = try resolveDevice(tokenText, environment: environment)
         let pushType = headers.pushType ?? .alert
-        guard let topic = headers.topic else {
-            throw APNSRequestRejection(.missingTopic, "apns-topic is required with token authentication")
+        guard let topic = headers.topic ?? credential.defaultTopic else {
+            throw APNSRequestRejection(.missingTopic, credential.missingTopicMessage)
         }
         guard pushType.bundleID(fromTopic: topic) == device.bundleID else {
             throw APNSRequestRejection(
@@ -104,8 +101,8 @@ struct ProviderRequestProcessor: Sendable {
                 "the device token belongs to \(device.bundleID); topic \(topic) with push type \(pushType) does not"
             )
         }
-        if let topics = key.topics, !topics.contains(device.bundleID) {
-            throw APNSRequestRejection(.topicDisallowed, "key \(key.keyID) may not push to \(device.bundleID)")
+        if let problem = credential.problem(pushingTo: topic, bundleID: device.bundleID) {
+            throw APNSRequestRejection(.topicDisallowed, problem)
         }
         if let invalidation = device.invalidation {
             let message =
@@ -145,6 +142,37 @@ struct ProviderRequestProcessor: Sendable {
     }
 
     /// The key that signed the request's provider token, once the token passes every rule of reference B.
+    /// Who sends: the connection's provider certificate, or the request's provider token (checked against the key's
+    /// environment).
+    private func credential(
+        for request: ProviderRequest,
+        connection: ConnectionAuthentication,
+        environment: APNSEnvironment,
+        verified: Result<APNSProviderToken, APNSRequestRejection>?
+    ) throws -> ProviderCredential {
+        switch connection.certificate {
+        case .push(let certificate):
+            guard certificate.environments.contains(environment) else {
+                let names = certificate.environments.map(\.rawValue).sorted().joined(separator: " and ")
+                throw APNSRequestRejection(
+                    .badCertificateEnvironment,
+                    "the certificate is for \(names); this is the \(environment) environment")
+            }
+            return .certificate(certificate)
+        case .notForPush:
+            throw APNSRequestRejection(
+                .badCertificate,
+                "the client certificate has no APNs topics or environment; use one from POST /admin/certificates")
+        case .none:
+            let key = try authenticate(request, connection: connection, verified: verified)
+            if let keyEnvironment = key.environment, keyEnvironment != environment {
+                throw APNSRequestRejection(
+                    .badEnvironmentKeyIDInToken, "key \(key.keyID) is for \(keyEnvironment), this is \(environment)")
+            }
+            return .key(key)
+        }
+    }
+
     private func authenticate(
         _ request: ProviderRequest,
         connection: ConnectionAuthentication,

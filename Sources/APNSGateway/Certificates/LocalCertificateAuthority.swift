@@ -1,3 +1,4 @@
+import APNSCore
 import Crypto
 public import Foundation
 import SwiftASN1
@@ -15,6 +16,8 @@ public struct LocalCertificateAuthority: Sendable {
     public let serverCertificatePEM: String
     /// The server's private key, PEM.
     let serverKeyPEM: String
+    /// The CA's private key, PEM, for issuing provider certificates.
+    let caKeyPEM: String
     /// Where `ca.pem` is.
     public let caPath: URL
 
@@ -36,8 +39,43 @@ public struct LocalCertificateAuthority: Sendable {
             caCertificatePEM: try caCertificate.serializeAsPEM().pemString,
             serverCertificatePEM: server.certificate,
             serverKeyPEM: server.key,
+            caKeyPEM: caKey.pemRepresentation,
             caPath: files.ca
         )
+    }
+
+    /// A provider certificate signed by this CA, as Apple issues one for an app: the topics and environments in
+    /// Apple's extensions, for TLS client authentication.
+    ///
+    /// - Returns: the certificate and its new private key, PEM.
+    /// - Throws: when the certificate cannot be made.
+    public func issuePushCertificate(_ push: PushCertificate, now: Date = Date()) throws
+        -> (certificatePEM: String, privateKeyPEM: String)
+    {
+        let caCertificate = try Certificate(pemEncoded: caCertificatePEM)
+        let caKey = try P256.Signing.PrivateKey(pemRepresentation: caKeyPEM)
+        let key = P256.Signing.PrivateKey()
+        let prefix =
+            push.environments.contains(.production) ? "Apple Push Services" : "Apple Development IOS Push Services"
+        let pushExtensions = try push.extensions()
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(365 * 86400),
+            issuer: caCertificate.subject,
+            subject: try DistinguishedName { CommonName("\(prefix): \(push.topics.first ?? "")") },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.clientAuth])
+                for pushExtension in pushExtensions { pushExtension }
+            },
+            issuerPrivateKey: Certificate.PrivateKey(caKey)
+        )
+        return (try certificate.serializeAsPEM().pemString + "\n", key.pemRepresentation + "\n")
     }
 
     private struct Files {
