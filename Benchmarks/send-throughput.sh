@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Notifications per second from `herald send --tokens FILE` over ONE connection, as a whole process (start-up, TLS,
-# token file and summary included), side by side in one run with:
+# token file and summary included), with its defaults (as many streams as the server allows, at most 100) and with
+# `--concurrency 50` (fewer streams cost NIO's HTTP/2 less per frame), side by side in one run with:
 #   - h2load (-c 1 -m 100, the same payload) against the same nghttpd (TLS on loopback, answering 200): the most this
 #     machine can do on one connection;
 #   - herald send and h2load against `herald gateway` (a valid JWT, a registered offline device);
@@ -28,27 +29,30 @@ send=(--ca-file "$work/gateway/ca.pem" --auth-key DEF123GHIJ:ABC123DEFG:"$work/A
 herald_rate() {
     local start end
     start=$(date +%s.%N)
-    "$herald" send --url "$1" "${send[@]}" --json >"$work/summary.json"
+    "$herald" send --url "$@" "${send[@]}" --json >"$work/summary.json"
     end=$(date +%s.%N)
     grep -q "\"accepted\":$count" "$work/summary.json" || { cat "$work/summary.json" >&2; exit 1; }
     awk -v n="$count" -v s="$start" -v e="$end" 'BEGIN {printf "%.0f", n / (e - s)}'
 }
 h2load_rate() { h2load -n "$count" -c 1 -m 100 "$@" | sed -n 's/.*finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p'; }
 
-hn=() nn=() hg=() ng=() ag=()
+hn=() h5=() nn=() hg=() ng=() ag=()
 for round in $(seq "$rounds"); do
     a=$(herald_rate https://127.0.0.1:3443)
+    a5=$(herald_rate https://127.0.0.1:3443 --concurrency 50)
     b=$(h2load_rate -d "$work/payload.json" "https://127.0.0.1:3443/3/device/$token")
     c=$(herald_rate "$gateway_url")
     d=$(h2load_rate -H "authorization: $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: alert" \
         -d "$work/payload.json" "$gateway_url/3/device/$token")
     e=$("$work/venv/bin/python" Benchmarks/aioapns-send.py 127.0.0.1 "$port" "$work/gateway/ca.pem" \
         "$work/AuthKey.p8" ABC123DEFG DEF123GHIJ com.example.app "$token" "$aio_count" 2>/dev/null | awk '{print $2}')
-    echo "round $round: nghttpd: herald $a/s, h2load $b/s | gateway: herald $c/s, h2load $d/s, aioapns $e/s"
-    hn+=("$a") nn+=("$b") hg+=("$c") ng+=("$d") ag+=("$e")
+    echo "round $round: nghttpd: herald $a/s, herald --concurrency 50 $a5/s, h2load $b/s |" \
+        "gateway: herald $c/s, h2load $d/s, aioapns $e/s"
+    hn+=("$a") h5+=("$a5") nn+=("$b") hg+=("$c") ng+=("$d") ag+=("$e")
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
-a=$(median "${hn[@]}") b=$(median "${nn[@]}") c=$(median "${hg[@]}") d=$(median "${ng[@]}") e=$(median "${ag[@]}")
-echo "median against nghttpd: herald $a/s, h2load $b/s, herald/h2load $(ratio "$a" "$b")"
+a=$(median "${hn[@]}") a5=$(median "${h5[@]}") b=$(median "${nn[@]}") c=$(median "${hg[@]}") d=$(median "${ng[@]}") e=$(median "${ag[@]}")
+echo "median against nghttpd: herald $a/s, herald --concurrency 50 $a5/s, h2load $b/s," \
+    "herald/h2load $(ratio "$a" "$b"), with --concurrency 50 $(ratio "$a5" "$b")"
 echo "median against the gateway: herald $c/s, h2load $d/s, aioapns $e/s, herald/h2load $(ratio "$c" "$d"), herald/aioapns $(ratio "$c" "$e")"
