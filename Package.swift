@@ -108,6 +108,7 @@ let package = Package(
             dependencies: [
                 "APNSClient", "APNSGateway", "APNSCore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: heraldSettings

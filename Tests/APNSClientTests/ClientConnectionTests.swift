@@ -29,6 +29,25 @@ struct ClientConnectionTests {
         }
     }
 
+    @Test("a second connection opens only when the first uses every stream it may; both carry notifications")
+    func poolOpensConnectionsAsNeeded() async throws {
+        try await ClientHarness.with { gateway in
+            let connections = ConnectionRecorder()
+            let client = try gateway.client {
+                $0.observer = connections
+                $0.maximumConnections = 2
+                $0.maximumStreamsPerConnection = 10
+            }
+            #expect(try await client.send(gateway.notification()).isAccepted)
+            #expect(connections.maximum == 1, "one notification needs one connection")
+            let results = ResultCollector()
+            try await client.send(contentsOf: (0..<400).map { _ in gateway.notification() }) { _ = results.add($0) }
+            #expect(results.acceptedCount == 400)
+            #expect(connections.maximum == 2)
+            await client.shutdown()
+        }
+    }
+
     @Test("the provider token is reused for 20 minutes and more, and signed anew after the policy's interval")
     func tokenRefreshedOnSchedule() async throws {
         let clock = TestClock(Date())
@@ -113,6 +132,18 @@ final class Counter: @unchecked Sendable {
     }
     func raise(to value: Int) { lock.withLock { count = max(count, value) } }
     var value: Int { lock.withLock { count } }
+}
+
+/// Records the number of open connections.
+final class ConnectionRecorder: APNSClientObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [Int] = []
+
+    func connectionsChanged(open: Int) {
+        lock.withLock { counts.append(open) }
+    }
+
+    var maximum: Int { lock.withLock { counts.max() ?? 0 } }
 }
 
 /// Records every change of open streams and stream limit.

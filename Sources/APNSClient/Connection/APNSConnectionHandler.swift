@@ -55,7 +55,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     private var state = State.starting
     private var waiting = CircularBuffer<PendingNotification>()
-    private var inFlight: [HTTP2StreamID: PendingNotification] = [:]
+    private var inFlight = InFlightTable()
     private var nextStreamID: Int32 = 1
     private var streamLimit = 0
     private var lastRead = NIODeadline.now()
@@ -266,14 +266,14 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
                 promise: nil
             )
         }
-        inFlight[streamID] = pending
+        inFlight.insert(pending, for: streamID)
         needsFlush = true
         unflushedStreams += 1
         observer.notificationSent(attempt: pending.attempts)
     }
 
     private func finishStream(_ streamID: HTTP2StreamID, _ pending: PendingNotification, _ outcome: AttemptOutcome) {
-        inFlight[streamID] = nil
+        inFlight.remove(streamID)
         handBack(pending, outcome)
         closeIfDrained()
         guard let context, !waiting.isEmpty else { return }
@@ -310,8 +310,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func receivedGoAway(lastStreamID: HTTP2StreamID, code: HTTP2ErrorCode, reason: APNSReason?) {
         let why = "the server sent GOAWAY (\(reason.map(\.rawValue) ?? "\(code)"))"
         startDraining()
-        for (streamID, pending) in inFlight where streamID > lastStreamID {
-            inFlight[streamID] = nil
+        for (streamID, pending) in inFlight.entries where streamID > lastStreamID {
+            inFlight.remove(streamID)
             handBack(pending, .notProcessed(reason: why))
         }
         closeIfDrained()
@@ -344,8 +344,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
             load.takesWork.store(false, ordering: .relaxed)
             events.stoppedTakingWork()
         }
-        let entries = inFlight
-        inFlight.removeAll()
+        let entries = inFlight.entries
+        inFlight = InFlightTable()
         for (_, pending) in entries { handBack(pending, .lost(reason: reason)) }
         while let pending = waiting.popFirst() { handBack(pending, .notProcessed(reason: reason)) }
     }
@@ -354,8 +354,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func onTick() {
         guard let context else { return }
         let now = NIODeadline.now()
-        for (streamID, pending) in inFlight where pending.deadline <= now {
-            inFlight[streamID] = nil
+        for (streamID, pending) in inFlight.entries where pending.deadline <= now {
+            inFlight.remove(streamID)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
             needsFlush = true
             handBack(pending, .deadlineExceeded)
