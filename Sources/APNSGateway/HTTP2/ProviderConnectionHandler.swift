@@ -19,6 +19,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     static let initialStreamLimit = 1
     /// The stream limit after the first valid provider token.
     static let authenticatedStreamLimit = 1000
+    /// Answers are flushed after this many even while requests are still being read, so the client gets to work on
+    /// them (and send more) instead of waiting for the whole burst: the two sides overlap instead of taking turns.
+    static let flushEvery = 16
     /// The connection receive window the handler keeps open.
     static let connectionWindow = 1 << 20
     /// A stream's receive window (HTTP/2's default), topped up so a body over the limit can be read to its end after
@@ -31,6 +34,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var requests: [HTTP2StreamID: ProviderRequest] = [:]
     private var streamLimitRaised = false
     private var pendingWrites = false
+    /// Answers written since the last flush.
+    private var unflushedAnswers = 0
     private var readPending = false
 
     init(processor: ProviderRequestProcessor, admin: AdminRequestProcessor, certificate: ClientCertificate) {
@@ -187,6 +192,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: data)), promise: nil)
         }
         pendingWrites = true
+        unflushedAnswers += 1
+        if unflushedAnswers >= Self.flushEvery { flushIfNeeded(context: context) }
     }
 
     /// An injected GOAWAY: streams from `streamID` on are left unprocessed, as APNs leaves them when it goes away.
@@ -203,6 +210,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private func flushIfNeeded(context: ChannelHandlerContext) {
         guard pendingWrites else { return }
         pendingWrites = false
+        unflushedAnswers = 0
         context.flush()
     }
 }
