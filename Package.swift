@@ -90,6 +90,12 @@ let package = Package(
             dependencies: ["HeraldCLI"],
             swiftSettings: heraldSettings
         ),
+        .target(
+            name: "GatewayTestSupport",
+            dependencies: ["APNSGateway", "APNSCore", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/GatewayTestSupport",
+            swiftSettings: heraldSettings
+        ),
         .testTarget(
             name: "APNSCoreTests",
             dependencies: ["APNSCore", .product(name: "Crypto", package: "swift-crypto")],
@@ -98,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "APNSGatewayTests",
             dependencies: [
-                "APNSGateway", "APNSCore",
+                "APNSGateway", "APNSCore", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: heraldSettings
@@ -106,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "APNSClientTests",
             dependencies: [
-                "APNSClient", "APNSGateway", "APNSCore",
+                "APNSClient", "APNSGateway", "APNSCore", "GatewayTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -122,8 +128,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "APNSGateway", "APNSCore",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "HeraldCLI", "APNSGateway", "APNSCore", "GatewayTestSupport",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings

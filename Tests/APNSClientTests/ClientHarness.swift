@@ -1,8 +1,8 @@
 import APNSClient
 import APNSCore
 import APNSGateway
-import Crypto
 import Foundation
+import GatewayTestSupport
 import NIOCore
 
 /// A live gateway on a free port, a development device of `com.example.app`, and clients that trust the gateway's CA.
@@ -14,25 +14,10 @@ struct ClientHarness {
 
     /// Runs `body` against a fresh gateway, then stops it.
     static func with(_ body: (ClientHarness) async throws -> Void) async throws {
-        let key = P256.Signing.PrivateKey()
-        var verifier = APNSProviderTokenVerifier()
-        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        var configuration = GatewayServer.Configuration(
-            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)"))
-        configuration.port = 0
-        let server = try GatewayServer(configuration: configuration, verifier: verifier)
-        let port = try await server.start()
-        let signer = try APNSProviderTokenSigner(
-            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        let device = try server.registry.register(bundleID: "com.example.app", environment: .development)
-        let harness = ClientHarness(server: server, port: port, signer: signer, device: device)
-        do {
-            try await body(harness)
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        let gateway = try await TestGateway.start()
+        let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
+        let harness = ClientHarness(server: gateway.server, port: gateway.port, signer: gateway.signer, device: device)
+        try await gateway.run { try await body(harness) }
     }
 
     /// The client's configuration for this gateway, with token authentication.

@@ -2,14 +2,16 @@ import APNSCore
 import APNSGateway
 import Crypto
 import Foundation
+import GatewayTestSupport
 
-/// A running gateway on a free port with one registered key, for live tests.
+/// A running gateway on a free port with one registered key, for live tests, with the clients that drive it.
 struct GatewayHarness {
-    let server: GatewayServer
-    let port: Int
-    let signer: APNSProviderTokenSigner
-    let directory: URL
-    let key: P256.Signing.PrivateKey
+    let base: TestGateway
+    var server: GatewayServer { base.server }
+    var port: Int { base.port }
+    var signer: APNSProviderTokenSigner { base.signer }
+    var directory: URL { base.directory }
+    var key: P256.Signing.PrivateKey { base.key }
 
     /// A gateway on a fresh data directory, or on `directory` (a restart keeps what the gateway stored there), trusting
     /// `key` for key ID ABC123DEFG.
@@ -17,15 +19,7 @@ struct GatewayHarness {
         directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)"),
         key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
     ) async throws -> GatewayHarness {
-        var verifier = APNSProviderTokenVerifier()
-        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        var configuration = GatewayServer.Configuration(dataDirectory: directory)
-        configuration.port = 0
-        let server = try GatewayServer(configuration: configuration, verifier: verifier)
-        let port = try await server.start()
-        let signer = try APNSProviderTokenSigner(
-            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        return GatewayHarness(server: server, port: port, signer: signer, directory: directory, key: key)
+        GatewayHarness(base: try await TestGateway.start(directory: directory, key: key))
     }
 
     /// Runs `body` against a fresh gateway with one development device of `com.example.app`, then stops the gateway.
@@ -34,13 +28,7 @@ struct GatewayHarness {
     ) async throws {
         let gateway = try await start()
         let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
-        do {
-            try await body(gateway, device)
-        } catch {
-            try? await gateway.server.shutdown()
-            throw error
-        }
-        try await gateway.server.shutdown()
+        try await gateway.base.run { try await body(gateway, device) }
     }
 
     func authorization() async throws -> String {

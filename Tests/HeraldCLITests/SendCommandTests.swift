@@ -1,7 +1,7 @@
 import APNSCore
 import APNSGateway
-import Crypto
 import Foundation
+import GatewayTestSupport
 import Testing
 
 @Suite("herald send against the live gateway")
@@ -156,27 +156,15 @@ struct SendGateway {
     let token: String
 
     static func with(_ body: (SendGateway) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("send-\(UUID().uuidString)")
-        let key = P256.Signing.PrivateKey()
-        var verifier = APNSProviderTokenVerifier()
-        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        var configuration = GatewayServer.Configuration(dataDirectory: directory)
-        configuration.port = 0
-        let server = try GatewayServer(configuration: configuration, verifier: verifier)
-        let port = try await server.start()
-        let keyFile = directory.appendingPathComponent("AuthKey.p8")
-        try Data(key.pemRepresentation.utf8).write(to: keyFile)
-        let device = try server.registry.register(bundleID: "com.example.app", environment: .development)
-        let gateway = SendGateway(
-            server: server, url: "https://127.0.0.1:\(port)", caFile: server.certificateAuthority.caPath.path,
+        let gateway = try await TestGateway.start()
+        let keyFile = gateway.directory.appendingPathComponent("AuthKey.p8")
+        try Data(gateway.key.pemRepresentation.utf8).write(to: keyFile)
+        let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
+        let sendGateway = SendGateway(
+            server: gateway.server, url: "https://127.0.0.1:\(gateway.port)",
+            caFile: gateway.server.certificateAuthority.caPath.path,
             authKey: "DEF123GHIJ:ABC123DEFG:\(keyFile.path)", token: device.token.hex)
-        do {
-            try await body(gateway)
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await gateway.run { try await body(sendGateway) }
     }
 
     /// `herald send` with this gateway as the target, its key, and topic `com.example.app`, then `extra`.

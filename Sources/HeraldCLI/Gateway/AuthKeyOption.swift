@@ -6,6 +6,8 @@ struct AuthKeyOption {
     let teamID: String
     let keyID: String
     let pem: String
+    /// Where the key was read from.
+    let path: String
     let topics: Set<String>?
 
     init(parsing text: String) throws(UsageError) {
@@ -19,6 +21,7 @@ struct AuthKeyOption {
             throw UsageError("--auth-key: cannot read the key file \(parts[2])")
         }
         self.pem = pem
+        path = parts[2]
         topics = parts.count == 4 ? Set(parts[3].split(separator: ",").map(String.init)) : nil
     }
 

@@ -8,6 +8,8 @@ struct GatewayBanner {
     let topic: String
     let jwt: String?
     let hasKeys: Bool
+    /// `TEAMID:KEYID:PATH` of a private key given with `--auth-key`, for the `herald send` example.
+    let sendAuthKey: String?
 
     var text: String {
         let address = host.contains(":") ? "[\(host)]" : host
@@ -24,6 +26,14 @@ struct GatewayBanner {
             "  --data '{\"aps\":{\"alert\":\"Hello from Herald\"}}' \\",
             "  https://\(address):\(port)/3/device/\(token)",
         ]
+        if let sendAuthKey {
+            lines += [
+                "",
+                "herald send --url https://\(address):\(port) --ca-file \(caPath) \\",
+                "  --auth-key \(sendAuthKey) --topic \(topic) \\",
+                "  --token \(token) --title 'Hello from Herald'",
+            ]
+        }
         if !hasKeys {
             lines.append("")
             lines.append(

@@ -63,7 +63,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 token: device.token.hex,
                 topic: exampleTopic,
                 jwt: jwt,
-                hasKeys: !keys.isEmpty
+                hasKeys: !keys.isEmpty,
+                sendAuthKey: jwt == nil ? nil : keys.first.map { "\($0.teamID):\($0.keyID):\($0.path)" }
             ).text
         )
         await TerminationSignal.wait()

@@ -1,0 +1,41 @@
+public import APNSCore
+public import APNSGateway
+public import Crypto
+public import Foundation
+
+/// A gateway for live tests: a fresh data directory (or a given one), port 0, and one trusted key (key ID ABC123DEFG,
+/// team DEF123GHIJ) with a signer for it.
+public struct TestGateway: Sendable {
+    public let server: GatewayServer
+    public let port: Int
+    public let key: P256.Signing.PrivateKey
+    public let signer: APNSProviderTokenSigner
+    public let directory: URL
+
+    /// Starts a gateway trusting `key`; a restart on the same `directory` keeps what the gateway stored there.
+    public static func start(
+        directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)"),
+        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
+    ) async throws -> TestGateway {
+        var verifier = APNSProviderTokenVerifier()
+        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        var configuration = GatewayServer.Configuration(dataDirectory: directory)
+        configuration.port = 0
+        let server = try GatewayServer(configuration: configuration, verifier: verifier)
+        let port = try await server.start()
+        let signer = try APNSProviderTokenSigner(
+            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        return TestGateway(server: server, port: port, key: key, signer: signer, directory: directory)
+    }
+
+    /// Runs `body`, then stops the gateway, whether `body` threw or not.
+    public func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+}
