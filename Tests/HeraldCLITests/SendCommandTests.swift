@@ -1,5 +1,6 @@
 import APNSCore
 import APNSGateway
+import Crypto
 import Foundation
 import GatewayTestSupport
 import Testing
