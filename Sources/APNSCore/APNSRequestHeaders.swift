@@ -73,22 +73,54 @@ extension APNSRequestHeaders {
     /// - Throws: ``APNSRequestRejection`` with `DuplicateHeaders`, `InvalidPushType`, `BadTopic`, `BadPriority`,
     ///   `BadMessageId`, `BadExpirationDate` or `BadCollapseId`.
     public init(validating fields: some Sequence<(name: String, value: String)>) throws(APNSRequestRejection) {
-        var values: [String: String] = [:]
+        var given = GivenFields()
         for (name, value) in fields {
-            let lowered = name.lowercased()
-            guard Name.all.contains(lowered) else { continue }
-            guard values.updateValue(value, forKey: lowered) == nil else {
-                throw APNSRequestRejection(
-                    .duplicateHeaders, "the header '\(lowered)' appears more than once; send it once")
-            }
+            // HTTP/2 field names are lowercase already; only a name with capitals pays for a lowered copy.
+            let lowered =
+                name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
+            try given.take(lowered, value)
         }
         self.init()
-        pushType = try values[Name.pushType].map(Self.parsePushType)
-        topic = try values[Name.topic].map(Self.parseTopic)
-        priority = try values[Name.priority].map(Self.parsePriority)
-        apnsID = try values[Name.apnsID].map(Self.parseAPNSID)
-        expiration = try values[Name.expiration].map(Self.parseExpiration) ?? .storagePolicy
-        collapseID = try values[Name.collapseID].map(Self.parseCollapseID)
+        pushType = try given.pushType.map(Self.parsePushType)
+        topic = try given.topic.map(Self.parseTopic)
+        priority = try given.priority.map(Self.parsePriority)
+        apnsID = try given.apnsID.map(Self.parseAPNSID)
+        expiration = try given.expiration.map(Self.parseExpiration) ?? .storagePolicy
+        collapseID = try given.collapseID.map(Self.parseCollapseID)
+    }
+
+    /// The raw values of the headers APNs reads, each allowed once.
+    private struct GivenFields {
+        var pushType: String?
+        var topic: String?
+        var priority: String?
+        var apnsID: String?
+        var expiration: String?
+        var collapseID: String?
+        var authorization: String?
+
+        /// Keeps `value` when `name` is a header APNs reads. - Throws: `DuplicateHeaders` for a second one.
+        mutating func take(_ name: String, _ value: String) throws(APNSRequestRejection) {
+            switch name {
+            case Name.pushType: try Self.keep(value, in: &pushType, name)
+            case Name.topic: try Self.keep(value, in: &topic, name)
+            case Name.priority: try Self.keep(value, in: &priority, name)
+            case Name.apnsID: try Self.keep(value, in: &apnsID, name)
+            case Name.expiration: try Self.keep(value, in: &expiration, name)
+            case Name.collapseID: try Self.keep(value, in: &collapseID, name)
+            case Name.authorization: try Self.keep(value, in: &authorization, name)
+            default: break
+            }
+        }
+
+        private static func keep(_ value: String, in field: inout String?, _ name: String) throws(APNSRequestRejection)
+        {
+            guard field == nil else {
+                throw APNSRequestRejection(
+                    .duplicateHeaders, "the header '\(name)' appears more than once; send it once")
+            }
+            field = value
+        }
     }
 
     /// Parses `apns-push-type`. - Throws: `InvalidPushType` for a value Apple does not document.
