@@ -137,6 +137,10 @@ struct SendCommandTests {
                 #expect(result.status == 2, "\(arguments): \(result.errorOutput)")
                 #expect(!result.errorOutput.isEmpty)
             }
+            let bothFromStdin = await runHerald(
+                gateway.arguments(["--tokens", "-"]), input: #"{"aps":{"alert":"x"}}"#)
+            #expect(bothFromStdin.status == 2)
+            #expect(bothFromStdin.errorOutput.contains("standard input"))
             let withoutTopic = await runHerald(
                 ["send", "--token", gateway.token, "--body", "x", "--url", gateway.url, "--ca-file", gateway.caFile]
                     + ["--auth-key", gateway.authKey])

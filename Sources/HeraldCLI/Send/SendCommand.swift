@@ -69,8 +69,13 @@ struct SendCommand: AsyncParsableCommand {
         guard !tokens.isEmpty || tokenFile != nil else {
             throw UsageError("say whom to send to: --token HEX or --tokens FILE")
         }
+        let payloadPath = payload ?? (quick.isEmpty ? "-" : nil)
+        if tokenFile == "-", payloadPath == "-" {
+            throw UsageError(
+                "the tokens and the payload cannot both come from standard input: give --payload FILE or payload flags")
+        }
         let request = try SendRequest.make(
-            payloadPath: payload ?? (quick.isEmpty ? "-" : nil), quick: quick, io: io,
+            payloadPath: payloadPath, quick: quick, io: io,
             headers: (pushType, priority, expiration, collapseID, apnsID, topic))
         for warning in request.warnings { io.writeError("warning: \(warning)\n") }
         let endpoint = try target.endpoint()
