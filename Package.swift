@@ -71,6 +71,11 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
+        .target(
+            name: "DeviceSimulator",
+            dependencies: ["APNSCore", "UserNotifications"],
+            swiftSettings: heraldSettings
+        ),
         .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
         .target(
@@ -117,6 +122,11 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: heraldSettings
+        ),
+        .testTarget(
+            name: "DeviceSimulatorTests",
+            dependencies: ["DeviceSimulator", "UserNotifications", "APNSCore"],
             swiftSettings: heraldSettings
         ),
         .testTarget(

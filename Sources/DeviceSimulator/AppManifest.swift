@@ -1,0 +1,96 @@
+public import APNSCore
+public import Foundation
+public import UserNotifications
+
+/// An app installed on a simulated device, as its manifest file describes it (docs/devices.md): who it is, what the
+/// user answered to the authorization request, whether it is in the foreground, its categories (seed 003's
+/// `NotificationConfig`), its content extension's Info.plist attributes and its service extension's steps.
+public struct AppManifest: Sendable, Decodable {
+    /// The app's bundle ID: its topic.
+    public var bundleID: String
+    /// The APNs environment its device token belongs to.
+    public var environment: APNSEnvironment
+    /// The user's answer to the authorization request.
+    public var authorization: Authorization
+    /// Whether the app is in the foreground when notifications arrive.
+    public var foreground: Bool
+    /// The categories and actions the app registers.
+    public var notificationConfig: NotificationConfig?
+    /// The content extension's `NSExtensionAttributes`, when the app has one.
+    public var contentExtension: ContentExtensionAttributes?
+    /// What the service extension does with a mutable notification, in order; none means the app has no service
+    /// extension.
+    public var serviceExtension: [ServiceExtensionStep]
+
+    /// The user's answer: granted or not, and the options the app asked for.
+    public struct Authorization: Sendable, Hashable, Decodable {
+        public var granted: Bool
+        public var options: UNAuthorizationOptions
+
+        public init(granted: Bool, options: UNAuthorizationOptions) {
+            self.granted = granted
+            self.options = options
+        }
+
+        private enum CodingKeys: String, CodingKey { case granted, options }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            granted = try container.decode(Bool.self, forKey: .granted)
+            var options: UNAuthorizationOptions = []
+            for name in try container.decodeIfPresent([String].self, forKey: .options) ?? [] {
+                guard let option = Self.optionNames[name] else {
+                    let known = Self.optionNames.keys.sorted().joined(separator: ", ")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .options, in: container, debugDescription: "'\(name)' is not one of: \(known)")
+                }
+                options.insert(option)
+            }
+            self.options = options
+        }
+
+        static let optionNames: [String: UNAuthorizationOptions] = [
+            "alert": .alert, "badge": .badge, "sound": .sound, "carPlay": .carPlay, "criticalAlert": .criticalAlert,
+            "provisional": .provisional, "providesAppNotificationSettings": .providesAppNotificationSettings,
+            "announcement": .announcement, "timeSensitive": .timeSensitive,
+        ]
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case bundleID, environment, authorization, foreground, contentExtension, serviceExtension
+        case notificationConfig = "NotificationConfig"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bundleID = try container.decode(String.self, forKey: .bundleID)
+        if let problem = APNSTopic.problem(with: bundleID) {
+            throw DecodingError.dataCorruptedError(forKey: .bundleID, in: container, debugDescription: problem)
+        }
+        let environmentName = try container.decodeIfPresent(String.self, forKey: .environment) ?? "development"
+        guard let environment = APNSEnvironment(name: environmentName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .environment, in: container,
+                debugDescription: "'\(environmentName)' is not development or production")
+        }
+        self.environment = environment
+        authorization =
+            try container.decodeIfPresent(Authorization.self, forKey: .authorization)
+            ?? Authorization(granted: true, options: [.alert, .badge, .sound])
+        foreground = try container.decodeIfPresent(Bool.self, forKey: .foreground) ?? false
+        notificationConfig = try container.decodeIfPresent(NotificationConfig.self, forKey: .notificationConfig)
+        contentExtension = try container.decodeIfPresent(ContentExtensionAttributes.self, forKey: .contentExtension)
+        serviceExtension = try container.decodeIfPresent([ServiceExtensionStep].self, forKey: .serviceExtension) ?? []
+    }
+
+    /// Reads a manifest.
+    ///
+    /// - Throws: ``AppManifestError`` naming the field that is missing or wrong.
+    public init(data: Data) throws(AppManifestError) {
+        do {
+            self = try JSONDecoder().decode(AppManifest.self, from: data)
+        } catch {
+            throw AppManifestError(error)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// One thing a manifest's service extension does to a notification, so common extensions need no Swift.
+public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
+    /// `{"rewrite": {"title": ..., "subtitle": ..., "body": ...}}`: replaces the fields given (seed 000).
+    case rewrite(title: String?, subtitle: String?, body: String?)
+    /// `{"attachFrom": "<userInfo key>"}`: downloads the URL in that custom key into an attachment (seeds 002, 003).
+    case attachFrom(userInfoKey: String)
+    /// `{"decrypt": "<userInfo key>"}`: decrypts that custom key's end-to-end encrypted content.
+    case decrypt(userInfoKey: String)
+
+    private enum CodingKeys: String, CodingKey { case rewrite, attachFrom, decrypt }
+    private struct Rewrite: Decodable {
+        var title: String?
+        var subtitle: String?
+        var body: String?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.allKeys.count == 1, let key = container.allKeys.first else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a step is one of {\"rewrite\": {...}}, {\"attachFrom\": key}, {\"decrypt\": key}"
+                ))
+        }
+        switch key {
+        case .rewrite:
+            let rewrite = try container.decode(Rewrite.self, forKey: .rewrite)
+            self = .rewrite(title: rewrite.title, subtitle: rewrite.subtitle, body: rewrite.body)
+        case .attachFrom:
+            self = .attachFrom(userInfoKey: try container.decode(String.self, forKey: .attachFrom))
+        case .decrypt:
+            self = .decrypt(userInfoKey: try container.decode(String.self, forKey: .decrypt))
+        }
+    }
+}
