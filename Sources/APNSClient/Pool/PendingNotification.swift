@@ -6,8 +6,7 @@ import NIOCore
 /// A class, so that moving it between queues costs one reference count. It has one owner at a time: the pool, then
 /// one connection's handler on its event loop, then the pool again; each hand-over goes through the event loop's task
 /// queue or a lock, so no two threads touch it at once.
-// Safety: one owner at a time (pool, then one event loop, then pool), handed over through the event loop's queue or a
-// lock, which order every access.
+// Safety: one owner at a time; every hand-over goes through an event loop's task queue or a lock.
 final class PendingNotification: @unchecked Sendable {
     let notification: APNSNotification
     /// The moment the client gives up and answers ``APNSReason/deadlineExceeded``.
