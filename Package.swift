@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .target(
@@ -73,7 +74,12 @@ let package = Package(
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
         .target(
             name: "DeviceSimulator",
-            dependencies: ["APNSCore", "UserNotifications"],
+            dependencies: [
+                "APNSCore", "APNSGateway", "UserNotifications", "CoreLocation",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: heraldSettings
         ),
         .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
@@ -84,6 +90,7 @@ let package = Package(
                 "APNSCore",
                 "APNSClient",
                 "APNSGateway",
+                "DeviceSimulator",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -126,7 +133,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceSimulatorTests",
-            dependencies: ["DeviceSimulator", "UserNotifications", "APNSCore"],
+            dependencies: [
+                "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings
         ),
         .testTarget(

@@ -6,8 +6,13 @@ public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
     case attachFrom(userInfoKey: String)
     /// `{"decrypt": "<userInfo key>"}`: decrypts that custom key's end-to-end encrypted content.
     case decrypt(userInfoKey: String)
+    /// `{"delay": seconds}`: works that long before the next step, like a slow extension (past the time limit the
+    /// content so far is shown).
+    case delay(seconds: Double)
+    /// `{"fail": "reason"}`: the extension crashes here; the original content is shown at once.
+    case fail(reason: String)
 
-    private enum CodingKeys: String, CodingKey { case rewrite, attachFrom, decrypt }
+    private enum CodingKeys: String, CodingKey { case rewrite, attachFrom, decrypt, delay, fail }
     private struct Rewrite: Decodable {
         var title: String?
         var subtitle: String?
@@ -20,7 +25,7 @@ public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: decoder.codingPath,
-                    debugDescription: "a step is one of {\"rewrite\": {...}}, {\"attachFrom\": key}, {\"decrypt\": key}"
+                    debugDescription: Self.forms
                 ))
         }
         switch key {
@@ -31,6 +36,19 @@ public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
             self = .attachFrom(userInfoKey: try container.decode(String.self, forKey: .attachFrom))
         case .decrypt:
             self = .decrypt(userInfoKey: try container.decode(String.self, forKey: .decrypt))
+        case .delay:
+            let seconds = try container.decode(Double.self, forKey: .delay)
+            guard seconds >= 0, seconds.isFinite else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .delay, in: container, debugDescription: "a delay is a number of seconds, 0 or more")
+            }
+            self = .delay(seconds: seconds)
+        case .fail:
+            self = .fail(reason: try container.decode(String.self, forKey: .fail))
         }
     }
+
+    private static let forms =
+        #"a step is one of {"rewrite": {...}}, {"attachFrom": key}, {"decrypt": key}, {"delay": seconds}, "#
+        + #"{"fail": reason}"#
 }

@@ -1,0 +1,121 @@
+import CoreLocation
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import UserNotifications
+
+/// The device's local JSON API (docs/devices.md): what a script uses to see and act on notifications.
+///
+/// | route | what it does |
+/// | --- | --- |
+/// | `GET /apps` | the installed apps with `bundleID`, `token`, `publicKey`, `badge` |
+/// | `GET /notifications` | delivered notifications, newest first |
+/// | `GET /notifications/{id}` | one, expanded (its content extension's view) |
+/// | `POST /notifications/{id}/respond` | `{"action": "default" \| "dismiss" \| identifier, "text": "..."}` |
+/// | `DELETE /notifications` | clear Notification Center |
+/// | `POST /apps/{bundleID}/notifications` | schedule a local notification |
+/// | `POST /location` | `{"latitude": ..., "longitude": ...}`: move the device |
+public struct DeviceAPI: Sendable {
+    private let device: SimulatedDevice
+
+    public init(device: SimulatedDevice) {
+        self.device = device
+    }
+
+    /// Serves the API on `host:port` (0 picks a free port) until the task is cancelled.
+    ///
+    /// - Parameter onListening: called with the bound port once the server accepts connections.
+    public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
+        let application = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "herald-device"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }
+        )
+        try await application.run()
+    }
+
+    private struct RespondBody: Decodable {
+        var action: String
+        var text: String?
+    }
+
+    private struct RespondAnswer: ResponseEncodable {
+        var id: String
+        var action: String
+        var text: String?
+        var deliveredToApp: Bool
+        var dismissed: Bool
+        var contentExtensionOption: String?
+    }
+
+    private struct Location: Decodable {
+        var latitude: Double
+        var longitude: Double
+    }
+
+    private func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        let device = self.device
+        router.get("apps") { _, _ in device.installedApps }
+        router.get("notifications") { _, _ in await device.notifications() }
+        router.get("notifications/:id") { _, context in
+            let id = try context.parameters.require("id")
+            do throws(DeviceError) {
+                return JSONBody(value: try await device.expand(id))
+            } catch {
+                throw HTTPError(.notFound, message: error.message)
+            }
+        }
+        router.post("notifications/:id/respond") { request, context -> RespondAnswer in
+            let id = try context.parameters.require("id")
+            let body = try await request.decode(as: RespondBody.self, context: context)
+            do throws(DeviceError) {
+                let outcome = try await device.respond(to: id, action: body.action, text: body.text)
+                return RespondAnswer(
+                    id: id, action: body.action,
+                    text: (outcome.response as? UNTextInputNotificationResponse)?.userText,
+                    deliveredToApp: outcome.deliveredToApp, dismissed: outcome.dismissed,
+                    contentExtensionOption: outcome.contentExtensionOption.map { "\($0)" })
+            } catch {
+                let known = await device.notifications().contains { $0.id == id }
+                throw HTTPError(known ? .badRequest : .notFound, message: error.message)
+            }
+        }
+        router.delete("notifications") { _, _ -> HTTPResponse.Status in
+            device.clear()
+            return .noContent
+        }
+        router.post("apps/:bundleID/notifications") { request, context -> Response in
+            let bundleID = try context.parameters.require("bundleID")
+            let body = try await request.decode(as: LocalNotificationBody.self, context: context)
+            do throws(DeviceError) {
+                let notification = try body.makeRequest()
+                try await device.schedule(notification, for: bundleID)
+                let json = Data(#"{"identifier":"\#(notification.identifier)"}"#.utf8)
+                return Response(
+                    status: .created, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: json)))
+            } catch {
+                let status: HTTPResponse.Status = device.installedApps.contains { $0.bundleID == bundleID }
+                    ? .badRequest : .notFound
+                throw HTTPError(status, message: error.message)
+            }
+        }
+        router.post("location") { request, context -> HTTPResponse.Status in
+            let location = try await request.decode(as: Location.self, context: context)
+            await device.updateLocation(CLLocationCoordinate2D(latitude: location.latitude, longitude: location.longitude))
+            return .noContent
+        }
+        return router
+    }
+}
+
+/// Any encodable value as a JSON response, encoded as itself.
+private struct JSONBody<Value: Encodable & Sendable>: ResponseEncodable {
+    let value: Value
+
+    func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+    }
+}

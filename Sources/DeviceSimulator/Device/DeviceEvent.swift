@@ -1,0 +1,66 @@
+public import Foundation
+
+/// Something that happened on a simulated device: what the terminal shows, tests wait for, and `--report-url`
+/// receives (deliveries, displays and responses).
+public struct DeviceEvent: Sendable, Hashable {
+    /// What happened.
+    public enum Kind: String, Sendable, Hashable {
+        /// An app got its device token from the gateway.
+        case registered
+        /// A notification reached the app (after its service extension).
+        case delivered
+        /// A delivered notification was shown (banner, alert or Notification Center).
+        case displayed
+        /// The person opened, dismissed or acted on a notification.
+        case response
+        /// Something worth knowing that is not an event of the app: a failed download, a refused message.
+        case log
+    }
+
+    public let kind: Kind
+    public let time: Date
+    public let bundleID: String?
+    public let token: String?
+    /// The notification's `apns-id` (remote notifications only).
+    public let apnsID: String?
+    /// The notification's identifier in the device API.
+    public let notificationID: String?
+    /// For a response: `default`, `dismiss` or the action's identifier.
+    public let action: String?
+    /// For a text-input response: what was typed.
+    public let text: String?
+    /// For a log: what happened.
+    public let message: String?
+
+    init(
+        _ kind: Kind, bundleID: String? = nil, token: String? = nil, apnsID: String? = nil,
+        notificationID: String? = nil, action: String? = nil, text: String? = nil, message: String? = nil,
+        time: Date = Date()
+    ) {
+        self.kind = kind
+        self.time = time
+        self.bundleID = bundleID
+        self.token = token
+        self.apnsID = apnsID
+        self.notificationID = notificationID
+        self.action = action
+        self.text = text
+        self.message = message
+    }
+
+    /// The event as `--report-url` receives it: `event`, `apnsID`, `bundleID`, `token`, `action`, `text`, `time`
+    /// (ISO 8601 with milliseconds) and `notificationID`.
+    public var reportJSON: Data {
+        var object: [String: Any] = ["event": kind.rawValue, "time": Self.timeFormat.format(time)]
+        object["apnsID"] = apnsID
+        object["bundleID"] = bundleID
+        object["token"] = token
+        object["notificationID"] = notificationID
+        object["action"] = action
+        object["text"] = text
+        object["message"] = message
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    }
+
+    static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+}

@@ -1,0 +1,77 @@
+import APNSCore
+import Crypto
+import Foundation
+import Synchronization
+import UserNotifications
+
+/// An app on a simulated device: its manifest, its own notification center, its end-to-end key and, once the
+/// gateway answered, its device token.
+final class InstalledApp: Sendable {
+    let manifest: AppManifest
+    let center: UNUserNotificationCenter
+    let privateKey: Curve25519.KeyAgreement.PrivateKey
+    private let delegate: SimulatedAppDelegate
+    private let currentToken: Mutex<APNSDeviceToken?>
+
+    init(
+        manifest: AppManifest, dataDirectory: URL, privateKey: Curve25519.KeyAgreement.PrivateKey,
+        savedToken: APNSDeviceToken?, contentExtension: (any UNNotificationContentExtension)?
+    ) async {
+        self.manifest = manifest
+        self.privateKey = privateKey
+        self.currentToken = Mutex(savedToken)
+        var configuration = UNUserNotificationCenter.Configuration()
+        configuration.bundleIdentifier = manifest.bundleID
+        configuration.dataStore = dataDirectory.appendingPathComponent("attachments/\(manifest.bundleID)")
+        center = UNUserNotificationCenter(configuration: configuration)
+        delegate = SimulatedAppDelegate()
+        center.delegate = delegate
+        center.isAppInForeground = manifest.foreground
+        center.authorizationAnswer = manifest.authorization.granted ? .allow : .deny
+        _ = try? await center.requestAuthorization(options: manifest.authorization.options)
+        if let config = manifest.notificationConfig { center.setNotificationCategories(config.makeCategories()) }
+        if let attributes = manifest.contentExtension {
+            center.installContentExtension(contentExtension ?? ManifestContentExtension(), attributes: attributes)
+        }
+    }
+
+    var token: APNSDeviceToken? {
+        get { currentToken.withLock { $0 } }
+        set { currentToken.withLock { $0 = newValue } }
+    }
+
+    /// The public key a provider seals end-to-end content to, as base64 of its 32 raw bytes.
+    var publicKeyBase64: String { privateKey.publicKey.rawRepresentation.base64EncodedString() }
+}
+
+/// The simulated app's delegate: in the foreground it shows every notification (banner, list, sound, badge), as an
+/// app that wants its notifications seen does.
+private final class SimulatedAppDelegate: NSObject, UNUserNotificationCenterDelegate, Sendable {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification
+    ) async -> UNNotificationPresentationOptions {
+        [.banner, .list, .sound, .badge]
+    }
+
+    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
+    }
+}
+
+/// The content extension a manifest's `contentExtension` installs: it shows the notification's title, body and first
+/// image attachment, and leaves actions to the app.
+// Safety: `view` is only touched under its Mutex.
+final class ManifestContentExtension: NotificationContentRendering, @unchecked Sendable {
+    private let view = Mutex(NotificationContentView())
+
+    func didReceive(_ notification: UNNotification) {
+        let content = notification.request.content
+        let image = content.attachments.first { $0.kind == .image }
+        view.withLock {
+            $0 = NotificationContentView(title: content.title, body: content.body, imagePath: image?.url.path)
+        }
+    }
+
+    var handlesResponses: Bool { false }
+
+    var contentView: NotificationContentView { view.withLock { $0 } }
+}

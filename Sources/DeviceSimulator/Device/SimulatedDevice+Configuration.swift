@@ -1,0 +1,37 @@
+public import Foundation
+public import UserNotifications
+
+extension SimulatedDevice {
+    /// Where a device connects, what it runs and where it reports.
+    public struct Configuration: Sendable {
+        /// The gateway's host (`herald gateway --host`).
+        public var gatewayHost: String
+        /// The gateway's port.
+        public var gatewayPort: Int
+        /// The gateway's CA certificate in PEM (`DATA/ca.pem`).
+        public var caPEM: String
+        /// The installed apps.
+        public var apps: [AppManifest]
+        /// Where tokens, keys and attachments are kept (`device.json`, `attachments/`, `downloads/`).
+        public var dataDirectory: URL
+        /// Each token is POSTed here after registration (`token`, `bundleID`, `environment`, `publicKey`), as an
+        /// app does from `didRegisterForRemoteNotificationsWithDeviceToken`.
+        public var registerURL: URL?
+        /// Every delivery, display and response is POSTed here (``DeviceEvent/reportJSON``).
+        public var reportURL: URL?
+        /// How long a service extension has before `serviceExtensionTimeWillExpire()` (30 seconds on iOS).
+        public var serviceExtensionTimeLimit: Duration = .seconds(30)
+        /// A user's own service extensions by bundle ID, replacing the manifest's steps for that app.
+        public var serviceExtensions: [String: @Sendable () -> UNNotificationServiceExtension] = [:]
+        /// A user's own content extensions by bundle ID, replacing the built-in one.
+        public var contentExtensions: [String: @Sendable () -> any UNNotificationContentExtension] = [:]
+
+        public init(gatewayHost: String, gatewayPort: Int, caPEM: String, apps: [AppManifest], dataDirectory: URL) {
+            self.gatewayHost = gatewayHost
+            self.gatewayPort = gatewayPort
+            self.caPEM = caPEM
+            self.apps = apps
+            self.dataDirectory = dataDirectory
+        }
+    }
+}

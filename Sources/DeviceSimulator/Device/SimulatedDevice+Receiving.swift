@@ -1,0 +1,88 @@
+import APNSCore
+import APNSGateway
+import Foundation
+import Synchronization
+import UserNotifications
+
+extension SimulatedDevice {
+    /// Runs one push through the pipeline (ARCHITECTURE step 4) and records what the app shows.
+    func receive(_ notification: AcceptedNotification) async {
+        let apnsID = notification.apnsID.uuidString.lowercased()
+        guard let app = app(for: notification.token) else {
+            hub.emit(
+                DeviceEvent(.log, token: notification.token.hex, apnsID: apnsID, message: "no app has this token"))
+            return
+        }
+        let bundleID = app.manifest.bundleID
+        guard records.withLock({ $0.firstSighting(of: notification.apnsID) }) else {
+            hub.emit(
+                DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: "a duplicate apns-id was dropped"))
+            return
+        }
+        let identifier = notification.collapseID?.rawValue ?? apnsID
+        var request: UNNotificationRequest
+        do {
+            request = try UNNotificationRequest(identifier: identifier, apnsPayload: Data(notification.payload))
+        } catch {
+            hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: "unreadable payload: \(error)"))
+            return
+        }
+        if Self.runsServiceExtension(request), let serviceExtension = makeServiceExtension(for: app, apnsID: apnsID) {
+            let host = ServiceExtensionHost(timeLimit: configuration.serviceExtensionTimeLimit)
+            let content = await host.process(request, with: serviceExtension)
+            request = UNNotificationRequest(identifier: identifier, content: content, trigger: request.trigger)
+        }
+        if Self.isSilent(request.content) {
+            hub.emit(
+                DeviceEvent(
+                    .delivered, bundleID: bundleID, token: app.token?.hex, apnsID: apnsID,
+                    message: "a background notification: the app was woken, nothing shown"))
+            return
+        }
+        let outcome = await app.center.deliverRemoteNotification(request)
+        record(outcome, of: app, apnsID: apnsID)
+    }
+
+    /// Records a delivery under its API identifier and tells the subscribers.
+    func record(_ outcome: PresentationOutcome, of app: InstalledApp, apnsID: String?) {
+        let bundleID = app.manifest.bundleID
+        let requestIdentifier = outcome.notification.request.identifier
+        let id = apnsID ?? "local-" + UUID().uuidString.lowercased()
+        records.withLock {
+            $0.add(.init(id: id, apnsID: apnsID, bundleID: bundleID, requestIdentifier: requestIdentifier))
+        }
+        let token = app.token?.hex
+        hub.emit(DeviceEvent(.delivered, bundleID: bundleID, token: token, apnsID: apnsID, notificationID: id))
+        if !outcome.options.isDisjoint(with: [.banner, .alert, .list]) {
+            hub.emit(DeviceEvent(.displayed, bundleID: bundleID, token: token, apnsID: apnsID, notificationID: id))
+        }
+    }
+
+    private func makeServiceExtension(for app: InstalledApp, apnsID: String) -> UNNotificationServiceExtension? {
+        let bundleID = app.manifest.bundleID
+        if let make = configuration.serviceExtensions[bundleID] { return make() }
+        guard !app.manifest.serviceExtension.isEmpty else { return nil }
+        let hub = self.hub
+        return ManifestServiceExtension(
+            steps: app.manifest.serviceExtension,
+            downloadFolder: configuration.dataDirectory.appendingPathComponent("downloads"),
+            privateKey: app.privateKey
+        ) { message in
+            hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: message))
+        }
+    }
+
+    /// iOS runs the service extension only for `mutable-content: 1` with alert text.
+    static func runsServiceExtension(_ request: UNNotificationRequest) -> Bool {
+        let aps = request.content.userInfo["aps"] as? [String: Any]
+        let mutable = (aps?["mutable-content"] as? NSNumber)?.intValue == 1 || (aps?["mutable-content"] as? Int) == 1
+        let content = request.content
+        return mutable && !(content.title.isEmpty && content.subtitle.isEmpty && content.body.isEmpty)
+    }
+
+    /// A push with no alert, sound or badge only wakes the app.
+    static func isSilent(_ content: UNNotificationContent) -> Bool {
+        content.title.isEmpty && content.subtitle.isEmpty && content.body.isEmpty && content.sound == nil
+            && content.badge == nil && content.attachments.isEmpty
+    }
+}

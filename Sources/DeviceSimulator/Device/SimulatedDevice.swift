@@ -1,0 +1,212 @@
+import APNSCore
+import APNSGateway
+import Crypto
+import Foundation
+import Synchronization
+import UserNotifications
+
+/// A simulated iPhone: it connects to a gateway's courier, installs apps from their manifests, gets a device token
+/// per app (kept under its data folder across restarts), and runs every push through the UserNotifications pipeline:
+/// a request with a push trigger, the service extension when `mutable-content` is 1 and there is alert text,
+/// attachments into the app's store, the delegate's presentation choice, the badge, collapse IDs replacing a
+/// delivered notification, duplicate `apns-id`s dropped. A person or a script acts on what it shows through
+/// ``respond(to:action:text:)`` (the terminal and the JSON API call it).
+///
+/// ```swift
+/// let device = try await SimulatedDevice.start(configuration)
+/// for await event in device.events() where event.kind == .delivered { print(event.apnsID ?? "") }
+/// ```
+public final class SimulatedDevice: Sendable {
+    /// How the device was started.
+    public let configuration: Configuration
+    let apps: [InstalledApp]
+    let hub = EventHub()
+    let records = Mutex(DeliveryRecords())
+    private let courier = Mutex<CourierClient?>(nil)
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let stopped = Atomic<Bool>(false)
+    private let stateFile: DeviceStateFile
+
+    private init(configuration: Configuration, apps: [InstalledApp], stateFile: DeviceStateFile) {
+        self.configuration = configuration
+        self.apps = apps
+        self.stateFile = stateFile
+    }
+
+    /// Installs the apps, connects to the gateway and registers every app.
+    ///
+    /// - Throws: ``DeviceError`` when two manifests name the same app, the data folder cannot be used, or the gateway
+    ///   cannot be reached or refuses a registration.
+    public static func start(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
+        let stateFile = DeviceStateFile(directory: configuration.dataDirectory)
+        let saved = try stateFile.load()
+        var apps: [InstalledApp] = []
+        for manifest in configuration.apps {
+            if apps.contains(where: { $0.manifest.bundleID == manifest.bundleID }) {
+                throw DeviceError("two manifests install \(manifest.bundleID); each app is installed once")
+            }
+            let record = saved.first {
+                $0.bundleID == manifest.bundleID && $0.environment == manifest.environment.rawValue
+            }
+            let key =
+                record.flatMap { Data(base64Encoded: $0.privateKey) }
+                .flatMap { try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
+                ?? Curve25519.KeyAgreement.PrivateKey()
+            apps.append(
+                await InstalledApp(
+                    manifest: manifest, dataDirectory: configuration.dataDirectory, privateKey: key,
+                    savedToken: record.flatMap { try? APNSDeviceToken(hex: $0.token) },
+                    contentExtension: configuration.contentExtensions[manifest.bundleID]?()))
+        }
+        let device = SimulatedDevice(configuration: configuration, apps: apps, stateFile: stateFile)
+        let courier = try await device.connectAndRegister()
+        device.startTasks(firstCourier: courier)
+        return device
+    }
+
+    /// Every event from now on, in order, until the device stops.
+    public func events() -> AsyncStream<DeviceEvent> { hub.subscribe() }
+
+    /// The installed apps with their tokens and end-to-end public keys.
+    public var installedApps: [InstalledAppSummary] {
+        apps.map {
+            InstalledAppSummary(
+                bundleID: $0.manifest.bundleID, environment: $0.manifest.environment.rawValue,
+                token: $0.token?.hex, publicKey: $0.publicKeyBase64, badge: $0.center.badgeCount)
+        }
+    }
+
+    /// Disconnects and stops every task; the device can be started again from the same data folder.
+    public func stop() async {
+        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let running = tasks.withLock { $0 }
+        for task in running { task.cancel() }
+        await courier.withLock { $0 }?.close()
+        for task in running { await task.value }
+        hub.finish()
+    }
+
+    // MARK: - The courier
+
+    private func connectAndRegister() async throws(DeviceError) -> CourierClient {
+        let client: CourierClient
+        do {
+            client = try await CourierClient.connect(
+                host: configuration.gatewayHost, port: configuration.gatewayPort, caPEM: configuration.caPEM)
+        } catch {
+            throw DeviceError(
+                "cannot reach the gateway's courier at \(configuration.gatewayHost):\(configuration.gatewayPort) "
+                    + "(\(error)); is `herald gateway` running, and is --ca-file its ca.pem?")
+        }
+        courier.withLock { $0 = client }
+        for app in apps {
+            let token: APNSDeviceToken
+            do {
+                token = try await client.register(
+                    bundleID: app.manifest.bundleID, environment: app.manifest.environment, token: app.token)
+            } catch {
+                await client.close()
+                throw DeviceError("the gateway refused to register \(app.manifest.bundleID): \(error)")
+            }
+            app.token = token
+            hub.emit(DeviceEvent(.registered, bundleID: app.manifest.bundleID, token: token.hex))
+        }
+        try stateFile.save(
+            apps.map {
+                DeviceStateFile.App(
+                    bundleID: $0.manifest.bundleID, environment: $0.manifest.environment.rawValue,
+                    token: $0.token?.hex ?? "", privateKey: $0.privateKey.rawRepresentation.base64EncodedString())
+            })
+        return client
+    }
+
+    private func startTasks(firstCourier: CourierClient) {
+        let reports = configuration.reportURL.map { url in
+            let events = hub.subscribe()
+            return Task { await Self.report(events, to: JSONPoster(url: url), hub: hub) }
+        }
+        let registrations = configuration.registerURL.map { url in
+            let summaries = installedApps
+            return Task { [hub] in
+                for app in summaries { await Self.postRegistration(app, to: JSONPoster(url: url), hub: hub) }
+            }
+        }
+        let receiving = Task { await receiveLoop(firstCourier) }
+        let scheduling = Task { await deliverDueLoop() }
+        tasks.withLock { $0 = [receiving, scheduling] + [reports, registrations].compactMap { $0 } }
+    }
+
+    /// Reads the courier's notifications in order; reconnects (every second) when the connection drops.
+    private func receiveLoop(_ first: CourierClient) async {
+        var client: CourierClient? = first
+        while !stopped.load(ordering: .relaxed) {
+            if let client {
+                for await event in client.events {
+                    switch event {
+                    case .notification(let notification):
+                        await receive(notification)
+                        client.acknowledge(notification)
+                    case .error(let message):
+                        hub.emit(DeviceEvent(.log, message: "the gateway says: \(message)"))
+                    case .closed:
+                        break
+                    }
+                }
+            }
+            if stopped.load(ordering: .relaxed) { return }
+            hub.emit(DeviceEvent(.log, message: "the courier connection closed; reconnecting"))
+            try? await Task.sleep(for: .seconds(1))
+            client = try? await connectAndRegister()
+        }
+    }
+
+    private static func postRegistration(_ app: InstalledAppSummary, to poster: JSONPoster, hub: EventHub) async {
+        let body: [String: String?] = [
+            "token": app.token, "bundleID": app.bundleID, "environment": app.environment, "publicKey": app.publicKey,
+        ]
+        do {
+            try await poster.post(try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 }))
+        } catch {
+            hub.emit(DeviceEvent(.log, bundleID: app.bundleID, message: "registration not posted: \(error)"))
+        }
+    }
+
+    private static func report(_ events: AsyncStream<DeviceEvent>, to poster: JSONPoster, hub: EventHub) async {
+        for await event in events where [.delivered, .displayed, .response].contains(event.kind) {
+            do throws(DeviceError) {
+                try await poster.post(event.reportJSON)
+            } catch {
+                hub.emit(DeviceEvent(.log, bundleID: event.bundleID, message: "report not posted: \(error.message)"))
+            }
+        }
+    }
+
+    private func deliverDueLoop() async {
+        while !stopped.load(ordering: .relaxed) {
+            for app in apps {
+                for outcome in await app.center.deliverDueNotifications() { record(outcome, of: app, apnsID: nil) }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    func app(named bundleID: String) -> InstalledApp? {
+        apps.first { $0.manifest.bundleID == bundleID }
+    }
+
+    func app(for token: APNSDeviceToken) -> InstalledApp? {
+        apps.first { $0.token == token }
+    }
+}
+
+/// An installed app as the device API shows it.
+public struct InstalledAppSummary: Sendable, Hashable, Encodable {
+    public let bundleID: String
+    public let environment: String
+    /// The device token in hex, once registered.
+    public let token: String?
+    /// The end-to-end public key (X25519, base64 of 32 bytes) a provider seals content to (docs/e2e.md).
+    public let publicKey: String
+    /// The number on the app's icon.
+    public let badge: Int
+}
