@@ -136,8 +136,9 @@ let package = Package(
             dependencies: [
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings
         ),
         .testTarget(

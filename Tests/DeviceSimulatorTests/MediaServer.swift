@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+
+/// A real HTTP server on a free port serving one folder's files (with their MIME types), for the service
+/// extensions' downloads.
+struct MediaServer {
+    let folder: URL
+    let port: Int
+
+    /// Serves `folder` while `body` runs.
+    static func serving<T>(_ folder: URL, _ body: (MediaServer) async throws -> T) async throws -> T {
+        let router = Router()
+        router.add(middleware: FileMiddleware(folder.path, searchForIndexHtml: false))
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }
+        )
+        let running = Task { try await application.run() }
+        defer { running.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        return try await body(MediaServer(folder: folder, port: port))
+    }
+
+    /// A payload with the examples' `http://127.0.0.1:8000/` media URLs pointed at this server.
+    func pointing(_ payload: Data) -> Data {
+        Data(
+            String(decoding: payload, as: UTF8.self)
+                .replacingOccurrences(of: "http://127.0.0.1:8000/", with: "http://127.0.0.1:\(port)/").utf8)
+    }
+}
