@@ -33,11 +33,21 @@ public final class SimulatedDevice: Sendable {
         self.stateFile = stateFile
     }
 
-    /// Installs the apps, connects to the gateway and registers every app.
+    /// Installs the apps, connects to the gateway and registers every app (``install(_:)`` then ``connect()``).
     ///
     /// - Throws: ``DeviceError`` when two manifests name the same app, the data folder cannot be used, or the gateway
     ///   cannot be reached or refuses a registration.
     public static func start(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
+        let device = try await install(configuration)
+        try await device.connect()
+        return device
+    }
+
+    /// Installs the apps (with the tokens and keys saved under the data folder) without connecting, so that
+    /// ``events()`` can be subscribed to before anything arrives.
+    ///
+    /// - Throws: ``DeviceError`` when two manifests name the same app or the data folder cannot be read.
+    public static func install(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
         let stateFile = DeviceStateFile(directory: configuration.dataDirectory)
         let saved = try stateFile.load()
         var apps: [InstalledApp] = []
@@ -58,10 +68,16 @@ public final class SimulatedDevice: Sendable {
                     savedToken: record.flatMap { try? APNSDeviceToken(hex: $0.token) },
                     contentExtension: configuration.contentExtensions[manifest.bundleID]?()))
         }
-        let device = SimulatedDevice(configuration: configuration, apps: apps, stateFile: stateFile)
-        let courier = try await device.connectAndRegister()
-        device.startTasks(firstCourier: courier)
-        return device
+        return SimulatedDevice(configuration: configuration, apps: apps, stateFile: stateFile)
+    }
+
+    /// Connects to the gateway, registers every app and starts receiving; what the gateway stored for a token
+    /// arrives right after its registration.
+    ///
+    /// - Throws: ``DeviceError`` when the gateway cannot be reached or refuses a registration.
+    public func connect() async throws(DeviceError) {
+        let courier = try await connectAndRegister()
+        startTasks(firstCourier: courier)
     }
 
     /// Every event from now on, in order, until the device stops.
