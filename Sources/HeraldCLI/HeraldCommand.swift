@@ -5,7 +5,7 @@ public struct HeraldCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Apple's push notification system on Linux: a provider, a local APNs and simulated devices.",
-        subcommands: [GatewayCommand.self, PayloadCommand.self, SendCommand.self]
+        subcommands: [GatewayCommand.self, DeviceCommand.self, PayloadCommand.self, SendCommand.self, UpCommand.self]
     )
 
     public init() {}

@@ -58,7 +58,10 @@ struct ExampleTests {
                 _ = try await log.next(.displayed) { $0.apnsID == apnsID }
                 let shown = try #require(await device.notifications().first)
                 #expect(shown.categoryIdentifier == "selfoption")
-                #expect(shown.actions.map(\.options) == [["authenticationRequired"], ["foreground"], ["destructive"], ["foreground"]])
+                #expect(
+                    shown.actions.map(\.options) == [
+                        ["authenticationRequired"], ["foreground"], ["destructive"], ["foreground"],
+                    ])
                 #expect(shown.actions.map(\.textInput) == [false, false, false, true])
                 let attachment = try #require(shown.attachments.first)
                 #expect(attachment.identifier == "media" && attachment.type == "public.png")

@@ -175,7 +175,8 @@ struct PipelineTests {
             #expect(apps.first?["bundleID"] as? String == manifest.bundleID)
             #expect(apps.first?["token"] as? String == device.installedApps.first?.token)
 
-            let schedule = #"{"identifier": "ritl", "title": "Local", "body": "in a moment", "categoryIdentifier": "com.yue.originPush.myNotificationCategory", "trigger": {"timeInterval": 0.2}}"#
+            let schedule =
+                #"{"identifier": "ritl", "title": "Local", "body": "in a moment", "categoryIdentifier": "com.yue.originPush.myNotificationCategory", "trigger": {"timeInterval": 0.2}}"#
             let (_, scheduled) = try await HTTP.call(
                 "POST", "\(api)/apps/\(manifest.bundleID)/notifications", body: schedule)
             #expect(scheduled == 201)
@@ -197,7 +198,8 @@ struct PipelineTests {
             #expect(missing == 404)
 
             let (answerData, answered) = try await HTTP.call(
-                "POST", "\(api)/notifications/\(id)/respond", body: #"{"action": "destructiveTextAction", "text": "ok"}"#)
+                "POST", "\(api)/notifications/\(id)/respond",
+                body: #"{"action": "destructiveTextAction", "text": "ok"}"#)
             #expect(answered == 200)
             let answer = try #require(try JSONSerialization.jsonObject(with: answerData) as? [String: Any])
             #expect(answer["text"] as? String == "ok" && answer["dismissed"] as? Bool == true)

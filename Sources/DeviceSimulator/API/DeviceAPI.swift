@@ -2,6 +2,7 @@ import CoreLocation
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import UserNotifications
 
@@ -30,10 +31,18 @@ public struct DeviceAPI: Sendable {
         let application = Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(host, port: port), serverName: "herald-device"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
+            logger: Self.quietLogger
         )
         try await application.run()
     }
+
+    /// The server's own logs stay quiet: failures to start are thrown, and requests are answered with their errors.
+    private static let quietLogger: Logger = {
+        var logger = Logger(label: "herald-device-api")
+        logger.logLevel = .critical
+        return logger
+    }()
 
     private struct RespondBody: Decodable {
         var action: String
@@ -97,14 +106,16 @@ public struct DeviceAPI: Sendable {
                     status: .created, headers: [.contentType: "application/json"],
                     body: .init(byteBuffer: ByteBuffer(bytes: json)))
             } catch {
-                let status: HTTPResponse.Status = device.installedApps.contains { $0.bundleID == bundleID }
+                let status: HTTPResponse.Status =
+                    device.installedApps.contains { $0.bundleID == bundleID }
                     ? .badRequest : .notFound
                 throw HTTPError(status, message: error.message)
             }
         }
         router.post("location") { request, context -> HTTPResponse.Status in
             let location = try await request.decode(as: Location.self, context: context)
-            await device.updateLocation(CLLocationCoordinate2D(latitude: location.latitude, longitude: location.longitude))
+            await device.updateLocation(
+                CLLocationCoordinate2D(latitude: location.latitude, longitude: location.longitude))
             return .noContent
         }
         return router

@@ -53,7 +53,9 @@ struct LocalNotificationBody: Decodable {
         content.subtitle = subtitle ?? ""
         content.body = body ?? ""
         content.badge = badge.map { NSNumber(value: $0) }
-        content.sound = sound.map { $0 == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName($0)) }
+        content.sound = sound.map {
+            $0 == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName($0))
+        }
         content.categoryIdentifier = categoryIdentifier ?? ""
         content.threadIdentifier = threadIdentifier ?? ""
         content.userInfo = userInfo ?? [:]

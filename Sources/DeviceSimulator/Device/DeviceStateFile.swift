@@ -54,7 +54,8 @@ public struct DeviceError: Error, Sendable, CustomStringConvertible {
     /// What was wrong.
     public let message: String
 
-    init(_ message: String) {
+    /// An error saying `message`.
+    public init(_ message: String) {
         self.message = message
     }
 

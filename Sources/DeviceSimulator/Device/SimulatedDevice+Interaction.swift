@@ -1,6 +1,6 @@
+import APNSCore
 public import CoreLocation
 import Foundation
-import APNSCore
 import Synchronization
 public import UserNotifications
 

@@ -77,7 +77,8 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
         if let best { handler?.call(best) }
     }
 
-    private func apply(_ step: ServiceExtensionStep, to content: UNNotificationContent) async
+    private func apply(_ step: ServiceExtensionStep, to content: UNNotificationContent)
+        async
         throws(ServiceExtensionStepError) -> UNNotificationContent
     {
         let next = content.mutableCopy() as! UNMutableNotificationContent

@@ -1,0 +1,91 @@
+import ArgumentParser
+import DeviceSimulator
+import Foundation
+
+/// `herald device`: a simulated iPhone connected to a gateway.
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Run a simulated device: apps from manifests receive pushes through the UserNotifications pipeline.",
+        discussion: "Manifests are described in docs/devices.md; examples/ has one per seed scenario."
+    )
+
+    @Option(help: "The gateway's URL.")
+    var gateway = "https://127.0.0.1:2197"
+
+    @Option(name: .customLong("ca-file"), help: "The gateway's CA certificate (its DATA/ca.pem).")
+    var caFile = "./.herald/gateway/ca.pem"
+
+    @Option(name: .customLong("app"), help: "An app manifest (JSON). Repeatable.")
+    var apps: [String] = []
+
+    @Option(help: "Where the device keeps its tokens, keys and attachments.")
+    var data = "./.herald/device"
+
+    @Option(name: .customLong("api-host"), help: "The address the device's JSON API listens on.")
+    var apiHost = "127.0.0.1"
+
+    @Option(name: .customLong("api-port"), help: "The port of the device's JSON API (0 picks a free one).")
+    var apiPort = 2198
+
+    @Option(name: .customLong("register-url"), help: "POST each device token here (token, bundleID, publicKey).")
+    var registerURL: String?
+
+    @Option(name: .customLong("report-url"), help: "POST every delivery, display and response here as JSON.")
+    var reportURL: String?
+
+    @Option(
+        name: .customLong("extension-time-limit"),
+        help: "Seconds a service extension has before its best attempt is shown.")
+    var extensionTimeLimit = 30.0
+
+    @Flag(name: .customLong("no-terminal"), help: "Do not read commands from standard input.")
+    var noTerminal = false
+
+    func run() async throws {
+        guard !apps.isEmpty else {
+            throw UsageError("give at least one --app MANIFEST (see docs/devices.md, or examples/*/app.json)")
+        }
+        let manifests = try apps.map(Self.readManifest)
+        let configuration = try makeConfiguration(manifests)
+        try await DeviceSession(
+            configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal
+        ).run()
+    }
+
+    static func readManifest(_ path: String) throws -> AppManifest {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("--app: cannot read \(path)")
+        }
+        do {
+            return try AppManifest(data: data)
+        } catch {
+            throw UsageError("--app \(path): \(error.message)")
+        }
+    }
+
+    private func makeConfiguration(_ manifests: [AppManifest]) throws -> SimulatedDevice.Configuration {
+        guard let url = URL(string: gateway), url.scheme == "https", let host = url.host else {
+            throw UsageError(
+                "--gateway is the gateway's https URL, for example https://127.0.0.1:2197; got '\(gateway)'")
+        }
+        guard let ca = try? String(contentsOfFile: caFile, encoding: .utf8) else {
+            throw UsageError("--ca-file: cannot read \(caFile); it is the gateway's DATA/ca.pem")
+        }
+        guard extensionTimeLimit > 0 else { throw UsageError("--extension-time-limit is a number of seconds above 0") }
+        var configuration = SimulatedDevice.Configuration(
+            gatewayHost: host, gatewayPort: url.port ?? 443, caPEM: ca, apps: manifests,
+            dataDirectory: URL(fileURLWithPath: data))
+        configuration.registerURL = try registerURL.map { try Self.httpURL($0, option: "--register-url") }
+        configuration.reportURL = try reportURL.map { try Self.httpURL($0, option: "--report-url") }
+        configuration.serviceExtensionTimeLimit = .milliseconds(Int(extensionTimeLimit * 1000))
+        return configuration
+    }
+
+    private static func httpURL(_ text: String, option: String) throws -> URL {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? "") else {
+            throw UsageError("\(option) is an http or https URL; got '\(text)'")
+        }
+        return url
+    }
+}

@@ -1,0 +1,102 @@
+import DeviceSimulator
+import Foundation
+
+/// A running device as a command runs it: the device, its JSON API, its events printed, and the terminal.
+struct DeviceSession {
+    let configuration: SimulatedDevice.Configuration
+    let apiHost: String
+    let apiPort: Int
+    let interactive: Bool
+    /// Extra lines printed after the banner (`herald up`'s example command).
+    var epilogue: @Sendable (SimulatedDevice) -> String = { _ in "" }
+
+    /// Runs until SIGINT, SIGTERM or `quit`.
+    func run() async throws {
+        let io = CommandIO.current
+        let device: SimulatedDevice
+        do {
+            device = try await SimulatedDevice.install(configuration)
+        } catch {
+            throw UsageError(error.message)
+        }
+        let events = device.events()
+        do {
+            try await device.connect()
+        } catch {
+            throw UsageError(error.message)
+        }
+        let printing = Task {
+            for await event in events { io.write(DeviceEventLine(event).text + "\n") }
+        }
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let api = Task {
+            do {
+                try await DeviceAPI(device: device).run(host: apiHost, port: apiPort) { listening.yield($0) }
+            } catch {
+                io.writeError("the device API stopped: \(error)\n")
+            }
+            listening.finish()
+        }
+        var iterator = ports.makeAsyncIterator()
+        let port = await iterator.next()
+        io.write(
+            DeviceBanner(device: device, apiHost: apiHost, apiPort: port, interactive: interactive).text
+                + epilogue(device))
+        if interactive {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await DeviceTerminal(device: device, io: io).run() }
+                group.addTask { await TerminationSignal.wait() }
+                await group.next()
+                group.cancelAll()
+            }
+        } else {
+            await TerminationSignal.wait()
+        }
+        api.cancel()
+        await device.stop()
+        printing.cancel()
+    }
+}
+
+/// What `herald device` prints once connected.
+struct DeviceBanner {
+    let device: SimulatedDevice
+    let apiHost: String
+    let apiPort: Int?
+    let interactive: Bool
+
+    var text: String {
+        let configuration = device.configuration
+        var lines = ["herald device: connected to \(configuration.gatewayHost):\(configuration.gatewayPort)"]
+        for app in device.installedApps {
+            lines.append("  \(app.bundleID) (\(app.environment)): token \(app.token ?? "none")")
+        }
+        if let apiPort {
+            lines.append("JSON API: http://\(apiHost):\(apiPort)/notifications (docs/devices.md)")
+        }
+        if interactive { lines.append("type 'help' for the terminal's commands") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// One event as a line of the device's output.
+struct DeviceEventLine {
+    let event: DeviceEvent
+
+    init(_ event: DeviceEvent) {
+        self.event = event
+    }
+
+    var text: String {
+        let app = event.bundleID.map { "[\($0)] " } ?? ""
+        switch event.kind {
+        case .registered: return "\(app)registered, token \(event.token ?? "")"
+        case .delivered: return "\(app)delivered \(event.notificationID ?? event.apnsID ?? "")"
+        case .displayed: return "\(app)shown \(event.notificationID ?? "")"
+        case .response:
+            let text = event.text.map { " \"\($0)\"" } ?? ""
+            return "\(app)response \(event.action ?? "")\(text) to \(event.notificationID ?? "")"
+        case .log: return "\(app)\(event.message ?? "")"
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import CoreLocation
+import DeviceSimulator
+import Foundation
+import UserNotifications
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The interactive terminal of `herald device`: a person lists, expands, acts on, dismisses and clears
+/// notifications, and moves the device for location triggers.
+struct DeviceTerminal {
+    let device: SimulatedDevice
+    let io: CommandIO
+
+    static let help = """
+        list                      delivered notifications, newest first, numbered
+        show N                    one notification expanded: content, attachments, actions
+        open N                    tap it (the default action)
+        act N ACTION [TEXT...]    pick one of its actions; TEXT answers a text-input action
+        dismiss N                 swipe it away
+        clear                     clear Notification Center
+        location LAT LON          move the device (location triggers)
+        quit                      stop the device
+        N is the number from 'list' or a notification's id.
+        """
+
+    /// Reads commands until `quit`; when standard input ends first, the device goes on until it is stopped.
+    func run() async {
+        await readCommands()
+        try? await Task.sleep(for: .seconds(Double(Int32.max)))
+    }
+
+    private func readCommands() async {
+        var listed: [NotificationSnapshot] = []
+        for await line in Self.lines() {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard let command = words.first else { continue }
+            do throws(DeviceError) {
+                switch command {
+                case "help", "?": io.write(Self.help + "\n")
+                case "list", "ls":
+                    listed = await device.notifications()
+                    io.write(listed.isEmpty ? "no notifications\n" : Self.render(list: listed))
+                case "show":
+                    io.write(Self.render(detail: try await device.expand(try id(words, listed))))
+                case "open": try await respond(try id(words, listed), "default", nil)
+                case "dismiss": try await respond(try id(words, listed), "dismiss", nil)
+                case "act":
+                    guard words.count >= 3 else { throw DeviceError("act N ACTION [TEXT...]") }
+                    let text = words.count > 3 ? words[3...].joined(separator: " ") : nil
+                    try await respond(try id(words, listed), words[2], text)
+                case "clear":
+                    device.clear()
+                    io.write("cleared\n")
+                case "location":
+                    guard words.count == 3, let latitude = Double(words[1]), let longitude = Double(words[2]) else {
+                        throw DeviceError("location LAT LON, for example: location 39.9 116.4")
+                    }
+                    await device.updateLocation(CLLocationCoordinate2D(latitude: latitude, longitude: longitude))
+                case "quit", "exit": return await Self.stopProcess()
+                default: throw DeviceError("unknown command '\(command)'; type 'help'")
+                }
+            } catch {
+                io.writeError("error: \(error.message)\n")
+            }
+        }
+    }
+
+    /// `quit` stops the device as SIGTERM would.
+    private static func stopProcess() async {
+        kill(getpid(), SIGTERM)
+    }
+
+    private func respond(_ id: String, _ action: String, _ text: String?) async throws(DeviceError) {
+        let outcome = try await device.respond(to: id, action: action, text: text)
+        io.write(
+            "\(action): \(outcome.deliveredToApp ? "the app received it" : "the app was not told")"
+                + (outcome.dismissed ? ", notification closed" : "") + "\n")
+    }
+
+    private func id(_ words: [String], _ listed: [NotificationSnapshot]) throws(DeviceError) -> String {
+        guard words.count >= 2 else { throw DeviceError("\(words[0]) needs a notification: N from 'list', or an id") }
+        if let number = Int(words[1]) {
+            guard listed.indices.contains(number - 1) else {
+                throw DeviceError("no notification \(number) in the last 'list'")
+            }
+            return listed[number - 1].id
+        }
+        return words[1]
+    }
+
+    static func render(list: [NotificationSnapshot]) -> String {
+        list.enumerated().map { index, item in
+            let headline = [item.title, item.subtitle, item.body].filter { !$0.isEmpty }.joined(separator: " — ")
+            let media = item.attachments.isEmpty ? "" : " [\(item.attachments.count) attachment(s)]"
+            return "\(index + 1). [\(item.bundleID)] \(headline)\(media)  (\(item.id))\n"
+        }.joined()
+    }
+
+    static func render(detail item: NotificationSnapshot) -> String {
+        var lines = [
+            "\(item.bundleID) at \(item.date)", "title: \(item.title)", "subtitle: \(item.subtitle)",
+            "body: \(item.body)",
+        ]
+        if let badge = item.badge { lines.append("badge: \(badge)") }
+        if !item.categoryIdentifier.isEmpty { lines.append("category: \(item.categoryIdentifier)") }
+        if !item.threadIdentifier.isEmpty { lines.append("thread: \(item.threadIdentifier)") }
+        for attachment in item.attachments {
+            lines.append("attachment \(attachment.identifier) (\(attachment.type)): \(attachment.path)")
+        }
+        if let view = item.contentExtension {
+            lines.append("content extension: \(view.title ?? "") \(view.body ?? "") \(view.imagePath ?? "")")
+        }
+        for action in item.actions {
+            let input = action.textInput ? " (text: \(action.textInputPlaceholder ?? ""))" : ""
+            lines.append("action \(action.identifier): \(action.title)\(input)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Standard input's lines, read on a thread of their own so no task blocks.
+    private static func lines() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        Thread.detachNewThread {
+            while let line = readLine() { continuation.yield(line) }
+            continuation.finish()
+        }
+        return stream
+    }
+}

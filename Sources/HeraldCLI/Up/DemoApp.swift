@@ -1,0 +1,23 @@
+/// The app `herald up` installs on its simulated device: seed 000's RITL demo (examples/000-ritl-demo).
+enum DemoApp {
+    static let category = "com.yue.originPush.myNotificationCategory"
+
+    static let manifest = """
+        {
+          "bundleID": "com.yue.originPush",
+          "authorization": {"granted": true, "options": ["alert", "badge", "sound"]},
+          "NotificationConfig": {
+            "UNNotificationCategory": {
+              "\(category)": {"identifier": "\(category)",
+                "actions": ["foregroundAction", "destructiveTextAction"], "options": 1}
+            },
+            "UNNotificationAction": {
+              "foregroundAction": {"identifier": "foregroundAction", "title": "收到了", "options": 4},
+              "destructiveTextAction": {"identifier": "destructiveTextAction", "title": "我想说两句", "options": 6,
+                "textInputButtonTitle": "发送", "textInputPlaceholder": "想说什么?"}
+            }
+          },
+          "serviceExtension": [{"rewrite": {"body": "我是在Service里面修改后的title"}}]
+        }
+        """
+}

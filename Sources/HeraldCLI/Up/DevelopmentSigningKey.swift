@@ -1,0 +1,30 @@
+import Crypto
+import Foundation
+
+/// The `.p8` signing key `herald up` makes at first start and trusts, so a provider can push at once.
+struct DevelopmentSigningKey {
+    static let keyID = "HERALDUP01"
+    static let teamID = "HERALDTEAM"
+
+    /// Where the private key is (PEM, as Apple's `.p8`).
+    let path: String
+    let publicKeyPEM: String
+
+    /// Reads `DATA/AuthKey_HERALDUP01.p8`, creating it on the first start.
+    static func loadOrCreate(in directory: URL) throws -> DevelopmentSigningKey {
+        let file = directory.appendingPathComponent("AuthKey_\(keyID).p8")
+        let key: P256.Signing.PrivateKey
+        if let pem = try? String(contentsOf: file, encoding: .utf8) {
+            do {
+                key = try P256.Signing.PrivateKey(pemRepresentation: pem)
+            } catch {
+                throw UsageError("\(file.path) is not a P-256 private key; remove it and start again")
+            }
+        } else {
+            key = P256.Signing.PrivateKey()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(key.pemRepresentation.utf8).write(to: file, options: .atomic)
+        }
+        return DevelopmentSigningKey(path: file.path, publicKeyPEM: key.publicKey.pemRepresentation)
+    }
+}
