@@ -26,7 +26,11 @@ public struct DeviceAPI: Sendable {
 
     /// Serves the API on `host:port` (0 picks a free port) until the task is cancelled.
     ///
-    /// - Parameter onListening: called with the bound port once the server accepts connections.
+    /// - Parameters:
+    ///   - host: the address to listen on.
+    ///   - port: the port; 0 picks a free one.
+    ///   - onListening: called with the bound port once the server accepts connections.
+    /// - Throws: when the server cannot bind or stops with an error.
     public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let application = Application(
             router: makeRouter(),
