@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -84,6 +86,21 @@ let package = Package(
             ],
             swiftSettings: heraldSettings
         ),
+        .target(
+            name: "PushProvider",
+            dependencies: [
+                "APNSCore", "APNSClient", "UserNotifications",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: heraldSettings
+        ),
         .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
         .target(
@@ -93,6 +110,7 @@ let package = Package(
                 "APNSClient",
                 "APNSGateway",
                 "DeviceSimulator",
+                "PushProvider",
                 "UserNotifications",
                 "CoreLocation",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -139,6 +157,16 @@ let package = Package(
             name: "DeviceSimulatorTests",
             dependencies: [
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: heraldSettings
+        ),
+        .testTarget(
+            name: "PushProviderTests",
+            dependencies: [
+                "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

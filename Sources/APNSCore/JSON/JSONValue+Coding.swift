@@ -22,7 +22,36 @@ extension JSONValue {
     public var jsonString: String { String(decoding: encoded(), as: UTF8.self) }
 }
 
-extension JSONValue: Encodable {
+extension JSONValue: Codable {
+    /// Decodes any JSON value with any `Decoder` (for JSON bodies read with `JSONDecoder`). Object keys come in the
+    /// decoder's order, which `JSONDecoder` does not promise to keep.
+    public init(from decoder: any Decoder) throws {
+        if let object = try? decoder.container(keyedBy: MemberKey.self) {
+            var members: [(key: String, value: JSONValue)] = []
+            for key in object.allKeys { members.append((key.stringValue, try object.decode(JSONValue.self, forKey: key))) }
+            self = .object(JSONObject(members))
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .number(JSONNumber(value))
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(JSONNumber(value))
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
     /// Encodes the value with any `Encoder` (object keys in order; a duplicate key keeps its last value; numbers as
     /// integers when they are written as integers, else as doubles).
     public func encode(to encoder: any Encoder) throws {

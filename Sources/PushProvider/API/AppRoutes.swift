@@ -1,0 +1,146 @@
+import APNSCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension PushProviderService {
+    private struct CreatedApp: Encodable {
+        var app: ProviderApp
+        /// Shown once; only its hash is kept.
+        var apiKey: String
+        var apiKeyID: String
+    }
+
+    private struct CreatedKey: Encodable {
+        var id: String
+        var apiKey: String
+    }
+
+    func addAppRoutes(to router: Router<BasicRequestContext>) {
+        router.post("v1/apps") { request, _ -> Response in
+            guard case .admin = try await self.caller(request) else {
+                throw ProviderError.forbidden("creating an app needs the admin token")
+            }
+            let input = try await JSONCoding.decode(AppInput.self, from: request)
+            let (app, key, keyID) = try await self.createApp(input)
+            return try JSONCoding.response(CreatedApp(app: app, apiKey: key, apiKeyID: keyID), status: .created)
+        }
+        router.get("v1/apps") { request, _ -> Response in
+            switch try await self.caller(request) {
+            case .admin: return try JSONCoding.response(try await self.store.apps().map(\.app))
+            case .server(let app), .device(let app): return try JSONCoding.response([app.app])
+            }
+        }
+        router.get("v1/apps/:appID") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(
+                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+            return try JSONCoding.response(app.app)
+        }
+        router.patch("v1/apps/:appID") { request, context -> Response in
+            var app = try await self.caller(request).serverApp(
+                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+            let input = try await JSONCoding.decode(AppInput.self, from: request)
+            try self.apply(input, to: &app, creating: false)
+            app.app.updatedAt = Date()
+            try await self.store.updateApp(app)
+            return try JSONCoding.response(app.app)
+        }
+        router.post("v1/apps/:appID/keys") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(
+                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+            let key = KeyMaker.make(prefix: "sk_")
+            let id = "key_" + UUID().uuidString.prefix(8).lowercased()
+            try await self.store.insertAPIKey(appID: app.app.id, id: id, hash: KeyMaker.hash(key), at: Date())
+            return try JSONCoding.response(CreatedKey(id: id, apiKey: key), status: .created)
+        }
+        router.delete("v1/apps/:appID/keys/:keyID") { request, context -> HTTPResponse.Status in
+            let app = try await self.caller(request).serverApp(
+                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+            let keyID = try context.parameters.require("keyID")
+            guard try await self.store.deleteAPIKey(appID: app.app.id, id: keyID) else {
+                throw ProviderError.notFound("app \(app.app.id) has no API key \(keyID)")
+            }
+            return .noContent
+        }
+    }
+
+    /// Creates an app from a request body; returns it with its first API key and that key's ID.
+    ///
+    /// - Throws: ``ProviderError`` naming the field that is missing or wrong.
+    func createApp(_ input: AppInput) async throws(ProviderError) -> (ProviderApp, String, String) {
+        let now = Date()
+        var app = StoredApp(
+            app: ProviderApp(
+                id: "app_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""),
+                name: "", bundleID: "", environment: "development", endpoint: "", hasCustomCA: false,
+                authentication: .init(kind: "token"), publishableKey: KeyMaker.make(prefix: "pk_"), webhookURL: nil,
+                rateLimit: 0, createdAt: now, updatedAt: now),
+            sealedCredentials: Data(), caPEM: nil, categories: Data("{}".utf8), categoriesVersion: 1)
+        try apply(input, to: &app, creating: true)
+        let key = KeyMaker.make(prefix: "sk_")
+        let keyID = "key_" + UUID().uuidString.prefix(8).lowercased()
+        try await store.insertApp(app, apiKeyID: keyID, apiKeyHash: KeyMaker.hash(key))
+        return (app.app, key, keyID)
+    }
+
+    /// Applies the fields given in `input`; on create the required ones must be there.
+    func apply(_ input: AppInput, to app: inout StoredApp, creating: Bool) throws(ProviderError) {
+        if let name = input.name { app.app.name = name }
+        if let bundleID = input.bundleID {
+            guard APNSTopic.problem(with: bundleID) == nil, !bundleID.isEmpty else {
+                throw .field("bundleID", "give the app's bundle ID, such as com.example.app")
+            }
+            app.app.bundleID = bundleID
+        } else if creating {
+            throw .field("bundleID", "is required: the app's bundle ID, such as com.example.app")
+        }
+        if creating, input.name == nil { app.app.name = app.app.bundleID }
+        if let environment = input.environment {
+            guard let parsed = APNSEnvironment(name: environment) else {
+                throw .field("environment", "must be development or production")
+            }
+            app.app.environment = parsed.rawValue
+        }
+        if let endpoint = input.endpoint {
+            switch endpoint.lowercased() {
+            case "production": app.app.endpoint = "https://" + APNSEnvironment.production.host
+            case "sandbox", "development": app.app.endpoint = "https://" + APNSEnvironment.development.host
+            default:
+                guard let url = URL(string: endpoint), url.scheme == "https", url.host != nil else {
+                    throw .field("endpoint", "must be production, sandbox or an https:// URL such as https://127.0.0.1:2197")
+                }
+                app.app.endpoint = endpoint
+            }
+        } else if creating {
+            app.app.endpoint = "https://" + APNSEnvironment(rawValue: app.app.environment).host
+        }
+        if let caPEM = input.caPEM {
+            guard caPEM.isEmpty || caPEM.contains("-----BEGIN CERTIFICATE-----") else {
+                throw .field("caPEM", "must be a PEM certificate (-----BEGIN CERTIFICATE-----), or empty to remove")
+            }
+            app.caPEM = caPEM.isEmpty ? nil : caPEM
+            app.app.hasCustomCA = app.caPEM != nil
+        }
+        if let authentication = input.authentication {
+            let credentials = try AppCredentials(authentication)
+            app.app.authentication = credentials.summary
+            do {
+                app.sealedCredentials = secrets.seal(try JSONEncoder().encode(credentials))
+            } catch {
+                throw .configuration("cannot encode credentials: \(error)")
+            }
+        } else if creating {
+            throw .field("authentication", "is required: {\"kind\": \"token\", \"teamID\", \"keyID\", \"privateKey\"}")
+        }
+        if let webhookURL = input.webhookURL {
+            guard webhookURL.isEmpty || URL(string: webhookURL)?.scheme?.hasPrefix("http") == true else {
+                throw .field("webhookURL", "must be an http(s) URL, or empty to remove")
+            }
+            app.app.webhookURL = webhookURL.isEmpty ? nil : webhookURL
+        }
+        if let rateLimit = input.rateLimit {
+            guard rateLimit >= 0 else { throw .field("rateLimit", "must be 0 (no limit) or a positive number") }
+            app.app.rateLimit = rateLimit
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who is calling, from `Authorization: Bearer KEY` (or `X-Herald-Key`, or `?key=` for device URLs).
+enum Caller: Sendable {
+    /// The admin token: every app.
+    case admin
+    /// An app's secret API key (`sk_...`): its server-side endpoints.
+    case server(StoredApp)
+    /// An app's publishable key (`pk_...`): what a device may call.
+    case device(StoredApp)
+
+    /// Resolves the caller of `request`.
+    ///
+    /// - Throws: ``ProviderError/unauthorized(_:)`` when no key is given or it is unknown.
+    static func resolve(_ request: Request, store: any ProviderStore, adminToken: String) async throws(ProviderError)
+        -> Caller
+    {
+        var key = request.headers[.authorization].flatMap { value -> String? in
+            let parts = value.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+        }
+        key = key ?? request.headers[HTTPField.Name("X-Herald-Key")!] ?? request.uri.queryParameters.get("key")
+        guard let key, !key.isEmpty else {
+            throw .unauthorized("send a key: Authorization: Bearer <admin token, sk_ API key or pk_ publishable key>")
+        }
+        if key == adminToken { return .admin }
+        if key.hasPrefix("pk_"), let app = try await store.app(publishableKey: key) { return .device(app) }
+        if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .server(app) }
+        throw .unauthorized("the key is not valid; check it or create a new API key")
+    }
+
+    /// The app a server-side call acts on: the key's app, or for the admin the `app` query parameter.
+    ///
+    /// - Throws: ``ProviderError`` when a publishable key is used or the admin names no app.
+    func serverApp(_ request: Request, store: any ProviderStore, pathAppID: String? = nil) async throws(ProviderError)
+        -> StoredApp
+    {
+        switch self {
+        case .admin:
+            guard let id = pathAppID ?? request.uri.queryParameters.get("app") else {
+                throw .invalid(field: "app", message: "with the admin token, say which app: ?app=<app id>")
+            }
+            guard let app = try await store.app(id: id) else { throw .notFound("no app with id \(id)") }
+            return app
+        case .server(let app):
+            if let pathAppID, pathAppID != app.app.id {
+                throw .forbidden("this API key belongs to app \(app.app.id), not \(pathAppID)")
+            }
+            return app
+        case .device:
+            throw .forbidden("a publishable key may only register devices, read categories and send feedback")
+        }
+    }
+
+    /// The app a device-side call acts on: any of the app's keys.
+    func anyApp(_ request: Request, store: any ProviderStore) async throws(ProviderError) -> StoredApp {
+        if case .device(let app) = self { return app }
+        return try await serverApp(request, store: store)
+    }
+}

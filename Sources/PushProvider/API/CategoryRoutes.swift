@@ -1,0 +1,55 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+import UserNotifications
+
+extension PushProviderService {
+    func addCategoryRoutes(to router: Router<BasicRequestContext>) {
+        // What devices fetch at launch: the app's categories in seed 003's NotificationConfig form, with an ETag.
+        router.get("v1/categories") { request, _ -> Response in
+            let app = try await self.caller(request).anyApp(request, store: self.store)
+            return try Self.categoriesResponse(app, request: request)
+        }
+        router.get("v1/apps/:appID/categories") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(
+                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+            return try Self.categoriesResponse(app, request: request)
+        }
+        router.put("v1/apps/:appID/categories") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(
+                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let config: NotificationConfig
+            do {
+                config = try NotificationConfig(data: Data(buffer: body))
+            } catch {
+                throw ProviderError.invalid(field: "NotificationConfig", message: "\(error)")
+            }
+            for category in config.categories.values {
+                for action in category.actions where config.actions[action] == nil {
+                    throw ProviderError.invalid(
+                        field: "NotificationConfig.UNNotificationCategory.\(category.identifier)",
+                        message: "names action \(action), which UNNotificationAction does not define")
+                }
+            }
+            var updated = app
+            updated.categories = config.encoded()
+            updated.categoriesVersion = try await self.store.setCategories(
+                appID: app.app.id, json: updated.categories, at: Date())
+            return try Self.categoriesResponse(updated, request: nil)
+        }
+    }
+
+    private static func categoriesResponse(_ app: StoredApp, request: Request?) throws -> Response {
+        let etag = "\"\(app.app.id)-\(app.categoriesVersion)\""
+        if let request, request.headers[.ifNoneMatch] == etag {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        let body = app.categories == Data("{}".utf8) ? NotificationConfig(categories: [:], actions: [:]).encoded() : app.categories
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .eTag: etag, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,62 @@
+import APNSCore
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension PushProviderService {
+    func addDeviceRoutes(to router: Router<BasicRequestContext>) {
+        router.post("v1/devices") { request, _ -> Response in
+            let app = try await self.caller(request).anyApp(request, store: self.store)
+            let input = try await JSONCoding.decode(DeviceInput.self, from: request)
+            try Self.check(input, for: app)
+            let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: Date())
+            return try JSONCoding.response(device, status: created ? .created : .ok)
+        }
+        router.get("v1/devices") { request, _ -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let query = request.uri.queryParameters
+            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
+            let devices = try await self.store.devices(
+                appID: app.app.id, userID: query.get("user"), tag: query.get("tag"), after: query.get("after"),
+                limit: limit)
+            return try JSONCoding.response(devices)
+        }
+        router.get("v1/devices/:token") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let token = try context.parameters.require("token")
+            guard let device = try await self.store.device(appID: app.app.id, token: token) else {
+                throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
+            }
+            return try JSONCoding.response(device)
+        }
+        router.delete("v1/devices/:token") { request, context -> HTTPResponse.Status in
+            let app = try await self.caller(request).anyApp(request, store: self.store)
+            let token = try context.parameters.require("token")
+            guard try await self.store.deleteDevice(appID: app.app.id, token: token) else {
+                throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
+            }
+            return .noContent
+        }
+    }
+
+    /// Checks a registration against the app it is for.
+    static func check(_ input: DeviceInput, for app: StoredApp) throws(ProviderError) {
+        _ = try NotificationTarget.checkToken(input.token, field: "token")
+        if let bundleID = input.bundleID, bundleID != app.app.bundleID {
+            throw .field("bundleID", "this key belongs to \(app.app.bundleID), not \(bundleID)")
+        }
+        if let environment = input.environment, APNSEnvironment(name: environment)?.rawValue != app.app.environment {
+            throw .field(
+                "environment",
+                "the app sends to the \(app.app.environment) environment; a \(environment) token would be rejected")
+        }
+        if let timeZone = input.timeZone, TimeZone(identifier: timeZone) == nil {
+            throw .field("timeZone", "not an IANA time zone such as Asia/Shanghai: \(timeZone)")
+        }
+        if let key = input.publicKey {
+            guard let data = Data(base64Encoded: key), (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil
+            else { throw .field("publicKey", "must be a 32-byte X25519 public key in base64") }
+        }
+    }
+}

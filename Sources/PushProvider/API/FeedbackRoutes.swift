@@ -1,0 +1,68 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension PushProviderService {
+    /// `POST /v1/feedback`: what a device reports about a notification, in `herald device --report-url`'s form.
+    struct FeedbackInput: Decodable {
+        /// `delivered`, `displayed`, `response` (with `action`), `opened`, `dismissed` or `action`.
+        var event: String
+        /// The notification's `apns-id`, as the device received it.
+        var apnsID: String
+        /// For a response: `default` (opened), `dismiss`, or an action identifier.
+        var action: String?
+        /// A text-input action's reply.
+        var text: String?
+        var time: Date?
+    }
+
+    func addFeedbackRoutes(to router: Router<BasicRequestContext>) {
+        router.post("v1/feedback") { request, _ -> Response in
+            let app = try await self.caller(request).anyApp(request, store: self.store)
+            let input = try await JSONCoding.decode(FeedbackInput.self, from: request)
+            let event = try Self.feedbackEvent(input)
+            guard let id = DeliveryMessageID(input.apnsID) else {
+                throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
+            }
+            guard
+                let context = try await self.store.recordFeedback(
+                    deliveryID: id.deliveryID, notificationID: id.notificationPrefix, event),
+                context.appID == app.app.id
+            else { throw ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app") }
+            if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
+                let url = URL(string: hook)
+            {
+                self.webhooks.send(
+                    .init(
+                        event: event.event, notificationID: context.notificationID, deliveryID: context.deliveryID,
+                        apnsID: input.apnsID.uppercased(), token: context.token, userID: context.userID,
+                        action: event.action, text: event.reply,
+                        time: event.at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                    to: url)
+            }
+            return try JSONCoding.response(["recorded": event.event], status: .accepted)
+        }
+    }
+
+    /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.
+    static func feedbackEvent(_ input: FeedbackInput) throws(ProviderError) -> FeedbackEvent {
+        let at = input.time ?? Date()
+        switch input.event {
+        case "delivered", "displayed", "opened", "dismissed":
+            return FeedbackEvent(event: input.event, action: nil, reply: nil, at: at)
+        case "response", "action":
+            switch input.action {
+            case nil where input.event == "response", "default", "com.apple.UNNotificationDefaultActionIdentifier":
+                return FeedbackEvent(event: "opened", action: nil, reply: input.text, at: at)
+            case "dismiss", "com.apple.UNNotificationDismissActionIdentifier":
+                return FeedbackEvent(event: "dismissed", action: nil, reply: nil, at: at)
+            case let action?:
+                return FeedbackEvent(event: "action", action: action, reply: input.text, at: at)
+            case nil:
+                throw .field("action", "an action event needs the action's identifier")
+            }
+        default:
+            throw .field("event", "must be delivered, displayed, response, opened, dismissed or action")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+
+/// How the API reads and writes JSON: ISO 8601 times, sorted keys, and decoding errors that name the field.
+enum JSONCoding {
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
+        throws -> Response
+    {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        var fields = headers
+        fields[.contentType] = "application/json"
+        return Response(
+            status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    /// Reads the request body (at most 1 MiB) as `T`.
+    ///
+    /// - Throws: ``ProviderError`` naming the field that is missing or of the wrong type.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+                return date
+            }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected an ISO 8601 time such as 2026-11-21T07:00:00Z")
+        }
+        do {
+            return try decoder.decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw Self.problem(error)
+        } catch {
+            throw ProviderError.invalid(field: nil, message: "the body is not JSON: \(error)")
+        }
+    }
+
+    private static func problem(_ error: DecodingError) -> ProviderError {
+        func path(_ keys: [any CodingKey]) -> String? {
+            let parts = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return parts.isEmpty ? nil : parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return .invalid(field: path(context.codingPath + [key]), message: "is required")
+        case .typeMismatch(let type, let context):
+            return .invalid(field: path(context.codingPath), message: "must be \(Self.name(of: type))")
+        case .valueNotFound(let type, let context):
+            return .invalid(field: path(context.codingPath), message: "must be \(Self.name(of: type)), not null")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return .invalid(field: nil, message: "the body is not valid JSON")
+            }
+            return .invalid(field: path(context.codingPath), message: context.debugDescription)
+        @unknown default:
+            return .invalid(field: nil, message: "\(error)")
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [String].Type, is [Any].Type: "an array"
+        default: "of type \(type)"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Prometheus
+
+extension PushProviderService {
+    func addNotificationRoutes(to router: Router<BasicRequestContext>) {
+        router.post("v1/notifications") { request, _ -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let input = try await JSONCoding.decode(NotificationInput.self, from: request)
+            let report = try await self.createNotification(input, for: app)
+            return try JSONCoding.response(report, status: .accepted)
+        }
+        router.get("v1/notifications") { request, _ -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let limit = min(500, max(1, request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 50))
+            var reports: [NotificationReport] = []
+            for notification in try await self.store.notifications(appID: app.app.id, limit: limit) {
+                reports.append(try await self.report(notification))
+            }
+            return try JSONCoding.response(reports)
+        }
+        router.get("v1/notifications/:id") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let id = try context.parameters.require("id")
+            guard let notification = try await self.store.notification(id: id), notification.appID == app.app.id
+            else { throw ProviderError.notFound("app \(app.app.id) has no notification \(id)") }
+            return try JSONCoding.response(try await self.report(notification))
+        }
+    }
+
+    /// Checks, stores and queues a notification; one delivery per targeted device.
+    func createNotification(_ input: NotificationInput, for app: StoredApp) async throws(ProviderError)
+        -> NotificationReport
+    {
+        let now = Date()
+        let plan = try NotificationPlan(input, bundleID: app.app.bundleID, now: now)
+        let stored = StoredNotification(
+            id: UUID().uuidString, appID: app.app.id, target: plan.target.stored, payload: plan.payload,
+            pushType: plan.pushType, priority: plan.priority, expiration: plan.expiration,
+            collapseID: plan.collapseID, encryptedKey: plan.encrypted?.key, encrypted: plan.encrypted?.plaintext,
+            sendAt: plan.sendAt, dailyAt: plan.dailyAt?.text, targeted: 0, createdAt: now)
+        _ = try await store.insertNotification(stored, target: plan.target, requireKey: plan.encrypted != nil)
+        metrics.notificationsCreated.increment()
+        if plan.dailyAt != nil {
+            await DailyScheduler(store: store, engine: engine, logger: logger).scheduleDue(now: now)
+        }
+        engine.notify()
+        // Safety: inserted just above.
+        return try await report(try await store.notification(id: stored.id)!)
+    }
+
+    func report(_ notification: StoredNotification) async throws(ProviderError) -> NotificationReport {
+        let stats = try await store.stats(notificationID: notification.id)
+        let state: String
+        if notification.dailyAt != nil {
+            state = "scheduled"
+        } else if stats.queued + stats.inFlight == 0 {
+            state = "done"
+        } else {
+            state = notification.sendAt > Date() ? "scheduled" : "sending"
+        }
+        let summary = (try? NotificationTarget.parse(stored: notification.target))?.summary ?? notification.target
+        return NotificationReport(
+            id: notification.id, appID: notification.appID, target: summary, pushType: notification.pushType,
+            collapseID: notification.collapseID, sendAt: notification.sendAt, dailyAt: notification.dailyAt,
+            createdAt: notification.createdAt, state: state, stats: stats)
+    }
+}

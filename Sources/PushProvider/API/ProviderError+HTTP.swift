@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A ``ProviderError`` as the API answers it; ``ProviderErrorMiddleware`` wraps every one thrown by a route.
+struct APIError: HTTPResponseError {
+    let error: ProviderError
+
+    /// The status the API answers with.
+    var status: HTTPResponse.Status {
+        switch error {
+        case .invalid: .badRequest
+        case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .configuration, .storage: .internalServerError
+        }
+    }
+
+    /// `{"error": {"status": 400, "code": "invalid", "field": "target.token", "message": "..."}}`.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var object: [String: Any] = ["status": status.code, "code": code, "message": message]
+        if case .invalid(let field?, _) = error { object["field"] = field }
+        let data = (try? JSONSerialization.data(withJSONObject: ["error": object], options: [.sortedKeys])) ?? Data()
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if case .unauthorized = error { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private var code: String {
+        switch error {
+        case .invalid: "invalid"
+        case .unauthorized: "unauthorized"
+        case .forbidden: "forbidden"
+        case .notFound: "not_found"
+        case .conflict: "conflict"
+        case .configuration: "configuration"
+        case .storage: "storage"
+        }
+    }
+
+    private var message: String {
+        switch error {
+        case .invalid(_, let message), .unauthorized(let message), .forbidden(let message), .notFound(let message),
+            .conflict(let message), .configuration(let message), .storage(let message):
+            message
+        }
+    }
+}
+
+/// Turns a ``ProviderError`` thrown by a route into its JSON answer.
+struct ProviderErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as ProviderError {
+            throw APIError(error: error)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Hummingbird
+
+extension PushProviderService {
+    /// Every route of the API; docs/api.md and docs/openapi.json describe them.
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: ProviderErrorMiddleware())
+        addOperationsRoutes(to: router)
+        addAppRoutes(to: router)
+        addDeviceRoutes(to: router)
+        addNotificationRoutes(to: router)
+        addFeedbackRoutes(to: router)
+        addCategoryRoutes(to: router)
+        return router
+    }
+
+    /// The caller of a request.
+    func caller(_ request: Request) async throws(ProviderError) -> Caller {
+        try await Caller.resolve(request, store: store, adminToken: adminToken)
+    }
+}

@@ -1,0 +1,200 @@
+import APNSClient
+import APNSCore
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+
+/// The workers: lease batches of deliveries from the queue, send each through the app's `APNSClient`, and record
+/// every result, retrying with backoff what APNs says may succeed later.
+///
+/// Results are written while a batch is still in flight (every ``flushInterval``), so a killed process leaves at most
+/// the answers of the last moments unrecorded; those deliveries are leased again when their lease runs out and resent
+/// with the same `apns-id`, which devices use to drop a repeat.
+final class DeliveryEngine: Sendable {
+    struct Settings: Sendable {
+        /// Concurrent lease-and-send loops.
+        var workers = 2
+        /// Deliveries leased at a time.
+        var batchSize = 2000
+        /// How long a lease lasts before another worker may take the delivery.
+        var leaseDuration: TimeInterval = 60
+        /// How often to look for scheduled or retried deliveries when nothing wakes the workers.
+        var pollInterval: Duration = .milliseconds(250)
+        /// How often results are written while a batch is in flight.
+        var flushInterval: Duration = .milliseconds(50)
+        /// Attempts before a delivery APNs keeps refusing with a temporary reason is given up.
+        var maximumAttempts = 5
+    }
+
+    let owner = "worker-" + UUID().uuidString.prefix(8)
+    private let store: any ProviderStore
+    private let clients: ClientRegistry
+    private let settings: Settings
+    private let limiter = RateLimiter()
+    private let logger: Logger
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    init(store: any ProviderStore, clients: ClientRegistry, settings: Settings, logger: Logger) {
+        self.store = store
+        self.clients = clients
+        self.settings = settings
+        self.logger = logger
+        (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Tells idle workers there is new work now.
+    func notify() {
+        wake.yield()
+    }
+
+    /// Runs the workers until the task is cancelled, then releases any lease not sent yet.
+    func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.watchLeases() }
+            group.addTask {
+                for await _ in self.wakeups {}
+            }
+            for _ in 0..<settings.workers {
+                group.addTask { await self.workLoop() }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        _ = try? await store.releaseLeases(owner: owner)
+        wake.finish()
+    }
+
+    private func workLoop() async {
+        while !Task.isCancelled {
+            do {
+                let leased = try await store.lease(
+                    owner: owner, limit: settings.batchSize, now: Date(), leaseFor: settings.leaseDuration)
+                if leased.isEmpty {
+                    try? await Task.sleep(for: settings.pollInterval)
+                    continue
+                }
+                await send(leased)
+            } catch {
+                logger.error("delivery worker: \(error)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Puts back deliveries whose worker died (its lease ran out).
+    private func watchLeases() async {
+        while !Task.isCancelled {
+            if let count = try? await store.reclaimExpiredLeases(now: Date()), count > 0 {
+                logger.notice("requeued \(count) deliveries whose lease ran out")
+            }
+            try? await Task.sleep(for: .seconds(max(1, settings.leaseDuration / 4)))
+        }
+    }
+
+    /// Sends one leased batch and records its results.
+    private func send(_ leased: [LeasedDelivery]) async {
+        let buffer = ResultBuffer()
+        let flusher = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: settings.flushInterval)
+                await record(buffer.take())
+            }
+        }
+        var byApp: [String: [LeasedDelivery]] = [:]
+        for delivery in leased { byApp[delivery.appID, default: []].append(delivery) }
+        await withTaskGroup(of: Void.self) { group in
+            for (appID, deliveries) in byApp {
+                group.addTask { await self.send(deliveries, appID: appID, into: buffer) }
+            }
+        }
+        flusher.cancel()
+        await flusher.value
+        await record(buffer.take())
+    }
+
+    private func send(_ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer) async {
+        let attempts = Dictionary(uniqueKeysWithValues: deliveries.map { ($0.id, $0.attempts) })
+        let prepared: PreparedBatch
+        let client: APNSClient
+        do {
+            guard let app = try await store.app(id: appID) else {
+                throw ProviderError.notFound("app \(appID) no longer exists")
+            }
+            client = try await clients.client(for: app)
+            prepared = try await PreparedBatch(deliveries, app: app, store: store)
+        } catch {
+            logger.error("cannot send for app \(appID): \(error)")
+            for delivery in deliveries {
+                buffer.append(retryOrGiveUp(delivery.id, attempts: delivery.attempts, reason: "ProviderError"))
+            }
+            return
+        }
+        for failure in prepared.failures { buffer.append(failure) }
+        let chunkSize = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
+        var start = 0
+        while start < prepared.notifications.count {
+            let chunk = prepared.notifications[start..<min(start + chunkSize, prepared.notifications.count)]
+            start += chunk.count
+            await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit)
+            do {
+                try await client.send(contentsOf: chunk) { outcome in
+                    buffer.append(self.result(of: outcome, appID: appID, attempts: attempts))
+                }
+            } catch {
+                logger.error("cannot sign a provider token for app \(appID): \(error)")
+                for notification in chunk {
+                    if let id = notification.headers.apnsID.flatMap({ DeliveryMessageID($0.rawValue) }) {
+                        buffer.append(
+                            .rejected(
+                                id: id.deliveryID, status: nil, reason: "InvalidProviderToken", at: Date(),
+                                deactivate: nil))
+                    }
+                }
+            }
+        }
+    }
+
+    private func result(of outcome: APNSSendOutcome, appID: String, attempts: [Int64: Int]) -> DeliveryResult {
+        // Safety: every notification the engine sends carries the apns-id it made from the delivery.
+        let id = DeliveryMessageID(outcome.notification.headers.apnsID!.rawValue)!.deliveryID
+        let now = Date()
+        switch outcome.result {
+        case .accepted(let acceptance):
+            return .accepted(id: id, uniqueID: acceptance.uniqueID, at: now)
+        case .rejected(let rejection):
+            let reason = rejection.reason.rawValue
+            if rejection.status == 410 || reason == "BadDeviceToken" {
+                let at = rejection.timestamp ?? now
+                return .rejected(
+                    id: id, status: rejection.status, reason: reason, at: now,
+                    deactivate: .init(appID: appID, token: outcome.notification.deviceToken, at: at, reason: reason))
+            }
+            if rejection.status == nil || [429, 500, 503].contains(rejection.status) {
+                return retryOrGiveUp(id, attempts: attempts[id] ?? 1, reason: reason, status: rejection.status)
+            }
+            return .rejected(id: id, status: rejection.status, reason: reason, at: now, deactivate: nil)
+        }
+    }
+
+    /// Back to the queue with exponential backoff (2, 4, 8 ... seconds, at most 5 minutes), or rejected for good
+    /// after ``Settings/maximumAttempts``.
+    private func retryOrGiveUp(_ id: Int64, attempts: Int, reason: String, status: Int? = nil) -> DeliveryResult {
+        guard attempts < settings.maximumAttempts else {
+            return .rejected(id: id, status: status, reason: reason, at: Date(), deactivate: nil)
+        }
+        let delay = min(300, pow(2, Double(attempts)))
+        return .retry(id: id, reason: reason, notBefore: Date().addingTimeInterval(delay))
+    }
+
+    private func record(_ results: [DeliveryResult]) async {
+        guard !results.isEmpty else { return }
+        do {
+            try await store.record(results, owner: owner)
+        } catch {
+            // The leases run out and the deliveries are sent again with the same apns-id.
+            logger.error("cannot record \(results.count) results: \(error)")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import APNSClient
+import APNSCore
+import Crypto
+import Foundation
+import NIOCore
+
+/// One app's leased deliveries turned into `APNSNotification`s: each notification's payload and headers built once,
+/// an encrypted field sealed per device.
+struct PreparedBatch: Sendable {
+    var notifications: [APNSNotification] = []
+    /// Deliveries that cannot be sent (their notification is gone, or the device has no usable key).
+    var failures: [DeliveryResult] = []
+    var rateLimit: Int
+
+    init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any ProviderStore) async throws(ProviderError) {
+        rateLimit = app.app.rateLimit
+        var templates: [String: Template] = [:]
+        var keys: [String: String] = [:]
+        for notificationID in Set(deliveries.map(\.notificationID)) {
+            guard let stored = try await store.notification(id: notificationID) else { continue }
+            templates[notificationID] = Template(stored, bundleID: app.app.bundleID)
+        }
+        if templates.values.contains(where: { $0.encrypted != nil }) {
+            keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.map(\.token))
+        }
+        notifications.reserveCapacity(deliveries.count)
+        for delivery in deliveries {
+            guard let template = templates[delivery.notificationID] else {
+                failures.append(Self.failure(delivery, "NotificationDeleted"))
+                continue
+            }
+            var headers = template.headers
+            headers.apnsID = APNSMessageID(
+                headerValue: DeliveryMessageID(notificationID: delivery.notificationID, deliveryID: delivery.id).string)
+            if let (key, plaintext) = template.encrypted {
+                guard let keyText = keys[delivery.token], let keyData = Data(base64Encoded: keyText),
+                    let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: keyData),
+                    let envelope = try? EndToEndEnvelope.seal(plaintext, to: publicKey)
+                else {
+                    failures.append(Self.failure(delivery, "MissingPublicKey"))
+                    continue
+                }
+                var payload = template.payload
+                payload.root[key] = envelope.json
+                notifications.append(
+                    APNSNotification(deviceToken: delivery.token, headers: headers, payload: payload))
+            } else {
+                notifications.append(
+                    APNSNotification(deviceToken: delivery.token, headers: headers, payload: template.body))
+            }
+        }
+    }
+
+    private static func failure(_ delivery: LeasedDelivery, _ reason: String) -> DeliveryResult {
+        .rejected(id: delivery.id, status: nil, reason: reason, at: Date(), deactivate: nil)
+    }
+
+    /// What every delivery of one notification shares.
+    private struct Template {
+        var headers: APNSRequestHeaders
+        var payload: APNSPayload
+        var body: ByteBuffer
+        var encrypted: (key: String, plaintext: Data)?
+
+        init(_ stored: StoredNotification, bundleID: String) {
+            let pushType = APNSPushType(rawValue: stored.pushType)
+            headers = APNSRequestHeaders(
+                pushType: pushType, priority: stored.priority.map(APNSPriority.init(rawValue:)),
+                expiration: stored.expiration.flatMap { APNSExpiration(headerValue: String($0)) } ?? .storagePolicy,
+                collapseID: stored.collapseID.flatMap(APNSCollapseID.init(rawValue:)),
+                topic: pushType.topic(forBundleID: bundleID) ?? bundleID)
+            payload = (try? APNSPayload(data: stored.payload)) ?? APNSPayload()
+            body = ByteBuffer(bytes: stored.payload)
+            if let key = stored.encryptedKey, let plaintext = stored.encrypted {
+                encrypted = (key, plaintext)
+            }
+        }
+    }
+}

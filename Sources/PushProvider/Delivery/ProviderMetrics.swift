@@ -1,0 +1,61 @@
+import APNSClient
+import APNSCore
+import Prometheus
+
+/// The provider's Prometheus metrics, served at `/metrics`: sends by result, send latency, open APNs connections and
+/// (read at scrape time) the queue depth.
+final class ProviderMetrics: APNSClientObserver {
+    let registry = PrometheusCollectorRegistry()
+    private let latency: DurationHistogram
+    private let connections: Gauge
+    let queueDepth: Gauge
+    let notificationsCreated: Counter
+    private static var sends: MetricNameDescriptor {
+        MetricNameDescriptor(
+        namespace: "herald", subsystem: "provider", metricName: "sends", unitName: "total",
+            helpText: "Deliveries sent to APNs, by result and reason.")
+    }
+    private let accepted: Counter
+
+    init() {
+        accepted = registry.makeCounter(descriptor: Self.sends, labels: [("result", "accepted"), ("reason", "")])
+        latency = registry.makeDurationHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "send_latency", unitName: "seconds",
+                helpText: "From a notification's first write to APNs' answer."),
+            buckets: [
+                .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
+                .milliseconds(500), .seconds(1), .seconds(5),
+            ])
+        connections = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "apns_connections", unitName: "",
+                helpText: "Open HTTP/2 connections to APNs."))
+        queueDepth = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "queue_depth", unitName: "",
+                helpText: "Deliveries waiting in the queue."))
+        notificationsCreated = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "notifications", unitName: "total",
+                helpText: "Notifications accepted by the API."))
+    }
+
+    func notificationFinished(_ result: APNSResult, latency: Duration) {
+        self.latency.record(latency)
+        switch result {
+        case .accepted: accepted.increment()
+        case .rejected(let rejection):
+            registry.makeCounter(
+                descriptor: Self.sends, labels: [("result", "rejected"), ("reason", rejection.reason.rawValue)]
+            ).increment()
+        }
+    }
+
+    func connectionsChanged(open: Int) {
+        connections.set(Double(open))
+    }
+
+    /// The text exposition format.
+    func render() -> String { registry.emitToString() }
+}

@@ -1,0 +1,28 @@
+/// The body of `POST /v1/apps` and `PATCH /v1/apps/{id}`: every field optional on update.
+struct AppInput: Decodable, Sendable {
+    var name: String?
+    var bundleID: String?
+    var environment: String?
+    /// `production`, `sandbox`/`development` (Apple's hosts) or an `https://` URL.
+    var endpoint: String?
+    /// A PEM CA to trust for ``endpoint`` (the local gateway's `ca.pem`).
+    var caPEM: String?
+    var authentication: Authentication?
+    var webhookURL: String?
+    var rateLimit: Int?
+
+    /// The `authentication` object.
+    struct Authentication: Decodable, Sendable {
+        /// `token` or `certificate`.
+        var kind: String
+        var teamID: String?
+        var keyID: String?
+        /// The `.p8` key (PEM).
+        var privateKey: String?
+        /// Certificate and private key, PEM.
+        var certificate: String?
+        /// A `.p12` file, base64.
+        var pkcs12: String?
+        var password: String?
+    }
+}

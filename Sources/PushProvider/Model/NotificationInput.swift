@@ -1,0 +1,52 @@
+import APNSCore
+import Foundation
+
+/// The body of `POST /v1/notifications`.
+struct NotificationInput: Decodable, Sendable {
+    /// Who receives it: exactly one of `token`, `tokens`, `user`, `tags` (an expression) or `all`.
+    var target: Target
+    /// A raw APNs payload (`{"aps": {...}, ...}`), sent as given; or use ``content``.
+    var payload: JSONValue?
+    /// The payload as fields.
+    var content: Content?
+    /// A JSON object sealed to each device's public key and put under ``encryptedKey``; only devices with a key
+    /// are targeted.
+    var encrypted: JSONValue?
+    /// The custom key the sealed envelope goes under; `e2e` by default.
+    var encryptedKey: String?
+    var pushType: String?
+    var priority: Int?
+    /// `apns-expiration`: UNIX seconds, or `0` for "now or never".
+    var expiration: Int?
+    /// `apns-collapse-id`: a later notification with the same ID replaces this one on the device.
+    var collapseID: String?
+    /// When to send (ISO 8601); now when omitted.
+    var sendAt: Date?
+    /// `HH:MM`: send every day at this local time in each device's time zone (UTC for devices without one).
+    var dailyAt: String?
+
+    struct Target: Decodable, Sendable {
+        var token: String?
+        var tokens: [String]?
+        var user: String?
+        var tags: String?
+        var all: Bool?
+    }
+
+    struct Content: Decodable, Sendable {
+        var title: String?
+        var subtitle: String?
+        var body: String?
+        var badge: Int?
+        var sound: String?
+        var category: String?
+        var threadID: String?
+        /// Custom keys at the payload's top level.
+        var data: JSONValue?
+        /// A media URL under the custom key `media-url`, with `mutable-content` set so a service extension can
+        /// download it.
+        var mediaURL: String?
+        var mutableContent: Bool?
+        var contentAvailable: Bool?
+    }
+}

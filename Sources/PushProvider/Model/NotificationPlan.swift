@@ -1,0 +1,145 @@
+import APNSCore
+import Foundation
+
+/// A notification request checked against the lint rules and ready to store: the exact payload, the headers, and
+/// who gets it when.
+struct NotificationPlan: Sendable {
+    var target: NotificationTarget
+    /// The payload as sent (before an encrypted field is added per device).
+    var payload: Data
+    var pushType: String
+    var priority: Int?
+    var expiration: Int?
+    var collapseID: String?
+    /// The JSON object to seal per device, and the key it goes under.
+    var encrypted: (key: String, plaintext: Data)?
+    var sendAt: Date
+    var dailyAt: DailyTime?
+
+    /// Checks a request for `app`.
+    ///
+    /// - Throws: ``ProviderError`` naming the field: the target, the content, or the lint rule APNs would reject it
+    ///   for.
+    init(_ input: NotificationInput, bundleID: String, now: Date = Date()) throws(ProviderError) {
+        target = try NotificationTarget(input.target)
+        var payload: APNSPayload
+        switch (input.payload, input.content) {
+        case (let raw?, nil):
+            guard case .object(let root) = raw else {
+                throw .field("payload", "must be a JSON object with an \"aps\" dictionary")
+            }
+            payload = APNSPayload(root)
+        case (nil, let content?):
+            payload = try Self.payload(from: content)
+        case (nil, nil):
+            throw .field("content", "give the notification's content (title, body, ...) or a raw payload")
+        case (.some, .some):
+            throw .field("payload", "give either payload or content, not both")
+        }
+        if let encrypted = input.encrypted {
+            guard case .object = encrypted else {
+                throw .field("encrypted", "must be a JSON object such as {\"title\": ..., \"body\": ...}")
+            }
+            let key = input.encryptedKey ?? "e2e"
+            guard key != "aps", !key.isEmpty else { throw .field("encryptedKey", "must be a custom key, not aps") }
+            var aps = payload.aps
+            aps["mutable-content"] = 1
+            if aps["alert"] == nil { aps["alert"] = ["body": "(encrypted)"] }
+            payload.root["aps"] = .object(aps)
+            // A stand-in of the envelope's size so the size check covers the sealed payload.
+            let sealedSize = encrypted.encoded().count * 4 / 3 + 100
+            payload.root[key] = .string(String(repeating: "x", count: sealedSize))
+            self.encrypted = (key, encrypted.encoded())
+        } else {
+            encrypted = nil
+        }
+        let body = payload.encoded()
+        let report = APNSLinter.lint(
+            APNSLinter.Request(
+                body: body, pushType: input.pushType, priority: input.priority.map(String.init),
+                topic: input.pushType.flatMap { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) } ?? bundleID,
+                expiration: input.expiration.map(String.init), collapseID: input.collapseID, now: now))
+        if let error = report.errors.first {
+            throw .invalid(
+                field: Self.field(for: error), message: "\(error.message) (APNs would answer \(error.reason?.rawValue ?? "400"))")
+        }
+        if let key = encrypted?.key { payload.root[key] = nil }
+        self.payload = payload.encoded()
+        pushType = input.pushType ?? report.pushType.rawValue
+        priority = input.priority
+        expiration = input.expiration
+        collapseID = input.collapseID
+        sendAt = input.sendAt ?? now
+        dailyAt = try input.dailyAt.map { text throws(ProviderError) in try DailyTime(parsing: text) }
+    }
+
+    private static func payload(from content: NotificationInput.Content) throws(ProviderError) -> APNSPayload {
+        var root = JSONObject()
+        if case .object(let data)? = content.data {
+            for member in data.members { root[member.key] = member.value }
+        } else if content.data != nil {
+            throw .field("content.data", "must be a JSON object of custom keys")
+        }
+        var aps = JSONObject()
+        var alert = JSONObject()
+        if let title = content.title { alert["title"] = .string(title) }
+        if let subtitle = content.subtitle { alert["subtitle"] = .string(subtitle) }
+        if let body = content.body { alert["body"] = .string(body) }
+        if !alert.members.isEmpty { aps["alert"] = .object(alert) }
+        if let badge = content.badge { aps["badge"] = .number(JSONNumber(badge)) }
+        if let sound = content.sound { aps["sound"] = .string(sound) }
+        if let category = content.category { aps["category"] = .string(category) }
+        if let threadID = content.threadID { aps["thread-id"] = .string(threadID) }
+        if content.mutableContent == true || content.mediaURL != nil { aps["mutable-content"] = 1 }
+        if content.contentAvailable == true { aps["content-available"] = 1 }
+        if let mediaURL = content.mediaURL {
+            guard URL(string: mediaURL)?.scheme?.hasPrefix("http") == true else {
+                throw .field("content.mediaURL", "must be an http or https URL")
+            }
+            root["media-url"] = .string(mediaURL)
+        }
+        guard !aps.members.isEmpty else {
+            throw .field("content", "give at least one of title, body, badge, sound or contentAvailable")
+        }
+        root["aps"] = .object(aps)
+        return APNSPayload(root)
+    }
+
+    /// The input field a lint diagnostic is about.
+    private static func field(for diagnostic: APNSDiagnostic) -> String {
+        switch diagnostic.reason?.rawValue {
+        case "InvalidPushType": "pushType"
+        case "BadPriority": "priority"
+        case "BadExpirationDate": "expiration"
+        case "BadCollapseId": "collapseID"
+        case "BadTopic", "MissingTopic": "pushType"
+        default: diagnostic.location.map { "payload.\($0)" } ?? "payload"
+        }
+    }
+}
+
+/// A time of day, `HH:MM`, for daily sends.
+struct DailyTime: Sendable, Hashable {
+    var hour: Int
+    var minute: Int
+
+    init(parsing text: String) throws(ProviderError) {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour),
+            (0..<60).contains(minute)
+        else { throw .field("dailyAt", "give a local time as HH:MM, such as 07:00; got \"\(text)\"") }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    var text: String { String(format: "%02d:%02d", hour, minute) }
+
+    /// The next moment at this time of day in `timeZone`, at or after `date`.
+    func next(after date: Date, in timeZone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.nextDate(
+            after: date.addingTimeInterval(-1), matching: DateComponents(hour: hour, minute: minute, second: 0),
+            matchingPolicy: .nextTime) ?? date
+    }
+}

@@ -1,0 +1,32 @@
+/// Why the provider refused a request or could not do its work. Each case maps to an HTTP status in the API and
+/// names what was wrong.
+public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The request is malformed or breaks a rule (400); `field` names the JSON field when there is one.
+    case invalid(field: String?, message: String)
+    /// No credentials, or credentials that are not valid (401).
+    case unauthorized(String)
+    /// Valid credentials that may not do this (403).
+    case forbidden(String)
+    /// What the path names does not exist (404).
+    case notFound(String)
+    /// The request conflicts with what is stored (409).
+    case conflict(String)
+    /// The provider is misconfigured (a bad master key, an unreadable file).
+    case configuration(String)
+    /// The database failed.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let field?, let message): "\(field): \(message)"
+        case .invalid(nil, let message), .unauthorized(let message), .forbidden(let message),
+            .notFound(let message), .conflict(let message), .configuration(let message), .storage(let message):
+            message
+        }
+    }
+
+    /// Shorthand for a broken rule on one field.
+    static func field(_ field: String, _ message: String) -> ProviderError {
+        .invalid(field: field, message: message)
+    }
+}

@@ -1,0 +1,59 @@
+import Crypto
+public import Foundation
+
+/// Seals the secrets an app's APNs credentials hold (the `.p8` key, a certificate and its password) before they are
+/// stored, with AES-256-GCM under the provider's master key.
+public struct SecretBox: Sendable {
+    private let key: SymmetricKey
+
+    /// A box for a master key of exactly 32 bytes.
+    ///
+    /// - Throws: ``ProviderError`` when the key is not 32 bytes.
+    public init(masterKey: Data) throws(ProviderError) {
+        guard masterKey.count == 32 else {
+            throw ProviderError.configuration(
+                "the master key must be 32 bytes (64 hex digits or 44 base64 characters); it is \(masterKey.count)")
+        }
+        key = SymmetricKey(data: masterKey)
+    }
+
+    /// Loads the master key from `path`, or creates a random one there (mode 0600) when the file does not exist.
+    ///
+    /// - Throws: ``ProviderError`` when the file cannot be read, written or decoded.
+    public static func loadOrCreate(at path: URL) throws(ProviderError) -> SecretBox {
+        if let text = try? String(contentsOf: path, encoding: .utf8) {
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw ProviderError.configuration("\(path.path) does not hold a base64 master key")
+            }
+            return try SecretBox(masterKey: data)
+        }
+        let data = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        do {
+            try FileManager.default.createDirectory(
+                at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(data.base64EncodedString().utf8).write(to: path, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
+        } catch {
+            throw ProviderError.configuration("cannot write the master key to \(path.path): \(error)")
+        }
+        return try SecretBox(masterKey: data)
+    }
+
+    /// Encrypts `plaintext`; the result holds the nonce, the ciphertext and the tag.
+    func seal(_ plaintext: Data) -> Data {
+        // Safety: AES-GCM sealing with a fresh random nonce cannot fail for a 256-bit key.
+        try! AES.GCM.seal(plaintext, using: key).combined!
+    }
+
+    /// Decrypts what ``seal(_:)`` produced.
+    ///
+    /// - Throws: ``ProviderError`` when the data was sealed under another master key or was altered.
+    func open(_ sealed: Data) throws(ProviderError) -> Data {
+        do {
+            return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key)
+        } catch {
+            throw ProviderError.configuration(
+                "a stored secret cannot be decrypted: the master key is not the one it was sealed with")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+
+/// Daily sends at a local time (seed 000's 07:00 calendar trigger, done on the server): for every daily notification
+/// it queues each targeted device's next occurrence at that time in the device's own time zone (UTC when it has
+/// none), once per local day.
+struct DailyScheduler: Sendable {
+    let store: any ProviderStore
+    let engine: DeliveryEngine
+    let logger: Logger
+    var interval: Duration = .seconds(30)
+
+    func run() async {
+        while !Task.isCancelled {
+            await scheduleDue(now: Date())
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Queues the next occurrence of every daily notification for every targeted device; an occurrence already
+    /// queued is not queued again.
+    func scheduleDue(now: Date) async {
+        do {
+            for notification in try await store.dailyNotifications() {
+                guard let text = notification.dailyAt, let time = try? DailyTime(parsing: text),
+                    let target = try? NotificationTarget.parse(stored: notification.target)
+                else { continue }
+                let tokens = try await store.targetTokens(
+                    appID: notification.appID, target: target, requireKey: notification.encrypted != nil)
+                let zones = try await store.timeZones(appID: notification.appID, tokens: tokens)
+                var byDay: [String: [(String, Date)]] = [:]
+                let start = max(now, notification.sendAt)
+                for token in tokens {
+                    let zone = zones[token].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+                    let next = time.next(after: start, in: zone)
+                    var calendar = Calendar(identifier: .gregorian)
+                    calendar.timeZone = zone
+                    let day = calendar.dateComponents([.year, .month, .day], from: next)
+                    let key = String(format: "%04d-%02d-%02d", day.year ?? 0, day.month ?? 0, day.day ?? 0)
+                    byDay[key, default: []].append((token, next))
+                }
+                var queued = 0
+                for (day, times) in byDay {
+                    queued += try await store.insertOccurrences(
+                        notificationID: notification.id, appID: notification.appID, occurrence: day, times: times)
+                }
+                if queued > 0 { logger.info("daily \(notification.id): queued \(queued) deliveries") }
+            }
+        } catch {
+            logger.error("daily scheduler: \(error)")
+        }
+    }
+}

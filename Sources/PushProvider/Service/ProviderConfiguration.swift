@@ -1,0 +1,32 @@
+public import Foundation
+
+extension PushProviderService {
+    /// How `herald serve` runs: where it listens and keeps its data, its secrets, and the delivery workers' limits.
+    public struct Configuration: Sendable {
+        /// The address to listen on.
+        public var host = "127.0.0.1"
+        /// The port; 0 picks a free one.
+        public var port = 8080
+        /// Where the database, the master key and the admin token are kept (`DIR/provider/`).
+        public var dataDirectory: URL
+        /// The admin token; read from (or created in) `DIR/provider/admin-token` when `nil`.
+        public var adminToken: String?
+        /// The 32-byte key that seals credentials at rest; read from (or created in) `DIR/provider/master.key` when
+        /// `nil`.
+        public var masterKey: Data?
+        /// Concurrent delivery workers.
+        public var workers = 2
+        /// Deliveries a worker leases at a time.
+        public var batchSize = 2000
+        /// HTTP/2 connections per app to APNs.
+        public var connectionsPerApp = 1
+        /// How long a lease lasts before another worker (or this one, restarted) takes the delivery back.
+        public var leaseDuration: TimeInterval = 30
+
+        public init(dataDirectory: URL) {
+            self.dataDirectory = dataDirectory
+        }
+
+        var providerDirectory: URL { dataDirectory.appendingPathComponent("provider") }
+    }
+}

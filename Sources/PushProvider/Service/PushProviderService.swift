@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import Hummingbird
+public import Logging
+
+/// The provider service (`herald serve`): the JSON API under `/v1`, the durable delivery queue and its workers, the
+/// daily scheduler, `/healthz` and `/metrics`. See docs/api.md.
+///
+/// ```swift
+/// let provider = try PushProviderService(configuration: .init(dataDirectory: URL(fileURLWithPath: ".herald")))
+/// try await provider.run { port in print("listening on \(port)") }
+/// ```
+public final class PushProviderService: Sendable {
+    public let configuration: Configuration
+    /// The token that may create apps and act on every app.
+    public let adminToken: String
+    let store: any ProviderStore
+    let secrets: SecretBox
+    let metrics = ProviderMetrics()
+    let engine: DeliveryEngine
+    let clients: ClientRegistry
+    let webhooks: WebhookSender
+    let logger: Logger
+
+    /// Opens the database and loads or creates the secrets.
+    ///
+    /// - Throws: ``ProviderError`` when the data directory, database or master key cannot be used.
+    public init(configuration: Configuration, logger: Logger = Logger(label: "herald-provider")) throws(ProviderError)
+    {
+        self.configuration = configuration
+        self.logger = logger
+        let directory = configuration.providerDirectory
+        store = try SQLiteStore(path: directory.appendingPathComponent("provider.sqlite").path)
+        if let key = configuration.masterKey {
+            secrets = try SecretBox(masterKey: key)
+        } else {
+            secrets = try SecretBox.loadOrCreate(at: directory.appendingPathComponent("master.key"))
+        }
+        if let token = configuration.adminToken {
+            adminToken = token
+        } else {
+            adminToken = try Self.loadOrCreateAdminToken(in: directory)
+        }
+        clients = ClientRegistry(
+            secrets: secrets, observer: metrics, connectionsPerApp: configuration.connectionsPerApp)
+        var settings = DeliveryEngine.Settings()
+        settings.workers = configuration.workers
+        settings.batchSize = configuration.batchSize
+        settings.leaseDuration = configuration.leaseDuration
+        engine = DeliveryEngine(store: store, clients: clients, settings: settings, logger: logger)
+        webhooks = WebhookSender(logger: logger)
+    }
+
+    /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
+    /// deliveries in flight finish, records them, and releases any lease not sent.
+    ///
+    /// - Parameter onListening: called with the bound port once the API accepts connections.
+    /// - Throws: when the server cannot bind.
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        var quiet = logger
+        quiet.logLevel = .warning
+        let application = Application(
+            router: makeRouter(),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "herald-provider"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
+            logger: quiet
+        )
+        let scheduler = DailyScheduler(store: store, engine: engine, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.run() }
+            group.addTask { await self.engine.run() }
+            group.addTask { await scheduler.run() }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+        await clients.shutdown()
+    }
+
+    private static func loadOrCreateAdminToken(in directory: URL) throws(ProviderError) -> String {
+        let path = directory.appendingPathComponent("admin-token")
+        if let text = try? String(contentsOf: path, encoding: .utf8) {
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let token = KeyMaker.make(prefix: "adm_")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(token.utf8).write(to: path, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
+        } catch {
+            throw .configuration("cannot write the admin token to \(path.path): \(error)")
+        }
+        return token
+    }
+}

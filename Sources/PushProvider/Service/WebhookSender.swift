@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// POSTs every user response to the app's own server (seed 003's reply loop), retrying a failed POST three times.
+struct WebhookSender: Sendable {
+    let logger: Logger
+
+    /// The webhook body: `event`, `notificationID`, `deliveryID`, `apnsID`, `token`, `userID`, `action`, `text`,
+    /// `time`.
+    struct Body: Encodable {
+        var event: String
+        var notificationID: String
+        var deliveryID: Int64
+        var apnsID: String
+        var token: String
+        var userID: String?
+        var action: String?
+        var text: String?
+        var time: String
+    }
+
+    /// Sends in the background; failures are logged.
+    func send(_ body: Body, to url: URL) {
+        let logger = logger
+        Task.detached {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try? encoder.encode(body)
+            for attempt in 1...3 {
+                if let (_, response) = try? await URLSession.shared.data(for: request),
+                    let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status)
+                {
+                    return
+                }
+                try? await Task.sleep(for: .seconds(attempt))
+            }
+            logger.warning("webhook \(url) did not answer 2xx after 3 attempts; response dropped")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Where the provider keeps apps, devices, notifications and the delivery queue. SQLite (``SQLiteStore``) is the
+/// embedded default.
+protocol ProviderStore: Sendable {
+    // Apps and keys
+    func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError)
+    func updateApp(_ app: StoredApp) async throws(ProviderError)
+    func app(id: String) async throws(ProviderError) -> StoredApp?
+    func apps() async throws(ProviderError) -> [StoredApp]
+    func app(publishableKey: String) async throws(ProviderError) -> StoredApp?
+    func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp?
+    func insertAPIKey(appID: String, id: String, hash: String, at: Date) async throws(ProviderError)
+    func deleteAPIKey(appID: String, id: String) async throws(ProviderError) -> Bool
+    func setCategories(appID: String, json: Data, at: Date) async throws(ProviderError) -> Int
+
+    // Devices
+    func upsertDevice(appID: String, _ input: DeviceInput, at: Date) async throws(ProviderError) -> (
+        DeviceRecord, created: Bool
+    )
+    func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord?
+    func devices(appID: String, userID: String?, tag: String?, after: String?, limit: Int) async throws(ProviderError)
+        -> [DeviceRecord]
+    func deleteDevice(appID: String, token: String) async throws(ProviderError) -> Bool
+    func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+    func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+
+    // Notifications and the queue
+    func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)
+        async throws(ProviderError) -> Int
+    func notification(id: String) async throws(ProviderError) -> StoredNotification?
+    func notifications(appID: String, limit: Int) async throws(ProviderError) -> [StoredNotification]
+    func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats
+    func dailyNotifications() async throws(ProviderError) -> [StoredNotification]
+    func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
+        -> [String]
+    func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
+        async throws(ProviderError) -> Int
+    func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [LeasedDelivery]
+    func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError)
+    func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int
+    func releaseLeases(owner: String) async throws(ProviderError) -> Int
+    func queueDepth() async throws(ProviderError) -> Int
+
+    // Feedback
+    func recordFeedback(deliveryID: Int64, notificationID: String, _ event: FeedbackEvent) async throws(ProviderError)
+        -> DeliveryContext?
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    func recordFeedback(deliveryID: Int64, notificationID: String, _ event: FeedbackEvent) async throws(ProviderError)
+        -> DeliveryContext?
+    {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url
+                        FROM deliveries d JOIN apps a ON a.id = d.app_id
+                        LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+                        WHERE d.id = ? AND d.notification_id = ?
+                        """, arguments: [deliveryID, notificationID])
+            else { return nil }
+            try db.execute(
+                sql: "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [deliveryID, notificationID, event.event, event.action, event.reply, event.at.stored])
+            let column: String? =
+                switch event.event {
+                case "delivered": "delivered_at"
+                case "displayed": "displayed_at"
+                case "opened", "action": "opened_at"
+                case "dismissed": "dismissed_at"
+                default: nil
+                }
+            if let column {
+                try db.execute(
+                    sql: "UPDATE deliveries SET \(column) = coalesce(\(column), ?) WHERE id = ?",
+                    arguments: [event.at.stored, deliveryID])
+            }
+            if event.event == "action" || event.reply != nil {
+                try db.execute(
+                    sql: "UPDATE deliveries SET action = ?, reply = coalesce(?, reply) WHERE id = ?",
+                    arguments: [event.action, event.reply, deliveryID])
+            }
+            return DeliveryContext(
+                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"], token: row["token"],
+                userID: row["user_id"], webhookURL: row["webhook_url"])
+        }
+    }
+}

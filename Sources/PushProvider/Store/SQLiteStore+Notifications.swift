@@ -1,0 +1,182 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)
+        async throws(ProviderError) -> Int
+    {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
+                        collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    notification.id, notification.appID, notification.target, notification.payload,
+                    notification.pushType, notification.priority, notification.expiration, notification.collapseID,
+                    notification.encryptedKey, notification.encrypted, notification.sendAt.stored,
+                    notification.dailyAt, notification.createdAt.stored,
+                ])
+            guard notification.dailyAt == nil else { return 0 }
+            var arguments: [(any DatabaseValueConvertible)?] = [
+                notification.id, notification.sendAt.stored, notification.appID,
+            ]
+            let condition = Self.condition(for: target, requireKey: requireKey, arguments: &arguments)
+            let targeted: Int
+            if case .tokens(let tokens) = target {
+                // Tokens given one by one are sent even when no device registered them, unless APNs retired them.
+                let statement = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                        SELECT ?, ?, ?, ? WHERE NOT EXISTS (
+                            SELECT 1 FROM devices WHERE app_id = ? AND token = ? AND active = 0)
+                        \(requireKey ? "AND EXISTS (SELECT 1 FROM devices WHERE app_id = ? AND token = ? AND public_key IS NOT NULL)" : "")
+                        """)
+                var count = 0
+                for token in tokens {
+                    var values: [(any DatabaseValueConvertible)?] = [
+                        notification.id, notification.sendAt.stored, notification.appID, token, notification.appID,
+                        token,
+                    ]
+                    if requireKey { values += [notification.appID, token] }
+                    try statement.execute(arguments: StatementArguments(values))
+                    count += db.changesCount
+                }
+                targeted = count
+            } else {
+                try db.execute(
+                    sql: """
+                        INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                        SELECT ?, ?, d.app_id, d.token FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)
+                        ORDER BY d.rowid
+                        """, arguments: StatementArguments(arguments))
+                targeted = db.changesCount
+            }
+            try db.execute(
+                sql: "UPDATE notifications SET targeted = ? WHERE id = ?", arguments: [targeted, notification.id])
+            return targeted
+        }
+    }
+
+    func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
+        -> [String]
+    {
+        var arguments: [(any DatabaseValueConvertible)?] = [appID]
+        let condition: String
+        if case .tokens(let tokens) = target {
+            let marks = Array(repeating: "?", count: tokens.count).joined(separator: ",")
+            condition = " AND d.token IN (\(marks))" + (requireKey ? " AND d.public_key IS NOT NULL" : "")
+            arguments += tokens
+        } else {
+            condition = Self.condition(for: target, requireKey: requireKey, arguments: &arguments)
+        }
+        let sql = "SELECT d.token FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)"
+        let statementArguments = StatementArguments(arguments)
+        return try await read { db in try String.fetchAll(db, sql: sql, arguments: statementArguments) }
+    }
+
+    func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
+        async throws(ProviderError) -> Int
+    {
+        try await write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO deliveries (notification_id, app_id, token, occurrence, not_before)
+                    VALUES (?, ?, ?, ?, ?)
+                    """)
+            var count = 0
+            for (token, time) in times {
+                try statement.execute(arguments: [notificationID, appID, token, occurrence, time.stored])
+                count += db.changesCount
+            }
+            try db.execute(
+                sql: "UPDATE notifications SET targeted = targeted + ? WHERE id = ?",
+                arguments: [count, notificationID])
+            return count
+        }
+    }
+
+    func notification(id: String) async throws(ProviderError) -> StoredNotification? {
+        try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM notifications WHERE id = ?", arguments: [id]).map(Self.notification(from:)) }
+    }
+
+    func notifications(appID: String, limit: Int) async throws(ProviderError) -> [StoredNotification] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM notifications WHERE app_id = ? ORDER BY created_at DESC LIMIT ?",
+                arguments: [appID, limit]).map(Self.notification(from:))
+        }
+    }
+
+    func dailyNotifications() async throws(ProviderError) -> [StoredNotification] {
+        try await read { db in try Row.fetchAll(db, sql: "SELECT * FROM notifications WHERE daily_at IS NOT NULL").map(Self.notification(from:)) }
+    }
+
+    func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats {
+        try await read { db in
+            var stats = NotificationReport.Stats()
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT state, reason, count(*) AS n, count(delivered_at) AS delivered,
+                        count(displayed_at) AS displayed, count(opened_at) AS opened, count(dismissed_at) AS dismissed,
+                        count(reply) AS replies
+                    FROM deliveries WHERE notification_id = ? GROUP BY state, reason
+                    """, arguments: [notificationID])
+            for row in rows {
+                let count: Int = row["n"]
+                stats.targeted += count
+                switch row["state"] as String {
+                case "queued": stats.queued += count
+                case "leased": stats.inFlight += count
+                case "accepted": stats.accepted += count
+                default: stats.rejected[row["reason"] ?? "Unknown", default: 0] += count
+                }
+                stats.delivered += row["delivered"] as Int
+                stats.displayed += row["displayed"] as Int
+                stats.opened += row["opened"] as Int
+                stats.dismissed += row["dismissed"] as Int
+                stats.replies += row["replies"] as Int
+            }
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT action, count(*) AS n FROM feedback
+                    WHERE notification_id = ? AND event = 'action' GROUP BY action
+                    """, arguments: [notificationID])
+            {
+                stats.actions[row["action"] ?? "", default: 0] += row["n"] as Int
+            }
+            return stats
+        }
+    }
+
+    /// The SQL after `WHERE d.app_id = ? AND d.active = 1` that selects a target's devices.
+    static func condition(
+        for target: NotificationTarget, requireKey: Bool, arguments: inout [(any DatabaseValueConvertible)?]
+    ) -> String {
+        var sql = requireKey ? " AND d.public_key IS NOT NULL" : ""
+        switch target {
+        case .tokens: break
+        case .user(let user):
+            sql += " AND d.user_id = ?"
+            arguments.append(user)
+        case .tags(let expression):
+            var tags: [String] = []
+            sql += " AND " + expression.sql(arguments: &tags)
+            arguments += tags.map { $0 as (any DatabaseValueConvertible)? }
+        case .all: break
+        }
+        return sql
+    }
+
+    static func notification(from row: Row) -> StoredNotification {
+        StoredNotification(
+            id: row["id"], appID: row["app_id"], target: row["target"], payload: row["payload"],
+            pushType: row["push_type"], priority: row["priority"], expiration: row["expiration"],
+            collapseID: row["collapse_id"], encryptedKey: row["encrypted_key"], encrypted: row["encrypted"],
+            sendAt: Date(stored: row["send_at"]), dailyAt: row["daily_at"], targeted: row["targeted"],
+            createdAt: Date(stored: row["created_at"]))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [LeasedDelivery]
+    {
+        try await write { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE deliveries SET state = 'leased', lease_owner = ?, lease_until = ?, attempts = attempts + 1
+                    WHERE id IN (
+                        SELECT id FROM deliveries WHERE state = 'queued' AND not_before <= ?
+                        ORDER BY not_before, id LIMIT ?)
+                    RETURNING id, notification_id, app_id, token, attempts
+                    """, arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, limit]
+            ).map { row in
+                LeasedDelivery(
+                    id: row["id"], notificationID: row["notification_id"], appID: row["app_id"], token: row["token"],
+                    attempts: row["attempts"])
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
+        guard !results.isEmpty else { return }
+        try await write { db in
+            let accepted = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = 'accepted', status = 200, apns_unique_id = ?, result_at = ?,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """)
+            let rejected = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = 'rejected', status = ?, reason = ?, result_at = ?,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """)
+            let retry = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = 'queued', reason = ?, not_before = ?, lease_owner = NULL,
+                        lease_until = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """)
+            let deactivate = try db.cachedStatement(
+                sql: """
+                    UPDATE devices SET active = 0, deactivated_at = ?, deactivation_reason = ?
+                    WHERE app_id = ? AND token = ? AND registered_at < ?
+                    """)
+            for result in results {
+                switch result {
+                case .accepted(let id, let uniqueID, let at):
+                    try accepted.execute(arguments: [uniqueID, at.stored, id, owner])
+                case .rejected(let id, let status, let reason, let at, let deactivation):
+                    try rejected.execute(arguments: [status, reason, at.stored, id, owner])
+                    if let deactivation {
+                        try deactivate.execute(arguments: [
+                            deactivation.at.stored, deactivation.reason, deactivation.appID, deactivation.token,
+                            deactivation.at.stored,
+                        ])
+                    }
+                case .retry(let id, let reason, let notBefore):
+                    try retry.execute(arguments: [reason, notBefore.stored, id, owner])
+                }
+            }
+        }
+    }
+
+    func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
+                    WHERE state = 'leased' AND lease_until < ?
+                    """, arguments: [now.stored])
+            return db.changesCount
+        }
+    }
+
+    func releaseLeases(owner: String) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+                    WHERE state = 'leased' AND lease_owner = ?
+                    """, arguments: [owner])
+            return db.changesCount
+        }
+    }
+
+    func queueDepth() async throws(ProviderError) -> Int {
+        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = 'queued'") ?? 0 }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+
+/// The embedded store: one SQLite file in WAL mode through GRDB. One provider process per file; several processes
+/// share a queue only through PostgreSQL.
+final class SQLiteStore: ProviderStore {
+    let pool: DatabasePool
+
+    /// Opens (or creates) the database at `path` and brings its tables up to date.
+    ///
+    /// - Throws: ``ProviderError`` when the file cannot be opened.
+    init(path: String) throws(ProviderError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                // WAL with NORMAL sync survives a killed process; only a power loss can drop the last commits.
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                try db.execute(sql: "PRAGMA foreign_keys = ON")
+            }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Schema.migrator.migrate(pool)
+        } catch {
+            throw .storage("cannot open the database \(path): \(error)")
+        }
+    }
+
+    /// Runs `body` in a write transaction.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ProviderError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as ProviderError {
+            throw error
+        } catch {
+            throw .storage("database write failed: \(error)")
+        }
+    }
+
+    /// Runs `body` on a read snapshot.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ProviderError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as ProviderError {
+            throw error
+        } catch {
+            throw .storage("database read failed: \(error)")
+        }
+    }
+}
+
+extension Date {
+    /// Seconds since 1970, as the tables keep times.
+    var stored: Double { timeIntervalSince1970 }
+
+    init(stored: Double) { self.init(timeIntervalSince1970: stored) }
+}
