@@ -5,7 +5,10 @@ public struct HeraldCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Apple's push notification system on Linux: a provider, a local APNs and simulated devices.",
-        subcommands: [GatewayCommand.self, DeviceCommand.self, PayloadCommand.self, SendCommand.self, UpCommand.self]
+        subcommands: [
+            GatewayCommand.self, ServeCommand.self, DeviceCommand.self, PayloadCommand.self, SendCommand.self,
+            UpCommand.self,
+        ]
     )
 
     public init() {}

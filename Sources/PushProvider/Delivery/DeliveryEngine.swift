@@ -62,7 +62,8 @@ final class DeliveryEngine: Sendable {
             await group.next()
             group.cancelAll()
         }
-        _ = try? await store.releaseLeases(owner: owner)
+        let (store, owner) = (self.store, self.owner)
+        _ = try? await Task { try await store.releaseLeases(owner: owner) }.value
         wake.finish()
     }
 
@@ -97,8 +98,7 @@ final class DeliveryEngine: Sendable {
     private func send(_ leased: [LeasedDelivery]) async {
         let buffer = ResultBuffer()
         let flusher = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: settings.flushInterval)
+            while (try? await Task.sleep(for: settings.flushInterval)) != nil {
                 await record(buffer.take())
             }
         }
@@ -190,8 +190,10 @@ final class DeliveryEngine: Sendable {
 
     private func record(_ results: [DeliveryResult]) async {
         guard !results.isEmpty else { return }
+        // A separate task, so that shutting down (cancelling the workers) never cancels writing what APNs answered.
+        let (store, owner) = (self.store, self.owner)
         do {
-            try await store.record(results, owner: owner)
+            try await Task { try await store.record(results, owner: owner) }.value
         } catch {
             // The leases run out and the deliveries are sent again with the same apns-id.
             logger.error("cannot record \(results.count) results: \(error)")

@@ -27,6 +27,6 @@ extension PushProviderService {
             self.dataDirectory = dataDirectory
         }
 
-        var providerDirectory: URL { dataDirectory.appendingPathComponent("provider") }
+        public var providerDirectory: URL { dataDirectory.appendingPathComponent("provider") }
     }
 }

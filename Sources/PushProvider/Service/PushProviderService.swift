@@ -58,7 +58,7 @@ public final class PushProviderService: Sendable {
     /// - Throws: when the server cannot bind.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var quiet = logger
-        quiet.logLevel = .warning
+        quiet.logLevel = .critical
         let application = Application(
             router: makeRouter(),
             configuration: .init(

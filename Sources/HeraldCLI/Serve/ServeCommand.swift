@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PushProvider
+
+/// `herald serve`: the provider service.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the provider service: device tokens, notifications through a durable queue, feedback.",
+        discussion: "The API is documented in docs/api.md. The admin token is printed at first start."
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on.")
+    var port = 8080
+
+    @Option(help: "Where the database, the master key and the admin token are kept (DIR/provider/).")
+    var data = "./.herald"
+
+    @Option(help: "The database: sqlite (the default, under --data). PostgreSQL is not supported yet.")
+    var database = "sqlite"
+
+    @Option(name: .customLong("admin-token"), help: "The admin token (default: DIR/provider/admin-token).")
+    var adminToken: String?
+
+    @Option(help: "Concurrent delivery workers.")
+    var workers = 2
+
+    @Option(name: .customLong("batch-size"), help: "Deliveries a worker leases at a time.")
+    var batchSize = 2000
+
+    @Option(help: "HTTP/2 connections per app to APNs.")
+    var connections = 1
+
+    func validate() throws {
+        guard database == "sqlite" || database.hasPrefix("sqlite:") else {
+            throw ValidationError(
+                "--database \(database): only sqlite is supported in this build; PostgreSQL support is not built yet")
+        }
+        guard workers > 0, batchSize > 0, connections > 0 else {
+            throw ValidationError("--workers, --batch-size and --connections must be at least 1")
+        }
+    }
+
+    func run() async throws {
+        let io = CommandIO.current
+        var configuration = PushProviderService.Configuration(dataDirectory: URL(fileURLWithPath: data))
+        configuration.host = host
+        configuration.port = port
+        configuration.adminToken = adminToken
+        configuration.workers = workers
+        configuration.batchSize = batchSize
+        configuration.connectionsPerApp = connections
+        let provider = try PushProviderService(configuration: configuration)
+        let task = Task {
+            try await provider.run { port in
+                io.write(
+                    """
+                    herald serve: provider API on http://\(host):\(port)/v1 (health /healthz, metrics /metrics)
+                      admin token: \(provider.adminToken)
+                      data: \(provider.configuration.providerDirectory.path)
+
+                    """)
+            }
+        }
+        await TerminationSignal.wait()
+        io.write("herald serve: stopping; finishing the deliveries in flight\n")
+        task.cancel()
+        try await task.value
+    }
+}

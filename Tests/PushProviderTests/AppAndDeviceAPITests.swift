@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Provider API: apps, keys and devices")
+struct AppAndDeviceAPITests {
+    @Test("creating an app needs the admin token, returns keys once and never the secret")
+    func createApp() async throws {
+        try await ProviderHarness.with { harness in
+            let body = ProviderHarness.appBody(harness.gateway, bundleID: "com.example.other")
+            let (noKey, noKeyAnswer) = try await ProviderHarness.request(
+                "POST", harness.baseURL + "/v1/apps", key: nil, body: body)
+            #expect(noKey == 401)
+            #expect(noKeyAnswer["error"]["code"].string == "unauthorized")
+            let (withAPIKey, _) = try await harness.call("POST", "/v1/apps", body: body)
+            #expect(withAPIKey == 403)
+            let (status, created) = try await harness.call("POST", "/v1/apps", key: harness.adminToken, body: body)
+            #expect(status == 201)
+            #expect(created["apiKey"].string?.hasPrefix("sk_") == true)
+            #expect(created["app"]["publishableKey"].string?.hasPrefix("pk_") == true)
+            #expect(created["app"]["authentication"]["keyID"].string == "ABC123DEFG")
+            #expect(!created.description.contains("PRIVATE KEY"))
+            let (_, listed) = try await harness.call("GET", "/v1/apps", key: harness.adminToken)
+            #expect(listed.array.count == 2)
+            #expect(!listed.description.contains("PRIVATE KEY"))
+        }
+    }
+
+    @Test("a bad app names the field")
+    func badApp() async throws {
+        try await ProviderHarness.with { harness in
+            var body = ProviderHarness.appBody(harness.gateway)
+            body["environment"] = "staging"
+            var (status, answer) = try await harness.call("POST", "/v1/apps", key: harness.adminToken, body: body)
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "environment")
+            body = ProviderHarness.appBody(harness.gateway)
+            body["authentication"] = ["kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG", "privateKey": "x"]
+            (status, answer) = try await harness.call("POST", "/v1/apps", key: harness.adminToken, body: body)
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "authentication.privateKey")
+            body = ProviderHarness.appBody(harness.gateway)
+            body.removeValue(forKey: "bundleID")
+            (status, answer) = try await harness.call("POST", "/v1/apps", key: harness.adminToken, body: body)
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "bundleID")
+        }
+    }
+
+    @Test("API keys: a new key works, a deleted key does not, a key cannot reach another app")
+    func apiKeys() async throws {
+        try await ProviderHarness.with { harness in
+            let (status, key) = try await harness.call("POST", "/v1/apps/\(harness.appID)/keys")
+            #expect(status == 201)
+            let newKey = try #require(key["apiKey"].string)
+            #expect(try await harness.call("GET", "/v1/devices", key: newKey).0 == 200)
+            #expect(try await harness.call("DELETE", "/v1/apps/\(harness.appID)/keys/\(key["id"].string ?? "")").0 == 204)
+            #expect(try await harness.call("GET", "/v1/devices", key: newKey).0 == 401)
+            let (_, other) = try await harness.call(
+                "POST", "/v1/apps", key: harness.adminToken,
+                body: ProviderHarness.appBody(harness.gateway, bundleID: "com.example.b"))
+            let otherID = try #require(other["app"]["id"].string)
+            #expect(try await harness.call("GET", "/v1/apps/\(otherID)").0 == 403)
+            #expect(try await harness.call("GET", "/v1/devices", key: harness.publishableKey).0 == 403)
+        }
+    }
+
+    @Test("devices register with the publishable key; fields update; bad fields are named")
+    func registerDevices() async throws {
+        try await ProviderHarness.with { harness in
+            let token = String(repeating: "ab", count: 32)
+            var (status, device) = try await harness.call(
+                "POST", "/v1/devices?key=\(harness.publishableKey)", key: "",
+                body: ["token": token, "userID": "alice", "tags": ["sports", "news"], "timeZone": "Asia/Shanghai"])
+            #expect(status == 201)
+            #expect(device["active"].bool == true)
+            (status, device) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "appVersion": "2.0"])
+            #expect(status == 200)
+            #expect(device["userID"].string == "alice")
+            #expect(device["appVersion"].string == "2.0")
+            #expect(device["tags"].array.count == 2)
+            let (_, byTag) = try await harness.call("GET", "/v1/devices?tag=sports")
+            #expect(byTag.array.map { $0["token"].string } == [token])
+            let (_, byUser) = try await harness.call("GET", "/v1/devices?user=bob")
+            #expect(byUser.array.isEmpty)
+            var answer: JSON
+            (status, answer) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": "xyz"])
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "token")
+            (status, answer) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "timeZone": "Mars/Base"])
+            #expect(answer["error"]["field"].string == "timeZone")
+            (status, answer) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "environment": "production"])
+            #expect(answer["error"]["field"].string == "environment")
+            (status, answer) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "userID": 1])
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "userID")
+            #expect(try await harness.call("DELETE", "/v1/devices/\(token)").0 == 204)
+            #expect(try await harness.call("GET", "/v1/devices/\(token)").0 == 404)
+        }
+    }
+
+    @Test("health and metrics")
+    func operations() async throws {
+        try await ProviderHarness.with { harness in
+            let (status, health) = try await ProviderHarness.request("GET", harness.baseURL + "/healthz", key: nil)
+            #expect(status == 200)
+            #expect(health["status"].string == "ok")
+            var request = URLRequest(url: URL(string: harness.baseURL + "/metrics")!)
+            request.httpMethod = "GET"
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.contains("herald_provider_queue_depth"))
+            #expect(text.contains("herald_provider_apns_connections"))
+        }
+    }
+}

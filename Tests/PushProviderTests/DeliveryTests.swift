@@ -1,0 +1,158 @@
+import APNSCore
+import APNSGateway
+import Foundation
+import GatewayTestSupport
+import Testing
+
+@Suite("Provider deliveries through the gateway")
+struct DeliveryTests {
+    @Test("a broadcast reaches every active device once; each gets its own apns-id")
+    func broadcast() async throws {
+        try await ProviderHarness.with { harness in
+            var tokens: [String] = []
+            for index in 0..<200 {
+                let token = try harness.gatewayToken()
+                tokens.append(token)
+                _ = try await harness.call(
+                    "POST", "/v1/devices", key: harness.publishableKey,
+                    body: ["token": token, "tags": index.isMultiple(of: 2) ? ["even"] : ["odd"]])
+            }
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["all": true], "content": ["title": "Hello", "body": "everyone"]])
+            #expect(status == 202)
+            #expect(created["stats"]["targeted"].int == 200)
+            let id = try #require(created["id"].string)
+            let report = try await harness.finished(id)
+            #expect(report["stats"]["accepted"].int == 200)
+            let stored = tokens.compactMap { token in
+                harness.gateway.server.store.storedNotification(for: try! APNSDeviceToken(hex: token))
+            }
+            #expect(stored.count == 200)
+            #expect(Set(stored.map(\.apnsID)).count == 200)
+            #expect(stored.allSatisfy { $0.apnsID.uuidString.hasPrefix(String(id.prefix(23))) })
+        }
+    }
+
+    @Test("targets: one token, a user, a tag expression")
+    func targets() async throws {
+        try await ProviderHarness.with { harness in
+            var tokens: [String] = []
+            for (index, tags) in [["sports"], ["sports", "news"], ["news"], []].enumerated() {
+                let token = try harness.gatewayToken()
+                tokens.append(token)
+                _ = try await harness.call(
+                    "POST", "/v1/devices", key: harness.publishableKey,
+                    body: ["token": token, "tags": tags, "userID": index < 2 ? "alice" : "bob"])
+            }
+            func targeted(_ target: [String: Any]) async throws -> Int? {
+                let (_, answer) = try await harness.call(
+                    "POST", "/v1/notifications", body: ["target": target, "content": ["body": "x"]])
+                return answer["stats"]["targeted"].int
+            }
+            #expect(try await targeted(["token": tokens[0]]) == 1)
+            #expect(try await targeted(["user": "alice"]) == 2)
+            #expect(try await targeted(["tags": "sports && !news"]) == 1)
+            #expect(try await targeted(["tags": "sports || news"]) == 3)
+            #expect(try await targeted(["tags": "not (sports or news)"]) == 1)
+            let (status, answer) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["tags": "sports &&"], "content": ["body": "x"]])
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "target.tags")
+        }
+    }
+
+    @Test("what APNs would reject is refused at the API, naming the field")
+    func validation() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            let cases: [([String: Any], String)] = [
+                (["target": ["token": token], "content": ["body": String(repeating: "x", count: 5000)]], "payload"),
+                (["target": ["token": token], "content": ["body": "x"], "priority": 7], "priority"),
+                (["target": ["token": token], "content": ["body": "x"], "collapseID": String(repeating: "c", count: 65)], "collapseID"),
+                (["target": ["token": token, "all": true], "content": ["body": "x"]], "target"),
+                (["target": ["token": token]], "content"),
+                (["target": ["token": token], "content": ["body": "x"], "dailyAt": "25:00"], "dailyAt"),
+                (["target": ["token": token], "payload": ["aps": ["alert": "x"]], "content": ["body": "x"]], "payload"),
+            ]
+            for (body, field) in cases {
+                let (status, answer) = try await harness.call("POST", "/v1/notifications", body: body)
+                #expect(status == 400, "\(field)")
+                #expect(answer["error"]["field"].string?.hasPrefix(field) == true, "\(answer)")
+            }
+        }
+    }
+
+    @Test("410 Unregistered deactivates the token with APNs' time; a newer registration brings it back")
+    func unregistered() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            _ = try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: ["token": token])
+            let removedAt = Date()
+            harness.gateway.server.registry.invalidate(try APNSDeviceToken(hex: token), at: removedAt)
+            let (_, first) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+            let report = try await harness.finished(try #require(first["id"].string))
+            #expect(report["stats"]["rejected"]["Unregistered"].int == 1)
+            let (_, device) = try await harness.call("GET", "/v1/devices/\(token)")
+            #expect(device["active"].bool == false)
+            #expect(device["deactivationReason"].string == "Unregistered")
+            let (_, skipped) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "x"]])
+            #expect(skipped["stats"]["targeted"].int == 0)
+            let (_, back) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token])
+            #expect(back["active"].bool == true)
+        }
+    }
+
+    @Test("503 from APNs is retried with backoff until accepted; a final reason is not retried")
+    func retries() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            let parsed = try APNSDeviceToken(hex: token)
+            harness.gateway.server.faults.add(
+                .init(effect: .answer(status: 503, reason: .serviceUnavailable), count: 4, token: parsed))
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+            let report = try await harness.finished(try #require(created["id"].string))
+            #expect(report["stats"]["accepted"].int == 1)
+            harness.gateway.server.faults.add(
+                .init(effect: .answer(status: 400, reason: .badTopic), count: 1, token: parsed))
+            let (_, second) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+            let final = try await harness.finished(try #require(second["id"].string))
+            #expect(final["stats"]["rejected"]["BadTopic"].int == 1)
+        }
+    }
+
+    @Test("a notification scheduled for later waits in the queue")
+    func scheduled() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            let later = Date().addingTimeInterval(3600).formatted(.iso8601)
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["token": token], "content": ["body": "x"], "sendAt": later])
+            #expect(created["state"].string == "scheduled")
+            #expect(created["stats"]["queued"].int == 1)
+        }
+    }
+
+    @Test("daily at a local time: one delivery per device at that time in its own time zone")
+    func daily() async throws {
+        try await ProviderHarness.with { harness in
+            for zone in ["Asia/Shanghai", "America/New_York"] {
+                _ = try await harness.call(
+                    "POST", "/v1/devices", key: harness.publishableKey,
+                    body: ["token": try harness.gatewayToken(), "timeZone": zone])
+            }
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["all": true], "content": ["title": "Good morning"], "dailyAt": "07:00"])
+            #expect(status == 202)
+            #expect(created["dailyAt"].string == "07:00")
+            #expect(created["stats"]["queued"].int == 2)
+        }
+    }
+}

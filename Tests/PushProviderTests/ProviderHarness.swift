@@ -1,0 +1,138 @@
+import APNSCore
+import APNSGateway
+import Crypto
+import Foundation
+import GatewayTestSupport
+import PushProvider
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A live gateway, a provider service on port 0 sending to it, and one app created through the API.
+struct ProviderHarness {
+    let gateway: TestGateway
+    let provider: PushProviderService
+    let port: Int
+    let dataDirectory: URL
+    /// The app's id, secret API key and publishable key.
+    let appID: String
+    let apiKey: String
+    let publishableKey: String
+    static let bundleID = "com.example.app"
+
+    var adminToken: String { provider.adminToken }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Runs `body` against a fresh gateway and provider, then stops both.
+    static func with(
+        dataDirectory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())"),
+        configure: (inout PushProviderService.Configuration) -> Void = { _ in },
+        _ body: (ProviderHarness) async throws -> Void
+    ) async throws {
+        let gateway = try await TestGateway.start()
+        try await gateway.run {
+            var configuration = PushProviderService.Configuration(dataDirectory: dataDirectory)
+            configuration.port = 0
+            configure(&configuration)
+            let provider = try PushProviderService(configuration: configuration)
+            let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+            let service = Task { try await provider.run { port in portSink.yield(port) } }
+            defer { service.cancel() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let base = "http://127.0.0.1:\(port)"
+            let (status, created) = try await Self.request(
+                "POST", base + "/v1/apps", key: provider.adminToken, body: Self.appBody(gateway))
+            try #require(status == 201, "creating the app answered \(status): \(created)")
+            let harness = ProviderHarness(
+                gateway: gateway, provider: provider, port: port, dataDirectory: dataDirectory,
+                appID: try #require(created["app"]["id"].string), apiKey: try #require(created["apiKey"].string),
+                publishableKey: try #require(created["app"]["publishableKey"].string))
+            try await body(harness)
+            service.cancel()
+            _ = await service.result
+        }
+    }
+
+    /// The `POST /v1/apps` body for an app that sends to `gateway` with its test key.
+    static func appBody(_ gateway: TestGateway, bundleID: String = bundleID) -> [String: Any] {
+        [
+            "name": "Example", "bundleID": bundleID, "environment": "development",
+            "endpoint": "https://127.0.0.1:\(gateway.port)",
+            "caPEM": gateway.server.certificateAuthority.caCertificatePEM,
+            "authentication": [
+                "kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
+                "privateKey": gateway.key.pemRepresentation,
+            ],
+        ]
+    }
+
+    /// A token the gateway issued for the app, as a device would get through the courier.
+    func gatewayToken(bundleID: String = bundleID) throws -> String {
+        try gateway.server.registry.register(bundleID: bundleID, environment: .development).token.hex
+    }
+
+    /// Calls the API with the app's secret key unless another is given.
+    func call(_ method: String, _ path: String, key: String? = nil, body: Any? = nil) async throws -> (Int, JSON) {
+        try await Self.request(method, baseURL + path, key: key ?? apiKey, body: body)
+    }
+
+    /// Waits until the notification has no delivery queued or in flight; returns its report.
+    func finished(_ id: String, seconds: Double = 60) async throws -> JSON {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let (_, report) = try await call("GET", "/v1/notifications/\(id)")
+            if report["state"].string == "done" { return report }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("notification \(id) did not finish in \(seconds) s")
+        throw CancellationError()
+    }
+
+    /// Sends an HTTP request with `Authorization: Bearer key` and a JSON body; returns the status and JSON answer.
+    static func request(_ method: String, _ url: String, key: String?, body: Any? = nil, headers: [String: String] = [:])
+        async throws -> (Int, JSON)
+    {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody =
+                try (body as? Data) ?? (JSONSerialization.data(withJSONObject: body, options: [.fragmentsAllowed]))
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let json = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        return (status, JSON(json))
+    }
+}
+
+/// A JSON answer, read with subscripts: `answer["app"]["id"].string`.
+// Safety: the value is what JSONSerialization made, never mutated after init.
+struct JSON: @unchecked Sendable, CustomStringConvertible {
+    let value: Any?
+
+    init(_ value: Any?) { self.value = value }
+
+    subscript(key: String) -> JSON { JSON((value as? [String: Any])?[key]) }
+    subscript(index: Int) -> JSON {
+        guard let array = value as? [Any], array.indices.contains(index) else { return JSON(nil) }
+        return JSON(array[index])
+    }
+    var string: String? { value as? String }
+    var int: Int? { (value as? NSNumber)?.intValue }
+    var bool: Bool? { (value as? NSNumber)?.boolValue }
+    var array: [JSON] { (value as? [Any])?.map(JSON.init) ?? [] }
+    var object: [String: Any]? { value as? [String: Any] }
+    var isNull: Bool { value == nil || value is NSNull }
+    var description: String {
+        guard let value, JSONSerialization.isValidJSONObject(value),
+            let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
+        else { return String(describing: value) }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
