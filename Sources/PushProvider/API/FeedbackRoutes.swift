@@ -26,7 +26,7 @@ extension PushProviderService {
             }
             guard
                 let context = try await self.store.recordFeedback(
-                    deliveryID: id.deliveryID, notificationID: id.notificationPrefix, event),
+                    deliveryID: id.deliveryID, notificationPrefix: id.notificationPrefix, event),
                 context.appID == app.app.id
             else { throw ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app") }
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,

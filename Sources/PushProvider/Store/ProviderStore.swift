@@ -44,6 +44,6 @@ protocol ProviderStore: Sendable {
     func queueDepth() async throws(ProviderError) -> Int
 
     // Feedback
-    func recordFeedback(deliveryID: Int64, notificationID: String, _ event: FeedbackEvent) async throws(ProviderError)
-        -> DeliveryContext?
+    func recordFeedback(deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+        async throws(ProviderError) -> DeliveryContext?
 }

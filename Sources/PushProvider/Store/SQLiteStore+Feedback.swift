@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    func recordFeedback(deliveryID: Int64, notificationID: String, _ event: FeedbackEvent) async throws(ProviderError)
-        -> DeliveryContext?
+    func recordFeedback(deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+        async throws(ProviderError) -> DeliveryContext?
     {
         try await write { db in
             guard
@@ -13,9 +13,10 @@ extension SQLiteStore {
                         SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url
                         FROM deliveries d JOIN apps a ON a.id = d.app_id
                         LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
-                        WHERE d.id = ? AND d.notification_id = ?
-                        """, arguments: [deliveryID, notificationID])
+                        WHERE d.id = ? AND substr(d.notification_id, 1, 23) = ?
+                        """, arguments: [deliveryID, notificationPrefix])
             else { return nil }
+            let notificationID: String = row["notification_id"]
             try db.execute(
                 sql: "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [deliveryID, notificationID, event.event, event.action, event.reply, event.at.stored])

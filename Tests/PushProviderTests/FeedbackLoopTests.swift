@@ -1,0 +1,110 @@
+import APNSGateway
+import DeviceSimulator
+import Foundation
+import GatewayTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("The loop: device registers, provider sends, the user answers, the app's server hears it")
+struct FeedbackLoopTests {
+    static let manifest = """
+        {
+          "bundleID": "com.example.app",
+          "authorization": {"granted": true, "options": ["alert", "badge", "sound"]},
+          "foreground": false,
+          "NotificationConfig": {
+            "UNNotificationCategory": {
+              "chat": {"identifier": "chat", "actions": ["like", "comment"], "options": 0}
+            },
+            "UNNotificationAction": {
+              "like": {"identifier": "like", "title": "Like", "options": 0},
+              "comment": {"identifier": "comment", "title": "Comment", "options": 0,
+                          "textInputButtonTitle": "Send", "textInputPlaceholder": "Say something"}
+            }
+          },
+          "serviceExtension": [{"decrypt": "e2e"}]
+        }
+        """
+
+    @Test("registration, encrypted delivery, action with a text reply, statistics and the webhook")
+    func wholeLoop() async throws {
+        try await WebhookReceiver.running { hook in
+            try await ProviderHarness.with { harness in
+                let (patched, _) = try await harness.call(
+                    "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": hook.url])
+                #expect(patched == 200)
+                var configuration = SimulatedDevice.Configuration(
+                    gatewayHost: "127.0.0.1", gatewayPort: harness.gateway.port,
+                    caPEM: harness.gateway.server.certificateAuthority.caCertificatePEM,
+                    apps: [try AppManifest(data: Data(Self.manifest.utf8))],
+                    dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID())"))
+                configuration.registerURL = URL(string: "\(harness.baseURL)/v1/devices?key=\(harness.publishableKey)")
+                configuration.reportURL = URL(string: "\(harness.baseURL)/v1/feedback?key=\(harness.publishableKey)")
+                let device = try await SimulatedDevice.start(configuration)
+                defer { Task { await device.stop() } }
+                let token = try #require(device.installedApps.first?.token)
+                try await eventually("the device's registration") {
+                    try await harness.call("GET", "/v1/devices/\(token)").1["publicKey"].string != nil
+                }
+                let (status, created) = try await harness.call(
+                    "POST", "/v1/notifications",
+                    body: [
+                        "target": ["all": true],
+                        "content": ["title": "New message", "category": "chat"],
+                        "encrypted": ["title": "Alice", "body": "the meeting moved to 3 pm"],
+                    ])
+                #expect(status == 202)
+                let id = try #require(created["id"].string)
+                try await eventually("the notification on the device") { await !device.notifications().isEmpty }
+                let shown = try #require(await device.notifications().first)
+                #expect(shown.title == "Alice")
+                #expect(shown.body == "the meeting moved to 3 pm")
+                #expect(shown.apnsID?.uppercased().hasPrefix(String(id.prefix(23))) == true)
+                _ = try await device.respond(to: shown.id, action: "comment", text: "see you there")
+                try await eventually("the reply in the statistics") {
+                    let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
+                    return stats["actions"]["comment"].int == 1 && stats["delivered"].int == 1
+                        && stats["displayed"].int == 1 && stats["replies"].int == 1
+                }
+                try await eventually("the webhook") { !hook.bodies.all.isEmpty }
+                let call = try #require(hook.bodies.all.first)
+                #expect(call["event"].string == "action")
+                #expect(call["action"].string == "comment")
+                #expect(call["text"].string == "see you there")
+                #expect(call["token"].string == token)
+                #expect(call["notificationID"].string == id)
+            }
+        }
+    }
+
+    @Test("categories: edited through the API, served in NotificationConfig form with an ETag")
+    func categories() async throws {
+        try await ProviderHarness.with { harness in
+            let config = """
+                {"NotificationConfig": {
+                  "UNNotificationCategory": {"see": {"identifier": "see", "actions": ["love"], "options": 0}},
+                  "UNNotificationAction": {"love": {"identifier": "love", "title": "I love it~", "options": 7}}
+                }}
+                """
+            let (status, saved) = try await harness.call(
+                "PUT", "/v1/apps/\(harness.appID)/categories", body: Data(config.utf8))
+            #expect(status == 200)
+            #expect(saved["NotificationConfig"]["UNNotificationAction"]["love"]["options"].int == 7)
+            var request = URLRequest(url: URL(string: "\(harness.baseURL)/v1/categories")!)
+            request.setValue("Bearer \(harness.publishableKey)", forHTTPHeaderField: "Authorization")
+            let (_, first) = try await URLSession.shared.data(for: request)
+            let etag = try #require((first as? HTTPURLResponse)?.value(forHTTPHeaderField: "ETag"))
+            request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+            let (_, second) = try await URLSession.shared.data(for: request)
+            #expect((second as? HTTPURLResponse)?.statusCode == 304)
+            let broken = #"{"UNNotificationCategory": {"x": {"identifier": "x", "actions": ["missing"]}}}"#
+            let (badStatus, bad) = try await harness.call(
+                "PUT", "/v1/apps/\(harness.appID)/categories", body: Data(broken.utf8))
+            #expect(badStatus == 400)
+            #expect(bad["error"]["message"].string?.contains("missing") == true)
+        }
+    }
+}
