@@ -4,6 +4,7 @@ import ArgumentParser
 import Crypto
 import DeviceSimulator
 import Foundation
+import PushProvider
 
 #if canImport(Glibc)
     import Glibc
@@ -13,18 +14,20 @@ import Foundation
 struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
-        abstract: "Run a local APNs and a simulated device with the demo app, ready to push to.",
-        discussion: "The provider service (herald serve) joins when it is built; see the README."
+        abstract: "Run the whole system: a local APNs, the provider on SQLite and a simulated device with the demo app."
     )
 
-    @Option(help: "Where everything is kept (gateway/, device/, the development signing key).")
+    @Option(help: "Where everything is kept (gateway/, provider/, device/, the development signing key).")
     var data = "./.herald"
 
     @Option(name: .customLong("gateway-port"), help: "The local APNs' port.")
     var gatewayPort = 2197
 
-    @Option(name: .customLong("api-port"), help: "The simulated device's JSON API port.")
-    var apiPort = 2198
+    @Option(name: .customLong("provider-port"), help: "The provider API's port.")
+    var providerPort = 8080
+
+    @Option(name: [.customLong("device-api-port"), .customLong("api-port")], help: "The simulated device's JSON API port.")
+    var deviceAPIPort = 2198
 
     func run() async throws {
         let io = CommandIO.current
@@ -38,18 +41,49 @@ struct UpCommand: AsyncParsableCommand {
         let gateway = try GatewayServer(configuration: gatewayConfiguration, verifier: verifier)
         let port = try await gateway.start()
         let caPath = gateway.certificateAuthority.caPath.path
-        io.write("herald up: local APNs on https://127.0.0.1:\(port) (CA \(caPath))\n")
+        var providerConfiguration = PushProviderService.Configuration(dataDirectory: root)
+        providerConfiguration.port = providerPort
+        let provider = try PushProviderService(configuration: providerConfiguration)
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let providerTask = Task { try await provider.run { portSink.yield($0) } }
+        defer { providerTask.cancel() }
+        var portIterator = ports.makeAsyncIterator()
+        guard let apiPort = await portIterator.next() else {
+            try? await gateway.shutdown()
+            return try await providerTask.value
+        }
         let manifest = try AppManifest(data: Data(DemoApp.manifest.utf8))
-        let device = SimulatedDevice.Configuration(
+        let app = try await provider.ensureApp(
+            .init(
+                name: "RITL demo", bundleID: manifest.bundleID, environment: "development",
+                endpoint: "https://127.0.0.1:\(port)", caPEM: gateway.certificateAuthority.caCertificatePEM,
+                teamID: DevelopmentSigningKey.teamID, keyID: DevelopmentSigningKey.keyID,
+                privateKeyPEM: try String(contentsOfFile: key.path, encoding: .utf8)))
+        let providerURL = "http://127.0.0.1:\(apiPort)"
+        io.write(
+            """
+            herald up: local APNs on https://127.0.0.1:\(port) (CA \(caPath))
+            herald up: provider API on \(providerURL)/v1 (metrics \(providerURL)/metrics), admin token \(provider.adminToken)
+
+            """)
+        var device = SimulatedDevice.Configuration(
             gatewayHost: "127.0.0.1", gatewayPort: port, caPEM: gateway.certificateAuthority.caCertificatePEM,
             apps: [manifest], dataDirectory: root.appendingPathComponent("device"))
+        device.registerURL = URL(string: "\(providerURL)/v1/devices?key=\(app.publishableKey)")
+        device.reportURL = URL(string: "\(providerURL)/v1/feedback?key=\(app.publishableKey)")
         let session = DeviceSession(
-            configuration: device, apiHost: "127.0.0.1", apiPort: apiPort, interactive: isatty(0) == 1
+            configuration: device, apiHost: "127.0.0.1", apiPort: deviceAPIPort, interactive: isatty(0) == 1
         ) { device in
             let token = device.installedApps.first?.token ?? "<token>"
             return """
 
-                push to the demo app (\(manifest.bundleID)):
+                push to every device of the demo app through the provider:
+                  curl -X POST '\(providerURL)/v1/notifications?app=\(app.id)' \\
+                    -H 'Authorization: Bearer \(provider.adminToken)' -H 'Content-Type: application/json' \\
+                    -d '{"target": {"all": true}, "content": {"title": "hello", "body": "it is a beautiful day", "category": "\(DemoApp.category)", "mutableContent": true}}'
+                  (then GET \(providerURL)/v1/notifications/<id>?app=\(app.id) for its deliveries and the user's answers)
+
+                or straight to the local APNs:
                   swift run herald send --url https://127.0.0.1:\(port) --ca-file \(caPath) \\
                     --auth-key \(DevelopmentSigningKey.teamID):\(DevelopmentSigningKey.keyID):\(key.path) \\
                     --topic \(manifest.bundleID) --token \(token) \\
@@ -60,9 +94,13 @@ struct UpCommand: AsyncParsableCommand {
         do {
             try await session.run()
         } catch {
+            providerTask.cancel()
+            _ = await providerTask.result
             try? await gateway.shutdown()
             throw error
         }
+        providerTask.cancel()
+        _ = await providerTask.result
         try await gateway.shutdown()
     }
 }

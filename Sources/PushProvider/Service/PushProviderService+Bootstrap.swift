@@ -1,0 +1,57 @@
+import Foundation
+
+extension PushProviderService {
+    /// What ``ensureApp(_:)`` answers: the app's identifier and its publishable key.
+    public struct AppHandle: Sendable {
+        public let id: String
+        public let publishableKey: String
+    }
+
+    /// The settings of an app to create or bring up to date (for `herald up`).
+    public struct AppSettings: Sendable {
+        public var name: String
+        public var bundleID: String
+        public var environment: String
+        public var endpoint: String
+        public var caPEM: String?
+        public var teamID: String
+        public var keyID: String
+        public var privateKeyPEM: String
+
+        public init(
+            name: String, bundleID: String, environment: String, endpoint: String, caPEM: String?, teamID: String,
+            keyID: String, privateKeyPEM: String
+        ) {
+            self.name = name
+            self.bundleID = bundleID
+            self.environment = environment
+            self.endpoint = endpoint
+            self.caPEM = caPEM
+            self.teamID = teamID
+            self.keyID = keyID
+            self.privateKeyPEM = privateKeyPEM
+        }
+    }
+
+    /// Creates the app, or updates the one with the same bundle ID and environment to these settings.
+    ///
+    /// - Throws: ``ProviderError`` when a setting is not valid.
+    public func ensureApp(_ settings: AppSettings) async throws(ProviderError) -> AppHandle {
+        let input = AppInput(
+            name: settings.name, bundleID: settings.bundleID, environment: settings.environment,
+            endpoint: settings.endpoint, caPEM: settings.caPEM ?? "",
+            authentication: .init(
+                kind: "token", teamID: settings.teamID, keyID: settings.keyID, privateKey: settings.privateKeyPEM),
+            webhookURL: nil, rateLimit: nil)
+        if var existing = try await store.apps().first(where: {
+            $0.app.bundleID == settings.bundleID && $0.app.environment == settings.environment
+        }) {
+            try apply(input, to: &existing, creating: false)
+            existing.app.updatedAt = Date()
+            try await store.updateApp(existing)
+            return AppHandle(id: existing.app.id, publishableKey: existing.app.publishableKey)
+        }
+        let (app, _, _) = try await createApp(input)
+        return AppHandle(id: app.id, publishableKey: app.publishableKey)
+    }
+}
