@@ -38,7 +38,9 @@ struct AppAndDeviceAPITests {
             #expect(status == 400)
             #expect(answer["error"]["field"].string == "environment")
             body = ProviderHarness.appBody(harness.gateway)
-            body["authentication"] = ["kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG", "privateKey": "x"]
+            body["authentication"] = [
+                "kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG", "privateKey": "x",
+            ]
             (status, answer) = try await harness.call("POST", "/v1/apps", key: harness.adminToken, body: body)
             #expect(status == 400)
             #expect(answer["error"]["field"].string == "authentication.privateKey")
@@ -57,7 +59,8 @@ struct AppAndDeviceAPITests {
             #expect(status == 201)
             let newKey = try #require(key["apiKey"].string)
             #expect(try await harness.call("GET", "/v1/devices", key: newKey).0 == 200)
-            #expect(try await harness.call("DELETE", "/v1/apps/\(harness.appID)/keys/\(key["id"].string ?? "")").0 == 204)
+            #expect(
+                try await harness.call("DELETE", "/v1/apps/\(harness.appID)/keys/\(key["id"].string ?? "")").0 == 204)
             #expect(try await harness.call("GET", "/v1/devices", key: newKey).0 == 401)
             let (_, other) = try await harness.call(
                 "POST", "/v1/apps", key: harness.adminToken,

@@ -69,11 +69,19 @@ struct DeliveryTests {
             let cases: [([String: Any], String)] = [
                 (["target": ["token": token], "content": ["body": String(repeating: "x", count: 5000)]], "payload"),
                 (["target": ["token": token], "content": ["body": "x"], "priority": 7], "priority"),
-                (["target": ["token": token], "content": ["body": "x"], "collapseID": String(repeating: "c", count: 65)], "collapseID"),
+                (
+                    [
+                        "target": ["token": token], "content": ["body": "x"],
+                        "collapseID": String(repeating: "c", count: 65),
+                    ], "collapseID"
+                ),
                 (["target": ["token": token, "all": true], "content": ["body": "x"]], "target"),
                 (["target": ["token": token]], "content"),
                 (["target": ["token": token], "content": ["body": "x"], "dailyAt": "25:00"], "dailyAt"),
-                (["target": ["token": token], "payload": ["aps": ["alert": "x"]], "content": ["body": "x"]], "payload"),
+                (
+                    ["target": ["token": token], "payload": ["aps": ["alert": "x"]], "content": ["body": "x"]],
+                    "payload"
+                ),
             ]
             for (body, field) in cases {
                 let (status, answer) = try await harness.call("POST", "/v1/notifications", body: body)

@@ -92,7 +92,9 @@ struct ProviderHarness {
     }
 
     /// Sends an HTTP request with `Authorization: Bearer key` and a JSON body; returns the status and JSON answer.
-    static func request(_ method: String, _ url: String, key: String?, body: Any? = nil, headers: [String: String] = [:])
+    static func request(
+        _ method: String, _ url: String, key: String?, body: Any? = nil, headers: [String: String] = [:]
+    )
         async throws -> (Int, JSON)
     {
         var request = URLRequest(url: URL(string: url)!)

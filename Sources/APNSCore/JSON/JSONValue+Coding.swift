@@ -28,7 +28,9 @@ extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         if let object = try? decoder.container(keyedBy: MemberKey.self) {
             var members: [(key: String, value: JSONValue)] = []
-            for key in object.allKeys { members.append((key.stringValue, try object.decode(JSONValue.self, forKey: key))) }
+            for key in object.allKeys {
+                members.append((key.stringValue, try object.decode(JSONValue.self, forKey: key)))
+            }
             self = .object(JSONObject(members))
             return
         }

@@ -3,7 +3,8 @@ import Foundation
 
 /// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it.
 ///
-/// - `POST /admin/devices` `{"topic", "environment", "token"?}` → `201 {"token"}`
+/// - `POST /admin/devices` `{"topic", "environment", "token"?}` → `201 {"token"}`; with `"count": N` (at most
+///   100,000) → `201 {"tokens": [...]}`: N new tokens at once, for load tests
 /// - `DELETE /admin/devices/<token>` → `204`; later pushes get `410 Unregistered` with this time
 /// - `POST /admin/devices/<token>/expire` → `204`; later pushes get `410 ExpiredToken`
 /// - `GET /admin/devices/<token>/notifications` → `{"stored": [...], "delivered": [...]}`
@@ -66,6 +67,21 @@ struct AdminRequestProcessor: Sendable {
             throw AdminError(400, "environment '\(environmentName)' is not development or production")
         }
         let token = try body.optionalString("token").map { text throws(AdminError) in try parseToken(text) }
+        if let count = try body.optionalInt("count") {
+            guard (1...100_000).contains(count), token == nil else {
+                throw AdminError(400, "\"count\" is 1 to 100000 new tokens, without \"token\"")
+            }
+            var tokens: [JSONValue] = []
+            tokens.reserveCapacity(count)
+            for _ in 0..<count {
+                do throws(GatewayDataError) {
+                    tokens.append(.string(try registry.register(bundleID: topic, environment: environment).token.hex))
+                } catch {
+                    throw AdminError(409, error.message)
+                }
+            }
+            return .json(201, ["tokens": .array(tokens)])
+        }
         do throws(GatewayDataError) {
             let device = try registry.register(bundleID: topic, environment: environment, token: token)
             return .json(201, ["token": .string(device.token.hex)])

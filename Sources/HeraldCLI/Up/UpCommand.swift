@@ -26,7 +26,8 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .customLong("provider-port"), help: "The provider API's port.")
     var providerPort = 8080
 
-    @Option(name: [.customLong("device-api-port"), .customLong("api-port")], help: "The simulated device's JSON API port.")
+    @Option(
+        name: [.customLong("device-api-port"), .customLong("api-port")], help: "The simulated device's JSON API port.")
     var deviceAPIPort = 2198
 
     func run() async throws {

@@ -107,7 +107,8 @@ extension PushProviderService {
             case "sandbox", "development": app.app.endpoint = "https://" + APNSEnvironment.development.host
             default:
                 guard let url = URL(string: endpoint), url.scheme == "https", url.host != nil else {
-                    throw .field("endpoint", "must be production, sandbox or an https:// URL such as https://127.0.0.1:2197")
+                    throw .field(
+                        "endpoint", "must be production, sandbox or an https:// URL such as https://127.0.0.1:2197")
                 }
                 app.app.endpoint = endpoint
             }

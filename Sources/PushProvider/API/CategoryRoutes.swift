@@ -47,7 +47,9 @@ extension PushProviderService {
         if let request, request.headers[.ifNoneMatch] == etag {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        let body = app.categories == Data("{}".utf8) ? NotificationConfig(categories: [:], actions: [:]).encoded() : app.categories
+        let body =
+            app.categories == Data("{}".utf8)
+            ? NotificationConfig(categories: [:], actions: [:]).encoded() : app.categories
         return Response(
             status: .ok, headers: [.contentType: "application/json", .eTag: etag, .cacheControl: "no-cache"],
             body: .init(byteBuffer: ByteBuffer(bytes: body)))

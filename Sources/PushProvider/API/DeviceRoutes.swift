@@ -13,6 +13,20 @@ extension PushProviderService {
             let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: Date())
             return try JSONCoding.response(device, status: created ? .created : .ok)
         }
+        router.post("v1/devices/import") { request, _ -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let input = try await JSONCoding.decode(DeviceImport.self, from: request, limit: 16 << 20)
+            guard (1...10_000).contains(input.devices.count) else {
+                throw ProviderError.field("devices", "give 1 to 10,000 devices per import")
+            }
+            for (index, device) in input.devices.enumerated() {
+                if let problem = Self.problem(with: device, for: app) {
+                    throw ProviderError.invalid(field: "devices[\(index)].\(problem.field)", message: problem.message)
+                }
+            }
+            let created = try await self.store.upsertDevices(appID: app.app.id, input.devices, at: Date())
+            return try JSONCoding.response(["imported": input.devices.count, "created": created])
+        }
         router.get("v1/devices") { request, _ -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
             let query = request.uri.queryParameters
@@ -40,6 +54,22 @@ extension PushProviderService {
         }
     }
 
+    /// The body of `POST /v1/devices/import`: registrations moved from another provider, at most 10,000 a call.
+    struct DeviceImport: Decodable {
+        var devices: [DeviceInput]
+    }
+
+    /// The first problem with a registration, as a field and a message.
+    static func problem(with input: DeviceInput, for app: StoredApp) -> (field: String, message: String)? {
+        do {
+            try check(input, for: app)
+            return nil
+        } catch {
+            if case .invalid(let field, let message) = error { return (field ?? "", message) }
+            return ("", error.description)
+        }
+    }
+
     /// Checks a registration against the app it is for.
     static func check(_ input: DeviceInput, for app: StoredApp) throws(ProviderError) {
         _ = try NotificationTarget.checkToken(input.token, field: "token")
@@ -55,7 +85,8 @@ extension PushProviderService {
             throw .field("timeZone", "not an IANA time zone such as Asia/Shanghai: \(timeZone)")
         }
         if let key = input.publicKey {
-            guard let data = Data(base64Encoded: key), (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil
+            guard let data = Data(base64Encoded: key),
+                (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil
             else { throw .field("publicKey", "must be a 32-byte X25519 public key in base64") }
         }
     }

@@ -21,11 +21,11 @@ enum JSONCoding {
             status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
-    /// Reads the request body (at most 1 MiB) as `T`.
+    /// Reads the request body (at most `limit` bytes, 1 MiB by default) as `T`.
     ///
     /// - Throws: ``ProviderError`` naming the field that is missing or of the wrong type.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        let buffer = try await request.body.collect(upTo: 1 << 20)
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
+        let buffer = try await request.body.collect(upTo: limit)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()

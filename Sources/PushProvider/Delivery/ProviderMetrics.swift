@@ -12,7 +12,7 @@ final class ProviderMetrics: APNSClientObserver {
     let notificationsCreated: Counter
     private static var sends: MetricNameDescriptor {
         MetricNameDescriptor(
-        namespace: "herald", subsystem: "provider", metricName: "sends", unitName: "total",
+            namespace: "herald", subsystem: "provider", metricName: "sends", unitName: "total",
             helpText: "Deliveries sent to APNs, by result and reason.")
     }
     private let accepted: Counter

@@ -51,7 +51,8 @@ enum AppCredentials: Codable, Sendable, Hashable {
                 self = .pkcs12(data, password: input.password)
             } else {
                 throw .field(
-                    "authentication.certificate", "give the certificate and key in PEM, or pkcs12 (base64) and password")
+                    "authentication.certificate", "give the certificate and key in PEM, or pkcs12 (base64) and password"
+                )
             }
             _ = try clientAuthentication()
         default:
@@ -73,7 +74,8 @@ enum AppCredentials: Codable, Sendable, Hashable {
                 return .certificate(APNSClientCertificate(chain: chain, privateKey: key))
             case .pkcs12(let data, let password):
                 let bundle = try NIOSSLPKCS12Bundle(buffer: Array(data), passphrase: Array((password ?? "").utf8))
-                return .certificate(APNSClientCertificate(chain: bundle.certificateChain, privateKey: bundle.privateKey))
+                return .certificate(
+                    APNSClientCertificate(chain: bundle.certificateChain, privateKey: bundle.privateKey))
             }
         } catch {
             throw .field("authentication", "the APNs credentials cannot be read: \(error)")

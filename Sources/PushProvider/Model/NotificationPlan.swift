@@ -61,7 +61,8 @@ struct NotificationPlan: Sendable {
                 expiration: input.expiration.map(String.init), collapseID: input.collapseID, now: now))
         if let error = report.errors.first {
             throw .invalid(
-                field: Self.field(for: error), message: "\(error.message) (APNs would answer \(error.reason?.rawValue ?? "400"))")
+                field: Self.field(for: error),
+                message: "\(error.message) (APNs would answer \(error.reason?.rawValue ?? "400"))")
         }
         if let key = encrypted?.key { payload.root[key] = nil }
         self.payload = payload.encoded()

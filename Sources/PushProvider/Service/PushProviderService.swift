@@ -25,8 +25,7 @@ public final class PushProviderService: Sendable {
     /// Opens the database and loads or creates the secrets.
     ///
     /// - Throws: ``ProviderError`` when the data directory, database or master key cannot be used.
-    public init(configuration: Configuration, logger: Logger = Logger(label: "herald-provider")) throws(ProviderError)
-    {
+    public init(configuration: Configuration, logger: Logger = Logger(label: "herald-provider")) throws(ProviderError) {
         self.configuration = configuration
         self.logger = logger
         let directory = configuration.providerDirectory

@@ -18,6 +18,7 @@ protocol ProviderStore: Sendable {
     func upsertDevice(appID: String, _ input: DeviceInput, at: Date) async throws(ProviderError) -> (
         DeviceRecord, created: Bool
     )
+    func upsertDevices(appID: String, _ inputs: [DeviceInput], at: Date) async throws(ProviderError) -> Int
     func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord?
     func devices(appID: String, userID: String?, tag: String?, after: String?, limit: Int) async throws(ProviderError)
         -> [DeviceRecord]

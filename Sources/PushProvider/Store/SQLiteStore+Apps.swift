@@ -35,16 +35,20 @@ extension SQLiteStore {
     }
 
     func app(id: String) async throws(ProviderError) -> StoredApp? {
-        try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map(Self.app(from:)) }
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map(Self.app(from:))
+        }
     }
 
     func apps() async throws(ProviderError) -> [StoredApp] {
-        try await read { db in try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at").map(Self.app(from:)) }
+        try await read { db in try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at").map(Self.app(from:))
+        }
     }
 
     func app(publishableKey: String) async throws(ProviderError) -> StoredApp? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE publishable_key = ?", arguments: [publishableKey]).map(Self.app(from:))
+            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE publishable_key = ?", arguments: [publishableKey]).map(
+                Self.app(from:))
         }
     }
 
@@ -52,7 +56,8 @@ extension SQLiteStore {
         try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT apps.* FROM apps JOIN api_keys ON api_keys.app_id = apps.id WHERE key_hash = ?",
-                arguments: [apiKeyHash]).map(Self.app(from:))
+                arguments: [apiKeyHash]
+            ).map(Self.app(from:))
         }
     }
 

@@ -5,58 +5,73 @@ extension SQLiteStore {
     func upsertDevice(appID: String, _ input: DeviceInput, at: Date) async throws(ProviderError) -> (
         DeviceRecord, created: Bool
     ) {
+        try await write { db in
+            let created = try Self.upsert(db, appID: appID, input, at: at)
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM devices WHERE app_id = ? AND token = ?",
+                arguments: [appID, input.token.lowercased()])
+            // Safety: the row was written above in this transaction.
+            return (Self.device(from: row!), created)
+        }
+    }
+
+    func upsertDevices(appID: String, _ inputs: [DeviceInput], at: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            var created = 0
+            for input in inputs where try Self.upsert(db, appID: appID, input, at: at) { created += 1 }
+            return created
+        }
+    }
+
+    /// Inserts or updates one registration; `true` when the token is new. A registration brings back a token
+    /// deactivated before it; fields not given keep their values.
+    private static func upsert(_ db: Database, appID: String, _ input: DeviceInput, at: Date) throws -> Bool {
         let tags = input.tags ?? []
         let tagsJSON = String(decoding: (try? JSONEncoder().encode(tags)) ?? Data("[]".utf8), as: UTF8.self)
         let token = input.token.lowercased()
-        return try await write { db in
-            let existed =
-                try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM devices WHERE app_id = ? AND token = ?", arguments: [appID, token]) ?? false
-            // A registration brings back a token deactivated before it; fields not given keep their values.
-            try db.execute(
-                sql: """
-                    INSERT INTO devices (app_id, token, user_id, tags, locale, time_zone, app_version, public_key,
-                        active, registered_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
-                    ON CONFLICT (app_id, token) DO UPDATE SET
-                        user_id = coalesce(excluded.user_id, user_id),
-                        tags = CASE WHEN ? THEN excluded.tags ELSE tags END,
-                        locale = coalesce(excluded.locale, locale),
-                        time_zone = coalesce(excluded.time_zone, time_zone),
-                        app_version = coalesce(excluded.app_version, app_version),
-                        public_key = coalesce(excluded.public_key, public_key),
-                        active = CASE WHEN deactivated_at IS NULL OR deactivated_at < excluded.registered_at
-                            THEN 1 ELSE active END,
-                        deactivated_at = CASE WHEN deactivated_at < excluded.registered_at
-                            THEN NULL ELSE deactivated_at END,
-                        deactivation_reason = CASE WHEN deactivated_at < excluded.registered_at
-                            THEN NULL ELSE deactivation_reason END,
-                        registered_at = excluded.registered_at,
-                        updated_at = excluded.updated_at
-                    """,
-                arguments: [
-                    appID, token, input.userID, tagsJSON, input.locale, input.timeZone, input.appVersion,
-                    input.publicKey, at.stored, at.stored, input.tags != nil,
-                ])
-            if input.tags != nil {
-                try db.execute(sql: "DELETE FROM device_tags WHERE app_id = ? AND token = ?", arguments: [appID, token])
-                for tag in Set(tags) {
-                    try db.execute(
-                        sql: "INSERT INTO device_tags (app_id, token, tag) VALUES (?, ?, ?)",
-                        arguments: [appID, token, tag])
-                }
+        let existed =
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM devices WHERE app_id = ? AND token = ?", arguments: [appID, token]) ?? false
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO devices (app_id, token, user_id, tags, locale, time_zone, app_version, public_key,
+                    active, registered_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                ON CONFLICT (app_id, token) DO UPDATE SET
+                    user_id = coalesce(excluded.user_id, user_id),
+                    tags = CASE WHEN ? THEN excluded.tags ELSE tags END,
+                    locale = coalesce(excluded.locale, locale),
+                    time_zone = coalesce(excluded.time_zone, time_zone),
+                    app_version = coalesce(excluded.app_version, app_version),
+                    public_key = coalesce(excluded.public_key, public_key),
+                    active = CASE WHEN deactivated_at IS NULL OR deactivated_at < excluded.registered_at
+                        THEN 1 ELSE active END,
+                    deactivated_at = CASE WHEN deactivated_at < excluded.registered_at
+                        THEN NULL ELSE deactivated_at END,
+                    deactivation_reason = CASE WHEN deactivated_at < excluded.registered_at
+                        THEN NULL ELSE deactivation_reason END,
+                    registered_at = excluded.registered_at,
+                    updated_at = excluded.updated_at
+                """
+        ).execute(arguments: [
+            appID, token, input.userID, tagsJSON, input.locale, input.timeZone, input.appVersion,
+            input.publicKey, at.stored, at.stored, input.tags != nil,
+        ])
+        if input.tags != nil {
+            try db.execute(sql: "DELETE FROM device_tags WHERE app_id = ? AND token = ?", arguments: [appID, token])
+            for tag in Set(tags) {
+                try db.cachedStatement(sql: "INSERT INTO device_tags (app_id, token, tag) VALUES (?, ?, ?)")
+                    .execute(arguments: [appID, token, tag])
             }
-            let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM devices WHERE app_id = ? AND token = ?", arguments: [appID, token])
-            // Safety: the row was written above in this transaction.
-            return (Self.device(from: row!), !existed)
         }
+        return !existed
     }
 
     func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord? {
         try await read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM devices WHERE app_id = ? AND token = ?", arguments: [appID, token.lowercased()]).map(Self.device(from:))
+                db, sql: "SELECT * FROM devices WHERE app_id = ? AND token = ?", arguments: [appID, token.lowercased()]
+            ).map(Self.device(from:))
         }
     }
 
@@ -70,7 +85,8 @@ extension SQLiteStore {
             arguments.append(userID)
         }
         if let tag {
-            sql += " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = d.app_id AND t.token = d.token AND t.tag = ?)"
+            sql +=
+                " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = d.app_id AND t.token = d.token AND t.tag = ?)"
             arguments.append(tag)
         }
         if let after {

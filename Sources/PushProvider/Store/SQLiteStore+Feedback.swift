@@ -18,7 +18,8 @@ extension SQLiteStore {
             else { return nil }
             let notificationID: String = row["notification_id"]
             try db.execute(
-                sql: "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [deliveryID, notificationID, event.event, event.action, event.reply, event.at.stored])
             let column: String? =
                 switch event.event {

@@ -98,19 +98,26 @@ extension SQLiteStore {
     }
 
     func notification(id: String) async throws(ProviderError) -> StoredNotification? {
-        try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM notifications WHERE id = ?", arguments: [id]).map(Self.notification(from:)) }
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM notifications WHERE id = ?", arguments: [id]).map(
+                Self.notification(from:))
+        }
     }
 
     func notifications(appID: String, limit: Int) async throws(ProviderError) -> [StoredNotification] {
         try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM notifications WHERE app_id = ? ORDER BY created_at DESC LIMIT ?",
-                arguments: [appID, limit]).map(Self.notification(from:))
+                arguments: [appID, limit]
+            ).map(Self.notification(from:))
         }
     }
 
     func dailyNotifications() async throws(ProviderError) -> [StoredNotification] {
-        try await read { db in try Row.fetchAll(db, sql: "SELECT * FROM notifications WHERE daily_at IS NOT NULL").map(Self.notification(from:)) }
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notifications WHERE daily_at IS NOT NULL").map(
+                Self.notification(from:))
+        }
     }
 
     func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats {

@@ -91,6 +91,7 @@ extension SQLiteStore {
     }
 
     func queueDepth() async throws(ProviderError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = 'queued'") ?? 0 }
+        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = 'queued'") ?? 0
+        }
     }
 }

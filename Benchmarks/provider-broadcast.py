@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""A broadcast through herald serve to the local gateway: time until every delivery has its APNs result, sends per
+second, and the provider's peak resident memory (VmHWM). With --kill, the provider is killed with SIGKILL part way,
+restarted on the same data, and the gateway's own records are checked: every device got the notification, with
+one apns-id, and how many were resent to APNs (accepted before the kill but not yet recorded).
+
+    swift build -c release --product herald
+    python3 Benchmarks/provider-broadcast.py --devices 100000 [--kill]
+"""
+import argparse, http.client, json, os, re, signal, ssl, subprocess, sys, tempfile, time
+
+HERALD = os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald")
+
+
+def start(args, pattern, out):
+    process = subprocess.Popen(args, stdout=open(out, "w"), stderr=subprocess.STDOUT)
+    for _ in range(300):
+        text = open(out).read()
+        found = re.search(pattern, text)
+        if found:
+            return process, found
+        time.sleep(0.1)
+    sys.exit(f"{args[1]} did not start: {open(out).read()}")
+
+
+class Client:
+    def __init__(self, host, port, token=None, context=None):
+        self.connection = (http.client.HTTPSConnection(host, port, context=context) if context
+                           else http.client.HTTPConnection(host, port))
+        self.token = token
+
+    def call(self, method, path, body=None):
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        self.connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        return response.status, (json.loads(data) if data else None)
+
+
+def peak_rss_mb(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM"):
+            return int(line.split()[1]) / 1024
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--devices", type=int, default=100000)
+    parser.add_argument("--kill", action="store_true")
+    options = parser.parse_args()
+    work = tempfile.mkdtemp()
+    key = os.path.join(work, "AuthKey.p8")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
+                   check=True, capture_output=True)
+    gateway, found = start([HERALD, "gateway", "--port", "0", "--data", f"{work}/gateway",
+                            "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}"], r"listening on https://127.0.0.1:(\d+)",
+                           f"{work}/gateway.out")
+    gateway_port = int(found.group(1))
+    serve_args = [HERALD, "serve", "--port", "0", "--data", work]
+    provider, found = start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
+    port = int(found.group(1))
+    admin = open(f"{work}/provider/admin-token").read().strip()
+    try:
+        ca = open(f"{work}/gateway/ca.pem").read()
+        context = ssl.create_default_context(cafile=f"{work}/gateway/ca.pem")
+        gw = Client("127.0.0.1", gateway_port, context=context)
+        status, created = Client("127.0.0.1", port, admin).call("POST", "/v1/apps", {
+            "bundleID": "com.example.bench", "environment": "development",
+            "endpoint": f"https://127.0.0.1:{gateway_port}", "caPEM": ca,
+            "authentication": {"kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
+                               "privateKey": open(key).read()}})
+        assert status == 201, created
+        api = Client("127.0.0.1", port, created["apiKey"])
+        tokens = []
+        while len(tokens) < options.devices:
+            count = min(100000, options.devices - len(tokens))
+            status, answer = gw.call("POST", "/admin/devices",
+                                     {"topic": "com.example.bench", "environment": "development", "count": count})
+            assert status == 201, answer
+            tokens += answer["tokens"]
+        for start_index in range(0, len(tokens), 10000):
+            chunk = tokens[start_index:start_index + 10000]
+            status, answer = api.call("POST", "/v1/devices/import", {"devices": [{"token": t} for t in chunk]})
+            assert status == 200, answer
+        began = time.monotonic()
+        status, notification = api.call("POST", "/v1/notifications", {
+            "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
+        assert status == 202, notification
+        created_at = time.monotonic()
+        killed = False
+        while True:
+            try:
+                status, report = api.call("GET", f"/v1/notifications/{notification['id']}")
+            except (ConnectionError, http.client.HTTPException):
+                api = Client("127.0.0.1", port, created["apiKey"])
+                continue
+            stats = report["stats"]
+            if options.kill and not killed and stats["accepted"] >= options.devices // 3:
+                os.kill(provider.pid, signal.SIGKILL)
+                provider.wait()
+                print(f"killed the provider with SIGKILL at {stats['accepted']} accepted", flush=True)
+                provider, found = start(serve_args + ["--port", str(port)], r"http://127.0.0.1:(\d+)/v1",
+                                        f"{work}/serve2.out")
+                api = Client("127.0.0.1", port, created["apiKey"])
+                killed = True
+                continue
+            if report["state"] == "done":
+                break
+            time.sleep(0.2)
+        seconds = time.monotonic() - began
+        rss = peak_rss_mb(provider.pid)
+        print(json.dumps({"devices": options.devices, "fanOutSeconds": round(created_at - began, 2),
+                          "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
+                          "accepted": stats["accepted"], "rejected": stats["rejected"],
+                          "peakRSSMegabytes": round(rss, 1), "killed": killed}), flush=True)
+        if options.kill:
+            missing = resent = 0
+            ids = set()
+            for token in tokens:
+                status, answer = gw.call("GET", f"/admin/devices/{token}/notifications")
+                items = answer["stored"] + answer["delivered"]
+                if len(items) != 1:
+                    missing += 1
+                    continue
+                apns_id = items[0]["apns-id"]
+                ids.add(apns_id)
+                status, log = gw.call("GET", f"/admin/deliveries?apns-id={apns_id}")
+                received = sum(1 for event in log["events"] if event["event"] == "received")
+                resent += received - 1
+            print(json.dumps({"devicesWithExactlyOneNotification": options.devices - missing,
+                              "distinctApnsIDs": len(ids), "resentToAPNs": resent}), flush=True)
+    finally:
+        provider.kill()
+        gateway.kill()
+
+
+if __name__ == "__main__":
+    main()

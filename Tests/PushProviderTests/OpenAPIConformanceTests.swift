@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@Suite("Answers conform to docs/openapi.json")
+struct OpenAPIConformanceTests {
+    @Test("every route's answers, successes and errors, match the document")
+    func conformance() async throws {
+        let document = try OpenAPIDocument.load()
+        try await ProviderHarness.with { harness in
+            var checked = 0
+            func expectConforms(
+                _ method: String, _ template: String, _ path: String, key: String? = nil, body: Any? = nil
+            )
+                async throws -> JSON
+            {
+                let (status, answer) = try await harness.call(method, path, key: key, body: body)
+                let problems = document.problems(method: method, path: template, status: status, body: answer.value)
+                #expect(problems.isEmpty, "\(method) \(path) \(status): \(problems)")
+                checked += 1
+                return answer
+            }
+            let admin = harness.adminToken
+            let token = try harness.gatewayToken()
+            _ = try await expectConforms("GET", "/healthz", "/healthz")
+            _ = try await expectConforms("GET", "/v1/apps", "/v1/apps", key: admin)
+            _ = try await expectConforms(
+                "POST", "/v1/apps", "/v1/apps", key: admin,
+                body: ProviderHarness.appBody(harness.gateway, bundleID: "com.example.second"))
+            _ = try await expectConforms("POST", "/v1/apps", "/v1/apps", key: admin, body: ["bundleID": "x"])
+            _ = try await expectConforms("GET", "/v1/apps/{appID}", "/v1/apps/\(harness.appID)")
+            _ = try await expectConforms(
+                "PATCH", "/v1/apps/{appID}", "/v1/apps/\(harness.appID)", body: ["rateLimit": 0])
+            _ = try await expectConforms("POST", "/v1/apps/{appID}/keys", "/v1/apps/\(harness.appID)/keys")
+            _ = try await expectConforms(
+                "POST", "/v1/devices", "/v1/devices", key: harness.publishableKey,
+                body: ["token": token, "tags": ["a"], "timeZone": "Asia/Shanghai"])
+            _ = try await expectConforms(
+                "POST", "/v1/devices", "/v1/devices", key: harness.publishableKey, body: ["token": "nothex"])
+            _ = try await expectConforms("GET", "/v1/devices", "/v1/devices")
+            _ = try await expectConforms("GET", "/v1/devices/{token}", "/v1/devices/\(token)")
+            _ = try await expectConforms(
+                "GET", "/v1/devices/{token}", "/v1/devices/\(String(repeating: "0", count: 64))")
+            let created = try await expectConforms(
+                "POST", "/v1/notifications", "/v1/notifications",
+                body: ["target": ["all": true], "content": ["title": "t", "body": "b"], "collapseID": "c1"])
+            _ = try await expectConforms(
+                "POST", "/v1/notifications", "/v1/notifications",
+                body: ["target": ["all": true], "content": ["badge": "1"]])
+            let id = try #require(created["id"].string)
+            _ = try await harness.finished(id)
+            _ = try await expectConforms("GET", "/v1/notifications/{id}", "/v1/notifications/\(id)")
+            _ = try await expectConforms("GET", "/v1/notifications", "/v1/notifications")
+            _ = try await expectConforms(
+                "POST", "/v1/feedback", "/v1/feedback", key: harness.publishableKey,
+                body: ["event": "displayed", "apnsID": String(id.prefix(23)) + "-000000000001"])
+            _ = try await expectConforms(
+                "POST", "/v1/feedback", "/v1/feedback", key: harness.publishableKey,
+                body: ["event": "displayed", "apnsID": String(id.prefix(23)) + "-0000000000FF"])
+            _ = try await expectConforms(
+                "PUT", "/v1/apps/{appID}/categories", "/v1/apps/\(harness.appID)/categories",
+                body: ["UNNotificationCategory": [:], "UNNotificationAction": [:]])
+            _ = try await expectConforms("GET", "/v1/categories", "/v1/categories", key: harness.publishableKey)
+            _ = try await expectConforms("GET", "/v1/devices", "/v1/devices", key: "sk_wrong")
+            #expect(checked == 21)
+        }
+    }
+}
