@@ -22,6 +22,15 @@ final class SQLiteStore: ProviderStore {
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             try Schema.migrator.migrate(pool)
+            // One process per file: a lease still held at start belongs to a process that died (kill -9, power
+            // loss). Its deliveries go back to the queue now rather than when the lease runs out.
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
+                        WHERE state = 'leased'
+                        """)
+            }
         } catch {
             throw .storage("cannot open the database \(path): \(error)")
         }
