@@ -7,7 +7,7 @@ one apns-id, and how many were resent to APNs (accepted before the kill but not 
     swift build -c release --product herald
     python3 Benchmarks/provider-broadcast.py --devices 100000 [--kill]
 """
-import argparse, http.client, json, os, re, signal, ssl, subprocess, sys, tempfile, time
+import argparse, http.client, json, os, re, shutil, signal, ssl, subprocess, sys, tempfile, time
 
 HERALD = os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald")
 
@@ -135,6 +135,7 @@ def main():
     finally:
         provider.kill()
         gateway.kill()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -27,12 +27,41 @@ struct GatewayJournalTests {
             journal.flush(from: store, registry: registry)
         }
         let size = try FileManager.default.attributesOfItem(atPath: journal.url.path)[.size] as? Int ?? 0
-        #expect(size < 4096 + 20 * 400, "the journal was never compacted: \(size) bytes")
+        #expect(size < 2 * (4096 + 20 * 400), "the journal was never compacted: \(size) bytes")
         journal.close()
 
         let reopened = try GatewayJournal(directory: directory)
         #expect(Set(reopened.recovered.devices.map(\.token)) == Set(devices.map(\.token)))
         #expect(Dictionary(uniqueKeysWithValues: reopened.recovered.stored.map { ($0.token, $0.apnsID) }) == newest)
         reopened.close()
+    }
+
+    @Test("a journal whose live content is past the threshold is not rewritten at every flush")
+    func largeStoreIsNotRewrittenEachFlush() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        let journal = try GatewayJournal(directory: directory, compactionThreshold: 1024)
+        let registry = DeviceRegistry(changed: { journal.record($0) })
+        let store = NotificationStore(changed: { journal.markChanged($0) })
+        let devices = try (0..<50).map { _ in
+            try registry.register(bundleID: "com.example.app", environment: .development)
+        }
+        func push(to device: DeviceRegistry.Device) {
+            store.accept(
+                AcceptedNotification(
+                    apnsID: UUID(), uniqueID: nil, token: device.token, topic: "com.example.app", pushType: .alert,
+                    priority: .immediate, expiration: .storagePolicy, collapseID: nil,
+                    payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8), receivedAt: Date()))
+        }
+        for device in devices { push(to: device) }
+        journal.flush(from: store, registry: registry)
+        func size() throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: journal.url.path)[.size] as? Int ?? 0
+        }
+        let compacted = try size()
+        #expect(compacted > 1024)
+        push(to: devices[0])
+        journal.flush(from: store, registry: registry)
+        #expect(try size() > compacted, "one more push rewrote the whole journal instead of appending")
+        journal.close()
     }
 }

@@ -21,6 +21,10 @@ public final class GatewayJournal: Sendable {
     private struct State {
         var handle: FileHandle
         var size: Int
+        /// The size right after the last rewrite: what is live. The next rewrite waits until the journal is twice
+        /// that (or past the threshold, whichever is larger), so a store that is large on its own is not rewritten
+        /// at every flush.
+        var liveSize = 0
         var dirty: Set<APNSDeviceToken> = []
     }
 
@@ -67,7 +71,7 @@ public final class GatewayJournal: Sendable {
         let records = dirty.map { Self.slotRecord($0, store.storedNotification(for: $0)) }
         state.withLock { state in
             Self.append(records, to: &state)
-            guard state.size > compactionThreshold else { return }
+            guard state.size > max(compactionThreshold, 2 * state.liveSize) else { return }
             // The snapshot is taken under the journal's lock: a device record racing it waits for the lock and lands
             // in the new file, never in the old one about to be replaced.
             let rewritten = try? Self.rewrite(url, devices: registry.all, stored: store.allStored())
@@ -75,6 +79,7 @@ public final class GatewayJournal: Sendable {
             try? state.handle.close()
             state.handle = handle
             state.size = size
+            state.liveSize = size
         }
     }
 
