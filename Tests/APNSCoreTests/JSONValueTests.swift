@@ -5,6 +5,18 @@ import Testing
 
 @Suite("JSON values keep what the author wrote")
 struct JSONValueTests {
+    @Test("JSONDecoder reads any JSON value into a JSONValue, inside a Decodable struct")
+    func decodable() throws {
+        struct Body: Decodable {
+            var value: JSONValue
+        }
+        let data = Data(#"{"value": {"a": [1, 2.5, true, null, "x"], "b": {"c": false}}}"#.utf8)
+        let value = try JSONDecoder().decode(Body.self, from: data).value
+        #expect(value["a"] == [1, 2.5, true, nil, "x"])
+        #expect(value["b"]?["c"] == false)
+        #expect(value["a"]?.array?.first?.number?.intValue == 1)
+    }
+
     @Test("decoding and encoding keeps key order, duplicates and number text")
     func roundTrip() throws {
         let text = #"{"z":1,"aps":{"badge":1.0,"alert":"hi"},"a":[1e2,true,null,"x"],"z":2}"#

@@ -2,6 +2,7 @@ import APNSCore
 import APNSGateway
 import Foundation
 import GatewayTestSupport
+import PushProvider
 import Testing
 
 @Suite("Provider deliveries through the gateway")
@@ -161,6 +162,53 @@ struct DeliveryTests {
             #expect(status == 202)
             #expect(created["dailyAt"].string == "07:00")
             #expect(created["stats"]["queued"].int == 2)
+        }
+    }
+
+    @Test("a new notification wakes idle workers at once, not at their next poll")
+    func newWorkWakesWorkers() async throws {
+        try await ProviderHarness.with(configure: { $0.pollInterval = .seconds(120) }) { harness in
+            let token = try harness.gatewayToken()
+            // Let the workers find the queue empty and go idle first.
+            #expect(try await harness.call("GET", "/healthz").0 == 200)
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "now"]])
+            let report = try await harness.finished(try #require(created["id"].string), seconds: 20)
+            #expect(report["stats"]["accepted"].int == 1)
+        }
+    }
+
+    @Test("feedback with another app's key is refused and records nothing")
+    func feedbackFromAnotherApp() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+            let id = try #require(created["id"].string)
+            _ = try await harness.finished(id)
+            let (_, other) = try await harness.call(
+                "POST", "/v1/apps", key: harness.adminToken,
+                body: ProviderHarness.appBody(harness.gateway, bundleID: "com.example.other"))
+            let otherKey = try #require(other["app"]["publishableKey"].string)
+            let report = ["event": "displayed", "apnsID": String(id.prefix(23)) + "-000000000001"]
+            let (status, _) = try await harness.call("POST", "/v1/feedback", key: otherKey, body: report)
+            #expect(status == 404)
+            #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["displayed"].int == 0)
+            let (own, _) = try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report)
+            #expect(own == 202)
+            #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["displayed"].int == 1)
+        }
+    }
+
+    @Test("a notification with only an encrypted field is accepted and targets only devices with a key")
+    func encryptedOnly() async throws {
+        try await ProviderHarness.with { harness in
+            _ = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": try harness.gatewayToken()])
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "encrypted": ["body": "secret"]])
+            #expect(status == 202)
+            #expect(created["stats"]["targeted"].int == 0)
         }
     }
 }

@@ -36,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
     var connections = 1
 
     func validate() throws {
-        guard database == "sqlite" || database.hasPrefix("sqlite:") else {
+        guard database == "sqlite" else {
             throw ValidationError(
                 "--database \(database): only sqlite is supported in this build; PostgreSQL support is not built yet")
         }

@@ -26,8 +26,7 @@ extension PushProviderService {
             }
             guard
                 let context = try await self.store.recordFeedback(
-                    deliveryID: id.deliveryID, notificationPrefix: id.notificationPrefix, event),
-                context.appID == app.app.id
+                    appID: app.app.id, deliveryID: id.deliveryID, notificationPrefix: id.notificationPrefix, event)
             else { throw ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app") }
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
                 let url = URL(string: hook)

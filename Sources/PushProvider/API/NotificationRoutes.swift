@@ -43,7 +43,7 @@ extension PushProviderService {
         _ = try await store.insertNotification(stored, target: plan.target, requireKey: plan.encrypted != nil)
         metrics.notificationsCreated.increment()
         if plan.dailyAt != nil {
-            await DailyScheduler(store: store, engine: engine, logger: logger).scheduleDue(now: now)
+            await DailyScheduler(store: store, engine: engine, logger: logger).scheduleDue(now: now, only: stored.id)
         }
         engine.notify()
         // Safety: inserted just above.

@@ -33,29 +33,24 @@ final class DeliveryEngine: Sendable {
     private let settings: Settings
     private let limiter = RateLimiter()
     private let logger: Logger
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
+    private let signal = WorkSignal()
 
     init(store: any ProviderStore, clients: ClientRegistry, settings: Settings, logger: Logger) {
         self.store = store
         self.clients = clients
         self.settings = settings
         self.logger = logger
-        (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Tells idle workers there is new work now.
     func notify() {
-        wake.yield()
+        signal.notify()
     }
 
     /// Runs the workers until the task is cancelled, then releases any lease not sent yet.
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.watchLeases() }
-            group.addTask {
-                for await _ in self.wakeups {}
-            }
             for _ in 0..<settings.workers {
                 group.addTask { await self.workLoop() }
             }
@@ -64,7 +59,6 @@ final class DeliveryEngine: Sendable {
         }
         let (store, owner) = (self.store, self.owner)
         _ = try? await Task { try await store.releaseLeases(owner: owner) }.value
-        wake.finish()
     }
 
     private func workLoop() async {
@@ -73,7 +67,7 @@ final class DeliveryEngine: Sendable {
                 let leased = try await store.lease(
                     owner: owner, limit: settings.batchSize, now: Date(), leaseFor: settings.leaseDuration)
                 if leased.isEmpty {
-                    try? await Task.sleep(for: settings.pollInterval)
+                    await signal.wait(upTo: settings.pollInterval)
                     continue
                 }
                 await send(leased)

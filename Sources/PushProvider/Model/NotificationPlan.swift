@@ -31,6 +31,9 @@ struct NotificationPlan: Sendable {
             payload = APNSPayload(root)
         case (nil, let content?):
             payload = try Self.payload(from: content)
+        case (nil, nil) where input.encrypted != nil:
+            // Only an encrypted field: the visible alert is the placeholder added below.
+            payload = APNSPayload(JSONObject([(key: "aps", value: .object(JSONObject()))]))
         case (nil, nil):
             throw .field("content", "give the notification's content (title, body, ...) or a raw payload")
         case (.some, .some):

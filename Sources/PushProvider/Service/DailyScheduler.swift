@@ -17,11 +17,12 @@ struct DailyScheduler: Sendable {
         }
     }
 
-    /// Queues the next occurrence of every daily notification for every targeted device; an occurrence already
-    /// queued is not queued again.
-    func scheduleDue(now: Date) async {
+    /// Queues the next occurrence of every daily notification (or only `notificationID`'s) for every targeted
+    /// device; an occurrence already queued is not queued again.
+    func scheduleDue(now: Date, only notificationID: String? = nil) async {
         do {
-            for notification in try await store.dailyNotifications() {
+            for notification in try await store.dailyNotifications()
+            where notificationID == nil || notification.id == notificationID {
                 guard let text = notification.dailyAt, let time = try? DailyTime(parsing: text),
                     let target = try? NotificationTarget.parse(stored: notification.target)
                 else { continue }
@@ -44,7 +45,10 @@ struct DailyScheduler: Sendable {
                     queued += try await store.insertOccurrences(
                         notificationID: notification.id, appID: notification.appID, occurrence: day, times: times)
                 }
-                if queued > 0 { logger.info("daily \(notification.id): queued \(queued) deliveries") }
+                if queued > 0 {
+                    logger.info("daily \(notification.id): queued \(queued) deliveries")
+                    engine.notify()
+                }
             }
         } catch {
             logger.error("daily scheduler: \(error)")

@@ -22,6 +22,9 @@ extension PushProviderService {
         public var connectionsPerApp = 1
         /// How long a lease lasts before another worker (or this one, restarted) takes the delivery back.
         public var leaseDuration: TimeInterval = 30
+        /// How often idle workers look for deliveries that became due (scheduled or retried); new notifications wake
+        /// them at once.
+        public var pollInterval: Duration = .milliseconds(250)
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory

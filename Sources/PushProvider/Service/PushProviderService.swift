@@ -46,6 +46,7 @@ public final class PushProviderService: Sendable {
         settings.workers = configuration.workers
         settings.batchSize = configuration.batchSize
         settings.leaseDuration = configuration.leaseDuration
+        settings.pollInterval = configuration.pollInterval
         engine = DeliveryEngine(store: store, clients: clients, settings: settings, logger: logger)
         webhooks = WebhookSender(logger: logger)
     }

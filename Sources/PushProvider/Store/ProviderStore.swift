@@ -45,6 +45,6 @@ protocol ProviderStore: Sendable {
     func queueDepth() async throws(ProviderError) -> Int
 
     // Feedback
-    func recordFeedback(deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+    func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
 }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    func recordFeedback(deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+    func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
     {
         try await write { db in
@@ -13,8 +13,8 @@ extension SQLiteStore {
                         SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url
                         FROM deliveries d JOIN apps a ON a.id = d.app_id
                         LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
-                        WHERE d.id = ? AND substr(d.notification_id, 1, 23) = ?
-                        """, arguments: [deliveryID, notificationPrefix])
+                        WHERE d.id = ? AND substr(d.notification_id, 1, 23) = ? AND d.app_id = ?
+                        """, arguments: [deliveryID, notificationPrefix, appID])
             else { return nil }
             let notificationID: String = row["notification_id"]
             try db.execute(
