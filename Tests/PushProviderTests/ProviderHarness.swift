@@ -35,8 +35,9 @@ struct ProviderHarness {
         try await gateway.run {
             var configuration = PushProviderService.Configuration(dataDirectory: dataDirectory)
             configuration.port = 0
+            configuration.database = Self.database(for: dataDirectory)
             configure(&configuration)
-            let provider = try PushProviderService(configuration: configuration)
+            let provider = try await PushProviderService(configuration: configuration)
             let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
             let service = Task { try await provider.run { port in portSink.yield(port) } }
             defer { service.cancel() }
@@ -54,6 +55,17 @@ struct ProviderHarness {
             service.cancel()
             _ = await service.result
         }
+    }
+
+    /// SQLite under the data directory, or, when `HERALD_TEST_POSTGRES` holds a PostgreSQL URL, a schema of that
+    /// database named after the data directory (a provider restarted on the same directory finds its tables).
+    static func database(for dataDirectory: URL) -> PushProviderService.Database {
+        guard let url = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"], !url.isEmpty else {
+            return .sqlite
+        }
+        let name = dataDirectory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        let schema = "t_" + String(name.suffix(60))
+        return .postgres(url: url + (url.contains("?") ? "&" : "?") + "schema=" + schema)
     }
 
     /// The `POST /v1/apps` body for an app that sends to `gateway` with its test key.

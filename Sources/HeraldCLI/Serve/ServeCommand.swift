@@ -20,7 +20,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where the database, the master key and the admin token are kept (DIR/provider/).")
     var data = "./.herald"
 
-    @Option(help: "The database: sqlite (the default, under --data). PostgreSQL is not supported yet.")
+    @Option(
+        help: """
+            The database: sqlite (the default, one file under --data, one process) or a PostgreSQL URL, \
+            postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require|verify-full&schema=NAME], \
+            which any number of herald serve processes may share.
+            """)
     var database = "sqlite"
 
     @Option(name: .customLong("admin-token"), help: "The admin token (default: DIR/provider/admin-token).")
@@ -36,9 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
     var connections = 1
 
     func validate() throws {
-        guard database == "sqlite" else {
-            throw ValidationError(
-                "--database \(database): only sqlite is supported in this build; PostgreSQL support is not built yet")
+        do {
+            _ = try PushProviderService.Database(parsing: database)
+        } catch {
+            throw ValidationError(error.description)
         }
         guard workers > 0, batchSize > 0, connections > 0 else {
             throw ValidationError("--workers, --batch-size and --connections must be at least 1")
@@ -48,13 +54,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let io = CommandIO.current
         var configuration = PushProviderService.Configuration(dataDirectory: URL(fileURLWithPath: data))
+        configuration.database = try PushProviderService.Database(parsing: database)
         configuration.host = host
         configuration.port = port
         configuration.adminToken = adminToken
         configuration.workers = workers
         configuration.batchSize = batchSize
         configuration.connectionsPerApp = connections
-        let provider = try PushProviderService(configuration: configuration)
+        let provider = try await PushProviderService(configuration: configuration)
         let task = Task {
             try await provider.run { port in
                 io.write(

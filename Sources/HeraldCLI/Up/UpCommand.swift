@@ -44,7 +44,7 @@ struct UpCommand: AsyncParsableCommand {
         let caPath = gateway.certificateAuthority.caPath.path
         var providerConfiguration = PushProviderService.Configuration(dataDirectory: root)
         providerConfiguration.port = providerPort
-        let provider = try PushProviderService(configuration: providerConfiguration)
+        let provider = try await PushProviderService(configuration: providerConfiguration)
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let providerTask = Task { try await provider.run { portSink.yield($0) } }
         defer { providerTask.cancel() }

@@ -3,6 +3,8 @@ public import Foundation
 extension PushProviderService {
     /// How `herald serve` runs: where it listens and keeps its data, its secrets, and the delivery workers' limits.
     public struct Configuration: Sendable {
+        /// Where apps, devices and the delivery queue are kept.
+        public var database: Database = .sqlite
         /// The address to listen on.
         public var host = "127.0.0.1"
         /// The port; 0 picks a free one.
@@ -31,5 +33,30 @@ extension PushProviderService {
         }
 
         public var providerDirectory: URL { dataDirectory.appendingPathComponent("provider") }
+    }
+
+    /// The database behind the provider.
+    public enum Database: Sendable, Hashable {
+        /// One SQLite file under the data directory (`DIR/provider/provider.sqlite`); one process per file.
+        case sqlite
+        /// A PostgreSQL database, `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=...&schema=...]`; any
+        /// number of provider processes may share it.
+        case postgres(url: String)
+
+        /// Reads `sqlite` or a `postgres://` URL, as `herald serve --database` takes it.
+        ///
+        /// - Throws: ``ProviderError/configuration(_:)`` for anything else.
+        public init(parsing text: String) throws(ProviderError) {
+            if text == "sqlite" {
+                self = .sqlite
+            } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+                _ = try PostgresDatabaseURL(text)
+                self = .postgres(url: text)
+            } else {
+                throw .configuration(
+                    "--database \"\(text)\" is not known: give sqlite or a URL such as "
+                        + "postgres://herald:secret@localhost:5432/herald")
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@ public import Logging
 /// daily scheduler, `/healthz` and `/metrics`. See docs/api.md.
 ///
 /// ```swift
-/// let provider = try PushProviderService(configuration: .init(dataDirectory: URL(fileURLWithPath: ".herald")))
+/// let provider = try await PushProviderService(configuration: .init(dataDirectory: URL(fileURLWithPath: ".herald")))
 /// try await provider.run { port in print("listening on \(port)") }
 /// ```
 public final class PushProviderService: Sendable {
@@ -25,11 +25,16 @@ public final class PushProviderService: Sendable {
     /// Opens the database and loads or creates the secrets.
     ///
     /// - Throws: ``ProviderError`` when the data directory, database or master key cannot be used.
-    public init(configuration: Configuration, logger: Logger = Logger(label: "herald-provider")) throws(ProviderError) {
+    public init(configuration: Configuration, logger: Logger = Logger(label: "herald-provider"))
+        async throws(ProviderError)
+    {
         self.configuration = configuration
         self.logger = logger
         let directory = configuration.providerDirectory
-        store = try SQLiteStore(path: directory.appendingPathComponent("provider.sqlite").path)
+        switch configuration.database {
+        case .sqlite: store = try SQLiteStore(path: directory.appendingPathComponent("provider.sqlite").path)
+        case .postgres(let url): store = try await PostgresStore(url: url, logger: logger)
+        }
         if let key = configuration.masterKey {
             secrets = try SecretBox(masterKey: key)
         } else {
@@ -75,6 +80,7 @@ public final class PushProviderService: Sendable {
             try await group.next()
         }
         await clients.shutdown()
+        await store.close()
     }
 
     private static func loadOrCreateAdminToken(in directory: URL) throws(ProviderError) -> String {

@@ -1,8 +1,11 @@
 import Foundation
 
 /// Where the provider keeps apps, devices, notifications and the delivery queue. SQLite (``SQLiteStore``) is the
-/// embedded default.
+/// embedded default; PostgreSQL (``PostgresStore``) lets several provider processes share one queue.
 protocol ProviderStore: Sendable {
+    /// Closes the store's connections; nothing may use it afterwards.
+    func close() async
+
     // Apps and keys
     func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError)
     func updateApp(_ app: StoredApp) async throws(ProviderError)

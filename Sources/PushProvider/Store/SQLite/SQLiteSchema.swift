@@ -1,7 +1,7 @@
 import GRDB
 
 /// The provider's tables, created and upgraded by GRDB's migrator. Times are seconds since 1970 (REAL).
-enum Schema {
+enum SQLiteSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -21,7 +21,7 @@ final class SQLiteStore: ProviderStore {
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
-            try Schema.migrator.migrate(pool)
+            try SQLiteSchema.migrator.migrate(pool)
             // One process per file: a lease still held at start belongs to a process that died (kill -9, power
             // loss). Its deliveries go back to the queue now rather than when the lease runs out.
             try pool.write { db in
@@ -34,6 +34,10 @@ final class SQLiteStore: ProviderStore {
         } catch {
             throw .storage("cannot open the database \(path): \(error)")
         }
+    }
+
+    func close() async {
+        try? pool.close()
     }
 
     /// Runs `body` in a write transaction.

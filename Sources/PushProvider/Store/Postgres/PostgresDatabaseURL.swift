@@ -1,0 +1,76 @@
+import Foundation
+import NIOSSL
+import PostgresNIO
+
+/// A `postgres://user:password@host:port/database?sslmode=...&schema=...` URL, read as libpq reads it.
+///
+/// - `sslmode`: `disable`, `prefer` (the default: TLS when the server offers it, certificate not checked), `require`
+///   (TLS, certificate not checked) or `verify-full` (TLS with the system's trusted certificates and the host name).
+/// - `host=/var/run/postgresql` connects through the Unix socket in that directory.
+/// - `schema`: the tables go into this schema (created when missing) instead of `public`, so several Herald
+///   deployments (or test runs) can share one database.
+struct PostgresDatabaseURL: Sendable {
+    var configuration: PostgresClient.Configuration
+    /// The schema the tables live in, when not `public`.
+    var schema: String?
+    /// The URL without its password, for messages.
+    var redacted: String
+
+    /// Reads `text`.
+    ///
+    /// - Throws: ``ProviderError/configuration(_:)`` saying what part is wrong.
+    init(_ text: String) throws(ProviderError) {
+        guard let components = URLComponents(string: text),
+            components.scheme == "postgres" || components.scheme == "postgresql"
+        else {
+            throw .configuration(
+                "--database \"\(text)\" is not a PostgreSQL URL; write postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        let known: Set = ["sslmode", "host", "schema"]
+        if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
+            throw .configuration(
+                "the database URL's \"\(unknown)\" parameter is not known; use sslmode, host or schema")
+        }
+        let user = components.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+        let password = components.password
+        let database = components.path.isEmpty ? nil : String(components.path.dropFirst())
+        let port = components.port ?? 5432
+        if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
+            configuration = .init(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password,
+                database: database)
+        } else {
+            let host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+            configuration = .init(
+                host: host, port: port, username: user, password: password, database: database,
+                tls: try Self.tls(query["sslmode"] ?? "prefer"))
+        }
+        if let schema = query["schema"] {
+            guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
+                throw .configuration(
+                    "the database URL's schema \"\(schema)\" must be lower-case letters, digits and _ (at most 63)")
+            }
+            self.schema = schema
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        var shown = components
+        if shown.password != nil { shown.password = "***" }
+        redacted = shown.string ?? "postgres://"
+    }
+
+    private static func tls(_ mode: String) throws(ProviderError) -> PostgresClient.Configuration.TLS {
+        var unchecked = TLSConfiguration.makeClientConfiguration()
+        unchecked.certificateVerification = .none
+        switch mode {
+        case "disable": return .disable
+        case "prefer", "allow": return .prefer(unchecked)
+        case "require": return .require(unchecked)
+        case "verify-full": return .require(.makeClientConfiguration())
+        default:
+            throw .configuration(
+                "the database URL's sslmode \"\(mode)\" is not known; use disable, prefer, require or verify-full")
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)
+        async throws(ProviderError) -> Int
+    {
+        let n = notification
+        var fanOut = PostgresStatement()
+        let (id, sendAt, appID) = (fanOut.bind(n.id), fanOut.bind(n.sendAt), fanOut.bind(n.appID))
+        if case .tokens(let tokens) = target {
+            // Tokens given one by one are sent even when no device registered them, unless APNs retired them.
+            let list = fanOut.bind(tokens)
+            fanOut.append(
+                """
+                INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                SELECT \(id), \(sendAt), \(appID), u.token
+                FROM unnest(\(list)::text[]) WITH ORDINALITY AS u(token, position)
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM devices v WHERE v.app_id = \(appID) AND v.token = u.token AND NOT v.active)
+                """)
+            if requireKey {
+                fanOut.append(
+                    " AND EXISTS (SELECT 1 FROM devices v WHERE v.app_id = \(appID) AND v.token = u.token"
+                        + " AND v.public_key IS NOT NULL)")
+            }
+            fanOut.append(" ORDER BY u.position")
+        } else {
+            fanOut.append(
+                """
+                INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                SELECT \(id), \(sendAt), d.app_id, d.token FROM devices d WHERE d.app_id = \(appID) AND d.active
+                """)
+            Self.appendCondition(for: target, requireKey: requireKey, to: &fanOut)
+        }
+        let fanOutQuery = fanOut.query
+        return try await transaction { connection in
+            try await connection.rows(
+                """
+                INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
+                    collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at)
+                VALUES (\(n.id), \(n.appID), \(n.target), \(n.payload), \(n.pushType), \(n.priority),
+                    \(n.expiration), \(n.collapseID), \(n.encryptedKey), \(n.encrypted), \(n.sendAt), \(n.dailyAt),
+                    \(n.createdAt))
+                """, logger)
+            guard n.dailyAt == nil else { return 0 }
+            let wrapped = PostgresQuery(
+                unsafeSQL: "WITH written AS (\(fanOutQuery.sql) RETURNING 1) SELECT count(*) FROM written",
+                binds: fanOutQuery.binds)
+            let targeted = try await connection.rows(wrapped, logger).first?.decode(Int.self) ?? 0
+            try await connection.rows("UPDATE notifications SET targeted = \(targeted) WHERE id = \(n.id)", logger)
+            return targeted
+        }
+    }
+
+    func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
+        -> [String]
+    {
+        var statement = PostgresStatement()
+        let app = statement.bind(appID)
+        statement.append("SELECT d.token FROM devices d WHERE d.app_id = \(app) AND d.active")
+        if case .tokens(let tokens) = target {
+            let list = statement.bind(tokens)
+            statement.append(" AND d.token = ANY(\(list))")
+        }
+        Self.appendCondition(for: target, requireKey: requireKey, to: &statement)
+        let rows = try await rows(statement.query)
+        do {
+            return try rows.map { try $0.decode(String.self) }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
+        async throws(ProviderError) -> Int
+    {
+        let tokens = times.map(\.0)
+        let dates = times.map(\.1)
+        return try await transaction { connection in
+            let count =
+                try await connection.rows(
+                    """
+                    WITH written AS (
+                        INSERT INTO deliveries (notification_id, app_id, token, occurrence, not_before)
+                        SELECT \(notificationID), \(appID), u.token, \(occurrence), u.at
+                        FROM unnest(\(tokens)::text[], \(dates)::timestamptz[]) AS u(token, at)
+                        ON CONFLICT (notification_id, token, occurrence) WHERE occurrence <> '' DO NOTHING
+                        RETURNING 1)
+                    SELECT count(*) FROM written
+                    """, logger
+                ).first?.decode(Int.self) ?? 0
+            try await connection.rows(
+                "UPDATE notifications SET targeted = targeted + \(count) WHERE id = \(notificationID)", logger)
+            return count
+        }
+    }
+
+    func notification(id: String) async throws(ProviderError) -> StoredNotification? {
+        try await notifications("SELECT * FROM notifications WHERE id = \(id)").first
+    }
+
+    func notifications(appID: String, limit: Int) async throws(ProviderError) -> [StoredNotification] {
+        try await notifications(
+            "SELECT * FROM notifications WHERE app_id = \(appID) ORDER BY created_at DESC LIMIT \(limit)")
+    }
+
+    func dailyNotifications() async throws(ProviderError) -> [StoredNotification] {
+        try await notifications("SELECT * FROM notifications WHERE daily_at IS NOT NULL")
+    }
+
+    func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats {
+        let states = try await rows(
+            """
+            SELECT state, reason, count(*), count(delivered_at), count(displayed_at), count(opened_at),
+                count(dismissed_at), count(reply)
+            FROM deliveries WHERE notification_id = \(notificationID) GROUP BY state, reason
+            """)
+        let actions = try await rows(
+            """
+            SELECT action, count(*) FROM feedback
+            WHERE notification_id = \(notificationID) AND event = 'action' GROUP BY action
+            """)
+        do {
+            var stats = NotificationReport.Stats()
+            for row in states {
+                let (state, reason, count, delivered, displayed, opened, dismissed, replies) = try row.decode(
+                    (String, String?, Int, Int, Int, Int, Int, Int).self)
+                stats.targeted += count
+                switch state {
+                case "queued": stats.queued += count
+                case "leased": stats.inFlight += count
+                case "accepted": stats.accepted += count
+                default: stats.rejected[reason ?? "Unknown", default: 0] += count
+                }
+                stats.delivered += delivered
+                stats.displayed += displayed
+                stats.opened += opened
+                stats.dismissed += dismissed
+                stats.replies += replies
+            }
+            for row in actions {
+                let (action, count) = try row.decode((String?, Int).self)
+                stats.actions[action ?? "", default: 0] += count
+            }
+            return stats
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// Appends the conditions on a device row `d` that select a target's devices (beyond app and active).
+    private static func appendCondition(
+        for target: NotificationTarget, requireKey: Bool, to statement: inout PostgresStatement
+    ) {
+        if requireKey { statement.append(" AND d.public_key IS NOT NULL") }
+        switch target {
+        case .tokens, .all: break
+        case .user(let user):
+            let placeholder = statement.bind(user)
+            statement.append(" AND d.user_id = \(placeholder)")
+        case .tags(let expression):
+            var tags: [String] = []
+            let condition = expression.sql(arguments: &tags)
+            statement.append(" AND ")
+            statement.append(condition, binding: tags)
+        }
+    }
+
+    private func notifications(_ query: PostgresQuery) async throws(ProviderError) -> [StoredNotification] {
+        let rows = try await rows(query)
+        do {
+            return try rows.map { try Self.notification(from: $0.makeRandomAccess()) }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    private static func notification(from row: PostgresRandomAccessRow) throws -> StoredNotification {
+        StoredNotification(
+            id: try row.column("id"), appID: try row.column("app_id"), target: try row.column("target"),
+            payload: try row.column("payload"), pushType: try row.column("push_type"),
+            priority: try row.column("priority"), expiration: try row.column("expiration"),
+            collapseID: try row.column("collapse_id"), encryptedKey: try row.column("encrypted_key"),
+            encrypted: try row.column("encrypted"), sendAt: try row.column("send_at"),
+            dailyAt: try row.column("daily_at"), targeted: try row.column("targeted"),
+            createdAt: try row.column("created_at"))
+    }
+}

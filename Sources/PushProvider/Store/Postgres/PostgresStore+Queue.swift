@@ -1,0 +1,148 @@
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    /// `SKIP LOCKED` lets workers of several processes lease at once: each takes rows no other transaction holds.
+    func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [LeasedDelivery]
+    {
+        let rows = try await rows(
+            """
+            UPDATE deliveries SET state = 'leased', lease_owner = \(owner),
+                lease_until = \(now.addingTimeInterval(leaseFor)), attempts = attempts + 1
+            WHERE id IN (
+                SELECT id FROM deliveries WHERE state = 'queued' AND not_before <= \(now)
+                ORDER BY not_before, id LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED)
+            RETURNING id, notification_id, app_id, token, attempts
+            """)
+        do {
+            return try rows.map { row in
+                let (id, notificationID, appID, token, attempts) = try row.decode(
+                    (Int64, String, String, String, Int).self)
+                return LeasedDelivery(
+                    id: id, notificationID: notificationID, appID: appID, token: token, attempts: attempts)
+            }.sorted { $0.id < $1.id }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// Each kind of result is one `UPDATE ... FROM unnest(...)` for the whole batch. A row another process took
+    /// back (its lease ran out) is left alone: only the lease's owner records it.
+    func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
+        guard !results.isEmpty else { return }
+        let batch = ResultColumns(results)
+        try await transaction { connection in
+            if !batch.acceptedIDs.isEmpty {
+                try await connection.rows(
+                    """
+                    UPDATE deliveries d SET state = 'accepted', status = 200, apns_unique_id = nullif(u.unique_id, ''),
+                        result_at = u.at, lease_owner = NULL, lease_until = NULL
+                    FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
+                        \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, at)
+                    WHERE d.id = u.id AND d.lease_owner = \(owner)
+                    """, logger)
+            }
+            if !batch.rejectedIDs.isEmpty {
+                try await connection.rows(
+                    """
+                    UPDATE deliveries d SET state = 'rejected', status = nullif(u.status, 0), reason = u.reason,
+                        result_at = u.at, lease_owner = NULL, lease_until = NULL
+                    FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
+                        \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[]) AS u(id, status, reason, at)
+                    WHERE d.id = u.id AND d.lease_owner = \(owner)
+                    """, logger)
+            }
+            if !batch.retryIDs.isEmpty {
+                try await connection.rows(
+                    """
+                    UPDATE deliveries d SET state = 'queued', reason = u.reason, not_before = u.not_before,
+                        lease_owner = NULL, lease_until = NULL
+                    FROM unnest(\(batch.retryIDs)::bigint[], \(batch.retryReasons)::text[],
+                        \(batch.retryNotBefore)::timestamptz[]) AS u(id, reason, not_before)
+                    WHERE d.id = u.id AND d.lease_owner = \(owner)
+                    """, logger)
+            }
+            if !batch.deactivatedTokens.isEmpty {
+                try await connection.rows(
+                    """
+                    UPDATE devices v SET active = false, deactivated_at = u.at, deactivation_reason = u.reason
+                    FROM unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
+                        \(batch.deactivatedAt)::timestamptz[], \(batch.deactivatedReasons)::text[])
+                        AS u(app_id, token, at, reason)
+                    WHERE v.app_id = u.app_id AND v.token = u.token AND v.registered_at < u.at
+                    """, logger)
+            }
+        }
+    }
+
+    func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
+                WHERE state = 'leased' AND lease_until < \(now) RETURNING 1)
+            SELECT count(*) FROM changed
+            """)
+    }
+
+    func releaseLeases(owner: String) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL,
+                    attempts = attempts - 1
+                WHERE state = 'leased' AND lease_owner = \(owner) RETURNING 1)
+            SELECT count(*) FROM changed
+            """)
+    }
+
+    func queueDepth() async throws(ProviderError) -> Int {
+        try await count("SELECT count(*) FROM deliveries WHERE state = 'queued'")
+    }
+
+    /// A batch of results as the columns the `unnest` updates read.
+    private struct ResultColumns {
+        var acceptedIDs: [Int64] = []
+        var acceptedUniqueIDs: [String] = []
+        var acceptedAt: [Date] = []
+        var rejectedIDs: [Int64] = []
+        var rejectedStatuses: [Int] = []
+        var rejectedReasons: [String] = []
+        var rejectedAt: [Date] = []
+        var retryIDs: [Int64] = []
+        var retryReasons: [String] = []
+        var retryNotBefore: [Date] = []
+        var deactivatedApps: [String] = []
+        var deactivatedTokens: [String] = []
+        var deactivatedAt: [Date] = []
+        var deactivatedReasons: [String] = []
+
+        init(_ results: [DeliveryResult]) {
+            for result in results {
+                switch result {
+                case .accepted(let id, let uniqueID, let at):
+                    acceptedIDs.append(id)
+                    acceptedUniqueIDs.append(uniqueID ?? "")
+                    acceptedAt.append(at)
+                case .rejected(let id, let status, let reason, let at, let deactivation):
+                    rejectedIDs.append(id)
+                    rejectedStatuses.append(status ?? 0)
+                    rejectedReasons.append(reason)
+                    rejectedAt.append(at)
+                    if let deactivation {
+                        deactivatedApps.append(deactivation.appID)
+                        deactivatedTokens.append(deactivation.token)
+                        deactivatedAt.append(deactivation.at)
+                        deactivatedReasons.append(deactivation.reason)
+                    }
+                case .retry(let id, let reason, let notBefore):
+                    retryIDs.append(id)
+                    retryReasons.append(reason)
+                    retryNotBefore.append(notBefore)
+                }
+            }
+        }
+    }
+}
