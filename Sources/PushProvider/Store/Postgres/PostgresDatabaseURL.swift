@@ -10,7 +10,10 @@ import PostgresNIO
 /// - `schema`: the tables go into this schema (created when missing) instead of `public`, so several Herald
 ///   deployments (or test runs) can share one database.
 struct PostgresDatabaseURL: Sendable {
+    /// The pool's configuration.
     var configuration: PostgresClient.Configuration
+    /// The same settings for one connection, made at start to report a wrong address or password at once.
+    var probe: PostgresConnection.Configuration
     /// The schema the tables live in, when not `public`.
     var schema: String?
     /// The URL without its password, for messages.
@@ -38,14 +41,15 @@ struct PostgresDatabaseURL: Sendable {
         let database = components.path.isEmpty ? nil : String(components.path.dropFirst())
         let port = components.port ?? 5432
         if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
-            configuration = .init(
-                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password,
-                database: database)
+            let path = "\(socketDirectory)/.s.PGSQL.\(port)"
+            configuration = .init(unixSocketPath: path, username: user, password: password, database: database)
+            probe = .init(unixSocketPath: path, username: user, password: password, database: database)
         } else {
             let host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+            let (tls, probeTLS) = try Self.tls(query["sslmode"] ?? "prefer")
             configuration = .init(
-                host: host, port: port, username: user, password: password, database: database,
-                tls: try Self.tls(query["sslmode"] ?? "prefer"))
+                host: host, port: port, username: user, password: password, database: database, tls: tls)
+            probe = .init(host: host, port: port, username: user, password: password, database: database, tls: probeTLS)
         }
         if let schema = query["schema"] {
             guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
@@ -54,23 +58,34 @@ struct PostgresDatabaseURL: Sendable {
             }
             self.schema = schema
             configuration.options.additionalStartupParameters = [("search_path", schema)]
+            probe.options.additionalStartupParameters = [("search_path", schema)]
         }
         var shown = components
         if shown.password != nil { shown.password = "***" }
         redacted = shown.string ?? "postgres://"
     }
 
-    private static func tls(_ mode: String) throws(ProviderError) -> PostgresClient.Configuration.TLS {
+    private static func tls(_ mode: String) throws(ProviderError) -> (
+        PostgresClient.Configuration.TLS, PostgresConnection.Configuration.TLS
+    ) {
         var unchecked = TLSConfiguration.makeClientConfiguration()
         unchecked.certificateVerification = .none
-        switch mode {
-        case "disable": return .disable
-        case "prefer", "allow": return .prefer(unchecked)
-        case "require": return .require(unchecked)
-        case "verify-full": return .require(.makeClientConfiguration())
-        default:
-            throw .configuration(
-                "the database URL's sslmode \"\(mode)\" is not known; use disable, prefer, require or verify-full")
+        do {
+            switch mode {
+            case "disable": return (.disable, .disable)
+            case "prefer", "allow": return (.prefer(unchecked), .prefer(try NIOSSLContext(configuration: unchecked)))
+            case "require": return (.require(unchecked), .require(try NIOSSLContext(configuration: unchecked)))
+            case "verify-full":
+                let checked = TLSConfiguration.makeClientConfiguration()
+                return (.require(checked), .require(try NIOSSLContext(configuration: checked)))
+            default:
+                throw ProviderError.configuration(
+                    "the database URL's sslmode \"\(mode)\" is not known; use disable, prefer, require or verify-full")
+            }
+        } catch let error as ProviderError {
+            throw error
+        } catch {
+            throw .configuration("cannot set up TLS for the database: \(error)")
         }
     }
 }

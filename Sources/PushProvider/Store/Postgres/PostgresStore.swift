@@ -15,6 +15,14 @@ final class PostgresStore: ProviderStore {
     /// - Throws: ``ProviderError`` when the URL is wrong or the database cannot be reached or migrated.
     init(url: String, logger: Logger) async throws(ProviderError) {
         let parsed = try PostgresDatabaseURL(url)
+        // The pool retries a refused connection for a minute; one connection first reports a wrong address,
+        // password or database name at once.
+        do {
+            let connection = try await PostgresConnection.connect(configuration: parsed.probe, id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            throw .storage("cannot use the database \(parsed.redacted): \(Self.failure(error))")
+        }
         let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -88,7 +96,7 @@ final class PostgresStore: ProviderStore {
     static func failure(_ error: any Error) -> ProviderError {
         if let error = error as? ProviderError { return error }
         if let error = error as? PSQLError {
-            let message = error.serverInfo?[.message] ?? "\(error.code)"
+            let message = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
             return .storage("PostgreSQL: \(message)")
         }
         return .storage("PostgreSQL: \(error)")

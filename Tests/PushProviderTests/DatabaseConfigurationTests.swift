@@ -1,0 +1,39 @@
+import Foundation
+import PushProvider
+import Testing
+
+@Suite("Choosing the database")
+struct DatabaseConfigurationTests {
+    @Test("sqlite and postgres URLs are taken; anything else is refused with what to write")
+    func parsing() throws {
+        #expect(try PushProviderService.Database(parsing: "sqlite") == .sqlite)
+        let url = "postgres://herald:secret@db.example.com:6432/herald?sslmode=require&schema=team_a"
+        #expect(try PushProviderService.Database(parsing: url) == .postgres(url: url))
+        #expect(
+            try PushProviderService.Database(parsing: "postgresql:///herald?host=/var/run/postgresql")
+                == .postgres(url: "postgresql:///herald?host=/var/run/postgresql"))
+        let refusals = [
+            ("mysql://localhost/herald", "postgres://"),
+            ("postgres://localhost/herald?sslmode=sometimes", "sslmode"),
+            ("postgres://localhost/herald?schema=Bad-Name", "schema"),
+            ("postgres://localhost/herald?pool=3", "\"pool\""),
+        ]
+        for (text, named) in refusals {
+            let error = #expect(throws: ProviderError.self) { try PushProviderService.Database(parsing: text) }
+            #expect(error?.description.contains(named) == true, "\(text): \(error?.description ?? "")")
+        }
+    }
+
+    @Test("a database that cannot be reached is a clear error at start, without the password")
+    func unreachable() async throws {
+        var configuration = PushProviderService.Configuration(
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())"))
+        configuration.database = .postgres(url: "postgres://herald:hunter2@127.0.0.1:1/herald?sslmode=disable")
+        let error = await #expect(throws: ProviderError.self) {
+            _ = try await PushProviderService(configuration: configuration)
+        }
+        let message = error?.description ?? ""
+        #expect(message.contains("cannot use the database postgres://herald:***@127.0.0.1:1/herald"), "\(message)")
+        #expect(!message.contains("hunter2"))
+    }
+}
