@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """A broadcast through herald serve to the local gateway: time until every delivery has its APNs result, sends per
-second, and the provider's peak resident memory (VmHWM). With --kill, the provider is killed with SIGKILL part way,
-restarted on the same data, and the gateway's own records are checked: every device got the notification, with
-one apns-id, and how many were resent to APNs (accepted before the kill but not yet recorded).
+second, and the largest provider's peak resident memory (VmHWM). With --kill, the (first) provider is killed with SIGKILL
+part way, and the gateway's own records are checked: every device got the notification, with one apns-id, and how
+many were resent to APNs (accepted before the kill but not yet recorded). With one provider the killed one is
+restarted on the same data; with --providers 2 (PostgreSQL) it is not: the other takes its work over when the
+killed one's leases expire (30 s).
 
     swift build -c release --product herald
     python3 Benchmarks/provider-broadcast.py --devices 100000 [--kill]
+    python3 Benchmarks/provider-broadcast.py --devices 100000 --database postgres://herald:herald@127.0.0.1/herald \
+        [--providers 2] [--kill]
 """
-import argparse, http.client, json, os, re, shutil, signal, ssl, subprocess, sys, tempfile, time
+import argparse, http.client, json, os, re, shutil, signal, ssl, subprocess, sys, tempfile, time, uuid
 
 HERALD = os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald")
 
@@ -50,7 +54,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
+    parser.add_argument("--providers", type=int, default=1, help="herald serve processes (more than 1: PostgreSQL)")
     options = parser.parse_args()
+    database = options.database
+    if database != "sqlite":
+        database += ("&" if "?" in database else "?") + "schema=bench_" + uuid.uuid4().hex[:12]
+    elif options.providers > 1:
+        sys.exit("--providers above 1 needs --database postgres://...")
     work = tempfile.mkdtemp()
     key = os.path.join(work, "AuthKey.p8")
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
@@ -59,9 +70,11 @@ def main():
                             "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}"], r"listening on https://127.0.0.1:(\d+)",
                            f"{work}/gateway.out")
     gateway_port = int(found.group(1))
-    serve_args = [HERALD, "serve", "--port", "0", "--data", work]
+    serve_args = [HERALD, "serve", "--port", "0", "--data", work, "--database", database]
     provider, found = start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
     port = int(found.group(1))
+    others = [start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve-{index}.out")[0]
+              for index in range(1, options.providers)]
     admin = open(f"{work}/provider/admin-token").read().strip()
     try:
         ca = open(f"{work}/gateway/ca.pem").read()
@@ -101,18 +114,23 @@ def main():
             if options.kill and not killed and stats["accepted"] >= options.devices // 3:
                 os.kill(provider.pid, signal.SIGKILL)
                 provider.wait()
-                print(f"killed the provider with SIGKILL at {stats['accepted']} accepted", flush=True)
-                provider, found = start(serve_args + ["--port", str(port)], r"http://127.0.0.1:(\d+)/v1",
-                                        f"{work}/serve2.out")
-                api = Client("127.0.0.1", port, created["apiKey"])
+                print(f"killed a provider with SIGKILL at {stats['accepted']} accepted", flush=True)
                 killed = True
+                if others:
+                    provider = others.pop(0)
+                    port = int(re.search(r"http://127.0.0.1:(\d+)/v1", open(f"{work}/serve-1.out").read()).group(1))
+                else:
+                    provider, found = start(serve_args + ["--port", str(port)], r"http://127.0.0.1:(\d+)/v1",
+                                            f"{work}/serve2.out")
+                api = Client("127.0.0.1", port, created["apiKey"])
                 continue
             if report["state"] == "done":
                 break
             time.sleep(0.2)
         seconds = time.monotonic() - began
-        rss = peak_rss_mb(provider.pid)
-        print(json.dumps({"devices": options.devices, "fanOutSeconds": round(created_at - began, 2),
+        rss = max(peak_rss_mb(process.pid) for process in [provider] + others)
+        print(json.dumps({"devices": options.devices, "database": options.database.split("://")[0],
+                          "providers": options.providers, "fanOutSeconds": round(created_at - began, 2),
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "killed": killed}), flush=True)
@@ -133,7 +151,8 @@ def main():
             print(json.dumps({"devicesWithExactlyOneNotification": options.devices - missing,
                               "distinctApnsIDs": len(ids), "resentToAPNs": resent}), flush=True)
     finally:
-        provider.kill()
+        for process in [provider] + others:
+            process.kill()
         gateway.kill()
         shutil.rmtree(work, ignore_errors=True)
 
