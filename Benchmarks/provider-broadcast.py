@@ -54,6 +54,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--poll", type=float, default=0.2, help="seconds between progress reads")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     parser.add_argument("--providers", type=int, default=1, help="herald serve processes (more than 1: PostgreSQL)")
     options = parser.parse_args()
@@ -98,6 +99,7 @@ def main():
             chunk = tokens[start_index:start_index + 10000]
             status, answer = api.call("POST", "/v1/devices/import", {"devices": [{"token": t} for t in chunk]})
             assert status == 200, answer
+        print(f"{len(tokens)} devices registered; broadcasting", flush=True)
         began = time.monotonic()
         status, notification = api.call("POST", "/v1/notifications", {
             "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
@@ -126,7 +128,7 @@ def main():
                 continue
             if report["state"] == "done":
                 break
-            time.sleep(0.2)
+            time.sleep(options.poll)
         seconds = time.monotonic() - began
         rss = max(peak_rss_mb(process.pid) for process in [provider] + others)
         print(json.dumps({"devices": options.devices, "database": options.database.split("://")[0],

@@ -200,6 +200,36 @@ struct DeliveryTests {
         }
     }
 
+    @Test("a device reporting the same event twice counts once; a reply counts once; an action also opens")
+    func repeatedFeedback() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+            let id = try #require(created["id"].string)
+            _ = try await harness.finished(id)
+            let apnsID = String(id.prefix(23)) + "-000000000001"
+            for event: [String: Any] in [
+                ["event": "delivered"], ["event": "delivered"], ["event": "displayed"],
+                ["event": "action", "action": "reply", "text": "first"],
+                ["event": "action", "action": "reply", "text": "second"],
+            ] {
+                let report = event.merging(["apnsID": apnsID]) { first, _ in first }
+                #expect(
+                    try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)
+            }
+            let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
+            #expect(stats["targeted"].int == 1)
+            #expect(stats["accepted"].int == 1)
+            #expect(stats["queued"].int == 0)
+            #expect(stats["delivered"].int == 1)
+            #expect(stats["displayed"].int == 1)
+            #expect(stats["opened"].int == 1)
+            #expect(stats["replies"].int == 1)
+            #expect(stats["actions"]["reply"].int == 2)
+        }
+    }
+
     @Test("a notification with only an encrypted field is accepted and targets only devices with a key")
     func encryptedOnly() async throws {
         try await ProviderHarness.with { harness in

@@ -34,6 +34,61 @@ struct FeedbackEvent: Sendable {
     var action: String?
     var reply: String?
     var at: Date
+
+    /// The delivery's column that keeps the first time of this event, and the counter that counts it; an action
+    /// counts as opening.
+    var stamp: (column: String, counter: NotificationCounter)? {
+        switch event {
+        case "delivered": ("delivered_at", .delivered)
+        case "displayed": ("displayed_at", .displayed)
+        case "opened", "action": ("opened_at", .opened)
+        case "dismissed": ("dismissed_at", .dismissed)
+        default: nil
+        }
+    }
+
+    /// The counters this event moves on a delivery whose stamp and reply were empty or not before it.
+    func counters(stampWasEmpty: Bool, replyWasEmpty: Bool) -> [NotificationCounter] {
+        var moved: [NotificationCounter] = []
+        if stampWasEmpty, let stamp { moved.append(stamp.counter) }
+        if reply != nil, replyWasEmpty { moved.append(.replies) }
+        return moved
+    }
+}
+
+/// The running totals kept per notification (table `notification_counters`: notification, name, reason, count), so
+/// that a report reads a few rows instead of counting a broadcast's million deliveries. Each moves in the
+/// transaction that changes what it counts, and only when a row really changed.
+enum NotificationCounter: String, Sendable, CaseIterable {
+    /// Deliveries APNs accepted; rejected ones are counted per reason.
+    case accepted, rejected
+    /// Deliveries devices reported (the first report of each kind per delivery).
+    case delivered, displayed, opened, dismissed
+    /// Deliveries with a text reply.
+    case replies
+}
+
+extension NotificationReport.Stats {
+    /// The report from the counters (name, reason, count), the deliveries in flight, and the actions chosen.
+    init(targeted: Int, inFlight: Int, counters: [(String, String, Int)], actions: [(String?, Int)]) {
+        self.init()
+        self.targeted = targeted
+        self.inFlight = inFlight
+        for (name, reason, count) in counters {
+            switch NotificationCounter(rawValue: name) {
+            case .accepted: accepted += count
+            case .rejected: rejected[reason.isEmpty ? "Unknown" : reason, default: 0] += count
+            case .delivered: delivered += count
+            case .displayed: displayed += count
+            case .opened: opened += count
+            case .dismissed: dismissed += count
+            case .replies: replies += count
+            case nil: break
+            }
+        }
+        for (action, count) in actions { self.actions[action ?? "", default: 0] += count }
+        queued = max(0, targeted - inFlight - accepted - rejected.values.reduce(0, +))
+    }
 }
 
 /// What the webhook needs about a delivery a user responded to.

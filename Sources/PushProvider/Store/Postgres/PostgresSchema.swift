@@ -1,6 +1,6 @@
 /// The provider's tables on PostgreSQL: the same tables as ``SQLiteSchema`` in PostgreSQL's types (times are
 /// `timestamptz`, bytes `bytea`, flags `boolean`). Each migration is a list of statements applied once, in order,
-/// under an advisory lock so that processes starting together do not race.
+/// under an advisory lock so that processes starting together do not race; a released migration is never edited.
 enum PostgresSchema {
     /// Migrations by name, applied in this order.
     static let migrations: [(name: String, statements: [String])] = [
@@ -128,6 +128,35 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX feedback_notification ON feedback(notification_id)",
             ]
-        )
+        ),
+        (
+            "v2 notification counters",
+            [
+                """
+                CREATE TABLE notification_counters (
+                    notification_id text NOT NULL,
+                    name text NOT NULL,
+                    reason text NOT NULL DEFAULT '',
+                    n bigint NOT NULL,
+                    PRIMARY KEY (notification_id, name, reason)
+                )
+                """,
+                """
+                INSERT INTO notification_counters (notification_id, name, reason, n)
+                SELECT notification_id, state, CASE state WHEN 'rejected' THEN coalesce(reason, '') ELSE '' END,
+                    count(*)
+                FROM deliveries WHERE state IN ('accepted', 'rejected') GROUP BY 1, 2, 3
+                """,
+                """
+                INSERT INTO notification_counters (notification_id, name, reason, n)
+                SELECT notification_id, c.name, '', count(*)
+                FROM deliveries d CROSS JOIN LATERAL (VALUES
+                    ('delivered', d.delivered_at IS NOT NULL), ('displayed', d.displayed_at IS NOT NULL),
+                    ('opened', d.opened_at IS NOT NULL), ('dismissed', d.dismissed_at IS NOT NULL),
+                    ('replies', d.reply IS NOT NULL)) AS c(name, present)
+                WHERE c.present GROUP BY 1, 2
+                """,
+            ]
+        ),
     ]
 }

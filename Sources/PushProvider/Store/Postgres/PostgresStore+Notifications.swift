@@ -110,40 +110,24 @@ extension PostgresStore {
     }
 
     func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats {
-        let states = try await rows(
+        let totals = try await rows(
             """
-            SELECT state, reason, count(*), count(delivered_at), count(displayed_at), count(opened_at),
-                count(dismissed_at), count(reply)
-            FROM deliveries WHERE notification_id = \(notificationID) GROUP BY state, reason
+            SELECT (SELECT targeted FROM notifications WHERE id = \(notificationID)),
+                (SELECT count(*) FROM deliveries WHERE notification_id = \(notificationID) AND state = 'leased')
             """)
+        let counters = try await rows(
+            "SELECT name, reason, n FROM notification_counters WHERE notification_id = \(notificationID)")
         let actions = try await rows(
             """
             SELECT action, count(*) FROM feedback
             WHERE notification_id = \(notificationID) AND event = 'action' GROUP BY action
             """)
         do {
-            var stats = NotificationReport.Stats()
-            for row in states {
-                let (state, reason, count, delivered, displayed, opened, dismissed, replies) = try row.decode(
-                    (String, String?, Int, Int, Int, Int, Int, Int).self)
-                stats.targeted += count
-                switch state {
-                case "queued": stats.queued += count
-                case "leased": stats.inFlight += count
-                case "accepted": stats.accepted += count
-                default: stats.rejected[reason ?? "Unknown", default: 0] += count
-                }
-                stats.delivered += delivered
-                stats.displayed += displayed
-                stats.opened += opened
-                stats.dismissed += dismissed
-                stats.replies += replies
-            }
-            for row in actions {
-                let (action, count) = try row.decode((String?, Int).self)
-                stats.actions[action ?? "", default: 0] += count
-            }
-            return stats
+            let (targeted, inFlight) = try totals.first?.decode((Int?, Int).self) ?? (nil, 0)
+            return NotificationReport.Stats(
+                targeted: targeted ?? 0, inFlight: inFlight,
+                counters: try counters.map { try $0.decode((String, String, Int).self) },
+                actions: try actions.map { try $0.decode((String?, Int).self) })
         } catch {
             throw Self.failure(error)
         }

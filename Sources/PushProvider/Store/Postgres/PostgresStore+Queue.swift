@@ -28,8 +28,9 @@ extension PostgresStore {
         }
     }
 
-    /// Each kind of result is one `UPDATE ... FROM unnest(...)` for the whole batch. A row another process took
-    /// back (its lease ran out) is left alone: only the lease's owner records it.
+    /// Each kind of result is one `UPDATE ... FROM unnest(...)` for the whole batch, which also adds what it changed
+    /// to the notifications' counters (in key order, so concurrent writers lock counters in the same order). A row
+    /// another process took back (its lease ran out) is left alone: only the lease's owner records it.
     func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
         guard !results.isEmpty else { return }
         let batch = ResultColumns(results)
@@ -37,21 +38,33 @@ extension PostgresStore {
             if !batch.acceptedIDs.isEmpty {
                 try await connection.rows(
                     """
-                    UPDATE deliveries d SET state = 'accepted', status = 200, apns_unique_id = nullif(u.unique_id, ''),
-                        result_at = u.at, lease_owner = NULL, lease_until = NULL
-                    FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
-                        \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, at)
-                    WHERE d.id = u.id AND d.lease_owner = \(owner)
+                    WITH changed AS (
+                        UPDATE deliveries d SET state = 'accepted', status = 200,
+                            apns_unique_id = nullif(u.unique_id, ''), result_at = u.at, lease_owner = NULL,
+                            lease_until = NULL
+                        FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
+                            \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, at)
+                        WHERE d.id = u.id AND d.lease_owner = \(owner)
+                        RETURNING d.notification_id)
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    SELECT notification_id, 'accepted', '', count(*) FROM changed GROUP BY 1 ORDER BY 1
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
                     """, logger)
             }
             if !batch.rejectedIDs.isEmpty {
                 try await connection.rows(
                     """
-                    UPDATE deliveries d SET state = 'rejected', status = nullif(u.status, 0), reason = u.reason,
-                        result_at = u.at, lease_owner = NULL, lease_until = NULL
-                    FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
-                        \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[]) AS u(id, status, reason, at)
-                    WHERE d.id = u.id AND d.lease_owner = \(owner)
+                    WITH changed AS (
+                        UPDATE deliveries d SET state = 'rejected', status = nullif(u.status, 0), reason = u.reason,
+                            result_at = u.at, lease_owner = NULL, lease_until = NULL
+                        FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
+                            \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[])
+                            AS u(id, status, reason, at)
+                        WHERE d.id = u.id AND d.lease_owner = \(owner)
+                        RETURNING d.notification_id, d.reason)
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    SELECT notification_id, 'rejected', reason, count(*) FROM changed GROUP BY 1, 3 ORDER BY 1, 3
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
                     """, logger)
             }
             if !batch.retryIDs.isEmpty {

@@ -1,6 +1,7 @@
 import GRDB
 
-/// The provider's tables, created and upgraded by GRDB's migrator. Times are seconds since 1970 (REAL).
+/// The provider's tables, created and upgraded by GRDB's migrator. Times are seconds since 1970 (REAL). A migration,
+/// once released, is never edited: a change is a new migration.
 enum SQLiteSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -110,6 +111,37 @@ enum SQLiteSchema {
                         at REAL NOT NULL
                     );
                     CREATE INDEX feedback_notification ON feedback(notification_id);
+                    """)
+        }
+        migrator.registerMigration("v2 notification counters") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE notification_counters (
+                        notification_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        reason TEXT NOT NULL DEFAULT '',
+                        n INTEGER NOT NULL,
+                        PRIMARY KEY (notification_id, name, reason)
+                    ) WITHOUT ROWID;
+                    INSERT INTO notification_counters (notification_id, name, reason, n)
+                        SELECT notification_id, state, CASE state WHEN 'rejected' THEN coalesce(reason, '') ELSE '' END,
+                            count(*)
+                        FROM deliveries WHERE state IN ('accepted', 'rejected') GROUP BY 1, 2, 3;
+                    INSERT INTO notification_counters (notification_id, name, reason, n)
+                        SELECT notification_id, 'delivered', '', count(*) FROM deliveries
+                        WHERE delivered_at IS NOT NULL GROUP BY 1;
+                    INSERT INTO notification_counters (notification_id, name, reason, n)
+                        SELECT notification_id, 'displayed', '', count(*) FROM deliveries
+                        WHERE displayed_at IS NOT NULL GROUP BY 1;
+                    INSERT INTO notification_counters (notification_id, name, reason, n)
+                        SELECT notification_id, 'opened', '', count(*) FROM deliveries
+                        WHERE opened_at IS NOT NULL GROUP BY 1;
+                    INSERT INTO notification_counters (notification_id, name, reason, n)
+                        SELECT notification_id, 'dismissed', '', count(*) FROM deliveries
+                        WHERE dismissed_at IS NOT NULL GROUP BY 1;
+                    INSERT INTO notification_counters (notification_id, name, reason, n)
+                        SELECT notification_id, 'replies', '', count(*) FROM deliveries
+                        WHERE reply IS NOT NULL GROUP BY 1;
                     """)
         }
         return migrator

@@ -10,7 +10,8 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url
+                        SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url, d.delivered_at,
+                            d.displayed_at, d.opened_at, d.dismissed_at, d.reply
                         FROM deliveries d JOIN apps a ON a.id = d.app_id
                         LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
                         WHERE d.id = ? AND substr(d.notification_id, 1, 23) = ? AND d.app_id = ?
@@ -21,19 +22,15 @@ extension SQLiteStore {
                 sql:
                     "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [deliveryID, notificationID, event.event, event.action, event.reply, event.at.stored])
-            let column: String? =
-                switch event.event {
-                case "delivered": "delivered_at"
-                case "displayed": "displayed_at"
-                case "opened", "action": "opened_at"
-                case "dismissed": "dismissed_at"
-                default: nil
-                }
-            if let column {
+            let stampWasEmpty = event.stamp.map { (row[$0.column] as Double?) == nil } ?? false
+            if let stamp = event.stamp, stampWasEmpty {
                 try db.execute(
-                    sql: "UPDATE deliveries SET \(column) = coalesce(\(column), ?) WHERE id = ?",
+                    sql: "UPDATE deliveries SET \(stamp.column) = ? WHERE id = ?",
                     arguments: [event.at.stored, deliveryID])
             }
+            let moved = event.counters(stampWasEmpty: stampWasEmpty, replyWasEmpty: (row["reply"] as String?) == nil)
+            try Self.add(
+                Dictionary(moved.map { (CounterKey(notificationID, $0), 1) }, uniquingKeysWith: +), db)
             if event.event == "action" || event.reply != nil {
                 try db.execute(
                     sql: "UPDATE deliveries SET action = ?, reply = coalesce(?, reply) WHERE id = ?",

@@ -122,40 +122,27 @@ extension SQLiteStore {
 
     func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats {
         try await read { db in
-            var stats = NotificationReport.Stats()
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT state, reason, count(*) AS n, count(delivered_at) AS delivered,
-                        count(displayed_at) AS displayed, count(opened_at) AS opened, count(dismissed_at) AS dismissed,
-                        count(reply) AS replies
-                    FROM deliveries WHERE notification_id = ? GROUP BY state, reason
-                    """, arguments: [notificationID])
-            for row in rows {
-                let count: Int = row["n"]
-                stats.targeted += count
-                switch row["state"] as String {
-                case "queued": stats.queued += count
-                case "leased": stats.inFlight += count
-                case "accepted": stats.accepted += count
-                default: stats.rejected[row["reason"] ?? "Unknown", default: 0] += count
-                }
-                stats.delivered += row["delivered"] as Int
-                stats.displayed += row["displayed"] as Int
-                stats.opened += row["opened"] as Int
-                stats.dismissed += row["dismissed"] as Int
-                stats.replies += row["replies"] as Int
-            }
-            for row in try Row.fetchAll(
+            let targeted =
+                try Int.fetchOne(
+                    db, sql: "SELECT targeted FROM notifications WHERE id = ?", arguments: [notificationID])
+                ?? 0
+            let inFlight =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM deliveries WHERE notification_id = ? AND state = 'leased'",
+                    arguments: [notificationID]) ?? 0
+            let counters = try Row.fetchAll(
+                db, sql: "SELECT name, reason, n FROM notification_counters WHERE notification_id = ?",
+                arguments: [notificationID]
+            ).map { row in (row["name"] as String, row["reason"] as String, row["n"] as Int) }
+            let actions = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT action, count(*) AS n FROM feedback
                     WHERE notification_id = ? AND event = 'action' GROUP BY action
-                    """, arguments: [notificationID])
-            {
-                stats.actions[row["action"] ?? "", default: 0] += row["n"] as Int
-            }
-            return stats
+                    """, arguments: [notificationID]
+            ).map { row in (row["action"] as String?, row["n"] as Int) }
+            return NotificationReport.Stats(
+                targeted: targeted, inFlight: inFlight, counters: counters, actions: actions)
         }
     }
 

@@ -31,12 +31,14 @@ extension SQLiteStore {
                     UPDATE deliveries SET state = 'accepted', status = 200, apns_unique_id = ?, result_at = ?,
                         lease_owner = NULL, lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
+                    RETURNING notification_id
                     """)
             let rejected = try db.cachedStatement(
                 sql: """
                     UPDATE deliveries SET state = 'rejected', status = ?, reason = ?, result_at = ?,
                         lease_owner = NULL, lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
+                    RETURNING notification_id
                     """)
             let retry = try db.cachedStatement(
                 sql: """
@@ -49,12 +51,20 @@ extension SQLiteStore {
                     UPDATE devices SET active = 0, deactivated_at = ?, deactivation_reason = ?
                     WHERE app_id = ? AND token = ? AND registered_at < ?
                     """)
+            // Only rows still leased by this owner change, and only those are counted.
+            var counts: [CounterKey: Int] = [:]
             for result in results {
                 switch result {
                 case .accepted(let id, let uniqueID, let at):
-                    try accepted.execute(arguments: [uniqueID, at.stored, id, owner])
+                    if let notification = try String.fetchOne(accepted, arguments: [uniqueID, at.stored, id, owner]) {
+                        counts[CounterKey(notification, .accepted), default: 0] += 1
+                    }
                 case .rejected(let id, let status, let reason, let at, let deactivation):
-                    try rejected.execute(arguments: [status, reason, at.stored, id, owner])
+                    if let notification = try String.fetchOne(
+                        rejected, arguments: [status, reason, at.stored, id, owner])
+                    {
+                        counts[CounterKey(notification, .rejected, reason), default: 0] += 1
+                    }
                     if let deactivation {
                         try deactivate.execute(arguments: [
                             deactivation.at.stored, deactivation.reason, deactivation.appID, deactivation.token,
@@ -65,6 +75,32 @@ extension SQLiteStore {
                     try retry.execute(arguments: [reason, notBefore.stored, id, owner])
                 }
             }
+            try Self.add(counts, db)
+        }
+    }
+
+    /// Adds to the notifications' counters.
+    static func add(_ counts: [CounterKey: Int], _ db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO notification_counters (notification_id, name, reason, n) VALUES (?, ?, ?, ?)
+                ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = n + excluded.n
+                """)
+        for (key, count) in counts {
+            try statement.execute(arguments: [key.notificationID, key.counter.rawValue, key.reason, count])
+        }
+    }
+
+    /// One counter of one notification.
+    struct CounterKey: Hashable {
+        var notificationID: String
+        var counter: NotificationCounter
+        var reason: String
+
+        init(_ notificationID: String, _ counter: NotificationCounter, _ reason: String = "") {
+            self.notificationID = notificationID
+            self.counter = counter
+            self.reason = reason
         }
     }
 
