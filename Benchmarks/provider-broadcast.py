@@ -54,6 +54,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--workers", type=int, default=2, help="herald serve --workers")
+    parser.add_argument("--batch-size", type=int, default=5000, help="herald serve --batch-size")
+    parser.add_argument("--connections", type=int, default=2, help="herald serve --connections")
     parser.add_argument("--poll", type=float, default=0.2, help="seconds between progress reads")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     parser.add_argument("--providers", type=int, default=1, help="herald serve processes (more than 1: PostgreSQL)")
@@ -71,7 +74,9 @@ def main():
                             "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}"], r"listening on https://127.0.0.1:(\d+)",
                            f"{work}/gateway.out")
     gateway_port = int(found.group(1))
-    serve_args = [HERALD, "serve", "--port", "0", "--data", work, "--database", database]
+    serve_args = [HERALD, "serve", "--port", "0", "--data", work, "--database", database,
+                  "--workers", str(options.workers), "--batch-size", str(options.batch_size),
+                  "--connections", str(options.connections)]
     provider, found = start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
     port = int(found.group(1))
     others = [start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve-{index}.out")[0]

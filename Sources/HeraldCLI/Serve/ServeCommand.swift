@@ -35,10 +35,10 @@ struct ServeCommand: AsyncParsableCommand {
     var workers = 2
 
     @Option(name: .customLong("batch-size"), help: "Deliveries a worker leases at a time.")
-    var batchSize = 2000
+    var batchSize = 5000
 
     @Option(help: "HTTP/2 connections per app to APNs.")
-    var connections = 1
+    var connections = 2
 
     func validate() throws {
         do {

@@ -16,7 +16,7 @@ final class DeliveryEngine: Sendable {
         /// Concurrent lease-and-send loops.
         var workers = 2
         /// Deliveries leased at a time.
-        var batchSize = 2000
+        var batchSize = 5000
         /// How long a lease lasts before another worker may take the delivery.
         var leaseDuration: TimeInterval = 60
         /// How often to look for scheduled or retried deliveries when nothing wakes the workers.

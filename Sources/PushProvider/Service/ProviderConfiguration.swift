@@ -19,9 +19,9 @@ extension PushProviderService {
         /// Concurrent delivery workers.
         public var workers = 2
         /// Deliveries a worker leases at a time.
-        public var batchSize = 2000
+        public var batchSize = 5000
         /// HTTP/2 connections per app to APNs.
-        public var connectionsPerApp = 1
+        public var connectionsPerApp = 2
         /// How long a lease lasts before another worker (or this one, restarted) takes the delivery back.
         public var leaseDuration: TimeInterval = 30
         /// How often idle workers look for deliveries that became due (scheduled or retried); new notifications wake
