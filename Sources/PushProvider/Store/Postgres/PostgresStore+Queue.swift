@@ -3,6 +3,8 @@ import PostgresNIO
 
 extension PostgresStore {
     /// `SKIP LOCKED` lets workers of several processes lease at once: each takes rows no other transaction holds.
+    /// `id = ANY(ARRAY(...))` rather than `id IN (...)`: with `IN`, PostgreSQL joins the batch against a scan of the
+    /// whole table, so each lease of a million-row broadcast read every row.
     func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
         -> [LeasedDelivery]
     {
@@ -10,10 +12,10 @@ extension PostgresStore {
             """
             UPDATE deliveries SET state = 'leased', lease_owner = \(owner),
                 lease_until = \(now.addingTimeInterval(leaseFor)), attempts = attempts + 1
-            WHERE id IN (
+            WHERE id = ANY(ARRAY(
                 SELECT id FROM deliveries WHERE state = 'queued' AND not_before <= \(now)
                 ORDER BY not_before, id LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE SKIP LOCKED))
             RETURNING id, notification_id, app_id, token, attempts
             """)
         do {
