@@ -34,7 +34,7 @@ extension PostgresStore {
             Self.appendCondition(for: target, requireKey: requireKey, to: &fanOut)
         }
         let fanOutQuery = fanOut.query
-        return try await transaction { connection in
+        let targeted = try await transaction { connection in
             try await connection.rows(
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
@@ -51,7 +51,14 @@ extension PostgresStore {
             try await connection.rows("UPDATE notifications SET targeted = \(targeted) WHERE id = \(n.id)", logger)
             return targeted
         }
+        // A large fan-out leaves the planner's statistics behind (autovacuum analyzes only a minute later); with
+        // them stale it leased by sorting every queued row instead of walking the queue's index.
+        if targeted >= Self.analyzeAfter { try await rows("ANALYZE deliveries") }
+        return targeted
     }
+
+    /// Deliveries written at once above which the table's statistics are refreshed.
+    static let analyzeAfter = 10_000
 
     func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
         -> [String]
