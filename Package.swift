@@ -170,6 +170,7 @@ let package = Package(
             name: "PushProviderTests",
             dependencies: [
                 "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
