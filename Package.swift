@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "APNSGateway", "APNSCore", "GatewayTestSupport",
+                "HeraldCLI", "APNSGateway", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")],

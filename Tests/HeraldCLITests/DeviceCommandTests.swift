@@ -1,5 +1,8 @@
+import DeviceSimulator
 import Foundation
 import Testing
+
+@testable import HeraldCLI
 
 @Suite("herald device")
 struct DeviceCommandTests {
@@ -29,6 +32,39 @@ struct DeviceCommandTests {
             let result = await runHerald(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+        }
+    }
+}
+
+@Suite("herald device --fleet")
+struct DeviceFleetTests {
+    @Test(
+        "N devices connect, each with its own token in DATA/tokens.txt, and each receives what is sent to it",
+        .timeLimit(.minutes(1)))
+    func fleet() async throws {
+        try await SendGateway.with { gateway in
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
+            let manifest = try AppManifest(data: Data(#"{"bundleID": "com.example.app"}"#.utf8))
+            let configuration = SimulatedDevice.Configuration(
+                gatewayHost: "127.0.0.1", gatewayPort: Int(gateway.url.split(separator: ":").last!)!,
+                caPEM: try String(contentsOfFile: gateway.caFile, encoding: .utf8), apps: [manifest],
+                dataDirectory: data)
+            let (devices, tokens, file) = try await DeviceFleet(configuration: configuration, count: 3).connect()
+            #expect(devices.count == 3)
+            #expect(Set(tokens).count == 3)
+            #expect(try String(contentsOf: file, encoding: .utf8) == tokens.joined(separator: "\n") + "\n")
+            let events = devices.map { $0.events() }
+            let sent = await runHerald(gateway.arguments(["--tokens", file.path, "--body", "to the fleet"]))
+            #expect(sent.status == 0, "\(sent.output) \(sent.errorOutput)")
+            for (index, stream) in events.enumerated() {
+                var delivered = false
+                for await event in stream where event.kind == .delivered {
+                    delivered = true
+                    break
+                }
+                #expect(delivered, "device \(index)")
+            }
+            for device in devices { await device.stop() }
         }
     }
 }

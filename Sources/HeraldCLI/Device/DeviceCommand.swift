@@ -42,12 +42,24 @@ struct DeviceCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-terminal"), help: "Do not read commands from standard input.")
     var noTerminal = false
 
+    @Option(
+        help: """
+            Run this many devices in one process (load and latency tests), each under DATA/NNNN, with every token \
+            written to DATA/tokens.txt; no terminal and no JSON API.
+            """)
+    var fleet: Int?
+
     func run() async throws {
         guard !apps.isEmpty else {
             throw UsageError("give at least one --app MANIFEST (see docs/devices.md, or examples/*/app.json)")
         }
         let manifests = try apps.map(Self.readManifest)
         let configuration = try makeConfiguration(manifests)
+        if let fleet {
+            guard (1...100_000).contains(fleet) else { throw UsageError("--fleet is between 1 and 100000 devices") }
+            try await DeviceFleet(configuration: configuration, count: fleet).run()
+            return
+        }
         try await DeviceSession(
             configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal
         ).run()
