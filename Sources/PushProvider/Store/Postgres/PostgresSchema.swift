@@ -163,5 +163,13 @@ enum PostgresSchema {
                 "CREATE INDEX deliveries_leased ON deliveries(lease_until, notification_id) WHERE state = 'leased'",
             ]
         ),
+        (
+            // The owner of a lease is a different value for every process and changes with every lease: statistics
+            // taken of it describe a moment long past. Taken right after a fan-out (all NULL), they made the planner
+            // expect one row per batch and join each recorded batch against itself row by row (seconds per batch).
+            // Without them it estimates a plain fraction of the table and walks the primary key.
+            "v3 no statistics on lease owners",
+            ["ALTER TABLE deliveries ALTER COLUMN lease_owner SET STATISTICS 0"]
+        ),
     ]
 }

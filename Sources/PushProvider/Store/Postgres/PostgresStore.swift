@@ -16,9 +16,15 @@ final class PostgresStore: ProviderStore {
     init(url: String, logger: Logger) async throws(ProviderError) {
         let parsed = try PostgresDatabaseURL(url)
         // The pool retries a refused connection for a minute; one connection first reports a wrong address,
-        // password or database name at once.
+        // password or database name at once, and brings the tables up to date before the pool starts.
         do {
             let connection = try await PostgresConnection.connect(configuration: parsed.probe, id: 0, logger: logger)
+            do {
+                try await Self.migrate(connection, schema: parsed.schema, logger: logger)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
             try await connection.close()
         } catch {
             throw .storage("cannot use the database \(parsed.redacted): \(Self.failure(error))")
@@ -27,12 +33,6 @@ final class PostgresStore: ProviderStore {
         self.client = client
         self.logger = logger
         running = Task { await client.run() }
-        do {
-            try await migrate(schema: parsed.schema)
-        } catch {
-            running.cancel()
-            throw .storage("cannot use the database \(parsed.redacted): \(error)")
-        }
     }
 
     func close() async {
@@ -69,8 +69,8 @@ final class PostgresStore: ProviderStore {
         }
     }
 
-    private func migrate(schema: String?) async throws {
-        _ = try await client.withTransaction(logger: logger) { connection in
+    private static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws {
+        _ = try await connection.withTransaction(logger: logger) { connection in
             // One migrating process per schema at a time; the lock ends with the transaction.
             try await connection.rows("SELECT pg_advisory_xact_lock(hashtext(\(schema ?? "public")))", logger)
             if let schema {
