@@ -129,7 +129,10 @@ let package = Package(
         ),
         .target(
             name: "GatewayTestSupport",
-            dependencies: ["APNSGateway", "APNSCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "APNSGateway", "APNSCore", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             path: "Tests/GatewayTestSupport",
             swiftSettings: heraldSettings
         ),
@@ -169,11 +172,9 @@ let package = Package(
         .testTarget(
             name: "PushProviderTests",
             dependencies: [
-                "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
+                "PushProvider", "APNSCore", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: heraldSettings
         ),

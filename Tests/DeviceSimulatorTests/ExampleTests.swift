@@ -1,6 +1,7 @@
 import APNSCore
 import DeviceSimulator
 import Foundation
+import GatewayTestSupport
 import Testing
 import UserNotifications
 
@@ -106,7 +107,7 @@ struct ExampleTests {
     func dynamicCategoriesAndReplyLoop() async throws {
         let example = "003-dynamic-categories"
         try await MediaServer.serving(DeviceHarness.examples.appendingPathComponent("\(example)/media")) { media in
-            try await ReportReceiver.running { provider in
+            try await PostRecorder.running(paths: ["register", "reports"]) { provider in
                 try await DeviceHarness.with { harness in
                     let manifest = try DeviceHarness.manifest(example: example)
                     var configuration = harness.configuration([manifest])
@@ -130,11 +131,11 @@ struct ExampleTests {
                     _ = try await log.next(.response)
                     await device.stop()
 
-                    let registration = try #require(provider.bodies.all("register").first)
+                    let registration = try #require(provider.bodies("register").first)
                     #expect(registration["token"] as? String == device.installedApps.first?.token)
                     #expect(registration["bundleID"] as? String == "com.example.see")
                     #expect((registration["publicKey"] as? String).flatMap { Data(base64Encoded: $0) }?.count == 32)
-                    let reports = provider.bodies.all("reports")
+                    let reports = provider.bodies("reports")
                     let reply = try #require(reports.first { $0["event"] as? String == "response" })
                     #expect(reply["apnsID"] as? String == comment)
                     #expect(reply["action"] as? String == "text" && reply["text"] as? String == "To the moon!")

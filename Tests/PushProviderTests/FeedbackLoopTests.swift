@@ -31,10 +31,10 @@ struct FeedbackLoopTests {
 
     @Test("registration, encrypted delivery, action with a text reply, statistics and the webhook")
     func wholeLoop() async throws {
-        try await WebhookReceiver.running { hook in
+        try await PostRecorder.running(paths: ["hook"]) { hook in
             try await ProviderHarness.with { harness in
                 let (patched, _) = try await harness.call(
-                    "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": hook.url])
+                    "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": hook.url("hook").absoluteString])
                 #expect(patched == 200)
                 var configuration = SimulatedDevice.Configuration(
                     gatewayHost: "127.0.0.1", gatewayPort: harness.gateway.port,
@@ -69,8 +69,9 @@ struct FeedbackLoopTests {
                     return stats["actions"]["comment"].int == 1 && stats["delivered"].int == 1
                         && stats["displayed"].int == 1 && stats["replies"].int == 1
                 }
-                try await eventually("the webhook") { !hook.bodies.all.isEmpty }
-                let call = try #require(hook.bodies.all.first)
+                try await eventually("the webhook") { !hook.bodies("hook").isEmpty }
+                let body: [String: Any] = try #require(hook.bodies("hook").first)
+                let call = JSON(body)
                 #expect(call["event"].string == "action")
                 #expect(call["action"].string == "comment")
                 #expect(call["text"].string == "see you there")

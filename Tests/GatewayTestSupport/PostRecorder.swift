@@ -1,0 +1,46 @@
+public import Foundation
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// An HTTP server on a free port that records the body of every POST, by path: a provider's registration and report
+/// endpoints for devices, or an app's own server for a provider's webhooks.
+public struct PostRecorder: Sendable {
+    public let port: Int
+    private let received: Received
+
+    private final class Received: Sendable {
+        let bodies = Mutex<[(path: String, body: Data)]>([])
+    }
+
+    /// Runs `body` with a recorder that answers `204` to a POST on any of `paths`.
+    public static func running<T>(paths: [String], _ body: (PostRecorder) async throws -> T) async throws -> T {
+        let received = Received()
+        let router = Router()
+        for path in paths {
+            router.post(.init(stringLiteral: path)) { request, _ -> HTTPResponse.Status in
+                let buffer = try await request.body.collect(upTo: 1 << 20)
+                received.bodies.withLock { $0.append((path, Data(buffer.readableBytesView))) }
+                return .noContent
+            }
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let running = Task { try await application.run() }
+        defer { running.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        return try await body(PostRecorder(port: port, received: received))
+    }
+
+    /// The URL of `path` on this recorder.
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
+
+    /// The JSON bodies POSTed to `path`, in order (an object that is not JSON is empty).
+    public func bodies(_ path: String) -> [[String: Any]] {
+        received.bodies.withLock { $0.filter { $0.path == path }.map(\.body) }
+            .map { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] ?? [:] }
+    }
+}
