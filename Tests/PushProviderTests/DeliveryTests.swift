@@ -181,16 +181,12 @@ struct DeliveryTests {
     @Test("feedback with another app's key is refused and records nothing")
     func feedbackFromAnotherApp() async throws {
         try await ProviderHarness.with { harness in
-            let token = try harness.gatewayToken()
-            let (_, created) = try await harness.call(
-                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
-            let id = try #require(created["id"].string)
-            _ = try await harness.finished(id)
+            let (id, apnsID) = try await harness.sentToOneDevice()
             let (_, other) = try await harness.call(
                 "POST", "/v1/apps", key: harness.adminToken,
                 body: ProviderHarness.appBody(harness.gateway, bundleID: "com.example.other"))
             let otherKey = try #require(other["app"]["publishableKey"].string)
-            let report = ["event": "displayed", "apnsID": String(id.prefix(23)) + "-000000000001"]
+            let report = ["event": "displayed", "apnsID": apnsID]
             let (status, _) = try await harness.call("POST", "/v1/feedback", key: otherKey, body: report)
             #expect(status == 404)
             #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["displayed"].int == 0)
@@ -203,12 +199,7 @@ struct DeliveryTests {
     @Test("a device reporting the same event twice counts once; a reply counts once; an action also opens")
     func repeatedFeedback() async throws {
         try await ProviderHarness.with { harness in
-            let token = try harness.gatewayToken()
-            let (_, created) = try await harness.call(
-                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
-            let id = try #require(created["id"].string)
-            _ = try await harness.finished(id)
-            let apnsID = String(id.prefix(23)) + "-000000000001"
+            let (id, apnsID) = try await harness.sentToOneDevice()
             for event: [String: Any] in [
                 ["event": "delivered"], ["event": "delivered"], ["event": "displayed"],
                 ["event": "action", "action": "reply", "text": "first"],

@@ -86,6 +86,18 @@ struct ProviderHarness {
         try gateway.server.registry.register(bundleID: bundleID, environment: .development).token.hex
     }
 
+    /// Sends one notification to a new device token and waits for APNs' answer; returns the notification's id and the
+    /// `apns-id` the device got, as a device reports it.
+    func sentToOneDevice() async throws -> (id: String, apnsID: String) {
+        let token = try gatewayToken()
+        let (_, created) = try await call(
+            "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+        let id = try #require(created["id"].string)
+        _ = try await finished(id)
+        let stored = try #require(gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)))
+        return (id, stored.apnsID.uuidString)
+    }
+
     /// Calls the API with the app's secret key unless another is given.
     func call(_ method: String, _ path: String, key: String? = nil, body: Any? = nil) async throws -> (Int, JSON) {
         try await Self.request(method, baseURL + path, key: key ?? apiKey, body: body)

@@ -10,7 +10,7 @@ extension PostgresStore {
                 let row = try await connection.rows(
                     """
                     SELECT d.notification_id, d.token, v.user_id, a.webhook_url,
-                        d.\(unescaped: event.stamp?.column ?? "delivered_at") IS NULL, d.reply IS NULL
+                        \(unescaped: event.stamp.map { "d.\($0.column) IS NULL" } ?? "false"), d.reply IS NULL
                     FROM deliveries d JOIN apps a ON a.id = d.app_id
                     LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
                     WHERE d.id = \(deliveryID) AND substr(d.notification_id, 1, 23) = \(notificationPrefix)
@@ -31,7 +31,7 @@ extension PostgresStore {
                     "UPDATE deliveries SET \(unescaped: stamp.column) = \(event.at) WHERE id = \(deliveryID)", logger)
             }
             for counter in event.counters(
-                stampWasEmpty: stampWasEmpty && event.stamp != nil, replyWasEmpty: replyWasEmpty)
+                stampWasEmpty: stampWasEmpty, replyWasEmpty: replyWasEmpty)
             {
                 try await connection.rows(
                     """
