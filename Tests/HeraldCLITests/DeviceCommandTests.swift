@@ -27,6 +27,7 @@ struct DeviceCommandTests {
             ),
             (["device", "--app", good, "--gateway", "http://127.0.0.1:2197"], "--gateway is the gateway's https URL"),
             (["device", "--app", good, "--ca-file", "/no/such/ca.pem"], "cannot read /no/such/ca.pem"),
+            (["device", "--app", good, "--fleet", "0"], "--fleet is between 1 and 100000"),
         ]
         for (arguments, message) in cases {
             let result = await runHerald(arguments)

@@ -53,10 +53,12 @@ struct DeviceCommand: AsyncParsableCommand {
         guard !apps.isEmpty else {
             throw UsageError("give at least one --app MANIFEST (see docs/devices.md, or examples/*/app.json)")
         }
+        if let fleet, !(1...100_000).contains(fleet) {
+            throw UsageError("--fleet is between 1 and 100000 devices; got \(fleet)")
+        }
         let manifests = try apps.map(Self.readManifest)
         let configuration = try makeConfiguration(manifests)
         if let fleet {
-            guard (1...100_000).contains(fleet) else { throw UsageError("--fleet is between 1 and 100000 devices") }
             try await DeviceFleet(configuration: configuration, count: fleet).run()
             return
         }
