@@ -146,6 +146,7 @@ let package = Package(
             dependencies: [
                 "APNSGateway", "APNSCore", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             swiftSettings: heraldSettings
         ),

@@ -13,6 +13,8 @@ struct GatewayPipelines: Sendable {
     let store: NotificationStore
     let idleTimeout: Duration
     let connections: GatewayConnections
+    /// The gateway's event loops; a provider connection's requests are decided on the loop after its own.
+    let eventLoops: [any EventLoop]
 
     /// HTTP/2: the provider and admin APIs, at the frame level.
     func configureHTTP2(_ channel: any Channel) throws {
@@ -26,13 +28,23 @@ struct GatewayPipelines: Sendable {
                     ? ProviderConnectionHandler.authenticatedStreamLimit : ProviderConnectionHandler.initialStreamLimit),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
         ]
+        // The worker checks request header blocks (RequestHeaderRules), beside the connection's event loop.
+        configuration.headerBlockValidation = .disabled
         let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)
         try channel.pipeline.syncOperations.addHandlers([
             NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration),
             IdleStateHandler(readTimeout: idle),
-            ProviderConnectionHandler(processor: processor, admin: admin, certificate: certificate),
+            ProviderConnectionHandler(
+                worker: ProviderRequestWorker(processor: processor, admin: admin, loop: workerLoop(for: channel)),
+                certificate: certificate),
         ])
         connections.add(channel, kind: .provider)
+    }
+
+    /// The loop after the channel's own (its own when there is only one), so connections spread their work evenly.
+    private func workerLoop(for channel: any Channel) -> any EventLoop {
+        guard let index = eventLoops.firstIndex(where: { $0 === channel.eventLoop }) else { return channel.eventLoop }
+        return eventLoops[(index + 1) % eventLoops.count]
     }
 
     /// HTTP/1.1: the admin API, and the courier WebSocket at `/courier`.

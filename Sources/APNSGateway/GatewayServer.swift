@@ -83,7 +83,7 @@ public final class GatewayServer: Sendable {
             now: { Date() })
         let pipelines = GatewayPipelines(
             processor: processor, admin: admin, registry: registry, store: store,
-            idleTimeout: configuration.idleTimeout, connections: connections)
+            idleTimeout: configuration.idleTimeout, connections: connections, eventLoops: Array(group.makeIterator()))
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

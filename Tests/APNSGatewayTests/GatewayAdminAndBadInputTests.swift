@@ -117,4 +117,26 @@ struct GatewayAdminAndBadInputTests {
             #expect(try await gateway.push(device.token).status == 200)
         }
     }
+
+    @Test(
+        "a header block HTTP/2 forbids is reset with PROTOCOL_ERROR, nothing is stored, and the gateway keeps serving",
+        arguments: ["te: gzip", "connection: close", "keep-alive: 5", "upgrade: h2c", "bad header: 1"])
+    func malformedHeaderBlock(field: String) async throws {
+        try await GatewayHarness.with { gateway, device in
+            let parts = field.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let trace = try await gateway.nghttp(
+                path: "/3/device/\(device.token.hex)",
+                headers: [
+                    "authorization": try await gateway.authorization(), "apns-topic": "com.example.app",
+                    parts[0]: parts[1],
+                ],
+                requests: 1)
+            #expect(trace.contains("recv RST_STREAM"))
+            #expect(trace.contains("error_code=PROTOCOL_ERROR"))
+            #expect(!trace.contains(":status: 200"))
+            let listing = try await gateway.admin("GET", "/admin/devices/\(device.token.hex)/notifications")
+            #expect(listing.json["stored"]?.array?.isEmpty == true)
+            #expect(try await gateway.push(device.token).status == 200)
+        }
+    }
 }

@@ -115,8 +115,9 @@ struct GatewayHarness {
         return try await run("/usr/bin/nghttp", arguments)
     }
 
-    /// Runs a process and returns its standard output, waiting on its termination handler so no thread of the
-    /// concurrency pool blocks (the gateway under test needs that pool).
+    /// Runs a process and returns its standard output. Its output is read on a thread of its own while it runs (a
+    /// trace larger than the pipe's buffer would otherwise block it), so no thread of the concurrency pool or of
+    /// Dispatch's global queues blocks (the gateway under test needs them).
     private func run(_ executable: String, _ arguments: [String]) async throws -> String {
         try await runWithStatus(executable, arguments).output
     }
@@ -130,14 +131,17 @@ struct GatewayHarness {
         let pipe = Pipe()
         process.standardOutput = pipe
         let data: Data = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { _ in
-                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
-            }
             do {
                 try process.run()
             } catch {
                 continuation.resume(throwing: error)
+                return
             }
+            Thread {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }.start()
         }
         return (String(decoding: data, as: UTF8.self), process.terminationStatus)
     }

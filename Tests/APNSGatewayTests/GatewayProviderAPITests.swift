@@ -152,4 +152,25 @@ struct GatewayConnectionSettingsTests {
             #expect(trace.components(separatedBy: ":status: 200").count - 1 == 3)
         }
     }
+
+    @Test("300 concurrent pushes on one connection: each answered 200 with its own apns-id, each in the delivery log")
+    func concurrentPushes() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let trace = try await gateway.nghttp(
+                path: "/3/device/\(device.token.hex)",
+                headers: ["authorization": try await gateway.authorization(), "apns-topic": "com.example.app"],
+                requests: 300)
+            #expect(trace.components(separatedBy: ":status: 200").count - 1 == 300)
+            let ids = trace.components(separatedBy: "\n").compactMap { line -> UUID? in
+                guard line.contains("recv (stream_id="), let range = line.range(of: "apns-id: ") else { return nil }
+                return UUID(uuidString: String(line[range.upperBound...]).trimmingCharacters(in: .whitespaces))
+            }
+            #expect(Set(ids).count == 300)
+            let kinds = ids.map { gateway.server.store.log.entry(apnsID: $0)?.events.map(\.kind) ?? [] }
+            #expect(kinds.allSatisfy { $0.starts(with: [.received, .stored]) })
+            #expect(kinds.filter { $0.contains(.replaced) }.count == 299)
+            let stored = gateway.server.store.storedNotification(for: device.token)
+            #expect(stored.map { ids.contains($0.apnsID) } == true)
+        }
+    }
 }

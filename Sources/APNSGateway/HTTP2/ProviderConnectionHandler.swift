@@ -6,8 +6,9 @@ import NIOHTTP2
 /// One provider connection at the frame level: it gathers each stream's request, answers it, and keeps the
 /// connection's flow-control window and stream limit.
 ///
-/// Working on frames (no channel per stream) keeps a request's cost to parsing and answering it. A request is answered
-/// on the event loop without suspending unless its provider token needs its first signature check.
+/// Working on frames (no channel per stream) keeps a request's cost to parsing and answering it. Complete requests go
+/// to a ``ProviderRequestWorker`` in batches (at the end of each read, or every ``batchLimit`` requests) and are answered
+/// when its decisions come back; only a provider token's first signature check suspends.
 final class ProviderConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = HTTP2Frame
@@ -28,21 +29,31 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     /// the stream was answered `413`.
     static let streamWindow = 65535
 
-    private let processor: ProviderRequestProcessor
-    private let admin: AdminRequestProcessor
+    /// Complete requests wait for the worker in batches of at most this many (a read burst is usually fewer).
+    static let batchLimit = 16
+    /// At most this many requests wait at the worker; a batch beyond it is decided on the connection's own loop, so
+    /// under load both loops decide requests instead of one waiting for the other. (On one connection with 100
+    /// concurrent streams: no limit 56,000 pushes/s, 64 about 67,000/s, 96 about 51,000/s.)
+    static let workerLimit = 64
+
+    private let worker: ProviderRequestWorker
     private let authentication: ConnectionAuthentication
-    private var requests: [HTTP2StreamID: ProviderRequest] = [:]
+    /// Open streams: the request being read, or a marker once it went to the worker.
+    private var requests: [HTTP2StreamID: ReceivedStream] = [:]
+    /// Complete requests not yet handed to the worker.
+    private var undecided: [(HTTP2StreamID, ReceivedStream)] = []
+    /// Requests handed to the worker whose decisions have not come back yet.
+    private var requestsAtWorker = 0
     private var streamLimitRaised = false
     private var pendingWrites = false
     /// Answers written since the last flush.
     private var unflushedAnswers = 0
     private var readPending = false
 
-    init(processor: ProviderRequestProcessor, admin: AdminRequestProcessor, certificate: ClientCertificate) {
+    init(worker: ProviderRequestWorker, certificate: ClientCertificate) {
         self.authentication = ConnectionAuthentication(certificate: certificate)
         self.streamLimitRaised = certificate.isPush
-        self.processor = processor
-        self.admin = admin
+        self.worker = worker
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -50,9 +61,12 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         switch frame.payload {
         case .headers(let headers):
             guard requests[frame.streamID] == nil || requests[frame.streamID]?.answered == false else { return }
-            var request = requests[frame.streamID] ?? ProviderRequest()
-            request.add(headers.headers)
-            requests[frame.streamID] = request
+            if var request = requests[frame.streamID] {
+                request.trailers = headers.headers
+                requests[frame.streamID] = request
+            } else {
+                requests[frame.streamID] = ReceivedStream(head: headers.headers)
+            }
             if headers.endStream { answer(frame.streamID, context: context) }
         case .data(let data):
             guard var request = requests[frame.streamID], !request.answered else { return }
@@ -87,6 +101,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        dispatch(context: context)
         flushIfNeeded(context: context)
         context.fireChannelReadComplete()
     }
@@ -129,27 +144,70 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// A request is complete: it joins the batch the worker decides next.
     private func answer(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         guard var request = requests[streamID] else { return }
+        requests[streamID] = ReceivedStream(answered: true)
         request.answered = true
-        requests[streamID] = request
-        if request.path?.hasPrefix("/admin/") == true {
-            let response = admin.process(method: request.method, path: request.path ?? "", body: request.body)
-            write(streamID, status: response.status, extra: [], body: response.body, context: context)
-            return
-        }
-        if let response = processor.processImmediately(request, connection: authentication) {
-            write(streamID, response, context: context)
-            return
-        }
-        let processor = self.processor
+        undecided.append((streamID, request))
+        if undecided.count >= Self.batchLimit { dispatch(context: context) }
+    }
+
+    /// Hands the waiting requests to the worker (or decides them here when the worker has enough); their answers are
+    /// written when the decisions come back.
+    private func dispatch(context: ChannelHandlerContext) {
+        guard !undecided.isEmpty else { return }
+        let batch = undecided
+        undecided = []
+        let worker = self.worker
         let authentication = self.authentication
-        let pending = request
+        if worker.loop === context.eventLoop || requestsAtWorker + batch.count > Self.workerLimit {
+            apply(worker.decide(batch, connection: authentication), context: context)
+            return
+        }
+        requestsAtWorker += batch.count
+        let home = context.eventLoop
+        let loopBound = NIOLoopBound((context, self), eventLoop: home)
+        worker.loop.execute {
+            let decisions = worker.decide(batch, connection: authentication)
+            home.execute {
+                let (context, handler) = loopBound.value
+                handler.requestsAtWorker -= decisions.count
+                handler.apply(decisions, context: context)
+            }
+        }
+    }
+
+    /// Writes the answers of a decided batch, except to streams that closed meanwhile.
+    private func apply(_ decisions: [(HTTP2StreamID, ProviderRequestWorker.Decision)], context: ChannelHandlerContext) {
+        for (streamID, decision) in decisions where requests[streamID] != nil {
+            switch decision {
+            case .provider(let response):
+                write(streamID, response, context: context)
+            case .admin(let response):
+                write(streamID, status: response.status, extra: [], body: response.body, context: context)
+            case .needsVerification(let request):
+                verify(request, streamID: streamID, context: context)
+            case .malformed:
+                requests[streamID] = nil
+                let reset = HTTP2Frame(streamID: streamID, payload: .rstStream(.protocolError))
+                context.write(wrapOutboundOut(reset), promise: nil)
+                pendingWrites = true
+            }
+        }
+        flushIfNeeded(context: context)
+    }
+
+    /// Answers a request whose provider token needs its signature checked first.
+    private func verify(_ request: ProviderRequest, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        let processor = worker.processor
+        let authentication = self.authentication
         let promise = context.eventLoop.makePromise(of: ProviderResponse.self)
-        promise.completeWithTask { await processor.process(pending, connection: authentication) }
+        promise.completeWithTask { await processor.process(request, connection: authentication) }
         let loopBound = NIOLoopBound((context, self), eventLoop: context.eventLoop)
         promise.futureResult.whenSuccess { response in
             let (context, handler) = loopBound.value
+            guard handler.requests[streamID] != nil else { return }
             handler.write(streamID, response, context: context)
             handler.flushIfNeeded(context: context)
         }
@@ -180,7 +238,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     ) {
         requests[streamID] = nil
         var headers = HPACKHeaders([(":status", String(status))])
-        for (name, value) in extra { headers.add(name: name, value: value) }
+        // Values unique to each answer are not indexed: indexing them would only churn HPACK's dynamic table.
+        for (name, value) in extra { headers.add(name: name, value: value, indexing: .nonIndexable) }
         if let body {
             headers.add(name: "content-type", value: "application/json")
             headers.add(name: "content-length", value: String(body.count))

@@ -10,25 +10,58 @@ struct ProviderRequest: Sendable {
     var body: [UInt8] = []
     /// Whether the body grew past what APNs accepts for any push type (reading stopped there).
     var bodyTooLarge = false
-    /// Whether the request was answered (further frames on its stream are ignored).
-    var answered = false
 
     /// The first value of a regular header.
     func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value
     }
+}
 
-    /// Takes a header block: pseudo-headers into their fields (`host` stands in for a missing `:authority`), the rest
-    /// in order.
-    mutating func add(_ block: HPACKHeaders) {
-        for (name, value, _) in block {
-            switch name {
-            case ":method": method = value
-            case ":path": path = value
-            case ":authority": authority = value
-            case "host" where authority == nil: authority = value
-            default: if !name.hasPrefix(":") { headers.append((name, value)) }
+extension ProviderRequest {
+    /// Reads a received stream, checking its header blocks against ``RequestHeaderRules``: pseudo-headers into their
+    /// fields (`host` stands in for a missing `:authority`), the rest in order, trailers after them.
+    init(_ stream: ReceivedStream) throws(MalformedHeaderBlock) {
+        self.init(body: stream.body, bodyTooLarge: stream.bodyTooLarge)
+        headers.reserveCapacity(stream.head.count)
+        var seen = RequestHeaderRules.PseudoFields()
+        var regularFieldSeen = false
+        for (name, value, _) in stream.head {
+            if name.utf8.first == UInt8(ascii: ":") {
+                guard !regularFieldSeen else {
+                    throw MalformedHeaderBlock(problem: "\(name) comes after a regular field")
+                }
+                let field = try RequestHeaderRules.PseudoFields(name: name)
+                guard !seen.contains(field) else { throw MalformedHeaderBlock(problem: "\(name) appears twice") }
+                seen.insert(field)
+                try RequestHeaderRules.checkPseudoValue(name, value)
+                switch field {
+                case .method: method = value
+                case .path: path = value
+                case .authority: authority = value
+                default: break
+                }
+            } else {
+                regularFieldSeen = true
+                try RequestHeaderRules.checkRegular(name, value)
+                add(name, value)
             }
+        }
+        try RequestHeaderRules.checkPseudoFields(seen, method: method, path: path)
+        guard let trailers = stream.trailers else { return }
+        for (name, value, _) in trailers {
+            guard name.utf8.first != UInt8(ascii: ":") else {
+                throw MalformedHeaderBlock(problem: "\(name) is a pseudo-header field in trailers")
+            }
+            try RequestHeaderRules.checkRegular(name, value)
+            add(name, value)
+        }
+    }
+
+    private mutating func add(_ name: String, _ value: String) {
+        if name == "host", authority == nil {
+            authority = value
+        } else {
+            headers.append((name, value))
         }
     }
 }

@@ -1,0 +1,51 @@
+import NIOCore
+import NIOHTTP2
+
+/// Decides a provider connection's requests a batch at a time on another event loop than the connection's own, so a
+/// busy connection's loop only reads frames and writes answers while the checks, the store and the delivery log run
+/// beside it on a second core.
+///
+/// Batches at the worker are decided in the order they were sent (an event loop runs its tasks first in, first out).
+/// When the worker already holds ``ProviderConnectionHandler/workerLimit`` requests, the connection's loop decides the
+/// next batch itself, which may then reach the store before those: HTTP/2 gives concurrent streams no order, and a
+/// client that waits for each answer before sending the next has one batch in flight at a time.
+struct ProviderRequestWorker: Sendable {
+    /// The outcome of one request.
+    enum Decision: Sendable {
+        case provider(ProviderResponse)
+        case admin(AdminResponse)
+        /// The request carries a provider token the connection has not verified yet; its signature check suspends.
+        case needsVerification(ProviderRequest)
+        /// The header block breaks HTTP/2's rules: the stream is reset with `PROTOCOL_ERROR`.
+        case malformed(MalformedHeaderBlock)
+    }
+
+    let processor: ProviderRequestProcessor
+    let admin: AdminRequestProcessor
+    /// Where batches are decided: the connection's own loop when the gateway has only one.
+    let loop: any EventLoop
+
+    /// Decides every request of a batch that can be decided without suspending.
+    func decide(
+        _ batch: [(HTTP2StreamID, ReceivedStream)], connection: ConnectionAuthentication
+    ) -> [(HTTP2StreamID, Decision)] {
+        batch.map { streamID, stream in
+            let request: ProviderRequest
+            do throws(MalformedHeaderBlock) {
+                request = try ProviderRequest(stream)
+            } catch {
+                return (streamID, .malformed(error))
+            }
+            if request.path?.hasPrefix("/admin/") == true {
+                return (
+                    streamID,
+                    .admin(admin.process(method: request.method, path: request.path ?? "", body: request.body))
+                )
+            }
+            if let response = processor.processImmediately(request, connection: connection) {
+                return (streamID, .provider(response))
+            }
+            return (streamID, .needsVerification(request))
+        }
+    }
+}
