@@ -19,9 +19,19 @@ public final class NotificationStore: Sendable {
 
     /// Kept apart so an offline token's stored push costs one dictionary entry and nothing more.
     private struct State {
-        var stored: [APNSDeviceToken: AcceptedNotification] = [:]
+        var stored: [APNSDeviceToken: Stored] = [:]
         var online: [APNSDeviceToken: Online] = [:]
         var delivered: [APNSDeviceToken: [Delivered]] = [:]
+    }
+
+    /// A stored push behind a reference: a dictionary has up to twice as many buckets as entries (and more right after
+    /// it grows), so an empty bucket costs a pointer instead of a whole notification (about 150 bytes).
+    private final class Stored: Sendable {
+        let notification: AcceptedNotification
+
+        init(_ notification: AcceptedNotification) {
+            self.notification = notification
+        }
     }
 
     private struct Online {
@@ -66,7 +76,7 @@ public final class NotificationStore: Sendable {
                 return (online.link, nil)
             }
             guard notification.isStorable else { return (nil, nil) }
-            return (nil, state.stored.updateValue(notification, forKey: token))
+            return (nil, state.stored.updateValue(Stored(notification), forKey: token)?.notification)
         }
         let (apnsID, uniqueID) = (notification.apnsID, notification.uniqueID)
         if let link {
@@ -91,7 +101,7 @@ public final class NotificationStore: Sendable {
         let time = now()
         let (pending, expired) = state.withLock { state -> (AcceptedNotification?, AcceptedNotification?) in
             var online = Online(link: link)
-            let stored = state.stored.removeValue(forKey: token)
+            let stored = state.stored.removeValue(forKey: token)?.notification
             guard let stored else {
                 state.online[token] = online
                 return (nil, nil)
@@ -120,7 +130,7 @@ public final class NotificationStore: Sendable {
             guard let online = state.online[token], online.link === link else { return (nil, []) }
             state.online[token] = nil
             let kept = online.unacknowledged.last(where: { $0.isStorable && $0.deadline >= time })
-            if let kept { state.stored[token] = kept }
+            if let kept { state.stored[token] = Stored(kept) }
             return (kept, online.unacknowledged.filter { $0.apnsID != kept?.apnsID })
         }
         for notification in dropped {
@@ -158,7 +168,7 @@ public final class NotificationStore: Sendable {
 
     /// The app was removed: its stored push is discarded.
     public func discardAll(for token: APNSDeviceToken, reason: String) {
-        let stored = state.withLock { $0.stored.removeValue(forKey: token) }
+        let stored = state.withLock { $0.stored.removeValue(forKey: token)?.notification }
         guard let stored else { return }
         log.record(stored.apnsID, .init(.discarded, at: now(), reason))
         changed(token)
@@ -171,11 +181,12 @@ public final class NotificationStore: Sendable {
         let (waiting, delivered, expired) = state.withLock {
             state -> ([AcceptedNotification], [Delivered], AcceptedNotification?) in
             var expired: AcceptedNotification?
-            if let stored = state.stored[token], stored.deadline < time {
+            if let stored = state.stored[token]?.notification, stored.deadline < time {
                 state.stored[token] = nil
                 expired = stored
             }
-            let waiting = (state.stored[token].map { [$0] } ?? []) + (state.online[token]?.unacknowledged ?? [])
+            let waiting =
+                (state.stored[token].map { [$0.notification] } ?? []) + (state.online[token]?.unacknowledged ?? [])
             return (waiting, state.delivered[token] ?? [], expired)
         }
         if let expired {
@@ -187,17 +198,17 @@ public final class NotificationStore: Sendable {
 
     /// The stored (offline) push of a token, for persistence.
     public func storedNotification(for token: APNSDeviceToken) -> AcceptedNotification? {
-        state.withLock { $0.stored[token] }
+        state.withLock { $0.stored[token]?.notification }
     }
 
     /// Every stored push, for persistence.
     public func allStored() -> [AcceptedNotification] {
-        state.withLock { Array($0.stored.values) }
+        state.withLock { $0.stored.values.map(\.notification) }
     }
 
     /// Puts back a stored push read from disk, without logging or reporting a change.
     public func restore(_ notification: AcceptedNotification) {
-        state.withLock { $0.stored[notification.token] = notification }
+        state.withLock { $0.stored[notification.token] = Stored(notification) }
     }
 
     private func replacement(_ old: AcceptedNotification, _ new: AcceptedNotification) -> String {
