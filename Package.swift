@@ -124,9 +124,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "herald",
-            dependencies: ["HeraldCLI"],
+            dependencies: ["HeraldCLI", "CHeraldMalloc"],
             swiftSettings: heraldSettings
         ),
+        .target(name: "CHeraldMalloc"),
         .target(
             name: "GatewayTestSupport",
             dependencies: [

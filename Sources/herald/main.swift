@@ -1,3 +1,4 @@
+import CHeraldMalloc
 import HeraldCLI
 
 #if canImport(Glibc)
@@ -6,4 +7,6 @@ import HeraldCLI
     import Darwin
 #endif
 
+// Herald's servers run for days; keep large freed blocks from staying resident (see herald_malloc.h).
+_ = herald_pin_mmap_threshold(128 * 1024)
 exit(await HeraldMain.run(arguments: Array(CommandLine.arguments.dropFirst())))
