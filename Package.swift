@@ -156,7 +156,10 @@ let package = Package(
             dependencies: [
                 "APNSClient", "APNSGateway", "APNSCore", "GatewayTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: heraldSettings

@@ -208,3 +208,32 @@ struct ClientCertificateTests {
         }
     }
 }
+
+@Suite("APNSClient's order on the wire")
+struct ClientStreamOrderTests {
+    @Test("one connection ends its requests in the order it was given them, so the server sees and answers them so")
+    func requestsLeaveInOrder() async throws {
+        let server = try await StreamOrderServer.start()
+        var configuration = APNSClient.Configuration(
+            endpoint: try APNSEndpoint(
+                url: "https://127.0.0.1:\(server.port)", additionalTrustRootsPEM: server.caCertificatePEM),
+            authentication: .token(
+                try APNSProviderTokenSigner(
+                    privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG",
+                    teamID: "DEF123GHIJ")))
+        configuration.maximumConnections = 1
+        let client = try APNSClient(configuration: configuration)
+        let results = ResultCollector()
+        let notification = APNSNotification(
+            deviceToken: String(repeating: "ab", count: 32), headers: APNSRequestHeaders(topic: "com.example.app"),
+            payload: ByteBuffer(string: #"{"aps":{"alert":"Hello"}}"#))
+        try await client.send(contentsOf: Array(repeating: notification, count: 1000)) { _ = results.add($0) }
+        await client.shutdown()
+        try await server.stop()
+        #expect(results.acceptedCount == 1000)
+        let ends = server.requestEnds
+        #expect(ends.count == 1000)
+        let overtaken = zip(ends, ends.dropFirst()).filter { $0 > $1 }.count
+        #expect(overtaken == 0, "requests ended out of order, the first: \(ends.prefix(20))")
+    }
+}

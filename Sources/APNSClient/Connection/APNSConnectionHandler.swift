@@ -5,10 +5,14 @@ import NIOHPACK
 import NIOHTTP2
 import Synchronization
 
+/// A notification leaving a connection with the outcome of its attempt.
+typealias FinishedAttempt = (pending: PendingNotification, outcome: AttemptOutcome)
+
 /// What a connection tells its pool, on the connection's event loop.
 struct ConnectionEvents: Sendable {
-    /// A notification leaves the connection with the outcome of its attempt.
-    let finished: @Sendable (PendingNotification, AttemptOutcome) -> Void
+    /// Notifications leave the connection with the outcomes of their attempts, in batches (those finished during one
+    /// turn of the event loop), so the pool can turn them into results away from the connection's loop.
+    let finished: @Sendable ([FinishedAttempt]) -> Void
     /// The connection takes no more work (GOAWAY, closed, or it could not be opened).
     let stoppedTakingWork: @Sendable () -> Void
 }
@@ -51,6 +55,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private let pingTimeout: TimeAmount
     private let streamCap: Int
     private var headerBuilder: RequestHeaderBuilder
+    /// The handler below HTTP/2 that holds back the flush after each stream (see ``FlushGate``).
+    let flushGate = FlushGate()
 
     private var context: ChannelHandlerContext?
     private var state = State.starting
@@ -65,6 +71,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     /// Streams written since the last flush.
     private var unflushedStreams = 0
     private var connectionError: (any Error)?
+    /// Notifications handed back during this turn of the event loop; they leave together when it ends.
+    private var finishedAttempts: [FinishedAttempt] = []
+    private let loop: any EventLoop
 
     init(
         authority: String,
@@ -74,8 +83,10 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         pingInterval: Duration,
         pingTimeout: Duration,
         streamCap: Int,
+        loop: any EventLoop,
         events: ConnectionEvents
     ) {
+        self.loop = loop
         self.streamCap = max(1, streamCap)
         self.headerBuilder = RequestHeaderBuilder(authority: authority)
         self.tokens = tokens
@@ -266,6 +277,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
                 promise: nil
             )
         }
+        flushGate.holding { context.flush() }
         inFlight.insert(pending, for: streamID)
         needsFlush = true
         unflushedStreams += 1
@@ -281,10 +293,21 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         if unflushedStreams >= Self.flushEvery { flushIfNeeded(context: context) }
     }
 
-    /// Every notification leaves the connection through here, exactly once.
+    /// Every notification leaves the connection through here, exactly once. The first one handed back during a turn
+    /// of the event loop schedules the hand-over of all of them at the end of that turn.
     private func handBack(_ pending: PendingNotification, _ outcome: AttemptOutcome) {
         load.outstanding.subtract(1, ordering: .relaxed)
-        events.finished(pending, outcome)
+        if finishedAttempts.isEmpty {
+            let loopBound = NIOLoopBound(self, eventLoop: loop)
+            loop.execute { loopBound.value.handOverFinished() }
+        }
+        finishedAttempts.append((pending, outcome))
+    }
+
+    private func handOverFinished() {
+        let batch = finishedAttempts
+        finishedAttempts = []
+        events.finished(batch)
     }
 
     private func flushIfNeeded(context: ChannelHandlerContext) {
@@ -292,6 +315,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         needsFlush = false
         unflushedStreams = 0
         context.flush()
+        flushGate.flushHeld()
     }
 
     // MARK: Connection management

@@ -73,6 +73,7 @@ struct ConnectionBootstrap: Sendable {
                         return channel.eventLoop.makeCompletedFuture {
                             channel.pipeline.syncOperations.removeHandler(recorder, promise: nil)
                             try channel.pipeline.syncOperations.addHandlers([
+                                handler.value.flushGate,
                                 NIOHTTP2Handler(mode: .client, connectionConfiguration: Self.http2Configuration),
                                 handler.value,
                             ])

@@ -55,8 +55,11 @@ final class ConnectionPool: Sendable {
         for connection in all { connection.closeGracefully() }
     }
 
+    /// A connection and the loop that turns its outcomes into results: another loop of the group when there is one,
+    /// so the connection's loop only frames (results, retries and the callers' callbacks cost it nothing).
     private func makeConnection() -> PooledConnection {
         let loop = group.next()
+        let resultLoop = group.makeIterator().first { $0 !== loop } ?? loop
         var connection: PooledConnection?
         connection = PooledConnection(loop: loop) { load in
             APNSConnectionHandler(
@@ -67,8 +70,14 @@ final class ConnectionPool: Sendable {
                 pingInterval: configuration.pingInterval,
                 pingTimeout: configuration.pingTimeout,
                 streamCap: configuration.maximumStreamsPerConnection,
+                loop: loop,
                 events: ConnectionEvents(
-                    finished: { [weak self] pending, outcome in self?.finished(pending, outcome) },
+                    finished: { [weak self] batch in
+                        guard let self else { return }
+                        resultLoop.execute {
+                            for attempt in batch { self.finished(attempt.pending, attempt.outcome) }
+                        }
+                    },
                     stoppedTakingWork: { [weak self, load] in self?.remove(load) }
                 )
             )
