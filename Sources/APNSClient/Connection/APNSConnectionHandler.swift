@@ -32,8 +32,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     static let connectionWindow = 1 << 20
     /// The receive window of a stream (HTTP/2's default).
     static let streamWindow = 65535
-    /// While answers are being read, new streams are flushed after this many, so the server works on them while the
-    /// client reads the rest: reading a whole burst before sending the next would make the two take turns.
+    /// While answers are being read, the streams they free are refilled and flushed this many at a time, so the server
+    /// works on new requests while the client reads the rest: reading a whole burst before sending the next would make
+    /// the two take turns.
     static let flushEvery = 16
     /// How often deadlines and the PING check run.
     static let tick = TimeAmount.milliseconds(100)
@@ -68,8 +69,6 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var pingSentAt: NIODeadline?
     private var timer: RepeatedTask?
     private var needsFlush = false
-    /// Streams written since the last flush.
-    private var unflushedStreams = 0
     private var connectionError: (any Error)?
     /// Notifications handed back during this turn of the event loop; they leave together when it ends.
     private var finishedAttempts: [FinishedAttempt] = []
@@ -154,7 +153,6 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        lastRead = .now()
         switch frame.payload {
         case .headers(let headers):
             guard let pending = inFlight[frame.streamID] else { return }
@@ -183,6 +181,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        lastRead = .now()
         openStreams(context: context)
         flushIfNeeded(context: context)
         context.fireChannelReadComplete()
@@ -280,7 +279,6 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         flushGate.holding { context.flush() }
         inFlight.insert(pending, for: streamID)
         needsFlush = true
-        unflushedStreams += 1
         observer.notificationSent(attempt: pending.attempts)
     }
 
@@ -288,9 +286,11 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         inFlight.remove(streamID)
         handBack(pending, outcome)
         closeIfDrained()
-        guard let context, !waiting.isEmpty else { return }
+        guard let context, !waiting.isEmpty, streamLimit - inFlight.count >= min(Self.flushEvery, streamLimit) else {
+            return
+        }
         openStreams(context: context)
-        if unflushedStreams >= Self.flushEvery { flushIfNeeded(context: context) }
+        flushIfNeeded(context: context)
     }
 
     /// Every notification leaves the connection through here, exactly once. The first one handed back during a turn
@@ -313,7 +313,6 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func flushIfNeeded(context: ChannelHandlerContext) {
         guard needsFlush else { return }
         needsFlush = false
-        unflushedStreams = 0
         context.flush()
         flushGate.flushHeld()
     }
