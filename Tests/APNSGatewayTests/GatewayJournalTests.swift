@@ -64,4 +64,32 @@ struct GatewayJournalTests {
         #expect(try size() > compacted, "one more push rewrote the whole journal instead of appending")
         journal.close()
     }
+
+    @Test("a journal larger than one write is rewritten whole: every device and stored push survives a reopen")
+    func largeRewriteKeepsEverything() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        let journal = try GatewayJournal(directory: directory, compactionThreshold: 1024)
+        let registry = DeviceRegistry(changed: { journal.record($0) })
+        let store = NotificationStore(changed: { journal.markChanged($0) })
+        let devices = try (0..<400).map { _ in
+            try registry.register(bundleID: "com.example.app", environment: .development)
+        }
+        let body = String(repeating: "x", count: 1000)
+        for device in devices {
+            store.accept(
+                AcceptedNotification(
+                    apnsID: UUID(), uniqueID: nil, token: device.token, topic: "com.example.app", pushType: .alert,
+                    priority: .immediate, expiration: .storagePolicy, collapseID: nil,
+                    payload: Array(#"{"aps":{"alert":"\#(body)"}}"#.utf8), receivedAt: Date()))
+        }
+        journal.flush(from: store, registry: registry)
+        journal.close()
+        let reopened = try GatewayJournal(directory: directory)
+        let size = try FileManager.default.attributesOfItem(atPath: reopened.url.path)[.size] as? Int ?? 0
+        #expect(size > 400 * 1000, "the journal holds every payload: \(size) bytes")
+        #expect(Set(reopened.recovered.devices.map(\.token)) == Set(devices.map(\.token)))
+        #expect(Set(reopened.recovered.stored.map(\.apnsID)) == Set(store.allStored().map(\.apnsID)))
+        #expect(reopened.recovered.stored.count == 400)
+        reopened.close()
+    }
 }

@@ -37,63 +37,79 @@ public final class DeliveryLog: Sendable {
         public var events: [Event]
     }
 
-    /// An entry as kept: without its key, to keep the log small (it is part of every stored notification's cost).
-    private struct Record {
-        var uniqueID: UUID?
-        var token: APNSDeviceToken?
-        var events: [Event]
+    private struct State {
+        /// Where each notification's record is.
+        var index: [UUID: Int32] = [:]
+        /// The records in chunks of ``chunkSize`` (growing a chunk at a time, never copying the log whole); once
+        /// ``capacity`` are kept, a new record takes the place of the oldest.
+        var chunks: [[DeliveryLogRecord]] = []
+        var count = 0
+        var oldest = 0
+
+        subscript(slot: Int) -> DeliveryLogRecord {
+            chunks[slot / DeliveryLog.chunkSize][slot % DeliveryLog.chunkSize]
+        }
+
+        /// Changes the record in `slot` in place.
+        mutating func update(_ slot: Int, _ change: (inout DeliveryLogRecord) -> Void) {
+            change(&chunks[slot / DeliveryLog.chunkSize][slot % DeliveryLog.chunkSize])
+        }
     }
 
-    private struct State {
-        var records: [UUID: Record] = [:]
-        var order: [UUID] = []
-        var next = 0
-    }
+    private static let chunkSize = 4096
 
     /// How many notifications it remembers.
     public let capacity: Int
     private let state = Mutex(State())
 
     public init(capacity: Int = 100_000) {
-        precondition(capacity > 0)
+        precondition(capacity > 0 && capacity <= Int(Int32.max))
         self.capacity = capacity
     }
 
     /// Adds events to a notification's entry, making the entry when it is new.
     public func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, _ events: Event...) {
         state.withLock { state in
-            if state.records[apnsID] == nil {
-                if state.order.count < capacity {
-                    state.order.append(apnsID)
-                } else {
-                    state.records[state.order[state.next]] = nil
-                    state.order[state.next] = apnsID
-                    state.next = (state.next + 1) % capacity
+            if let slot = state.index[apnsID].map(Int.init) {
+                state.update(slot) { record in
+                    if let uniqueID { record.uniqueID = uniqueID }
+                    if let token { record.token = token }
+                    record.append(events)
                 }
-                state.records[apnsID] = Record(uniqueID: uniqueID, token: token, events: events)
                 return
             }
-            if let uniqueID { state.records[apnsID]?.uniqueID = uniqueID }
-            if let token { state.records[apnsID]?.token = token }
-            state.records[apnsID]?.events += events
+            let record = DeliveryLogRecord(apnsID: apnsID, uniqueID: uniqueID, token: token, events: events)
+            let slot: Int
+            if state.count < capacity {
+                slot = state.count
+                if slot % Self.chunkSize == 0 {
+                    state.chunks.append([])
+                    state.chunks[state.chunks.count - 1].reserveCapacity(min(Self.chunkSize, capacity - slot))
+                }
+                state.chunks[state.chunks.count - 1].append(record)
+                state.count += 1
+            } else {
+                slot = state.oldest
+                state.index[state[slot].apnsID] = nil
+                state.update(slot) { $0 = record }
+                state.oldest = (slot + 1) % capacity
+            }
+            state.index[apnsID] = Int32(slot)
         }
     }
 
     /// The entry for an `apns-id`.
     public func entry(apnsID: UUID) -> Entry? {
-        state.withLock { state in
-            state.records[apnsID].map {
-                Entry(apnsID: apnsID, uniqueID: $0.uniqueID, token: $0.token, events: $0.events)
-            }
-        }
+        state.withLock { state in state.index[apnsID].map { state[Int($0)].entry } }
     }
 
     /// The entry for an `apns-unique-id` (a scan: the log keeps no second index, to stay small).
     public func entry(uniqueID: UUID) -> Entry? {
         state.withLock { state in
-            state.records.first { $0.value.uniqueID == uniqueID }.map {
-                Entry(apnsID: $0.key, uniqueID: $0.value.uniqueID, token: $0.value.token, events: $0.value.events)
+            for chunk in state.chunks {
+                if let record = chunk.first(where: { $0.uniqueID == uniqueID }) { return record.entry }
             }
+            return nil
         }
     }
 }

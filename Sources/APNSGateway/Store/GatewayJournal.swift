@@ -68,7 +68,7 @@ public final class GatewayJournal: Sendable {
             return state.dirty
         }
         guard !dirty.isEmpty else { return }
-        let records = dirty.map { Self.slotRecord($0, store.storedNotification(for: $0)) }
+        let records = dirty.lazy.map { Self.slotRecord($0, store.storedNotification(for: $0)) }
         state.withLock { state in
             Self.append(records, to: &state)
             guard state.size > max(compactionThreshold, 2 * state.liveSize) else { return }
@@ -108,20 +108,33 @@ public final class GatewayJournal: Sendable {
         return bytes
     }
 
-    private static func append(_ records: [[UInt8]], to state: inout State) {
+    /// How many bytes of records are gathered before they are written: a rewrite of a large journal never holds
+    /// more than this (and one record) in memory.
+    private static let writeChunk = 64 << 10
+
+    /// Writes `records`, each framed, a chunk at a time.
+    private static func append(_ records: some Sequence<[UInt8]>, to state: inout State) {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(writeChunk)
         for record in records {
             bytes += Array(String(record.count).utf8)
             bytes.append(UInt8(ascii: "\n"))
             bytes += record
             bytes.append(UInt8(ascii: "\n"))
+            if bytes.count >= writeChunk { write(&bytes, to: &state) }
         }
+        write(&bytes, to: &state)
+    }
+
+    private static func write(_ bytes: inout [UInt8], to state: inout State) {
+        guard !bytes.isEmpty else { return }
         do {
             try state.handle.write(contentsOf: bytes)
             state.size += bytes.count
         } catch {
             FileHandle.standardError.write(Data("herald gateway: cannot write \(error)\n".utf8))
         }
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// Writes a fresh journal holding just `devices` and `stored` next to the old one, then renames it over the old.
@@ -133,8 +146,8 @@ public final class GatewayJournal: Sendable {
             throw GatewayDataError("cannot create \(temporary.path)")
         }
         var state = State(handle: try FileHandle(forWritingTo: temporary), size: 0)
-        append(devices.map(deviceRecord), to: &state)
-        append(stored.map { slotRecord($0.token, $0) }, to: &state)
+        append(devices.lazy.map(deviceRecord), to: &state)
+        append(stored.lazy.map { slotRecord($0.token, $0) }, to: &state)
         guard rename(temporary.path, url.path) == 0 else {
             throw GatewayDataError("cannot rename \(temporary.path) to \(url.path) (errno \(errno))")
         }
