@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Notifications per second from `herald send --tokens FILE` over ONE connection, as a whole process (start-up, TLS,
 # token file and summary included), with its defaults (as many streams as the server allows, at most 100) and with
-# `--concurrency 50` (fewer streams cost NIO's HTTP/2 less per frame), side by side in one run with:
+# `--concurrency 50`, side by side in one run with:
 #   - h2load (-c 1 -m 100, the same payload) against the same nghttpd (TLS on loopback, answering 200): the most this
 #     machine can do on one connection;
 #   - herald send and h2load against `herald gateway` (a valid JWT, a registered offline device);
