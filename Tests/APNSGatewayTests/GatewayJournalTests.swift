@@ -7,20 +7,11 @@ import Testing
 struct GatewayJournalTests {
     @Test("a journal compacted while running keeps every device and only the newest stored push")
     func compactionWhileRunning() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        let journal = try GatewayJournal(directory: directory, compactionThreshold: 4096)
-        let registry = DeviceRegistry(changed: { journal.record($0) })
-        let store = NotificationStore(changed: { journal.markChanged($0) })
-        let devices = try (0..<20).map { _ in
-            try registry.register(bundleID: "com.example.app", environment: .development)
-        }
+        let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 4096, devices: 20)
         var newest: [APNSDeviceToken: UUID] = [:]
         for round in 0..<10 {
             for device in devices {
-                let notification = AcceptedNotification(
-                    apnsID: UUID(), uniqueID: nil, token: device.token, topic: "com.example.app", pushType: .alert,
-                    priority: .immediate, expiration: .storagePolicy, collapseID: nil,
-                    payload: Array(#"{"aps":{"alert":"round \#(round)"}}"#.utf8), receivedAt: Date())
+                let notification = JournalFixture.push(to: device, alert: "round \(round)")
                 store.accept(notification)
                 newest[device.token] = notification.apnsID
             }
@@ -38,20 +29,8 @@ struct GatewayJournalTests {
 
     @Test("a journal whose live content is past the threshold is not rewritten at every flush")
     func largeStoreIsNotRewrittenEachFlush() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        let journal = try GatewayJournal(directory: directory, compactionThreshold: 1024)
-        let registry = DeviceRegistry(changed: { journal.record($0) })
-        let store = NotificationStore(changed: { journal.markChanged($0) })
-        let devices = try (0..<50).map { _ in
-            try registry.register(bundleID: "com.example.app", environment: .development)
-        }
-        func push(to device: DeviceRegistry.Device) {
-            store.accept(
-                AcceptedNotification(
-                    apnsID: UUID(), uniqueID: nil, token: device.token, topic: "com.example.app", pushType: .alert,
-                    priority: .immediate, expiration: .storagePolicy, collapseID: nil,
-                    payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8), receivedAt: Date()))
-        }
+        let (_, journal, registry, store, devices) = try JournalFixture.make(threshold: 1024, devices: 50)
+        func push(to device: DeviceRegistry.Device) { store.accept(JournalFixture.push(to: device, alert: "hello")) }
         for device in devices { push(to: device) }
         journal.flush(from: store, registry: registry)
         func size() throws -> Int {
@@ -67,21 +46,9 @@ struct GatewayJournalTests {
 
     @Test("a journal larger than one write is rewritten whole: every device and stored push survives a reopen")
     func largeRewriteKeepsEverything() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        let journal = try GatewayJournal(directory: directory, compactionThreshold: 1024)
-        let registry = DeviceRegistry(changed: { journal.record($0) })
-        let store = NotificationStore(changed: { journal.markChanged($0) })
-        let devices = try (0..<400).map { _ in
-            try registry.register(bundleID: "com.example.app", environment: .development)
-        }
+        let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 1024, devices: 400)
         let body = String(repeating: "x", count: 1000)
-        for device in devices {
-            store.accept(
-                AcceptedNotification(
-                    apnsID: UUID(), uniqueID: nil, token: device.token, topic: "com.example.app", pushType: .alert,
-                    priority: .immediate, expiration: .storagePolicy, collapseID: nil,
-                    payload: Array(#"{"aps":{"alert":"\#(body)"}}"#.utf8), receivedAt: Date()))
-        }
+        for device in devices { store.accept(JournalFixture.push(to: device, alert: body)) }
         journal.flush(from: store, registry: registry)
         journal.close()
         let reopened = try GatewayJournal(directory: directory)
@@ -91,5 +58,29 @@ struct GatewayJournalTests {
         #expect(Set(reopened.recovered.stored.map(\.apnsID)) == Set(store.allStored().map(\.apnsID)))
         #expect(reopened.recovered.stored.count == 400)
         reopened.close()
+    }
+}
+
+/// A journal in a fresh directory with a registry and a store writing to it, and registered devices.
+private enum JournalFixture {
+    static func make(
+        threshold: Int, devices count: Int
+    ) throws -> (URL, GatewayJournal, DeviceRegistry, NotificationStore, [DeviceRegistry.Device]) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        let journal = try GatewayJournal(directory: directory, compactionThreshold: threshold)
+        let registry = DeviceRegistry(changed: { journal.record($0) })
+        let store = NotificationStore(changed: { journal.markChanged($0) })
+        let devices = try (0..<count).map { _ in
+            try registry.register(bundleID: "com.example.app", environment: .development)
+        }
+        return (directory, journal, registry, store, devices)
+    }
+
+    /// An accepted alert push to `device`.
+    static func push(to device: DeviceRegistry.Device, alert: String) -> AcceptedNotification {
+        AcceptedNotification(
+            apnsID: UUID(), uniqueID: nil, token: device.token, topic: "com.example.app", pushType: .alert,
+            priority: .immediate, expiration: .storagePolicy, collapseID: nil,
+            payload: Array(#"{"aps":{"alert":"\#(alert)"}}"#.utf8), receivedAt: Date())
     }
 }
