@@ -68,9 +68,11 @@ public final class GatewayJournal: Sendable {
             return state.dirty
         }
         guard !dirty.isEmpty else { return }
-        let records = dirty.lazy.map { Self.slotRecord($0, store.storedNotification(for: $0)) }
+        // Encoded before taking the journal's lock (pushes mark tokens under it), into one buffer.
+        var bytes: [UInt8] = []
+        for token in dirty { Self.frame(Self.slotRecord(token, store.storedNotification(for: token)), into: &bytes) }
         state.withLock { state in
-            Self.append(records, to: &state)
+            Self.write(&bytes, to: &state)
             guard state.size > max(compactionThreshold, 2 * state.liveSize) else { return }
             // The snapshot is taken under the journal's lock: a device record racing it waits for the lock and lands
             // in the new file, never in the old one about to be replaced.
@@ -117,13 +119,18 @@ public final class GatewayJournal: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(writeChunk)
         for record in records {
-            bytes += Array(String(record.count).utf8)
-            bytes.append(UInt8(ascii: "\n"))
-            bytes += record
-            bytes.append(UInt8(ascii: "\n"))
+            frame(record, into: &bytes)
             if bytes.count >= writeChunk { write(&bytes, to: &state) }
         }
         write(&bytes, to: &state)
+    }
+
+    /// Adds `record` to `bytes` as the journal frames it: its byte count, a newline, the record, a newline.
+    private static func frame(_ record: [UInt8], into bytes: inout [UInt8]) {
+        bytes += Array(String(record.count).utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        bytes += record
+        bytes.append(UInt8(ascii: "\n"))
     }
 
     private static func write(_ bytes: inout [UInt8], to state: inout State) {
