@@ -95,7 +95,8 @@ def main():
         admin = http.client.HTTPSConnection("127.0.0.1", port, context=context)
         latencies, stored = [], 0
         for token in tokens:
-            admin.request("GET", f"/admin/devices/{token}/notifications")
+            admin.request("GET", f"/admin/devices/{token}/notifications", headers={
+                "Authorization": "Bearer " + open(f"{work}/gateway/admin-token").read().strip()})
             answer = json.loads(admin.getresponse().read())
             stored += len(answer["stored"])
             latencies += [item["delivered"] - item["received"] for item in answer["delivered"]]

@@ -17,11 +17,12 @@ import http.client, json, ssl, sys
 port, devices, work = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 context = ssl.create_default_context(cafile=f"{work}/gateway/ca.pem")
 connection = http.client.HTTPSConnection("127.0.0.1", port, context=context)
+admin = "Bearer " + open(f"{work}/gateway/admin-token").read().strip()
 with open(f"{work}/uris.txt", "w") as uris:
     for index in range(devices):
         token = f"{index:064x}"
         body = json.dumps({"topic": "com.example.app", "token": token})
-        connection.request("POST", "/admin/devices", body, {"content-type": "application/json"})
+        connection.request("POST", "/admin/devices", body, {"content-type": "application/json", "authorization": admin})
         response = connection.getresponse()
         response.read()
         assert response.status == 201, response.status
@@ -41,7 +42,7 @@ push "$work/uris-01"
 sleep 1
 second=$(rss)
 
-stored=$(curl -s --cacert "$work/gateway/ca.pem" "https://127.0.0.1:$port/admin/devices/$(printf '%064x' 0)/notifications" |
+stored=$(curl -s --cacert "$work/gateway/ca.pem" -H "authorization: Bearer $(cat "$work/gateway/admin-token")" "https://127.0.0.1:$port/admin/devices/$(printf '%064x' 0)/notifications" |
     python3 -c 'import json,sys; print(len(json.load(sys.stdin)["stored"]))')
 echo "devices $devices, payload $payload bytes, first device stores $stored notification(s)"
 awk -v i="$idle" -v f="$first" -v s="$second" -v n="$half" -v p="$payload" 'BEGIN {

@@ -85,7 +85,7 @@ def main():
     try:
         ca = open(f"{work}/gateway/ca.pem").read()
         context = ssl.create_default_context(cafile=f"{work}/gateway/ca.pem")
-        gw = Client("127.0.0.1", gateway_port, context=context)
+        gw = Client("127.0.0.1", gateway_port, open(f"{work}/gateway/admin-token").read().strip(), context=context)
         status, created = Client("127.0.0.1", port, admin).call("POST", "/v1/apps", {
             "bundleID": "com.example.bench", "environment": "development",
             "endpoint": f"https://127.0.0.1:{gateway_port}", "caPEM": ca,

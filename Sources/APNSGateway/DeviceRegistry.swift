@@ -1,9 +1,13 @@
 public import APNSCore
+import Crypto
 public import Foundation
 import Synchronization
 
 /// The device tokens the gateway has issued: which app (bundle ID) and environment each belongs to, and whether the
 /// token stopped being valid (the app was removed: `410 Unregistered`; the token expired: `410 ExpiredToken`).
+///
+/// Every token made here comes with a device secret, shown once: a device proves it on the courier's `register`, so
+/// a token can be claimed only by the device that owns it. Only the secret's SHA-256 is kept.
 public final class DeviceRegistry: Sendable {
     /// One issued token.
     public struct Device: Sendable, Hashable {
@@ -12,15 +16,38 @@ public final class DeviceRegistry: Sendable {
         public let environment: APNSEnvironment
         /// Why and since when pushes to the token get 410, if they do.
         public var invalidation: Invalidation?
+        /// The SHA-256 of the device secret; `nil` for a token from a journal older than secrets (the first device
+        /// to claim it gets a secret).
+        public var secretDigest: Data?
 
         public init(
-            token: APNSDeviceToken, bundleID: String, environment: APNSEnvironment, invalidation: Invalidation? = nil
+            token: APNSDeviceToken, bundleID: String, environment: APNSEnvironment, invalidation: Invalidation? = nil,
+            secretDigest: Data? = nil
         ) {
             self.token = token
             self.bundleID = bundleID
             self.environment = environment
             self.invalidation = invalidation
+            self.secretDigest = secretDigest
         }
+    }
+
+    /// Who asks for a token, and so what they must prove.
+    public enum Claim: Sendable {
+        /// The admin API or the gateway's own code: an existing token is answered without proof (and without its
+        /// secret, which is never kept).
+        case trusted
+        /// A device on the courier: an existing token needs its secret.
+        case device(secret: String?)
+    }
+
+    /// What a registration answers: the device, and its secret when this registration made one.
+    public struct Registration: Sendable {
+        public let device: Device
+        /// The device secret, only when the token (or its secret) was made now: the one time it is seen.
+        public let secret: String?
+        /// The device's token.
+        public var token: APNSDeviceToken { device.token }
     }
 
     /// A token that is no longer valid.
@@ -48,26 +75,43 @@ public final class DeviceRegistry: Sendable {
     /// Issues a token for an app in an environment: a new random 32-byte one, or `token` when given (a device keeping
     /// the token it had, or a test that wants a known one).
     ///
-    /// - Throws: ``GatewayDataError`` when `token` is already issued to another app or environment.
+    /// - Throws: ``GatewayDataError`` when `token` is already issued to another app or environment, or when a device
+    ///   claims an existing token without its secret.
     @discardableResult
     public func register(
-        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil
-    ) throws(GatewayDataError) -> Device {
-        let device = Device(token: token ?? Self.randomToken(), bundleID: bundleID, environment: environment)
-        let existing = devices.withLock { devices -> Device? in
-            if let existing = devices[device.token.bytes] { return existing }
-            devices[device.token.bytes] = device
-            return nil
-        }
-        if let existing {
-            guard existing.bundleID == bundleID, existing.environment == environment else {
-                throw GatewayDataError(
-                    "token \(device.token.logPrefix)… belongs to \(existing.bundleID) (\(existing.environment))")
+        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil, claim: Claim = .trusted
+    ) throws(GatewayDataError) -> Registration {
+        let secret = Self.makeSecret()
+        let fresh = Device(
+            token: token ?? Self.randomToken(), bundleID: bundleID, environment: environment,
+            secretDigest: Self.digest(secret))
+        let outcome = devices.withLock { devices -> Result<Registration, GatewayDataError> in
+            guard var existing = devices[fresh.token.bytes] else {
+                devices[fresh.token.bytes] = fresh
+                return .success(Registration(device: fresh, secret: secret))
             }
-            return existing
+            guard existing.bundleID == bundleID, existing.environment == environment else {
+                return .failure(
+                    GatewayDataError(
+                        "token \(fresh.token.logPrefix)… belongs to \(existing.bundleID) (\(existing.environment))"))
+            }
+            guard case .device(let given) = claim else { return .success(Registration(device: existing, secret: nil)) }
+            guard let expected = existing.secretDigest else {
+                existing.secretDigest = fresh.secretDigest
+                devices[fresh.token.bytes] = existing
+                return .success(Registration(device: existing, secret: secret))
+            }
+            guard let given, Self.digest(given) == expected else {
+                return .failure(
+                    GatewayDataError(
+                        "token \(fresh.token.logPrefix)… belongs to another device: send the \"secret\" the gateway "
+                            + "gave with it, or register without \"token\" for a new one"))
+            }
+            return .success(Registration(device: existing, secret: nil))
         }
-        changed(device)
-        return device
+        let registration = try outcome.get()
+        if registration.secret != nil { changed(registration.device) }
+        return registration
     }
 
     /// Marks a token invalid from `date` on; `false` for an unknown token.
@@ -89,6 +133,14 @@ public final class DeviceRegistry: Sendable {
 
     /// Every issued token.
     public var all: [Device] { devices.withLock { Array($0.values) } }
+
+    private static func makeSecret() -> String {
+        "ds_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLString
+    }
+
+    private static func digest(_ secret: String) -> Data {
+        Data(SHA256.hash(data: Data(secret.utf8)))
+    }
 
     private static func randomToken() -> APNSDeviceToken {
         var generator = SystemRandomNumberGenerator()

@@ -12,6 +12,8 @@ struct GatewayPipelines: Sendable {
     let registry: DeviceRegistry
     let store: NotificationStore
     let idleTimeout: Duration
+    /// How long a connection may take to set up (``SetupDeadline``) and an HTTP/1.1 request head to arrive.
+    let setupTimeout: TimeAmount
     let connections: GatewayConnections
     /// The gateway's event loops; a provider connection's requests are decided on the loop after its own.
     let eventLoops: [any EventLoop]
@@ -30,7 +32,8 @@ struct GatewayPipelines: Sendable {
         ]
         // The worker checks request header blocks (RequestHeaderRules), beside the connection's event loop.
         configuration.headerBlockValidation = .disabled
-        let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)
+        let idle = TimeAmount(idleTimeout)
+        try removeSetupDeadline(channel)
         try channel.pipeline.syncOperations.addHandlers([
             NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration),
             IdleStateHandler(readTimeout: idle),
@@ -39,6 +42,12 @@ struct GatewayPipelines: Sendable {
                 certificate: certificate),
         ])
         connections.add(channel, kind: .provider)
+    }
+
+    /// The connection chose its protocol: its setup deadline no longer applies.
+    private func removeSetupDeadline(_ channel: any Channel) throws {
+        let deadline = try channel.pipeline.syncOperations.handler(type: SetupDeadline.self)
+        channel.pipeline.syncOperations.removeHandler(deadline, promise: nil)
     }
 
     /// The loop after the channel's own (its own when there is only one), so connections spread their work evenly.
@@ -59,6 +68,7 @@ struct GatewayPipelines: Sendable {
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
+                        CourierFrameRules(),
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: 1 << 20),
                         CourierHandler(registry: registry, store: store),
@@ -67,16 +77,19 @@ struct GatewayPipelines: Sendable {
             }
         )
         let adminHandler = AdminHTTP1Handler(admin: admin)
-        let removable = NIOLoopBound(adminHandler, eventLoop: channel.eventLoop)
+        let deadline = HTTP1RequestDeadline(timeout: setupTimeout)
+        let removable = NIOLoopBound((adminHandler, deadline), eventLoop: channel.eventLoop)
+        try removeSetupDeadline(channel)
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withServerUpgrade: (
                 upgraders: [upgrader],
                 completionHandler: { context in
-                    context.pipeline.syncOperations.removeHandler(removable.value, promise: nil)
+                    context.pipeline.syncOperations.removeHandler(removable.value.0, promise: nil)
+                    context.pipeline.syncOperations.removeHandler(removable.value.1, promise: nil)
                 }
             )
         )
-        try channel.pipeline.syncOperations.addHandler(adminHandler)
+        try channel.pipeline.syncOperations.addHandlers([deadline, adminHandler])
         connections.add(channel, kind: .http1)
     }
 }

@@ -30,6 +30,14 @@ public final class GatewayServer: Sendable {
         public var environment = APNSEnvironment.development
         /// A provider connection with no frame for this long gets `GOAWAY` with `IdleTimeout` and is closed.
         public var idleTimeout: Duration = .seconds(3600)
+        /// The TLS handshake and the choice of protocol must be done this soon after a connection opens; an HTTP/1.1
+        /// request head must arrive this soon after the previous request (its body within three times this).
+        public var setupTimeout: Duration = .seconds(10)
+        /// The most connections open at once (providers, devices and admin clients together); one over it is closed
+        /// as soon as it is accepted.
+        public var maxConnections = 10_000
+        /// Admin calls need no token. Only for a gateway on a loopback address (`--insecure-admin`).
+        public var insecureAdmin = false
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -48,19 +56,31 @@ public final class GatewayServer: Sendable {
     public let faults = InjectedFaults()
     /// The local CA.
     public let certificateAuthority: LocalCertificateAuthority
+    /// Who may use the admin API: the token in `DATA/admin-token`.
+    public let adminCredential: AdminCredential
     private let journal: GatewayJournal
     private let group: MultiThreadedEventLoopGroup
     private let listener = Mutex<(any Channel)?>(nil)
-    private let connections = GatewayConnections()
+    private let connections: GatewayConnections
     private let flusher = Mutex<Task<Void, Never>?>(nil)
 
     /// A gateway that accepts tokens signed by `verifier`'s keys, with what `configuration.dataDirectory` holds.
     ///
-    /// - Throws: when the CA or the journal cannot be made or read under the data directory.
+    /// - Throws: when the CA, the admin token or the journal cannot be made or read under the data directory;
+    ///   ``GatewayDataError`` for `insecureAdmin` on an address other than loopback.
     public init(configuration: Configuration, verifier: APNSProviderTokenVerifier = APNSProviderTokenVerifier()) throws
     {
+        if configuration.insecureAdmin, !Self.isLoopback(configuration.host) {
+            throw GatewayDataError(
+                "--insecure-admin opens the admin API to anyone who reaches the port; it is allowed only with a "
+                    + "loopback --host (127.0.0.1, ::1 or localhost), not \(configuration.host)")
+        }
         self.configuration = configuration
         self.keys = ProviderKeys(verifier)
+        self.connections = GatewayConnections(limit: configuration.maxConnections)
+        try PrivateFile.makeDirectory(configuration.dataDirectory)
+        self.adminCredential = try AdminCredential.loadOrCreate(
+            in: configuration.dataDirectory, insecure: configuration.insecureAdmin)
         self.certificateAuthority = try LocalCertificateAuthority.loadOrCreate(in: configuration.dataDirectory)
         let journal = try GatewayJournal(directory: configuration.dataDirectory)
         self.journal = journal
@@ -79,17 +99,22 @@ public final class GatewayServer: Sendable {
             registry: registry, keys: keys, store: store, faults: faults, defaultEnvironment: configuration.environment,
             now: { Date() })
         let admin = AdminRequestProcessor(
-            registry: registry, store: store, keys: keys, faults: faults, certificateAuthority: certificateAuthority,
-            now: { Date() })
+            registry: registry, store: store, keys: keys, faults: faults, credential: adminCredential,
+            certificateAuthority: certificateAuthority, now: { Date() })
         let pipelines = GatewayPipelines(
             processor: processor, admin: admin, registry: registry, store: store,
-            idleTimeout: configuration.idleTimeout, connections: connections, eventLoops: Array(group.makeIterator()))
+            idleTimeout: configuration.idleTimeout, setupTimeout: TimeAmount(configuration.setupTimeout),
+            connections: connections, eventLoops: Array(group.makeIterator()))
+        let connections = connections
+        let setupTimeout = TimeAmount(configuration.setupTimeout)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                guard connections.admit(channel) else { return channel.close() }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(SetupDeadline(timeout: setupTimeout))
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                     try channel.pipeline.syncOperations.addHandler(
                         ApplicationProtocolNegotiationHandler { result, channel in
@@ -127,6 +152,13 @@ public final class GatewayServer: Sendable {
         journal.flush(from: store, registry: registry)
         journal.close()
         try await group.shutdownGracefully()
+    }
+
+    /// Connections closed at once because ``Configuration/maxConnections`` were open.
+    public var refusedConnections: Int { connections.refused }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     private func startFlusher() {

@@ -15,7 +15,7 @@ struct ClientHarness {
     /// Runs `body` against a fresh gateway, then stops it.
     static func with(_ body: (ClientHarness) async throws -> Void) async throws {
         let gateway = try await TestGateway.start()
-        let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development).device
         let harness = ClientHarness(server: gateway.server, port: gateway.port, signer: gateway.signer, device: device)
         try await gateway.run { try await body(harness) }
     }

@@ -22,9 +22,10 @@ struct GatewayHarness {
         GatewayHarness(base: try await TestGateway.start(directory: directory, key: key))
     }
 
-    /// Runs `body` against a fresh gateway with one development device of `com.example.app`, then stops the gateway.
+    /// Runs `body` against a fresh gateway with one development device of `com.example.app` (with its secret), then
+    /// stops the gateway.
     static func with(
-        _ body: (GatewayHarness, DeviceRegistry.Device) async throws -> Void
+        _ body: (GatewayHarness, DeviceRegistry.Registration) async throws -> Void
     ) async throws {
         let gateway = try await start()
         let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
@@ -53,11 +54,13 @@ struct GatewayHarness {
         return try await curl(path: "/3/device/\(token.hex)", headers: all, body: body)
     }
 
-    /// A JSON object from an admin endpoint.
-    func admin(_ method: String = "GET", _ path: String, body: String? = nil, http1: Bool = false) async throws
-        -> (status: Int, json: JSONObject)
-    {
-        let reply = try await curl(method: method, path: path, body: body, http1: http1)
+    /// A JSON object from an admin endpoint, called with the gateway's admin token (or without any, `asAdmin: false`).
+    func admin(
+        _ method: String = "GET", _ path: String, body: String? = nil, http1: Bool = false, asAdmin: Bool = true
+    ) async throws -> (status: Int, json: JSONObject) {
+        // An empty value makes curl send no such header.
+        let headers = ["authorization": asAdmin ? "Bearer \(server.adminCredential.token)" : ""]
+        let reply = try await curl(method: method, path: path, headers: headers, body: body, http1: http1)
         guard case .object(let object)? = try? JSONValue(parsing: Data(reply.body.utf8)) else {
             return (reply.status, JSONObject())
         }
@@ -70,7 +73,8 @@ struct GatewayHarness {
             host: "127.0.0.1", port: port, caPEM: server.certificateAuthority.caCertificatePEM)
     }
 
-    /// Runs `curl --http2 --cacert ca.pem` (or `--http1.1`) against the gateway.
+    /// Runs `curl --http2 --cacert ca.pem` (or `--http1.1`) against the gateway; a call under `/admin/` carries the
+    /// admin token unless `headers` has an `authorization`.
     func curl(
         method: String = "POST",
         path: String,
@@ -88,7 +92,13 @@ struct GatewayHarness {
         if let clientCertificate {
             arguments += ["--cert", clientCertificate.certificate.path, "--key", clientCertificate.key.path]
         }
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
+        var headers = headers
+        if path.hasPrefix("/admin/"), headers["authorization"] == nil {
+            headers["authorization"] = "Bearer \(server.adminCredential.token)"
+        }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            arguments += ["-H", value.isEmpty ? "\(name):" : "\(name): \(value)"]
+        }
         if let body { arguments += ["--data-binary", body] }
         arguments.append("https://127.0.0.1:\(port)\(path)")
         let (output, exitStatus) = try await runWithStatus("/usr/bin/curl", arguments)

@@ -71,7 +71,7 @@ private enum JournalFixture {
         let registry = DeviceRegistry(changed: { journal.record($0) })
         let store = NotificationStore(changed: { journal.markChanged($0) })
         let devices = try (0..<count).map { _ in
-            try registry.register(bundleID: "com.example.app", environment: .development)
+            try registry.register(bundleID: "com.example.app", environment: .development).device
         }
         return (directory, journal, registry, store, devices)
     }

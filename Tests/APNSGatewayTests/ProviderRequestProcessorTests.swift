@@ -47,7 +47,7 @@ struct ProviderRequestProcessorTests {
     func cachedTokenAges() async throws {
         let processor = try processor()
         let connection = ConnectionAuthentication()
-        let device = try registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try registry.register(bundleID: "com.example.app", environment: .development).device
         let authorization = try await bearer(key, at: now.value)
         #expect(
             await processor.process(request(device.token, authorization: authorization), connection: connection).status
@@ -66,7 +66,7 @@ struct ProviderRequestProcessorTests {
     func tokenUpdates() async throws {
         let processor = try processor()
         let connection = ConnectionAuthentication()
-        let device = try registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try registry.register(bundleID: "com.example.app", environment: .development).device
         #expect(
             await processor.process(
                 request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection
@@ -86,7 +86,7 @@ struct ProviderRequestProcessorTests {
     @Test("another key on a bound connection is UnrelatedKeyIdInToken; a restricted key elsewhere is TopicDisallowed")
     func keyBinding() async throws {
         let processor = try processor()
-        let device = try registry.register(bundleID: "com.example.app", environment: .development)
+        let device = try registry.register(bundleID: "com.example.app", environment: .development).device
         let bound = ConnectionAuthentication()
         #expect(
             await processor.process(
@@ -105,9 +105,13 @@ struct ProviderRequestProcessorTests {
 
 @Suite("Admin API bad input")
 struct AdminRequestProcessorTests {
-    let admin = AdminRequestProcessor(
-        registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
-        certificateAuthority: nil, now: { Date() })
+    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString)")
+    let credential = try! AdminCredential.loadOrCreate(in: Self.directory)
+    var admin: AdminRequestProcessor {
+        AdminRequestProcessor(
+            registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
+            credential: credential, certificateAuthority: nil, now: { Date() })
+    }
 
     @Test(
         "malformed requests get 400 or 404 with a JSON error that says what to send",
@@ -122,7 +126,8 @@ struct AdminRequestProcessorTests {
         ]
     )
     func badInput(method: String, path: String, body: String, status: Int) throws {
-        let answer = admin.process(method: method, path: path, body: Array(body.utf8))
+        let answer = admin.process(
+            method: method, path: path, body: Array(body.utf8), authorization: "Bearer \(credential.token)")
         #expect(answer.status == status)
         let error = try JSONValue(parsing: Data(answer.body ?? []))["error"]?.string
         #expect(error?.isEmpty == false)

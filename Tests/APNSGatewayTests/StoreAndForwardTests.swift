@@ -9,7 +9,7 @@ struct StoreAndForwardTests {
     func onlineDelivery() async throws {
         try await GatewayHarness.with { gateway, _ in
             let device = try await gateway.courier()
-            let token = try await device.register(bundleID: "com.example.app", environment: .development)
+            let token = try await device.register(bundleID: "com.example.app", environment: .development).token
             let reply = try await gateway.push(
                 token, body: #"{"aps":{"alert":"Now"},"k":1}"#,
                 headers: ["apns-collapse-id": "score", "apns-priority": "5"])
@@ -48,8 +48,8 @@ struct StoreAndForwardTests {
 
             let device = try await gateway.courier()
             let kept = try await device.register(
-                bundleID: "com.example.app", environment: .development, token: token.token)
-            #expect(kept == token.token)
+                bundleID: "com.example.app", environment: .development, token: token.token, secret: token.secret)
+            #expect(kept.token == token.token)
             let arrived = try await device.nextNotification()
             #expect(arrived.apnsID.lowercasedText == second.headers["apns-id"])
             await device.close()
@@ -101,7 +101,8 @@ struct StoreAndForwardTests {
         let gone = try await second.push(removed.token)
         #expect(gone.status == 410)
         let device = try await second.courier()
-        _ = try await device.register(bundleID: "com.example.app", environment: .development, token: kept.token)
+        _ = try await device.register(
+            bundleID: "com.example.app", environment: .development, token: kept.token, secret: kept.secret)
         let arrived = try await device.nextNotification()
         #expect(arrived.apnsID.lowercasedText == stored.headers["apns-id"])
         #expect(String(decoding: arrived.payload, as: UTF8.self) == #"{"aps":{"alert":"while you were away"}}"#)
@@ -113,7 +114,7 @@ struct StoreAndForwardTests {
     func unregister() async throws {
         try await GatewayHarness.with { gateway, _ in
             let device = try await gateway.courier()
-            let token = try await device.register(bundleID: "com.example.app", environment: .development)
+            let token = try await device.register(bundleID: "com.example.app", environment: .development).token
             try await device.unregister(token)
             let reply = try await gateway.push(token)
             #expect(reply.status == 410)
@@ -126,13 +127,15 @@ struct StoreAndForwardTests {
     func redeliveryAfterDisconnect() async throws {
         try await GatewayHarness.with { gateway, _ in
             let device = try await gateway.courier()
-            let token = try await device.register(bundleID: "com.example.app", environment: .development)
-            let reply = try await gateway.push(token)
+            let registered = try await device.register(bundleID: "com.example.app", environment: .development)
+            let reply = try await gateway.push(registered.token)
             _ = try await device.nextNotification()
             await device.close()
             _ = try await gateway.waitForEvent("stored", apnsID: reply.headers["apns-id"] ?? "")
             let again = try await gateway.courier()
-            _ = try await again.register(bundleID: "com.example.app", environment: .development, token: token)
+            _ = try await again.register(
+                bundleID: "com.example.app", environment: .development, token: registered.token,
+                secret: registered.secret)
             #expect(try await again.nextNotification().apnsID.lowercasedText == reply.headers["apns-id"])
             await again.close()
         }
@@ -145,7 +148,7 @@ struct StoreAndForwardTests {
             await #expect(throws: GatewayDataError.self) {
                 _ = try await device.register(bundleID: "not a bundle id", environment: .development)
             }
-            let token = try await device.register(bundleID: "com.example.app", environment: .development)
+            let token = try await device.register(bundleID: "com.example.app", environment: .development).token
             #expect(token.bytes.count == 32)
             await device.close()
         }

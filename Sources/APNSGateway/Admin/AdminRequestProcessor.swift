@@ -1,10 +1,12 @@
 import APNSCore
 import Foundation
 
-/// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it.
+/// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it. Every
+/// route needs the admin credential (`Authorization: Bearer <DATA/admin-token>`); without it the answer is 401.
 ///
-/// - `POST /admin/devices` `{"topic", "environment", "token"?}` → `201 {"token"}`; with `"count": N` (at most
-///   100,000) → `201 {"tokens": [...]}`: N new tokens at once, for load tests
+/// - `POST /admin/devices` `{"topic", "environment", "token"?}` → `201 {"token", "secret"?}` (the device secret a
+///   courier `register` proves, for a token made now); with `"count": N` (at most 100,000) → `201 {"tokens": [...],
+///   "secrets": [...]}`: N new tokens at once, for load tests
 /// - `DELETE /admin/devices/<token>` → `204`; later pushes get `410 Unregistered` with this time
 /// - `POST /admin/devices/<token>/expire` → `204`; later pushes get `410 ExpiredToken`
 /// - `GET /admin/devices/<token>/notifications` → `{"stored": [...], "delivered": [...]}`
@@ -18,11 +20,13 @@ struct AdminRequestProcessor: Sendable {
     let store: NotificationStore
     let keys: ProviderKeys
     let faults: InjectedFaults
+    let credential: AdminCredential
     /// Issues provider certificates; `nil` where none can be issued (tests of the processor alone).
     let certificateAuthority: LocalCertificateAuthority?
     let now: @Sendable () -> Date
 
-    func process(method: String?, path fullPath: String, body: [UInt8]) -> AdminResponse {
+    func process(method: String?, path fullPath: String, body: [UInt8], authorization: String?) -> AdminResponse {
+        if let refusal = credential.refusal(authorization: authorization) { return .error(401, refusal) }
         let parts = fullPath.split(separator: "?", maxSplits: 1)
         let path = parts.first.map(String.init) ?? ""
         let query = parts.count > 1 ? AdminQuery(String(parts[1])) : AdminQuery("")
@@ -72,19 +76,25 @@ struct AdminRequestProcessor: Sendable {
                 throw AdminError(400, "\"count\" is 1 to 100000 new tokens, without \"token\"")
             }
             var tokens: [JSONValue] = []
+            var secrets: [JSONValue] = []
             tokens.reserveCapacity(count)
+            secrets.reserveCapacity(count)
             for _ in 0..<count {
                 do throws(GatewayDataError) {
-                    tokens.append(.string(try registry.register(bundleID: topic, environment: environment).token.hex))
+                    let registration = try registry.register(bundleID: topic, environment: environment)
+                    tokens.append(.string(registration.device.token.hex))
+                    secrets.append(registration.secret.map(JSONValue.string) ?? .null)
                 } catch {
                     throw AdminError(409, error.message)
                 }
             }
-            return .json(201, ["tokens": .array(tokens)])
+            return .json(201, ["tokens": .array(tokens), "secrets": .array(secrets)])
         }
         do throws(GatewayDataError) {
-            let device = try registry.register(bundleID: topic, environment: environment, token: token)
-            return .json(201, ["token": .string(device.token.hex)])
+            let registration = try registry.register(bundleID: topic, environment: environment, token: token)
+            var answer = JSONObject([("token", .string(registration.device.token.hex))])
+            if let secret = registration.secret { answer["secret"] = .string(secret) }
+            return .json(201, .object(answer))
         } catch {
             throw AdminError(409, error.message)
         }

@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// ```swift
 /// let courier = try await CourierClient.connect(host: "127.0.0.1", port: 2197, caPEM: ca)
-/// let token = try await courier.register(bundleID: "com.example.app", environment: .development)
+/// let registered = try await courier.register(bundleID: "com.example.app", environment: .development)
+/// // keep registered.token and registered.secret: the secret proves the token is this device's at the next start
 /// for await event in courier.events { if case .notification(let n) = event { try await courier.acknowledge(n) } }
 /// ```
 public final class CourierClient: Sendable {
@@ -89,24 +90,35 @@ public final class CourierClient: Sendable {
         return CourierClient(channel: channel, events: stream, replies: replies)
     }
 
-    /// Registers an app and returns its device token: `token` when the gateway still holds it for this app, else a
-    /// new one. What was stored for the token arrives as ``Event/notification(_:)`` right after.
+    /// What the gateway answered a registration.
+    public struct Registration: Sendable {
+        /// The app's device token.
+        public let token: APNSDeviceToken
+        /// The device secret for ``token`` when the gateway made it now (a new token): keep it, it is shown once and
+        /// proves the token is this device's when it registers again. `nil` when the secret given was proven.
+        public let secret: String?
+    }
+
+    /// Registers an app and returns its device token: `token` when the gateway still holds it for this app and
+    /// `secret` proves this device owns it, else a new one with its secret. What was stored for the token arrives as
+    /// ``Event/notification(_:)`` right after.
     ///
-    /// - Throws: ``GatewayDataError`` with the gateway's message when it refuses.
+    /// - Throws: ``GatewayDataError`` with the gateway's message when it refuses (another device's token, say).
     public func register(
-        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil
-    ) async throws -> APNSDeviceToken {
+        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil, secret: String? = nil
+    ) async throws -> Registration {
         var message: [(key: String, value: JSONValue)] = [
             ("op", "register"), ("bundle-id", .string(bundleID)), ("environment", .string(environment.rawValue)),
         ]
         if let token { message.append(("token", .string(token.hex))) }
+        if let secret { message.append(("secret", .string(secret))) }
         let reply = try await replies.await(key: "registered \(bundleID) \(environment.rawValue)") {
             send(.object(JSONObject(message)))
         }
         guard let text = reply["token"]?.string, let token = try? APNSDeviceToken(hex: text) else {
             throw GatewayDataError("the gateway's registered message has no token")
         }
-        return token
+        return Registration(token: token, secret: reply["secret"]?.string)
     }
 
     /// Tells the gateway the device received a notification.

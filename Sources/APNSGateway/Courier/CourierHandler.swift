@@ -52,13 +52,17 @@ final class CourierHandler: ChannelInboundHandler {
         do throws(GatewayDataError) {
             let message = try CourierMessage(bytes)
             switch message {
-            case .register(let bundleID, let environment, let token):
-                let device = try register(bundleID: bundleID, environment: environment, token: token)
+            case .register(let bundleID, let environment, let token, let secret):
+                let registration = try register(
+                    bundleID: bundleID, environment: environment, token: token, secret: secret)
+                let device = registration.device
                 tokens.insert(device.token)
-                link.send([
-                    "op": "registered", "bundle-id": .string(bundleID),
-                    "environment": .string(environment.rawValue), "token": .string(device.token.hex),
+                var reply = JSONObject([
+                    ("op", "registered"), ("bundle-id", .string(bundleID)),
+                    ("environment", .string(environment.rawValue)), ("token", .string(device.token.hex)),
                 ])
+                if let secret = registration.secret { reply["secret"] = .string(secret) }
+                link.send(.object(reply))
                 store.attach(link, token: device.token)
             case .acknowledge(let token, let apnsID):
                 guard tokens.contains(token) else { throw GatewayDataError("ack for \(token.hex): register it first") }
@@ -78,14 +82,16 @@ final class CourierHandler: ChannelInboundHandler {
         }
     }
 
-    /// The token for an app: the one the device asks to keep when it is still valid for that app, else a new one.
+    /// The token for an app: the one the device asks to keep when it is still valid for that app and the device
+    /// proves it owns it, else a new one.
     private func register(
-        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken?
-    ) throws(GatewayDataError) -> DeviceRegistry.Device {
-        let device = try registry.register(bundleID: bundleID, environment: environment, token: token)
-        guard device.invalidation == nil else {
+        bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken?, secret: String?
+    ) throws(GatewayDataError) -> DeviceRegistry.Registration {
+        let registration = try registry.register(
+            bundleID: bundleID, environment: environment, token: token, claim: .device(secret: secret))
+        guard registration.device.invalidation == nil else {
             return try registry.register(bundleID: bundleID, environment: environment)
         }
-        return device
+        return registration
     }
 }

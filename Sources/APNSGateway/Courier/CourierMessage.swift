@@ -3,9 +3,9 @@ import Foundation
 
 /// A message a device sends on the courier (docs/courier.md).
 enum CourierMessage {
-    /// `{"op": "register", "bundle-id", "environment"?, "token"?}`: receive an app's notifications, keeping `token`
-    /// when it is still valid.
-    case register(bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken?)
+    /// `{"op": "register", "bundle-id", "environment"?, "token"?, "secret"?}`: receive an app's notifications,
+    /// keeping `token` when it is still valid and `secret` proves the device owns it.
+    case register(bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken?, secret: String?)
     /// `{"op": "ack", "token", "apns-id"}`: the device received a notification.
     case acknowledge(token: APNSDeviceToken, apnsID: UUID)
     /// `{"op": "unregister", "token"}`: the app was removed; pushes to its token get `410 Unregistered`.
@@ -36,7 +36,12 @@ enum CourierMessage {
             guard let environment = APNSEnvironment(name: name) else {
                 throw GatewayDataError("register: environment '\(name)' is not development or production")
             }
-            self = .register(bundleID: bundleID, environment: environment, token: try token(required: false))
+            if let secret = object["secret"], secret.string == nil || secret.string!.utf8.count > 256 {
+                throw GatewayDataError("register: \"secret\" is the string the gateway gave with the token")
+            }
+            self = .register(
+                bundleID: bundleID, environment: environment, token: try token(required: false),
+                secret: object["secret"]?.string)
         case "ack":
             guard let text = object["apns-id"]?.string, let apnsID = UUID(uuidString: text) else {
                 throw GatewayDataError("ack: \"apns-id\" is missing or not a UUID")

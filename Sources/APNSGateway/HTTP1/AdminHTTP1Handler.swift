@@ -42,13 +42,16 @@ final class AdminHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         if tooLarge {
             response = .error(413, "the body is over \(Self.bodyLimit) bytes")
         } else if head.uri.hasPrefix("/admin/") {
-            response = admin.process(method: head.method.rawValue, path: head.uri, body: body)
+            response = admin.process(
+                method: head.method.rawValue, path: head.uri, body: body,
+                authorization: head.headers.first(name: "authorization"))
         } else if head.uri.hasPrefix("/3/") {
             response = .error(505, "the provider API is HTTP/2 only, as APNs'; use an HTTP/2 client (curl --http2)")
         } else {
             response = .error(404, "no endpoint \(head.uri): the admin API is under /admin/, the courier at /courier")
         }
         var headers = HTTPHeaders()
+        if response.status == 401 { headers.add(name: "www-authenticate", value: "Bearer realm=\"herald gateway admin\"") }
         if let body = response.body {
             headers.add(name: "content-type", value: "application/json")
             headers.add(name: "content-length", value: String(body.count))

@@ -39,7 +39,10 @@ struct ProviderRequestWorker: Sendable {
             if request.path?.hasPrefix("/admin/") == true {
                 return (
                     streamID,
-                    .admin(admin.process(method: request.method, path: request.path ?? "", body: request.body))
+                    .admin(
+                        admin.process(
+                            method: request.method, path: request.path ?? "", body: request.body,
+                            authorization: request.header("authorization")))
                 )
             }
             if let response = processor.processImmediately(request, connection: connection) {

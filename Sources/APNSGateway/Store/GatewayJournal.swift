@@ -5,7 +5,8 @@ import Synchronization
 /// Keeps the gateway's issued tokens and stored notifications in `DATA/journal`, so both survive a restart.
 ///
 /// The journal is a sequence of records, each `<byte count>\n<JSON object>\n`:
-/// - `{"device": {"token", "bundle-id", "environment", "invalid-reason", "invalid-since"}}`, written at once;
+/// - `{"device": {"token", "bundle-id", "environment", "secret-sha256", "invalid-reason", "invalid-since"}}` (the
+///   device secret's digest in base64), written at once;
 /// - `{"slot": "<token>", "notification": {...} or null}`: what is stored for a token now, written behind: changed
 ///   tokens are collected and written together every ``flushInterval`` (a hundred pushes to one offline token in that
 ///   time cost one record) and at shutdown.
@@ -43,7 +44,7 @@ public final class GatewayJournal: Sendable {
     /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
     public init(directory: URL, compactionThreshold: Int = 64 << 20) throws {
         self.compactionThreshold = compactionThreshold
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try PrivateFile.makeDirectory(directory)
         url = directory.appendingPathComponent("journal")
         let existing = (try? Data(contentsOf: url)) ?? Data()
         recovered = try Self.read(existing)
@@ -96,6 +97,9 @@ public final class GatewayJournal: Sendable {
             ("bundle-id", .string(device.bundleID)),
             ("environment", .string(device.environment.rawValue)),
         ]
+        if let digest = device.secretDigest {
+            fields.append(("secret-sha256", .string(digest.base64EncodedString())))
+        }
         if let invalidation = device.invalidation {
             fields.append(("invalid-reason", .string(invalidation.reason.rawValue)))
             fields.append(("invalid-since", .number(JSONNumber(invalidation.since.millisecondsSince1970))))
@@ -149,7 +153,10 @@ public final class GatewayJournal: Sendable {
         _ url: URL, devices: [DeviceRegistry.Device], stored: [AcceptedNotification]
     ) throws -> (FileHandle, Int) {
         let temporary = url.appendingPathExtension("new")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw GatewayDataError("cannot create \(temporary.path)")
         }
         var state = State(handle: try FileHandle(forWritingTo: temporary), size: 0)
@@ -203,7 +210,9 @@ public final class GatewayJournal: Sendable {
         if let reason = object["invalid-reason"]?.string, let since = object["invalid-since"]?.number?.intValue {
             invalidation = .init(reason: APNSReason(rawValue: reason), since: Date(millisecondsSince1970: since))
         }
+        let digest = object["secret-sha256"]?.string.flatMap { Data(base64Encoded: $0) }
         return DeviceRegistry.Device(
-            token: token, bundleID: bundleID, environment: environment, invalidation: invalidation)
+            token: token, bundleID: bundleID, environment: environment, invalidation: invalidation,
+            secretDigest: digest)
     }
 }

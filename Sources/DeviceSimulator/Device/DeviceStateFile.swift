@@ -2,14 +2,17 @@ import APNSCore
 import Crypto
 import Foundation
 
-/// What a device keeps across restarts under its data folder (`device.json`): each app's device token and its
-/// end-to-end private key, so a restarted device keeps its tokens and can still open what was sealed to it.
+/// What a device keeps across restarts under its data folder (`device.json`, mode 0600): each app's device token, the
+/// secret that proves the token is this device's, and its end-to-end private key, so a restarted device keeps its
+/// tokens and can still open what was sealed to it.
 struct DeviceStateFile {
     /// One installed app's identity.
     struct App: Codable, Hashable {
         var bundleID: String
         var environment: String
         var token: String
+        /// The device secret the gateway gave with the token (absent in files from before secrets).
+        var secret: String?
         var privateKey: String
     }
 
@@ -38,11 +41,9 @@ struct DeviceStateFile {
     /// Writes the apps, replacing the file at once.
     func save(_ apps: [App]) throws(DeviceError) {
         do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(Contents(apps: apps)).write(to: url, options: .atomic)
+            try PrivateFile.write(try encoder.encode(Contents(apps: apps)), to: url)
         } catch {
             throw DeviceError("\(url.path) cannot be written: \(error)")
         }

@@ -1,4 +1,5 @@
 import APNSCore
+import APNSGateway
 import Crypto
 import Foundation
 import Synchronization
@@ -11,15 +12,15 @@ final class InstalledApp: Sendable {
     let center: UNUserNotificationCenter
     let privateKey: Curve25519.KeyAgreement.PrivateKey
     private let delegate: SimulatedAppDelegate
-    private let currentToken: Mutex<APNSDeviceToken?>
+    private let currentToken: Mutex<(token: APNSDeviceToken?, secret: String?)>
 
     init(
         manifest: AppManifest, dataDirectory: URL, privateKey: Curve25519.KeyAgreement.PrivateKey,
-        savedToken: APNSDeviceToken?, contentExtension: (any UNNotificationContentExtension)?
+        savedToken: APNSDeviceToken?, savedSecret: String?, contentExtension: (any UNNotificationContentExtension)?
     ) async {
         self.manifest = manifest
         self.privateKey = privateKey
-        self.currentToken = Mutex(savedToken)
+        self.currentToken = Mutex((savedToken, savedSecret))
         var configuration = UNUserNotificationCenter.Configuration()
         configuration.bundleIdentifier = manifest.bundleID
         configuration.dataStore = dataDirectory.appendingPathComponent("attachments/\(manifest.bundleID)")
@@ -35,9 +36,18 @@ final class InstalledApp: Sendable {
         }
     }
 
-    var token: APNSDeviceToken? {
-        get { currentToken.withLock { $0 } }
-        set { currentToken.withLock { $0 = newValue } }
+    var token: APNSDeviceToken? { currentToken.withLock { $0.token } }
+
+    /// The device secret that proves ``token`` is this device's.
+    var secret: String? { currentToken.withLock { $0.secret } }
+
+    /// Keeps what the gateway answered: the token, and its secret when the gateway made a new one.
+    func registered(_ registration: CourierClient.Registration) {
+        currentToken.withLock { current in
+            if registration.token != current.token || registration.secret != nil {
+                current = (registration.token, registration.secret)
+            }
+        }
     }
 
     /// The public key a provider seals end-to-end content to, as base64 of its 32 raw bytes.

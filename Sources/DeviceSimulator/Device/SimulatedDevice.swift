@@ -65,7 +65,7 @@ public final class SimulatedDevice: Sendable {
             apps.append(
                 await InstalledApp(
                     manifest: manifest, dataDirectory: configuration.dataDirectory, privateKey: key,
-                    savedToken: record.flatMap { try? APNSDeviceToken(hex: $0.token) },
+                    savedToken: record.flatMap { try? APNSDeviceToken(hex: $0.token) }, savedSecret: record?.secret,
                     contentExtension: configuration.contentExtensions[manifest.bundleID]?()))
         }
         return SimulatedDevice(configuration: configuration, apps: apps, stateFile: stateFile)
@@ -116,22 +116,23 @@ public final class SimulatedDevice: Sendable {
         }
         courier.withLock { $0 = client }
         for app in apps {
-            let token: APNSDeviceToken
             do {
-                token = try await client.register(
-                    bundleID: app.manifest.bundleID, environment: app.manifest.environment, token: app.token)
+                app.registered(
+                    try await client.register(
+                        bundleID: app.manifest.bundleID, environment: app.manifest.environment, token: app.token,
+                        secret: app.secret))
             } catch {
                 await client.close()
                 throw DeviceError("the gateway refused to register \(app.manifest.bundleID): \(error)")
             }
-            app.token = token
-            hub.emit(DeviceEvent(.registered, bundleID: app.manifest.bundleID, token: token.hex))
+            hub.emit(DeviceEvent(.registered, bundleID: app.manifest.bundleID, token: app.token?.hex))
         }
         try stateFile.save(
             apps.map {
                 DeviceStateFile.App(
                     bundleID: $0.manifest.bundleID, environment: $0.manifest.environment.rawValue,
-                    token: $0.token?.hex ?? "", privateKey: $0.privateKey.rawRepresentation.base64EncodedString())
+                    token: $0.token?.hex ?? "", secret: $0.secret,
+                    privateKey: $0.privateKey.rawRepresentation.base64EncodedString())
             })
         return client
     }

@@ -1,3 +1,6 @@
+import APNSGateway
+import Foundation
+
 /// What `herald gateway` prints once it listens: where, the CA to trust, where devices and the admin API are, and a
 /// request to paste.
 struct GatewayBanner {
@@ -10,6 +13,8 @@ struct GatewayBanner {
     let hasKeys: Bool
     /// `TEAMID:KEYID:PATH` of a private key given with `--auth-key`, for the `herald send` example.
     let sendAuthKey: String?
+    /// The admin credential: its token is shown only on the start that made it.
+    let admin: AdminCredential
 
     var text: String {
         let address = host.contains(":") ? "[\(host)]" : host
@@ -19,6 +24,7 @@ struct GatewayBanner {
             "CA certificate: \(caPath)",
             "example device token for \(topic): \(token)",
             "devices connect to wss://\(address):\(port)/courier (docs/courier.md); admin API: /admin/ (docs/gateway.md)",
+            adminLine,
             "",
             "curl --http2 --cacert \(caPath) \\",
             "  -H 'apns-topic: \(topic)' -H 'apns-push-type: alert' \\",
@@ -41,5 +47,17 @@ struct GatewayBanner {
                     + "(--auth-key, or POST /admin/keys)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    private var adminLine: String {
+        if admin.insecure {
+            return "WARNING: --insecure-admin: anyone who reaches this port may use the admin API (add keys, read "
+                + "stored pushes, arm faults)"
+        }
+        if admin.created {
+            return "admin token (shown this once; kept in \(admin.path.path), mode 0600): \(admin.token)\n"
+                + "  send it as Authorization: Bearer <token> to /admin/"
+        }
+        return "admin API token: in \(admin.path.path) (Authorization: Bearer <token>)"
     }
 }

@@ -31,6 +31,16 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(name: .customLong("example-topic"), help: "The app the printed example device token is made for.")
     var exampleTopic = "com.example.app"
 
+    @Option(
+        name: .customLong("max-connections"),
+        help: "The most connections open at once; one over it is closed as soon as it is accepted.")
+    var maxConnections = 10_000
+
+    @Flag(
+        name: .customLong("insecure-admin"),
+        help: "Let anyone who reaches the port use the admin API without the admin token (loopback --host only).")
+    var insecureAdmin = false
+
     func run() async throws {
         let io = CommandIO.current
         guard let environment = APNSEnvironment(name: environment) else {
@@ -49,11 +59,20 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.environment = environment
-        let server = try GatewayServer(configuration: configuration, verifier: verifier)
+        configuration.insecureAdmin = insecureAdmin
+        guard maxConnections >= 1 else { throw UsageError("--max-connections must be 1 or more") }
+        configuration.maxConnections = maxConnections
+        let server: GatewayServer
+        do {
+            server = try GatewayServer(configuration: configuration, verifier: verifier)
+        } catch let error as GatewayDataError {
+            throw UsageError(error.message)
+        }
         let boundPort = try await server.start()
         let device = try server.registry.register(
             bundleID: exampleTopic, environment: environment,
-            token: ExampleDeviceToken.token(for: exampleTopic, environment: environment))
+            token: ExampleDeviceToken.token(for: exampleTopic, environment: environment)
+        ).device
         let jwt = await keys.first?.exampleToken()
         io.write(
             GatewayBanner(
@@ -64,7 +83,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 topic: exampleTopic,
                 jwt: jwt,
                 hasKeys: !keys.isEmpty,
-                sendAuthKey: jwt == nil ? nil : keys.first.map { "\($0.teamID):\($0.keyID):\($0.path)" }
+                sendAuthKey: jwt == nil ? nil : keys.first.map { "\($0.teamID):\($0.keyID):\($0.path)" },
+                admin: server.adminCredential
             ).text
         )
         await TerminationSignal.wait()

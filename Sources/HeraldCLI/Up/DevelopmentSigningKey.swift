@@ -1,3 +1,4 @@
+import APNSCore
 import Crypto
 import Foundation
 
@@ -10,7 +11,8 @@ struct DevelopmentSigningKey {
     let path: String
     let publicKeyPEM: String
 
-    /// Reads `DATA/AuthKey_HERALDUP01.p8`, creating it on the first start.
+    /// Reads `DATA/AuthKey_HERALDUP01.p8`, creating it (mode 0600) on the first start; an older world-readable one is
+    /// made private.
     static func loadOrCreate(in directory: URL) throws -> DevelopmentSigningKey {
         let file = directory.appendingPathComponent("AuthKey_\(keyID).p8")
         let key: P256.Signing.PrivateKey
@@ -20,10 +22,10 @@ struct DevelopmentSigningKey {
             } catch {
                 throw UsageError("\(file.path) is not a P-256 private key; remove it and start again")
             }
+            PrivateFile.restrict(file)
         } else {
             key = P256.Signing.PrivateKey()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(key.pemRepresentation.utf8).write(to: file, options: .atomic)
+            try PrivateFile.write(Data(key.pemRepresentation.utf8), to: file)
         }
         return DevelopmentSigningKey(path: file.path, publicKeyPEM: key.publicKey.pemRepresentation)
     }

@@ -37,10 +37,11 @@ extension PushProviderService {
             return try JSONCoding.response(app.app)
         }
         router.patch("v1/apps/:appID") { request, context -> Response in
-            var app = try await self.caller(request).serverApp(
+            let caller = try await self.caller(request)
+            var app = try await caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.require("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
-            try self.apply(input, to: &app, creating: false)
+            try self.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
             app.app.updatedAt = Date()
             try await self.store.updateApp(app)
             return try JSONCoding.response(app.app)
@@ -76,15 +77,17 @@ extension PushProviderService {
                 authentication: .init(kind: "token"), publishableKey: KeyMaker.make(prefix: "pk_"), webhookURL: nil,
                 rateLimit: 0, createdAt: now, updatedAt: now),
             sealedCredentials: Data(), caPEM: nil, categories: Data("{}".utf8), categoriesVersion: 1)
-        try apply(input, to: &app, creating: true)
+        try apply(input, to: &app, creating: true, byAdmin: true)
         let key = KeyMaker.make(prefix: "sk_")
         let keyID = "key_" + UUID().uuidString.prefix(8).lowercased()
         try await store.insertApp(app, apiKeyID: keyID, apiKeyHash: KeyMaker.hash(key))
         return (app.app, key, keyID)
     }
 
-    /// Applies the fields given in `input`; on create the required ones must be there.
-    func apply(_ input: AppInput, to app: inout StoredApp, creating: Bool) throws(ProviderError) {
+    /// Applies the fields given in `input`; on create the required ones must be there. An endpoint other than Apple's
+    /// or one on ``Configuration/allowedEndpoints`` needs the admin (`byAdmin`); a new endpoint needs the credentials
+    /// again in the same request, since credentials are bound to the endpoint they were given for.
+    func apply(_ input: AppInput, to app: inout StoredApp, creating: Bool, byAdmin: Bool) throws(ProviderError) {
         if let name = input.name { app.app.name = name }
         if let bundleID = input.bundleID {
             guard APNSTopic.problem(with: bundleID) == nil, !bundleID.isEmpty else {
@@ -102,15 +105,13 @@ extension PushProviderService {
             app.app.environment = parsed.rawValue
         }
         if let endpoint = input.endpoint {
-            switch endpoint.lowercased() {
-            case "production": app.app.endpoint = "https://" + APNSEnvironment.production.host
-            case "sandbox", "development": app.app.endpoint = "https://" + APNSEnvironment.development.host
-            default:
-                guard let url = URL(string: endpoint), url.scheme == "https", url.host != nil else {
-                    throw .field(
-                        "endpoint", "must be production, sandbox or an https:// URL such as https://127.0.0.1:2197")
-                }
-                app.app.endpoint = endpoint
+            let previous = app.app.endpoint
+            app.app.endpoint = try checkedEndpoint(endpoint, byAdmin: byAdmin)
+            if !creating, app.app.endpoint != previous, input.authentication == nil {
+                throw .field(
+                    "endpoint",
+                    "moving the app to \(app.app.endpoint) needs its credentials again in the same request "
+                        + "(\"authentication\"): provider tokens go only to the endpoint they were given for")
             }
         } else if creating {
             app.app.endpoint = "https://" + APNSEnvironment(rawValue: app.app.environment).host
@@ -125,23 +126,52 @@ extension PushProviderService {
         if let authentication = input.authentication {
             let credentials = try AppCredentials(authentication)
             app.app.authentication = credentials.summary
-            do {
-                app.sealedCredentials = secrets.seal(try JSONEncoder().encode(credentials))
-            } catch {
-                throw .configuration("cannot encode credentials: \(error)")
-            }
+            app.sealedCredentials = try BoundCredentials(credentials: credentials, endpoint: app.app.endpoint)
+                .sealed(with: secrets)
         } else if creating {
             throw .field("authentication", "is required: {\"kind\": \"token\", \"teamID\", \"keyID\", \"privateKey\"}")
         }
         if let webhookURL = input.webhookURL {
-            guard webhookURL.isEmpty || URL(string: webhookURL)?.scheme?.hasPrefix("http") == true else {
+            let url = URL(string: webhookURL)
+            guard webhookURL.isEmpty || ["http", "https"].contains(url?.scheme?.lowercased()) else {
                 throw .field("webhookURL", "must be an http(s) URL, or empty to remove")
             }
+            if let url, let problem = webhookPolicy.problem(with: url) { throw .field("webhookURL", problem) }
             app.app.webhookURL = webhookURL.isEmpty ? nil : webhookURL
         }
         if let rateLimit = input.rateLimit {
             guard rateLimit >= 0 else { throw .field("rateLimit", "must be 0 (no limit) or a positive number") }
             app.app.rateLimit = rateLimit
         }
+    }
+
+    /// The endpoint `text` names (`production`, `sandbox` or an https URL), if this caller may point an app there.
+    private func checkedEndpoint(_ text: String, byAdmin: Bool) throws(ProviderError) -> String {
+        switch text.lowercased() {
+        case "production": return "https://" + APNSEnvironment.production.host
+        case "sandbox", "development": return "https://" + APNSEnvironment.development.host
+        default: break
+        }
+        guard let url = URL(string: text), url.scheme == "https", let host = url.host?.lowercased() else {
+            throw .field("endpoint", "must be production, sandbox or an https:// URL such as https://127.0.0.1:2197")
+        }
+        let apple = [APNSEnvironment.production.host, APNSEnvironment.development.host].contains(host)
+        let origin = Self.origin(of: url)
+        guard apple || byAdmin || configuration.allowedEndpoints.contains(where: { Self.origin(of: $0) == origin })
+        else {
+            throw .forbidden(
+                "an API key may point an app only at Apple's hosts or an endpoint the provider's admin allowed "
+                    + "(herald serve --allow-endpoint); \(text) is neither")
+        }
+        return text
+    }
+
+    /// `https://host:port` of a URL, the port written out, for comparing endpoints.
+    static func origin(of url: URL) -> String {
+        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? 443)"
+    }
+
+    private static func origin(of text: String) -> String? {
+        URL(string: text).map(origin(of:))
     }
 }

@@ -54,6 +54,12 @@ enum Caller: Sendable {
         }
     }
 
+    /// Whether the caller holds the admin token.
+    var isAdmin: Bool {
+        if case .admin = self { return true }
+        return false
+    }
+
     /// The app a device-side call acts on: any of the app's keys.
     func anyApp(_ request: Request, store: any ProviderStore) async throws(ProviderError) -> StoredApp {
         if case .device(let app) = self { return app }

@@ -70,9 +70,25 @@ extension PushProviderService {
         }
     }
 
+    /// The most tags one device may carry.
+    static let maximumTagsPerDevice = 64
+    /// The longest tag, in characters.
+    static let maximumTagLength = 128
+
     /// Checks a registration against the app it is for.
     static func check(_ input: DeviceInput, for app: StoredApp) throws(ProviderError) {
         _ = try NotificationTarget.checkToken(input.token, field: "token")
+        if let tags = input.tags {
+            guard tags.count <= maximumTagsPerDevice else {
+                throw .field("tags", "a device has at most \(maximumTagsPerDevice) tags; this one has \(tags.count)")
+            }
+            if let long = tags.firstIndex(where: { $0.isEmpty || $0.count > maximumTagLength }) {
+                throw .field("tags[\(long)]", "a tag is 1 to \(maximumTagLength) characters")
+            }
+        }
+        if let userID = input.userID, userID.isEmpty || userID.count > 256 {
+            throw .field("userID", "a user ID is 1 to 256 characters")
+        }
         if let bundleID = input.bundleID, bundleID != app.app.bundleID {
             throw .field("bundleID", "this key belongs to \(app.app.bundleID), not \(bundleID)")
         }

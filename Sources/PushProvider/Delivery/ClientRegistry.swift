@@ -35,14 +35,13 @@ actor ClientRegistry {
     static func makeClient(for app: StoredApp, secrets: SecretBox, observer: ProviderMetrics, connections: Int)
         throws(ProviderError) -> APNSClient
     {
-        let credentials: AppCredentials
-        do {
-            credentials = try JSONDecoder().decode(AppCredentials.self, from: try secrets.open(app.sealedCredentials))
-        } catch let error as ProviderError {
-            throw error
-        } catch {
-            throw .configuration("the stored credentials of app \(app.app.id) cannot be read: \(error)")
+        let bound = try BoundCredentials.open(app.sealedCredentials, with: secrets)
+        if let endpoint = bound.endpoint, endpoint != app.app.endpoint {
+            throw .configuration(
+                "app \(app.app.id)'s credentials were given for \(endpoint), not \(app.app.endpoint); they are never "
+                    + "sent elsewhere: give the credentials again with the new endpoint")
         }
+        let credentials = bound.credentials
         let endpoint: APNSEndpoint
         do {
             endpoint = try APNSEndpoint(url: app.app.endpoint, additionalTrustRootsPEM: app.caPEM)

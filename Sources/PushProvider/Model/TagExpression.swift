@@ -1,6 +1,17 @@
 /// A boolean expression over device tags: `sports && (news || !weather)`. Tags are letters, digits, `_`, `-`, `.`
 /// and `:`; `&&`, `||`, `!` and parentheses combine them (also `and`, `or`, `not`).
+///
+/// An expression has limits, each checked before anything is built, so no input can make the parser recurse deeply
+/// or the database plan a huge query: at most ``maximumLength`` characters, ``maximumTags`` tags and
+/// ``maximumNesting`` levels of parentheses and `!`.
 struct TagExpression: Sendable, Hashable {
+    /// The longest expression, in characters.
+    static let maximumLength = 1024
+    /// The most tags one expression may name.
+    static let maximumTags = 32
+    /// The deepest nesting of `(` and `!`.
+    static let maximumNesting = 16
+
     indirect enum Node: Sendable, Hashable {
         case tag(String)
         case not(Node)
@@ -16,6 +27,11 @@ struct TagExpression: Sendable, Hashable {
     ///
     /// - Throws: ``ProviderError`` naming `target.tags` and the position of the problem.
     init(parsing source: String) throws(ProviderError) {
+        guard source.count <= Self.maximumLength else {
+            throw .field(
+                "target.tags",
+                "the tag expression is \(source.count) characters; the limit is \(Self.maximumLength)")
+        }
         var parser = Parser(tokens: try Self.tokenize(source))
         let root = try parser.parseOr()
         guard parser.position == parser.tokens.count else {
@@ -70,12 +86,21 @@ struct TagExpression: Sendable, Hashable {
             }
         }
         guard !tokens.isEmpty else { throw .field("target.tags", "the tag expression is empty") }
+        let tags = tokens.count { !["(", ")", "!", "&&", "||"].contains($0) }
+        guard tags <= maximumTags else {
+            throw .field(
+                "target.tags",
+                "the tag expression names \(tags) tags; the limit is \(maximumTags) (target several notifications, "
+                    + "or tag the devices with one tag that stands for the group)")
+        }
         return tokens
     }
 
     private struct Parser {
         let tokens: [String]
         var position = 0
+        /// How many `(` and `!` enclose the current position.
+        var nesting = 0
 
         mutating func parseOr() throws(ProviderError) -> Node {
             var node = try parseAnd()
@@ -99,8 +124,13 @@ struct TagExpression: Sendable, Hashable {
             guard let token = peek else { throw .field("target.tags", "the tag expression ends too early") }
             position += 1
             switch token {
-            case "!": return .not(try parseUnary())
+            case "!":
+                try enter()
+                defer { nesting -= 1 }
+                return .not(try parseUnary())
             case "(":
+                try enter()
+                defer { nesting -= 1 }
                 let inner = try parseOr()
                 guard peek == ")" else { throw .field("target.tags", "a \"(\" is not closed") }
                 position += 1
@@ -111,5 +141,15 @@ struct TagExpression: Sendable, Hashable {
         }
 
         var peek: String? { position < tokens.count ? tokens[position] : nil }
+
+        /// One level deeper, or the error naming the limit.
+        mutating func enter() throws(ProviderError) {
+            nesting += 1
+            guard nesting <= TagExpression.maximumNesting else {
+                throw .field(
+                    "target.tags",
+                    "the tag expression nests ( and ! more than \(TagExpression.maximumNesting) deep; write it flatter")
+            }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import APNSCore
 import Crypto
 public import Foundation
 
@@ -29,10 +30,7 @@ public struct SecretBox: Sendable {
         }
         let data = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
         do {
-            try FileManager.default.createDirectory(
-                at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(data.base64EncodedString().utf8).write(to: path, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
+            try PrivateFile.write(Data(data.base64EncodedString().utf8), to: path)
         } catch {
             throw ProviderError.configuration("cannot write the master key to \(path.path): \(error)")
         }

@@ -24,6 +24,12 @@ extension PushProviderService {
         public var connectionsPerApp = 2
         /// How long a lease lasts before another worker (or this one, restarted) takes the delivery back.
         public var leaseDuration: TimeInterval = 30
+        /// Endpoints besides Apple's hosts that an app's API key may point the app at (`--allow-endpoint`), such as a
+        /// local gateway; only the admin token may set an endpoint outside this list.
+        public var allowedEndpoints: [String] = []
+        /// Hosts (`host` or `host:port`) on loopback, private or link-local addresses that webhooks may still reach
+        /// (`--allow-webhook-host`).
+        public var allowedWebhookHosts: [String] = []
         /// How often idle workers look for deliveries that became due (scheduled or retried); new notifications wake
         /// them at once.
         public var pollInterval: Duration = .milliseconds(250)

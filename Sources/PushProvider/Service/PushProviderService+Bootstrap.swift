@@ -46,7 +46,7 @@ extension PushProviderService {
         if var existing = try await store.apps().first(where: {
             $0.app.bundleID == settings.bundleID && $0.app.environment == settings.environment
         }) {
-            try apply(input, to: &existing, creating: false)
+            try apply(input, to: &existing, creating: false, byAdmin: true)
             existing.app.updatedAt = Date()
             try await store.updateApp(existing)
             return AppHandle(id: existing.app.id, publishableKey: existing.app.publishableKey)

@@ -1,4 +1,5 @@
-import Foundation
+import APNSCore
+public import Foundation
 import GRDB
 import Hummingbird
 public import Logging
@@ -14,12 +15,18 @@ public final class PushProviderService: Sendable {
     public let configuration: Configuration
     /// The token that may create apps and act on every app.
     public let adminToken: String
+    /// Whether this start made the admin token (so it is shown once, now); `false` when it was read or given.
+    public let adminTokenCreated: Bool
+    /// The file the admin token is kept in, unless it was given in the configuration.
+    public var adminTokenPath: URL { configuration.providerDirectory.appendingPathComponent("admin-token") }
     let store: any ProviderStore
     let secrets: SecretBox
     let metrics = ProviderMetrics()
     let engine: DeliveryEngine
     let clients: ClientRegistry
     let webhooks: WebhookSender
+    /// Where webhooks may go.
+    let webhookPolicy: OutboundPolicy
     let logger: Logger
 
     /// Opens the database and loads or creates the secrets.
@@ -41,9 +48,9 @@ public final class PushProviderService: Sendable {
             secrets = try SecretBox.loadOrCreate(at: directory.appendingPathComponent("master.key"))
         }
         if let token = configuration.adminToken {
-            adminToken = token
+            (adminToken, adminTokenCreated) = (token, false)
         } else {
-            adminToken = try Self.loadOrCreateAdminToken(in: directory)
+            (adminToken, adminTokenCreated) = try Self.loadOrCreateAdminToken(in: directory)
         }
         clients = ClientRegistry(
             secrets: secrets, observer: metrics, connectionsPerApp: configuration.connectionsPerApp)
@@ -53,7 +60,8 @@ public final class PushProviderService: Sendable {
         settings.leaseDuration = configuration.leaseDuration
         settings.pollInterval = configuration.pollInterval
         engine = DeliveryEngine(store: store, clients: clients, settings: settings, logger: logger)
-        webhooks = WebhookSender(logger: logger)
+        webhookPolicy = OutboundPolicy(allowedHosts: configuration.allowedWebhookHosts)
+        webhooks = WebhookSender(logger: logger, policy: webhookPolicy)
     }
 
     /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
@@ -83,19 +91,17 @@ public final class PushProviderService: Sendable {
         await store.close()
     }
 
-    private static func loadOrCreateAdminToken(in directory: URL) throws(ProviderError) -> String {
+    private static func loadOrCreateAdminToken(in directory: URL) throws(ProviderError) -> (String, created: Bool) {
         let path = directory.appendingPathComponent("admin-token")
         if let text = try? String(contentsOf: path, encoding: .utf8) {
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return (text.trimmingCharacters(in: .whitespacesAndNewlines), false)
         }
         let token = KeyMaker.make(prefix: "adm_")
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(token.utf8).write(to: path, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
+            try PrivateFile.write(Data(token.utf8), to: path)
         } catch {
             throw .configuration("cannot write the admin token to \(path.path): \(error)")
         }
-        return token
+        return (token, true)
     }
 }

@@ -6,8 +6,11 @@ import Logging
 #endif
 
 /// POSTs every user response to the app's own server (seed 003's reply loop), retrying a failed POST three times.
+/// Before each POST the URL's host is looked up and checked against ``policy`` (public addresses only, unless
+/// allowed), so a name that later points inside the provider's network is not followed.
 struct WebhookSender: Sendable {
     let logger: Logger
+    let policy: OutboundPolicy
 
     /// The webhook body: `event`, `notificationID`, `deliveryID`, `apnsID`, `token`, `userID`, `action`, `text`,
     /// `time`.
@@ -26,7 +29,12 @@ struct WebhookSender: Sendable {
     /// Sends in the background; failures are logged.
     func send(_ body: Body, to url: URL) {
         let logger = logger
+        let policy = policy
         Task.detached {
+            if let problem = policy.resolvedProblem(with: url) {
+                logger.warning("webhook \(url) refused: \(problem)")
+                return
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             var request = URLRequest(url: url)

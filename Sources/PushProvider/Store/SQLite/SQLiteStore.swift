@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import GRDB
 
@@ -11,8 +12,7 @@ final class SQLiteStore: ProviderStore {
     /// - Throws: ``ProviderError`` when the file cannot be opened.
     init(path: String) throws(ProviderError) {
         do {
-            try FileManager.default.createDirectory(
-                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try PrivateFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in
@@ -21,6 +21,8 @@ final class SQLiteStore: ProviderStore {
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
+            // Apps' sealed credentials and users' devices: only the provider's owner may read them.
+            for suffix in ["", "-wal", "-shm"] { PrivateFile.restrict(URL(fileURLWithPath: path + suffix)) }
             try SQLiteSchema.migrator.migrate(pool)
             // One process per file: a lease still held at start belongs to a process that died (kill -9, power
             // loss). Its deliveries go back to the queue now rather than when the lease runs out.

@@ -1,0 +1,137 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where the provider may send requests that a user's setting chose (webhooks): public addresses only, unless the
+/// admin allowed the host (`herald serve --allow-webhook-host`). A URL pointing at a loopback, private, link-local,
+/// shared or multicast address (the provider's own network, a cloud metadata service) is refused, both when it is
+/// set (an address written in the URL, `localhost`) and before every request (what the name resolves to then).
+struct OutboundPolicy: Sendable {
+    /// Hosts (`host` or `host:port`, lowercase) the admin allowed whatever their address.
+    let allowedHosts: Set<String>
+
+    init(allowedHosts: [String]) {
+        self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+    }
+
+    /// Why `url` may not be called, judging by what it says (no name lookup); `nil` when it may.
+    func problem(with url: URL) -> String? {
+        guard let host = url.host?.lowercased(), !host.isEmpty else { return "the URL has no host" }
+        if isAllowed(url) { return nil }
+        if host == "localhost" || host.hasSuffix(".localhost") {
+            return "\(host) is this machine; \(Self.advice)"
+        }
+        if let address = IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))), !address.isPublic {
+            return "\(host) is not a public address; \(Self.advice)"
+        }
+        return nil
+    }
+
+    /// Why `url` may not be called now, after looking up its name: every address it resolves to must be public.
+    func resolvedProblem(with url: URL) -> String? {
+        if let problem = problem(with: url) { return problem }
+        guard let host = url.host, !isAllowed(url), IPAddress(host) == nil else { return nil }
+        let addresses = IPAddress.resolve(host)
+        guard !addresses.isEmpty else { return "\(host) does not resolve" }
+        if let inner = addresses.first(where: { !$0.isPublic }) {
+            return "\(host) resolves to \(inner), which is not a public address; \(Self.advice)"
+        }
+        return nil
+    }
+
+    private func isAllowed(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        if allowedHosts.contains(host) { return true }
+        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+        return allowedHosts.contains("\(host):\(port)")
+    }
+
+    private static let advice =
+        "webhooks go to public addresses unless the provider's admin allows the host (herald serve --allow-webhook-host)"
+}
+
+/// An IPv4 or IPv6 address, to tell public addresses from the rest.
+struct IPAddress: CustomStringConvertible, Sendable {
+    /// 4 or 16 bytes.
+    let bytes: [UInt8]
+
+    init?(_ text: String) {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            bytes = withUnsafeBytes(of: &v4) { Array($0) }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        } else {
+            return nil
+        }
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Whether the address is reachable on the public internet: not unspecified, loopback, private (RFC 1918, IPv6
+    /// unique local), shared (100.64/10), link-local, benchmarking, multicast or reserved.
+    var isPublic: Bool {
+        if bytes.count == 16 {
+            let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xff, 0xff]
+            if Array(bytes.prefix(12)) == mappedPrefix { return IPAddress(bytes: Array(bytes.suffix(4))).isPublic }
+            if bytes.allSatisfy({ $0 == 0 }) { return false }  // ::
+            if bytes.dropLast().allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return false }  // ::1
+            if bytes[0] & 0xfe == 0xfc { return false }  // fc00::/7
+            if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return false }  // fe80::/10
+            if bytes[0] == 0xff { return false }  // multicast
+            return true
+        }
+        let (a, b) = (bytes[0], bytes[1])
+        switch a {
+        case 0, 10, 127: return false
+        case 100 where b & 0xc0 == 64: return false  // 100.64/10
+        case 169 where b == 254: return false
+        case 172 where b & 0xf0 == 16: return false
+        case 192 where b == 168: return false
+        case 192 where b == 0 && bytes[2] == 0: return false
+        case 198 where b & 0xfe == 18: return false  // 198.18/15
+        case 224...255: return false
+        default: return true
+        }
+    }
+
+    var description: String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        var copy = bytes
+        _ = inet_ntop(bytes.count == 4 ? AF_INET : AF_INET6, &copy, &text, socklen_t(text.count))
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Every address `host` resolves to now.
+    static func resolve(_ host: String) -> [IPAddress] {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return [] }
+        defer { freeaddrinfo(list) }
+        var addresses: [IPAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr {
+                switch Int32(address.pointee.sa_family) {
+                case AF_INET:
+                    var v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                    addresses.append(IPAddress(bytes: withUnsafeBytes(of: &v4) { Array($0) }))
+                case AF_INET6:
+                    var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                    addresses.append(IPAddress(bytes: withUnsafeBytes(of: &v6) { Array($0) }))
+                default: break
+                }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return addresses
+    }
+}
