@@ -101,7 +101,7 @@ struct GatewayHarness {
         }
         if let body { arguments += ["--data-binary", body] }
         arguments.append("https://127.0.0.1:\(port)\(path)")
-        let (output, exitStatus) = try await runWithStatus("/usr/bin/curl", arguments)
+        let (output, exitStatus) = try await Self.runWithStatus("/usr/bin/curl", arguments)
         let parts = output.components(separatedBy: "\r\n\r\n")
         let head = parts.first?.components(separatedBy: "\r\n") ?? []
         let status = head.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
@@ -125,14 +125,24 @@ struct GatewayHarness {
         return try await run("/usr/bin/nghttp", arguments)
     }
 
+    /// Runs a Python 3 script with `arguments` and returns what it printed (the tests' raw-socket clients).
+    static func python(_ script: String, _ arguments: [String] = []) async throws -> String {
+        try await runWithStatus("/usr/bin/env", ["python3", "-c", script] + arguments).output
+    }
+
+    /// Runs curl with exactly `arguments` and returns what it printed.
+    static func rawCurl(_ arguments: [String]) async throws -> String {
+        try await runWithStatus("/usr/bin/curl", arguments).output
+    }
+
     /// Runs a process and returns its standard output. Its output is read on a thread of its own while it runs (a
     /// trace larger than the pipe's buffer would otherwise block it), so no thread of the concurrency pool or of
     /// Dispatch's global queues blocks (the gateway under test needs them).
     private func run(_ executable: String, _ arguments: [String]) async throws -> String {
-        try await runWithStatus(executable, arguments).output
+        try await Self.runWithStatus(executable, arguments).output
     }
 
-    private func runWithStatus(_ executable: String, _ arguments: [String]) async throws
+    private static func runWithStatus(_ executable: String, _ arguments: [String]) async throws
         -> (output: String, status: Int32)
     {
         let process = Process()

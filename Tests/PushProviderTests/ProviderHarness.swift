@@ -36,6 +36,8 @@ struct ProviderHarness {
             var configuration = PushProviderService.Configuration(dataDirectory: dataDirectory)
             configuration.port = 0
             configuration.database = Self.database(for: dataDirectory)
+            // The tests' webhook receivers listen on loopback, which webhooks may reach only when allowed.
+            configuration.allowedWebhookHosts = ["127.0.0.1"]
             configure(&configuration)
             let provider = try await PushProviderService(configuration: configuration)
             let (ports, portSink) = AsyncStream.makeStream(of: Int.self)

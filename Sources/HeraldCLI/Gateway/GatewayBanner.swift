@@ -24,7 +24,7 @@ struct GatewayBanner {
             "CA certificate: \(caPath)",
             "example device token for \(topic): \(token)",
             "devices connect to wss://\(address):\(port)/courier (docs/courier.md); admin API: /admin/ (docs/gateway.md)",
-            adminLine,
+            Self.adminLine(admin),
             "",
             "curl --http2 --cacert \(caPath) \\",
             "  -H 'apns-topic: \(topic)' -H 'apns-push-type: alert' \\",
@@ -49,7 +49,9 @@ struct GatewayBanner {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private var adminLine: String {
+    /// The admin credential's line: a warning when the admin API is open, the token on the start that made it, else
+    /// where it is kept.
+    static func adminLine(_ admin: AdminCredential) -> String {
         if admin.insecure {
             return "WARNING: --insecure-admin: anyone who reaches this port may use the admin API (add keys, read "
                 + "stored pushes, arm faults)"

@@ -8,7 +8,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the provider service: device tokens, notifications through a durable queue, feedback.",
-        discussion: "The API is documented in docs/api.md. The admin token is printed at first start."
+        discussion: "The API is documented in docs/api.md. The admin token is printed once, at the start that makes it."
     )
 
     @Option(help: "The address to listen on.")
@@ -40,6 +40,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "HTTP/2 connections per app to APNs.")
     var connections = 2
 
+    @Option(
+        name: .customLong("allow-endpoint"),
+        help: "An endpoint besides Apple's that apps' API keys may choose, such as https://127.0.0.1:2197. Repeatable.")
+    var allowedEndpoints: [String] = []
+
+    @Option(
+        name: .customLong("allow-webhook-host"),
+        help: "A host (or host:port) on a loopback or private address that webhooks may reach. Repeatable.")
+    var allowedWebhookHosts: [String] = []
+
     func validate() throws {
         do {
             _ = try PushProviderService.Database(parsing: database)
@@ -61,13 +71,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.workers = workers
         configuration.batchSize = batchSize
         configuration.connectionsPerApp = connections
+        configuration.allowedEndpoints = allowedEndpoints
+        configuration.allowedWebhookHosts = allowedWebhookHosts
         let provider = try await PushProviderService(configuration: configuration)
         let task = Task {
             try await provider.run { port in
                 io.write(
                     """
                     herald serve: provider API on http://\(host):\(port)/v1 (health /healthz, metrics /metrics)
-                      admin token: \(provider.adminToken)
+                      \(ProviderBanner.adminTokenLine(provider))
                       data: \(provider.configuration.providerDirectory.path)
 
                     """)

@@ -44,6 +44,7 @@ struct UpCommand: AsyncParsableCommand {
         let caPath = gateway.certificateAuthority.caPath.path
         var providerConfiguration = PushProviderService.Configuration(dataDirectory: root)
         providerConfiguration.port = providerPort
+        providerConfiguration.allowedEndpoints = ["https://127.0.0.1:\(port)"]
         let provider = try await PushProviderService(configuration: providerConfiguration)
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let providerTask = Task { try await provider.run { portSink.yield($0) } }
@@ -64,7 +65,9 @@ struct UpCommand: AsyncParsableCommand {
         io.write(
             """
             herald up: local APNs on https://127.0.0.1:\(port) (CA \(caPath))
-            herald up: provider API on \(providerURL)/v1 (metrics \(providerURL)/metrics), admin token \(provider.adminToken)
+            herald up: provider API on \(providerURL)/v1 (metrics \(providerURL)/metrics)
+            herald up: provider \(ProviderBanner.adminTokenLine(provider))
+            herald up: gateway \(GatewayBanner.adminLine(gateway.adminCredential))
 
             """)
         var device = SimulatedDevice.Configuration(
@@ -80,7 +83,7 @@ struct UpCommand: AsyncParsableCommand {
 
                 push to every device of the demo app through the provider:
                   curl -X POST '\(providerURL)/v1/notifications?app=\(app.id)' \\
-                    -H 'Authorization: Bearer \(provider.adminToken)' -H 'Content-Type: application/json' \\
+                    -H "Authorization: Bearer \(ProviderBanner.adminTokenWord(provider))" -H 'Content-Type: application/json' \\
                     -d '{"target": {"all": true}, "content": {"title": "hello", "body": "it is a beautiful day", "category": "\(DemoApp.category)", "mutableContent": true}}'
                   (then GET \(providerURL)/v1/notifications/<id>?app=\(app.id) for its deliveries and the user's answers)
 

@@ -7,9 +7,14 @@ import Hummingbird
 extension PushProviderService {
     func addDeviceRoutes(to router: Router<BasicRequestContext>) {
         router.post("v1/devices") { request, _ -> Response in
-            let app = try await self.caller(request).anyApp(request, store: self.store)
+            let caller = try await self.caller(request)
+            let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(DeviceInput.self, from: request)
             try Self.check(input, for: app)
+            if case .device = caller {
+                try await self.checkPublishableRegistration(
+                    input, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader])
+            }
             let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: Date())
             return try JSONCoding.response(device, status: created ? .created : .ok)
         }
@@ -45,12 +50,64 @@ extension PushProviderService {
             return try JSONCoding.response(device)
         }
         router.delete("v1/devices/:token") { request, context -> HTTPResponse.Status in
-            let app = try await self.caller(request).anyApp(request, store: self.store)
+            let caller = try await self.caller(request)
+            let app = try await caller.anyApp(request, store: self.store)
             let token = try context.parameters.require("token")
+            if case .device = caller, let existing = try await self.store.device(appID: app.app.id, token: token) {
+                try self.checkOwnership(
+                    of: existing, app: app, userToken: request.headers[Self.userTokenHeader], change: "deleting it")
+            }
             guard try await self.store.deleteDevice(appID: app.app.id, token: token) else {
                 throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
             }
             return .noContent
+        }
+    }
+
+    /// Where a publishable-key call may carry its user token.
+    static let userTokenHeader = HTTPField.Name("X-Herald-User-Token")!
+
+    /// What the publishable key may do to registrations (it ships in the app, so anyone has it): register a token
+    /// and its own fields; bind a user only with that user's token; change the user or end-to-end key of a device
+    /// that has them only with proof it owns the device.
+    ///
+    /// - Throws: ``ProviderError/forbidden(_:)`` saying what proof is missing.
+    func checkPublishableRegistration(_ input: DeviceInput, app: StoredApp, userToken: String?) async throws(
+        ProviderError
+    ) {
+        let existing = try await store.device(appID: app.app.id, token: input.token.lowercased())
+        if let userID = input.userID, userID != existing?.userID {
+            guard let userToken else {
+                throw .forbidden(
+                    "binding a device to user \(userID) with the publishable key needs a userToken for that user from "
+                        + "the app's server (POST /v1/users/{userID}/token with its API key); see docs/api.md")
+            }
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: Date())
+            guard proven == userID else {
+                throw .forbidden("the userToken is for user \(proven), not \(userID)")
+            }
+        }
+        if let existing, let key = input.publicKey, existing.publicKey != nil, key != existing.publicKey {
+            try checkOwnership(of: existing, app: app, userToken: userToken, change: "replacing its public key")
+        }
+    }
+
+    /// Checks that a publishable-key caller may change `device`: a device bound to a user needs that user's token;
+    /// one with an end-to-end key and no user needs the app's API key.
+    func checkOwnership(of device: DeviceRecord, app: StoredApp, userToken: String?, change: String) throws(
+        ProviderError
+    ) {
+        if let userID = device.userID {
+            guard let userToken else {
+                throw .forbidden(
+                    "device \(device.token.prefix(8))… belongs to user \(userID): \(change) with the publishable key "
+                        + "needs that user's userToken (X-Herald-User-Token), or use the app's API key")
+            }
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: Date())
+            guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
+        } else if device.publicKey != nil {
+            throw .forbidden(
+                "device \(device.token.prefix(8))… has an end-to-end key: \(change) needs the app's API key")
         }
     }
 

@@ -8,6 +8,7 @@ extension PushProviderService {
         addOperationsRoutes(to: router)
         addAppRoutes(to: router)
         addDeviceRoutes(to: router)
+        addUserRoutes(to: router)
         addNotificationRoutes(to: router)
         addFeedbackRoutes(to: router)
         addCategoryRoutes(to: router)

@@ -33,4 +33,7 @@ struct DeviceInput: Decodable, Sendable {
     var bundleID: String?
     /// Checked against the app's environment when given.
     var environment: String?
+    /// Proof from the app's server (`POST /v1/users/{userID}/token`) that a publishable-key registration may bind
+    /// `userID` or change a device that belongs to a user.
+    var userToken: String?
 }

@@ -37,6 +37,11 @@ public struct SecretBox: Sendable {
         return try SecretBox(masterKey: data)
     }
 
+    /// A key for one purpose derived from the master key (HKDF-SHA256), so no two uses share a key.
+    func derivedKey(for purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data(purpose.utf8), outputByteCount: 32)
+    }
+
     /// Encrypts `plaintext`; the result holds the nonce, the ciphertext and the tag.
     func seal(_ plaintext: Data) -> Data {
         // Safety: AES-GCM sealing with a fresh random nonce cannot fail for a 256-bit key.

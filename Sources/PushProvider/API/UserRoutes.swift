@@ -1,0 +1,31 @@
+import Foundation
+import Hummingbird
+
+extension PushProviderService {
+    private struct IssuedUserToken: Encodable {
+        var userID: String
+        var userToken: String
+        var expiresAt: Date
+    }
+
+    func addUserRoutes(to router: Router<BasicRequestContext>) {
+        // The app's server vouches for a signed-in user (`?ttl=SECONDS`, 30 days by default): the token lets the
+        // app bind its device to that user with the publishable key (UserToken).
+        router.post("v1/users/:userID/token") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let userID = try context.parameters.require("userID")
+            guard !userID.isEmpty, userID.count <= 256 else {
+                throw ProviderError.field("userID", "a user ID is 1 to 256 characters")
+            }
+            let ttlText = request.uri.queryParameters.get("ttl")
+            let ttl = ttlText.map { Int($0) ?? -1 } ?? UserToken.defaultLifetime
+            guard (60...UserToken.maximumLifetime).contains(ttl) else {
+                throw ProviderError.field("ttl", "a user token lives 60 to \(UserToken.maximumLifetime) seconds")
+            }
+            let expires = Date().addingTimeInterval(TimeInterval(ttl))
+            let token = UserToken.make(appID: app.app.id, userID: userID, expires: expires, secrets: self.secrets)
+            return try JSONCoding.response(
+                IssuedUserToken(userID: userID, userToken: token, expiresAt: expires), status: .created)
+        }
+    }
+}

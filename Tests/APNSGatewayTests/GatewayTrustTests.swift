@@ -1,0 +1,210 @@
+import APNSCore
+import APNSGateway
+import Crypto
+import Foundation
+import Testing
+
+@Suite("Who may use the gateway: the admin token, device secrets, connection limits")
+struct GatewayTrustTests {
+    @Test(
+        "every admin route answers 401 without the admin token, over HTTP/2 and HTTP/1.1, and changes nothing",
+        arguments: [false, true])
+    func adminNeedsToken(http1: Bool) async throws {
+        try await GatewayHarness.with { gateway, device in
+            let forged = P256.Signing.PrivateKey()
+            let pem = forged.publicKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+            let calls: [(String, String, String?)] = [
+                ("POST", "/admin/devices", #"{"topic":"com.example.app","count":1000}"#),
+                ("DELETE", "/admin/devices/\(device.token.hex)", nil),
+                ("POST", "/admin/devices/\(device.token.hex)/expire", nil),
+                ("GET", "/admin/devices/\(device.token.hex)/notifications", nil),
+                ("GET", "/admin/deliveries?apns-id=\(UUID().uuidString)", nil),
+                ("POST", "/admin/keys", #"{"key-id":"FORGED1234","team-id":"DEF123GHIJ","pem":"\#(pem)"}"#),
+                ("POST", "/admin/certificates", #"{"topic":"com.example.app"}"#),
+                ("POST", "/admin/faults", #"{"status":500,"reason":"InternalServerError","count":100}"#),
+                ("DELETE", "/admin/faults", nil),
+            ]
+            for (method, path, body) in calls {
+                let reply = try await gateway.admin(method, path, body: body, http1: http1, asAdmin: false)
+                #expect(reply.status == 401, "\(method) \(path)")
+                #expect(reply.json["error"]?.string?.contains("admin-token") == true)
+            }
+            let wrong = try await gateway.curl(
+                method: "POST", path: "/admin/faults", headers: ["authorization": "Bearer gwa_guess"],
+                body: #"{"status":500,"reason":"InternalServerError"}"#, http1: http1)
+            #expect(wrong.status == 401)
+            #expect(wrong.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
+            // Nothing changed: the token is valid and no fault is armed, the forged key signs nothing.
+            #expect(try await gateway.push(device.token).status == 200)
+            let signer = try APNSProviderTokenSigner(
+                privateKeyPEM: forged.pemRepresentation, keyID: "FORGED1234", teamID: "DEF123GHIJ")
+            let forgedPush = try await gateway.push(
+                device.token,
+                headers: ["authorization": try await signer.token(issuedAt: Date()).authorizationHeaderValue])
+            #expect(forgedPush.status == 403)
+            #expect(gateway.server.registry.all.count == 1)
+        }
+    }
+
+    @Test("the admin token is made once, kept 0600 in a 0700 folder, and is the same after a restart")
+    func adminTokenFile() async throws {
+        let first = try await GatewayHarness.start()
+        let credential = first.server.adminCredential
+        #expect(credential.created)
+        #expect(credential.path == first.directory.appendingPathComponent("admin-token"))
+        #expect(try String(contentsOf: credential.path, encoding: .utf8) == credential.token + "\n")
+        #expect(try mode(of: credential.path) == 0o600)
+        #expect(try mode(of: first.directory) == 0o700)
+        #expect(try mode(of: first.directory.appendingPathComponent("journal")) == 0o600)
+        try await first.server.shutdown()
+        let second = try await GatewayHarness.start(directory: first.directory, key: first.key)
+        #expect(!second.server.adminCredential.created)
+        #expect(second.server.adminCredential.token == credential.token)
+        #expect(try await second.admin("GET", "/admin/deliveries?apns-id=\(UUID().uuidString)").status == 404)
+        try await second.server.shutdown()
+    }
+
+    @Test("a device cannot claim another device's token on the courier: its stored push stays for the owner")
+    func courierHijack() async throws {
+        try await GatewayHarness.with { gateway, _ in
+            let owner = try await gateway.courier()
+            let registered = try await owner.register(bundleID: "com.example.app", environment: .development)
+            let secret = try #require(registered.secret)
+            #expect(secret.hasPrefix("ds_"))
+            await owner.close()
+            let stored = try await gateway.push(registered.token, body: #"{"aps":{"alert":"for the owner"}}"#)
+            #expect(stored.status == 200)
+
+            let thief = try await gateway.courier()
+            for guess in [nil, "ds_guess", String(secret.dropLast()) + "x"] {
+                await #expect(throws: GatewayDataError.self) {
+                    _ = try await thief.register(
+                        bundleID: "com.example.app", environment: .development, token: registered.token, secret: guess)
+                }
+            }
+            // Not registered, so it can neither unregister the token nor acknowledge its pushes.
+            await #expect(throws: GatewayDataError.self) { try await thief.unregister(registered.token) }
+            #expect(gateway.server.registry.device(for: registered.token)?.invalidation == nil)
+            await thief.close()
+
+            let back = try await gateway.courier()
+            let again = try await back.register(
+                bundleID: "com.example.app", environment: .development, token: registered.token, secret: secret)
+            #expect(again.token == registered.token && again.secret == nil)
+            #expect(String(decoding: try await back.nextNotification().payload, as: UTF8.self).contains("owner"))
+            await back.close()
+        }
+    }
+
+    @Test("a token made through the admin API comes with its secret, which a device proves on the courier")
+    func adminTokenSecret() async throws {
+        try await GatewayHarness.with { gateway, _ in
+            let made = try await gateway.admin("POST", "/admin/devices", body: #"{"topic":"com.example.app"}"#)
+            #expect(made.status == 201)
+            let token = try APNSDeviceToken(hex: try #require(made.json["token"]?.string))
+            let secret = try #require(made.json["secret"]?.string)
+            let many = try await gateway.admin(
+                "POST", "/admin/devices", body: #"{"topic":"com.example.app","count":3}"#)
+            #expect(many.json["secrets"]?.array?.count == 3)
+            let device = try await gateway.courier()
+            let registered = try await device.register(
+                bundleID: "com.example.app", environment: .development, token: token, secret: secret)
+            #expect(registered.token == token)
+            await device.close()
+        }
+    }
+
+    @Test("--insecure-admin is refused off loopback; on loopback admin calls need no token")
+    func insecureAdmin() async throws {
+        var configuration = GatewayServer.Configuration(
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID())"))
+        configuration.host = "0.0.0.0"
+        configuration.insecureAdmin = true
+        #expect(throws: GatewayDataError.self) { _ = try GatewayServer(configuration: configuration) }
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        let server = try GatewayServer(configuration: configuration)
+        let port = try await server.start()
+        let reply = try await GatewayHarness.rawCurl([
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", server.certificateAuthority.caPath.path,
+            "-X", "POST", "--data", #"{"topic":"com.example.app"}"#, "https://127.0.0.1:\(port)/admin/devices",
+        ])
+        #expect(reply == "201")
+        try await server.shutdown()
+    }
+
+    @Test("a connection over the limit is closed at once and counted; one that never sets up is closed in time")
+    func connectionLimits() async throws {
+        var configuration = GatewayServer.Configuration(
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID())"))
+        configuration.port = 0
+        configuration.maxConnections = 3
+        configuration.setupTimeout = .milliseconds(500)
+        let server = try GatewayServer(configuration: configuration)
+        let port = try await server.start()
+        // Four idle TCP sockets: three are held until the setup deadline, the fourth is closed at once.
+        let script = """
+            import socket, sys, time
+            port = int(sys.argv[1])
+            sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+            time.sleep(0.1)
+            extra = socket.create_connection(("127.0.0.1", port))
+            extra.settimeout(2)
+            began = time.monotonic()
+            print("extra", extra.recv(1) == b"", round(time.monotonic() - began, 2) < 0.4)
+            for s in sockets:
+                s.settimeout(5)
+                try:
+                    closed = s.recv(1) == b""
+                except ConnectionResetError:
+                    closed = True
+                print("idle", closed, round(time.monotonic() - began, 2))
+            """
+        let lines = try await GatewayHarness.python(script, [String(port)]).split(separator: "\n").map(String.init)
+        #expect(lines.first == "extra True True")
+        let idle = lines.dropFirst().map { $0.split(separator: " ") }
+        #expect(idle.count == 3 && idle.allSatisfy { $0[1] == "True" })
+        #expect(idle.allSatisfy { Double($0[2]) ?? 99 < 3 })
+        #expect(server.refusedConnections == 1)
+        try await server.shutdown()
+    }
+
+    @Test("an unmasked or reserved-opcode courier frame fails the connection with close code 1002 (RFC 6455)")
+    func courierFrameRules() async throws {
+        try await GatewayHarness.with { gateway, _ in
+            let script = """
+                import socket, ssl, sys
+                port, ca = int(sys.argv[1]), sys.argv[2]
+                def attempt(frame):
+                    context = ssl.create_default_context(cafile=ca)
+                    context.set_alpn_protocols(["http/1.1"])
+                    s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+                    s.sendall(b"GET /courier HTTP/1.1\\r\\nHost: x\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+                              b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n")
+                    head = b""
+                    while b"\\r\\n\\r\\n" not in head:
+                        head += s.recv(1)
+                    s.sendall(frame)
+                    s.settimeout(5)
+                    answer = b""
+                    while True:
+                        chunk = s.recv(64)
+                        if not chunk:
+                            break
+                        answer += chunk
+                    print(head.split(b"\\r\\n")[0].decode(), answer.hex())
+                attempt(b"\\x81\\x02hi")
+                attempt(b"\\x83\\x80abcd")
+                """
+            let output = try await GatewayHarness.python(
+                script, [String(gateway.port), gateway.server.certificateAuthority.caPath.path])
+            let lines = output.split(separator: "\n")
+            #expect(lines.count == 2)
+            for line in lines { #expect(line == "HTTP/1.1 101 Switching Protocols 880203ea") }
+        }
+    }
+
+    private func mode(of url: URL) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? -1
+    }
+}
