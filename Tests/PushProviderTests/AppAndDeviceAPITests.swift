@@ -75,9 +75,14 @@ struct AppAndDeviceAPITests {
     func registerDevices() async throws {
         try await ProviderHarness.with { harness in
             let token = String(repeating: "ab", count: 32)
+            let (_, issued) = try await harness.call("POST", "/v1/users/alice/token")
+            let userToken = try #require(issued["userToken"].string)
             var (status, device) = try await harness.call(
                 "POST", "/v1/devices?key=\(harness.publishableKey)", key: "",
-                body: ["token": token, "userID": "alice", "tags": ["sports", "news"], "timeZone": "Asia/Shanghai"])
+                body: [
+                    "token": token, "userID": "alice", "userToken": userToken, "tags": ["sports", "news"],
+                    "timeZone": "Asia/Shanghai",
+                ])
             #expect(status == 201)
             #expect(device["active"].bool == true)
             (status, device) = try await harness.call(

@@ -43,8 +43,7 @@ struct DeliveryTests {
                 let token = try harness.gatewayToken()
                 tokens.append(token)
                 _ = try await harness.call(
-                    "POST", "/v1/devices", key: harness.publishableKey,
-                    body: ["token": token, "tags": tags, "userID": index < 2 ? "alice" : "bob"])
+                    "POST", "/v1/devices", body: ["token": token, "tags": tags, "userID": index < 2 ? "alice" : "bob"])
             }
             func targeted(_ target: [String: Any]) async throws -> Int? {
                 let (_, answer) = try await harness.call(

@@ -17,6 +17,9 @@ extension SimulatedDevice {
         /// Each token is POSTed here after registration (`token`, `bundleID`, `environment`, `publicKey`), as an
         /// app does from `didRegisterForRemoteNotificationsWithDeviceToken`.
         public var registerURL: URL?
+        /// The signed-in user the registration binds the device to, with the user token the app's server got for
+        /// them from the provider (`POST /v1/users/{userID}/token`); without the token a provider refuses the binding.
+        public var user: (id: String, token: String)?
         /// Every delivery, display and response is POSTed here (``DeviceEvent/reportJSON``).
         public var reportURL: URL?
         /// How long a service extension has before `serviceExtensionTimeWillExpire()` (30 seconds on iOS).

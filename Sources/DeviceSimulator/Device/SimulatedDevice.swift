@@ -144,8 +144,11 @@ public final class SimulatedDevice: Sendable {
         }
         let registrations = configuration.registerURL.map { url in
             let summaries = installedApps
+            let user = configuration.user
             return Task { [hub] in
-                for app in summaries { await Self.postRegistration(app, to: JSONPoster(url: url), hub: hub) }
+                for app in summaries {
+                    await Self.postRegistration(app, user: user, to: JSONPoster(url: url), hub: hub)
+                }
             }
         }
         let receiving = Task { await receiveLoop(firstCourier) }
@@ -177,9 +180,12 @@ public final class SimulatedDevice: Sendable {
         }
     }
 
-    private static func postRegistration(_ app: InstalledAppSummary, to poster: JSONPoster, hub: EventHub) async {
+    private static func postRegistration(
+        _ app: InstalledAppSummary, user: (id: String, token: String)?, to poster: JSONPoster, hub: EventHub
+    ) async {
         let body: [String: String?] = [
             "token": app.token, "bundleID": app.bundleID, "environment": app.environment, "publicKey": app.publicKey,
+            "userID": user?.id, "userToken": user?.token,
         ]
         do {
             try await poster.post(try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 }))

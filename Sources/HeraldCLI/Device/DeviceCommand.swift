@@ -34,6 +34,14 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("report-url"), help: "POST every delivery, display and response here as JSON.")
     var reportURL: String?
 
+    @Option(help: "The signed-in user the --register-url registration binds the device to (needs --user-token).")
+    var user: String?
+
+    @Option(
+        name: .customLong("user-token"),
+        help: "The user token the app's server got for --user (POST /v1/users/{userID}/token on the provider).")
+    var userToken: String?
+
     @Option(
         name: .customLong("extension-time-limit"),
         help: "Seconds a service extension has before its best attempt is shown.")
@@ -93,6 +101,14 @@ struct DeviceCommand: AsyncParsableCommand {
         configuration.registerURL = try registerURL.map { try Self.httpURL($0, option: "--register-url") }
         configuration.reportURL = try reportURL.map { try Self.httpURL($0, option: "--report-url") }
         configuration.serviceExtensionTimeLimit = .milliseconds(Int(extensionTimeLimit * 1000))
+        switch (user, userToken) {
+        case (let user?, let token?): configuration.user = (user, token)
+        case (nil, nil): break
+        default:
+            throw UsageError(
+                "--user and --user-token go together: the provider binds a device to a user only with the token the "
+                    + "app's server got for that user (POST /v1/users/{userID}/token)")
+        }
         return configuration
     }
 

@@ -75,6 +75,7 @@ struct UpCommand: AsyncParsableCommand {
             apps: [manifest], dataDirectory: root.appendingPathComponent("device"))
         device.registerURL = URL(string: "\(providerURL)/v1/devices?key=\(app.publishableKey)")
         device.reportURL = URL(string: "\(providerURL)/v1/feedback?key=\(app.publishableKey)")
+        device.user = (DemoApp.user, provider.userToken(appID: app.id, userID: DemoApp.user))
         let session = DeviceSession(
             configuration: device, apiHost: "127.0.0.1", apiPort: deviceAPIPort, interactive: isatty(0) == 1
         ) { device in

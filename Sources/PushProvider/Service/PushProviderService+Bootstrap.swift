@@ -33,6 +33,14 @@ extension PushProviderService {
         }
     }
 
+    /// A user token for `userID` of app `appID`, as `POST /v1/users/{userID}/token` makes one (for `herald up`'s own
+    /// device, which signs in as a demo user).
+    public func userToken(appID: String, userID: String) -> String {
+        UserToken.make(
+            appID: appID, userID: userID, expires: Date().addingTimeInterval(TimeInterval(UserToken.defaultLifetime)),
+            secrets: secrets)
+    }
+
     /// Creates the app, or updates the one with the same bundle ID and environment to these settings.
     ///
     /// - Throws: ``ProviderError`` when a setting is not valid.
