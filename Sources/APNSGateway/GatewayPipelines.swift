@@ -28,7 +28,7 @@ struct GatewayPipelines: Sendable {
                 parameter: .maxConcurrentStreams,
                 value: certificate.isPush
                     ? ProviderConnectionHandler.authenticatedStreamLimit : ProviderConnectionHandler.initialStreamLimit),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: ProviderRequest.maximumHeaderListSize),
         ]
         // The worker checks request header blocks (RequestHeaderRules), beside the connection's event loop.
         configuration.headerBlockValidation = .disabled

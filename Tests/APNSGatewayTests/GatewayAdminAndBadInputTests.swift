@@ -118,6 +118,19 @@ struct GatewayAdminAndBadInputTests {
         }
     }
 
+    @Test("a header list over the advertised 8000 bytes but under NIOHTTP2's default is refused, only its stream")
+    func headerListOverAdvertised() async throws {
+        try await GatewayHarness.with { gateway, device in
+            for size in [8_200, 15_500] {
+                let over = try await gateway.push(
+                    device.token, headers: ["x-padding": String(repeating: "p", count: size)])
+                #expect(over.status != 200, "\(size) bytes")
+            }
+            #expect(gateway.server.store.storedNotification(for: device.token) == nil)
+            #expect(try await gateway.push(device.token).status == 200)
+        }
+    }
+
     @Test(
         "a header block HTTP/2 forbids is reset with PROTOCOL_ERROR, nothing is stored, and the gateway keeps serving",
         arguments: ["te: gzip", "connection: close", "keep-alive: 5", "upgrade: h2c", "bad header: 1"])

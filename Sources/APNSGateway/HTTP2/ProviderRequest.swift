@@ -18,10 +18,20 @@ struct ProviderRequest: Sendable {
 }
 
 extension ProviderRequest {
+    /// The header list size the gateway advertises (`SETTINGS_MAX_HEADER_LIST_SIZE`) and holds every request to: the
+    /// sum over fields of name, value and 32 bytes (RFC 9113 §6.5.2), measured here because a client may send its
+    /// first requests before it acknowledged the setting, while NIOHTTP2 still applies its default.
+    static let maximumHeaderListSize = 8000
+
     /// Reads a received stream, checking its header blocks against ``RequestHeaderRules``: pseudo-headers into their
     /// fields (`host` stands in for a missing `:authority`), the rest in order, trailers after them.
     init(_ stream: ReceivedStream) throws(MalformedHeaderBlock) {
         self.init(body: stream.body, bodyTooLarge: stream.bodyTooLarge)
+        let size = stream.head.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
+        guard size <= Self.maximumHeaderListSize else {
+            throw MalformedHeaderBlock(
+                problem: "the header list is \(size) bytes, over the advertised \(Self.maximumHeaderListSize)")
+        }
         headers.reserveCapacity(stream.head.count)
         var seen = RequestHeaderRules.PseudoFields()
         var regularFieldSeen = false
