@@ -43,7 +43,10 @@ struct ProviderTrustTests {
             #expect(answer["error"]["message"].string?.contains("--allow-endpoint") == true)
             let (apple, _) = try await harness.call(
                 "PATCH", path,
-                body: ["endpoint": "production", "authentication": ProviderHarness.appBody(harness.gateway)["authentication"]!])
+                body: [
+                    "endpoint": "production",
+                    "authentication": ProviderHarness.appBody(harness.gateway)["authentication"]!,
+                ])
             #expect(apple == 200)
             // The admin may choose any endpoint, but never without the credentials for it.
             let (bare, bareAnswer) = try await harness.call(
@@ -69,11 +72,14 @@ struct ProviderTrustTests {
 
     @Test(
         "a webhook may not point inside the provider's network unless the admin allowed the host",
-        arguments: ["http://169.254.169.254/latest/meta-data", "http://localhost:9/hook", "http://10.0.0.1/hook",
-            "http://[::1]:9/hook", "https://192.168.1.1/hook"])
+        arguments: [
+            "http://169.254.169.254/latest/meta-data", "http://localhost:9/hook", "http://10.0.0.1/hook",
+            "http://[::1]:9/hook", "https://192.168.1.1/hook",
+        ])
     func webhookAddresses(url: String) async throws {
         try await ProviderHarness.with { harness in
-            let (status, answer) = try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": url])
+            let (status, answer) = try await harness.call(
+                "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": url])
             #expect(status == 400)
             #expect(answer["error"]["field"].string == "webhookURL")
             #expect(answer["error"]["message"].string?.contains("--allow-webhook-host") == true)
@@ -116,7 +122,8 @@ struct ProviderTrustTests {
             let (_, kept) = try await harness.call("GET", "/v1/devices/\(token)")
             #expect(kept["userID"].string == "alice" && kept["publicKey"].string == key)
             // The same registration again (a device restarting) needs no proof.
-            let (again, _) = try await harness.call("POST", "/v1/devices", key: pk, body: ["token": token, "publicKey": key])
+            let (again, _) = try await harness.call(
+                "POST", "/v1/devices", key: pk, body: ["token": token, "publicKey": key])
             #expect(again == 200)
             let (ownDelete, _) = try await ProviderHarness.request(
                 "DELETE", harness.baseURL + "/v1/devices/\(token)", key: pk, headers: ["X-Herald-User-Token": alice])

@@ -1,6 +1,6 @@
 import APNSCore
-public import Foundation
 import Crypto
+public import Foundation
 
 /// Who may use the gateway's admin API: whoever sends `Authorization: Bearer <token>` with the token kept in
 /// `DATA/admin-token` (mode 0600, made at the first start). With ``insecure`` (loopback only, `--insecure-admin`)
@@ -14,6 +14,9 @@ public struct AdminCredential: Sendable {
     public let path: URL
     /// Admin calls need no token (loopback gateways only).
     public let insecure: Bool
+
+    /// The `WWW-Authenticate` value a 401 carries.
+    static let challenge = "Bearer realm=\"herald gateway admin\""
 
     /// Reads `DATA/admin-token`, or makes a new random token there.
     ///

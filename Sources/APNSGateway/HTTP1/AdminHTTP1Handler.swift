@@ -51,7 +51,9 @@ final class AdminHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
             response = .error(404, "no endpoint \(head.uri): the admin API is under /admin/, the courier at /courier")
         }
         var headers = HTTPHeaders()
-        if response.status == 401 { headers.add(name: "www-authenticate", value: "Bearer realm=\"herald gateway admin\"") }
+        if response.status == 401 {
+            headers.add(name: "www-authenticate", value: AdminCredential.challenge)
+        }
         if let body = response.body {
             headers.add(name: "content-type", value: "application/json")
             headers.add(name: "content-length", value: String(body.count))

@@ -185,7 +185,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             case .provider(let response):
                 write(streamID, response, context: context)
             case .admin(let response):
-                let extra = response.status == 401 ? [("www-authenticate", "Bearer realm=\"herald gateway admin\"")] : []
+                let extra =
+                    response.status == 401 ? [("www-authenticate", AdminCredential.challenge)] : []
                 write(streamID, status: response.status, extra: extra, body: response.body, context: context)
             case .needsVerification(let request):
                 verify(request, streamID: streamID, context: context)

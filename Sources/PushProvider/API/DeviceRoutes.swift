@@ -72,9 +72,9 @@ extension PushProviderService {
     /// that has them only with proof it owns the device.
     ///
     /// - Throws: ``ProviderError/forbidden(_:)`` saying what proof is missing.
-    func checkPublishableRegistration(_ input: DeviceInput, app: StoredApp, userToken: String?) async throws(
-        ProviderError
-    ) {
+    func checkPublishableRegistration(_ input: DeviceInput, app: StoredApp, userToken: String?)
+        async throws(ProviderError)
+    {
         let existing = try await store.device(appID: app.app.id, token: input.token.lowercased())
         if let userID = input.userID, userID != existing?.userID {
             guard let userToken else {
@@ -94,9 +94,9 @@ extension PushProviderService {
 
     /// Checks that a publishable-key caller may change `device`: a device bound to a user needs that user's token;
     /// one with an end-to-end key and no user needs the app's API key.
-    func checkOwnership(of device: DeviceRecord, app: StoredApp, userToken: String?, change: String) throws(
-        ProviderError
-    ) {
+    func checkOwnership(of device: DeviceRecord, app: StoredApp, userToken: String?, change: String)
+        throws(ProviderError)
+    {
         if let userID = device.userID {
             guard let userToken else {
                 throw .forbidden(
