@@ -179,6 +179,7 @@ let package = Package(
             dependencies: [
                 "PushProvider", "APNSCore", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: heraldSettings

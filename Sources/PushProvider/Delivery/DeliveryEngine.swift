@@ -23,6 +23,10 @@ final class DeliveryEngine: Sendable {
         var pollInterval: Duration = .milliseconds(250)
         /// How often results are written while a batch is in flight.
         var flushInterval: Duration = .milliseconds(50)
+        /// How often the engine tells a shared store it is alive.
+        var heartbeatInterval: Duration = .seconds(1)
+        /// How long an engine may be silent before its leases are taken back.
+        var staleAfter: TimeInterval = 5
         /// Attempts before a delivery APNs keeps refusing with a temporary reason is given up.
         var maximumAttempts = 5
     }
@@ -51,6 +55,7 @@ final class DeliveryEngine: Sendable {
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.watchLeases() }
+            group.addTask { await self.beat() }
             for _ in 0..<settings.workers {
                 group.addTask { await self.workLoop() }
             }
@@ -85,6 +90,22 @@ final class DeliveryEngine: Sendable {
                 logger.notice("requeued \(count) deliveries whose lease ran out")
             }
             try? await Task.sleep(for: .seconds(max(1, settings.leaseDuration / 4)))
+        }
+    }
+
+    /// Tells the store this engine is alive, and takes back the leases of engines that stopped saying so (killed).
+    private func beat() async {
+        while !Task.isCancelled {
+            let (store, owner, staleAfter) = (self.store, self.owner, settings.staleAfter)
+            // Its own task: a heartbeat cut short by cancellation must not leave a query half-done.
+            if let count = try? await Task(operation: {
+                try await store.heartbeat(owner: owner, staleAfter: staleAfter)
+            })
+            .value, count > 0 {
+                logger.notice("requeued \(count) deliveries of a provider that stopped answering")
+                signal.notify()
+            }
+            try? await Task.sleep(for: settings.heartbeatInterval)
         }
     }
 

@@ -102,6 +102,25 @@ extension PostgresStore {
             """)
     }
 
+    func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int {
+        // The database's clock judges every process, so clocks that disagree between machines do not matter.
+        _ = try await rows(
+            """
+            INSERT INTO provider_heartbeats (owner, seen_at) VALUES (\(owner), now())
+            ON CONFLICT (owner) DO UPDATE SET seen_at = now()
+            """)
+        return try await count(
+            """
+            WITH dead AS (
+                DELETE FROM provider_heartbeats WHERE seen_at < now() - make_interval(secs => \(staleAfter))
+                RETURNING owner),
+            changed AS (
+                UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
+                WHERE state = 'leased' AND lease_owner IN (SELECT owner FROM dead) RETURNING 1)
+            SELECT count(*) FROM changed
+            """)
+    }
+
     func releaseLeases(owner: String) async throws(ProviderError) -> Int {
         try await count(
             """

@@ -115,6 +115,8 @@ extension SQLiteStore {
         }
     }
 
+    func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int { 0 }
+
     func releaseLeases(owner: String) async throws(ProviderError) -> Int {
         try await write { db in
             try db.execute(
