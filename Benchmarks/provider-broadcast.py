@@ -4,7 +4,7 @@ second, and the largest provider's peak resident memory (VmHWM). With --kill, th
 part way, and the gateway's own records are checked: every device got the notification, with one apns-id, and how
 many were resent to APNs (accepted before the kill but not yet recorded). With one provider the killed one is
 restarted on the same data; with --providers 2 (PostgreSQL) it is not: the other takes its work over when the
-killed one's leases expire (30 s).
+killed one's heartbeat has been silent for 5 s.
 
     swift build -c release --product herald
     python3 Benchmarks/provider-broadcast.py --devices 100000 [--kill]

@@ -8,6 +8,8 @@ import NIOWebSocket
 /// Builds a connection's handlers once ALPN has chosen the protocol.
 struct GatewayPipelines: Sendable {
     let processor: ProviderRequestProcessor
+    /// Writes the store's changes to the journal (``ProviderRequestWorker/persist``).
+    let persist: @Sendable () -> Void
     let admin: AdminRequestProcessor
     let registry: DeviceRegistry
     let store: NotificationStore
@@ -38,7 +40,8 @@ struct GatewayPipelines: Sendable {
             NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration),
             IdleStateHandler(readTimeout: idle),
             ProviderConnectionHandler(
-                worker: ProviderRequestWorker(processor: processor, admin: admin, loop: workerLoop(for: channel)),
+                worker: ProviderRequestWorker(
+                    processor: processor, admin: admin, persist: persist, loop: workerLoop(for: channel)),
                 certificate: certificate),
         ])
         connections.add(channel, kind: .provider)

@@ -101,8 +101,10 @@ public final class GatewayServer: Sendable {
         let admin = AdminRequestProcessor(
             registry: registry, store: store, keys: keys, faults: faults, credential: adminCredential,
             certificateAuthority: certificateAuthority, now: { Date() })
+        let (journal, store, registry) = (self.journal, self.store, self.registry)
         let pipelines = GatewayPipelines(
-            processor: processor, admin: admin, registry: registry, store: store,
+            processor: processor, persist: { journal.flush(from: store, registry: registry) }, admin: admin,
+            registry: registry, store: store,
             idleTimeout: configuration.idleTimeout, setupTimeout: TimeAmount(configuration.setupTimeout),
             connections: connections, eventLoops: Array(group.makeIterator()))
         let connections = connections

@@ -110,6 +110,21 @@ struct StoreAndForwardTests {
         try await second.server.shutdown()
     }
 
+    @Test("a push answered 200 is already in the journal: a gateway killed right after the answer keeps it")
+    func acceptedIsDurable() async throws {
+        try await GatewayHarness.with { gateway, device in
+            for index in 0..<5 {
+                let reply = try await gateway.push(device.token, body: #"{"aps":{"alert":"n\#(index)"}}"#)
+                #expect(reply.status == 200)
+                // Read at once, well inside the 100 ms the background flush would take.
+                let journal = try String(
+                    contentsOf: gateway.directory.appendingPathComponent("journal"), encoding: .utf8)
+                let apnsID = try #require(reply.headers["apns-id"])
+                #expect(journal.contains(apnsID), "push \(index) was answered before it was written")
+            }
+        }
+    }
+
     @Test("a device that unregisters its app makes later pushes 410 Unregistered")
     func unregister() async throws {
         try await GatewayHarness.with { gateway, _ in

@@ -202,10 +202,14 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     /// Answers a request whose provider token needs its signature checked first.
     private func verify(_ request: ProviderRequest, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        let processor = worker.processor
+        let (processor, persist) = (worker.processor, worker.persist)
         let authentication = self.authentication
         let promise = context.eventLoop.makePromise(of: ProviderResponse.self)
-        promise.completeWithTask { await processor.process(request, connection: authentication) }
+        promise.completeWithTask {
+            let response = await processor.process(request, connection: authentication)
+            if response.status == 200 { persist() }
+            return response
+        }
         let loopBound = NIOLoopBound((context, self), eventLoop: context.eventLoop)
         promise.futureResult.whenSuccess { response in
             let (context, handler) = loopBound.value

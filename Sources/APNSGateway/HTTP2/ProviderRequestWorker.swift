@@ -22,11 +22,26 @@ struct ProviderRequestWorker: Sendable {
 
     let processor: ProviderRequestProcessor
     let admin: AdminRequestProcessor
+    /// Writes what the store holds now to the journal; called after a batch accepted a push and before its answers
+    /// go out, so a 200 means the push is on disk (one write for the whole batch: group commit).
+    let persist: @Sendable () -> Void
     /// Where batches are decided: the connection's own loop when the gateway has only one.
     let loop: any EventLoop
 
     /// Decides every request of a batch that can be decided without suspending.
     func decide(
+        _ batch: [(HTTP2StreamID, ReceivedStream)], connection: ConnectionAuthentication
+    ) -> [(HTTP2StreamID, Decision)] {
+        let decisions = decideEach(batch, connection: connection)
+        let accepted = decisions.contains {
+            if case .provider(let response) = $0.1 { return response.status == 200 }
+            return false
+        }
+        if accepted { persist() }
+        return decisions
+    }
+
+    private func decideEach(
         _ batch: [(HTTP2StreamID, ReceivedStream)], connection: ConnectionAuthentication
     ) -> [(HTTP2StreamID, Decision)] {
         batch.map { streamID, stream in

@@ -32,6 +32,8 @@ public final class GatewayJournal: Sendable {
     /// The journal's path.
     public let url: URL
     private let state: Mutex<State>
+    /// Held by one flush at a time, from taking the changed tokens to writing them.
+    private let flushing = Mutex(())
 
     /// What the journal held when it was opened.
     public let recovered: (devices: [DeviceRegistry.Device], stored: [AcceptedNotification])
@@ -63,7 +65,13 @@ public final class GatewayJournal: Sendable {
     }
 
     /// Writes what is stored now for every changed token, compacting the journal when it has grown too large.
+    /// When it returns, every change marked before the call is in the file (a flush running on another thread holds
+    /// ``flushing`` until it has written what it took), so an answer sent after it survives a killed process.
     public func flush(from store: NotificationStore, registry: DeviceRegistry) {
+        flushing.withLock { _ in flushMarked(from: store, registry: registry) }
+    }
+
+    private func flushMarked(from store: NotificationStore, registry: DeviceRegistry) {
         let dirty = state.withLock { state in
             defer { state.dirty = [] }
             return state.dirty
