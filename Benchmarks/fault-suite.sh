@@ -3,7 +3,7 @@
 #   1. provider on SQLite killed with SIGKILL part way through a broadcast, restarted: lost, repeated, time;
 #   2. two providers on PostgreSQL, one killed: the other takes its leases over (heartbeat, seconds);
 #   3. the gateway killed with SIGKILL while pushes pour in: accepted pushes missing from its journal;
-#   4. 20,000 idle sockets against a gateway limited to 10,000 connections: the legitimate sender's rate and memory.
+#   4. 15,000 idle sockets against a gateway limited to 10,000 connections: the legitimate sender's rate and memory.
 # Needs the release build, h2load, openssl and (for 2) a PostgreSQL URL in HERALD_FAULT_POSTGRES.
 #   bash Benchmarks/fault-suite.sh [devices]
 set -euo pipefail
@@ -22,4 +22,4 @@ fi
 echo "== 3. gateway SIGKILL while pushes arrive"
 python3 Benchmarks/gateway-kill.py --devices 50000 --rounds 3
 echo "== 4. idle-socket flood"
-python3 Benchmarks/gateway-idle-flood.py --flood 20000 --limit 10000
+python3 Benchmarks/gateway-idle-flood.py --flood 15000 --limit 10000

@@ -10,7 +10,7 @@ Starts `herald gateway` (release build) with --max-connections LIMIT, then:
    slot, and reports whether it got in), and the gateway's resident memory is read before, during and after.
 
     swift build -c release --product herald
-    python3 Benchmarks/gateway-idle-flood.py [--flood 20000] [--limit 10000] [--requests 100000]
+    python3 Benchmarks/gateway-idle-flood.py [--flood 15000] [--limit 10000] [--requests 100000]
 """
 import argparse, json, os, re, resource, signal, socket, subprocess, sys, tempfile, time
 
@@ -35,16 +35,19 @@ def h2load(work, port, token, jwt, requests):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--flood", type=int, default=20000)
+    parser.add_argument("--flood", type=int, default=15000)
     parser.add_argument("--limit", type=int, default=10000)
     parser.add_argument("--requests", type=int, default=100000)
     options = parser.parse_args()
-    resource.setrlimit(resource.RLIMIT_NOFILE, (options.flood + 1024, options.flood + 1024))
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and options.flood + 256 > hard:
+        sys.exit(f"--flood {options.flood} needs {options.flood + 256} open files; this machine allows {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     work = tempfile.mkdtemp(prefix="idle-flood-")
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
                     "-out", f"{work}/AuthKey.p8"], check=True, capture_output=True)
     out = f"{work}/gateway.out"
-    gateway = subprocess.Popen(["sh", "-c", f"ulimit -n {options.flood + 4096}; exec {HERALD} gateway --port 0 "
+    gateway = subprocess.Popen(["sh", "-c", f"exec {HERALD} gateway --port 0 "
                                 f"--data {work}/gateway --max-connections {options.limit} "
                                 f"--auth-key DEF123GHIJ:ABC123DEFG:{work}/AuthKey.p8"],
                                stdout=open(out, "w"), stderr=subprocess.STDOUT)
@@ -86,12 +89,14 @@ def main():
             s.close()
         time.sleep(1)
         after, _ = h2load(work, port, token, jwt, options.requests)
+        time.sleep(11)  # herald gives free memory back every 10 s
+        settled_rss = rss_mb(gateway.pid)
         print(json.dumps({
             "flood": options.flood, "limit": options.limit, "openSeconds": round(opened, 2),
             "connectRefusedByKernel": refused, "closedByGatewayAfter11s": closed,
             "legitRateAlone": alone, "newLegitConnectionDuringFlood": {"rate": during, "succeeded": during_ok},
             "legitRateAfter": after, "ratioAfterToAlone": round(after / alone, 3) if alone else None,
-            "gatewayRSSMegabytes": {"idle": idle_rss, "duringFlood": during_rss, "after": rss_mb(gateway.pid)},
+            "gatewayRSSMegabytes": {"idle": idle_rss, "duringFlood": during_rss, "after": settled_rss},
         }, indent=1))
     finally:
         gateway.send_signal(signal.SIGTERM)

@@ -6,9 +6,13 @@
 #include <malloc.h>
 
 int herald_pin_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+int herald_release_free_memory(void) { return malloc_trim(0); }
 #else
 int herald_pin_mmap_threshold(int bytes) {
     (void)bytes;
     return 0;
 }
+
+int herald_release_free_memory(void) { return 0; }
 #endif

@@ -1,4 +1,5 @@
 import CHeraldMalloc
+import Foundation
 import HeraldCLI
 
 #if canImport(Glibc)
@@ -9,4 +10,11 @@ import HeraldCLI
 
 // Herald's servers run for days; keep large freed blocks from staying resident (see herald_malloc.h).
 _ = herald_pin_mmap_threshold(128 * 1024)
+// ... and give back what a burst (a connection flood, a large broadcast) left free, every 10 seconds.
+Thread {
+    while true {
+        Thread.sleep(forTimeInterval: 10)
+        _ = herald_release_free_memory()
+    }
+}.start()
 exit(await HeraldMain.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -9,4 +9,10 @@
 /// Returns 1 when the threshold was set, 0 otherwise.
 int herald_pin_mmap_threshold(int bytes);
 
+/// Gives the free pages of every malloc arena back to the system (glibc's malloc_trim), so memory a burst used (a
+/// flood of connections, say) does not stay resident after it ended. Does nothing where the C library is not glibc.
+///
+/// Returns 1 when memory was released, 0 otherwise.
+int herald_release_free_memory(void);
+
 #endif
