@@ -33,12 +33,20 @@ class Client:
                            else http.client.HTTPConnection(host, port))
         self.token = token
 
-    def call(self, method, path, body=None):
+    def call(self, method, path, body=None, again=True):
         headers = {"Content-Type": "application/json"}
         if self.token:
             headers["Authorization"] = "Bearer " + self.token
-        self.connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        response = self.connection.getresponse()
+        try:
+            self.connection.request(method, path, body=json.dumps(body) if body is not None else None,
+                                    headers=headers)
+            response = self.connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # The server closed an idle keep-alive connection (the gateway does after 60 s): a new one, once.
+            if not again:
+                raise
+            self.connection.close()
+            return self.call(method, path, body, again=False)
         data = response.read()
         return response.status, (json.loads(data) if data else None)
 

@@ -25,10 +25,10 @@ final class SetupDeadline: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// HTTP/1.1's header timeout: a request head must arrive within the deadline of the connection's start or of the end
-/// of the previous request, and its body within three times that, else the connection closes (a client that trickles
-/// a header byte by byte, or keeps an idle connection, holds no socket for long). Removed when the connection becomes
-/// a courier WebSocket.
+/// HTTP/1.1's header timeout: the first request head must arrive within the deadline of the connection's start, each
+/// request's body within three times that, and the next request within six times that of the previous one's end
+/// (an idle keep-alive connection), else the connection closes: a client that trickles a header byte by byte or
+/// keeps idle connections holds no socket for long. Removed when the connection becomes a courier WebSocket.
 final class HTTP1RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -52,7 +52,7 @@ final class HTTP1RequestDeadline: ChannelInboundHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head: arm(context, in: timeout * 3)
-        case .end: arm(context, in: timeout)
+        case .end: arm(context, in: timeout * 6)
         case .body: break
         }
         context.fireChannelRead(data)
