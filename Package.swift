@@ -10,6 +10,12 @@ let heraldSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// `HERALD_FUZZ=1 swift build --product HeraldFuzz` (Fuzz/run.sh): Herald's own code is built with libFuzzer's
+/// coverage and `FUZZING` is defined; dependencies are built as usual. Never set for the ordinary build.
+let fuzzing = Context.environment["HERALD_FUZZ"] != nil
+let fuzzedSettings: [SwiftSetting] =
+    heraldSettings + (fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"]), .define("FUZZING")] : [])
+
 let package = Package(
     name: "Herald",
     platforms: [.macOS(.v15)],
@@ -41,7 +47,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            swiftSettings: heraldSettings
+            swiftSettings: fuzzedSettings
         ),
         .target(
             name: "APNSGateway",
@@ -59,7 +65,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: heraldSettings
+            swiftSettings: fuzzedSettings
         ),
         .target(
             name: "APNSClient",
@@ -101,7 +107,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            swiftSettings: heraldSettings
+            swiftSettings: fuzzedSettings
         ),
         .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
@@ -128,6 +134,13 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(name: "CHeraldMalloc"),
+        .executableTarget(
+            name: "HeraldFuzz",
+            dependencies: ["APNSCore", "APNSGateway", "PushProvider"],
+            path: "Fuzz/HeraldFuzz",
+            swiftSettings: fuzzedSettings,
+            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
+        ),
         .target(
             name: "GatewayTestSupport",
             dependencies: [

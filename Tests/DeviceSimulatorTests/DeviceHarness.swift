@@ -43,9 +43,12 @@ struct DeviceHarness {
         _ manifests: [AppManifest],
         data: URL = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
     ) -> SimulatedDevice.Configuration {
-        SimulatedDevice.Configuration(
+        var configuration = SimulatedDevice.Configuration(
             gatewayHost: "127.0.0.1", gatewayPort: gateway.port,
             caPEM: gateway.server.certificateAuthority.caCertificatePEM, apps: manifests, dataDirectory: data)
+        // The tests' media servers listen on loopback, which downloads may reach only when allowed.
+        configuration.allowedAttachmentHosts = ["127.0.0.1"]
+        return configuration
     }
 
     /// Reads an example's manifest.

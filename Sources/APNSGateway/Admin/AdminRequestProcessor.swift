@@ -1,5 +1,5 @@
 import APNSCore
-import Foundation
+package import Foundation
 
 /// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it. Every
 /// route needs the admin credential (`Authorization: Bearer <DATA/admin-token>`); without it the answer is 401.
@@ -15,7 +15,7 @@ import Foundation
 /// - `POST /admin/certificates` `{"topic", "environment"?}` → `201 {"certificate", "key", "topics", "environments"}`
 /// - `POST /admin/faults` `{"status", "reason", "count"?, "token"?}` or `{"goaway", "count"?, "token"?}` → `201`;
 ///   `DELETE /admin/faults` → `204`
-struct AdminRequestProcessor: Sendable {
+package struct AdminRequestProcessor: Sendable {
     let registry: DeviceRegistry
     let store: NotificationStore
     let keys: ProviderKeys
@@ -25,7 +25,23 @@ struct AdminRequestProcessor: Sendable {
     let certificateAuthority: LocalCertificateAuthority?
     let now: @Sendable () -> Date
 
-    func process(method: String?, path fullPath: String, body: [UInt8], authorization: String?) -> AdminResponse {
+    package init(
+        registry: DeviceRegistry, store: NotificationStore, keys: ProviderKeys, faults: InjectedFaults,
+        credential: AdminCredential, certificateAuthority: LocalCertificateAuthority?,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.registry = registry
+        self.store = store
+        self.keys = keys
+        self.faults = faults
+        self.credential = credential
+        self.certificateAuthority = certificateAuthority
+        self.now = now
+    }
+
+    package func process(method: String?, path fullPath: String, body: [UInt8], authorization: String?)
+        -> AdminResponse
+    {
         if let refusal = credential.refusal(authorization: authorization) { return .error(401, refusal) }
         let parts = fullPath.split(separator: "?", maxSplits: 1)
         let path = parts.first.map(String.init) ?? ""

@@ -1,9 +1,9 @@
 import APNSCore
 
 /// An admin API answer: a status and a JSON body (none for 204).
-struct AdminResponse: Sendable {
-    var status: Int
-    var body: [UInt8]?
+package struct AdminResponse: Sendable {
+    package var status: Int
+    package var body: [UInt8]?
 
     static func json(_ status: Int, _ value: JSONValue) -> AdminResponse {
         AdminResponse(status: status, body: Array(value.encoded()))

@@ -1,8 +1,8 @@
-import APNSCore
-import Foundation
+package import APNSCore
+package import Foundation
 
 /// A message a device sends on the courier (docs/courier.md).
-enum CourierMessage {
+package enum CourierMessage {
     /// `{"op": "register", "bundle-id", "environment"?, "token"?, "secret"?}`: receive an app's notifications,
     /// keeping `token` when it is still valid and `secret` proves the device owns it.
     case register(bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken?, secret: String?)
@@ -11,7 +11,7 @@ enum CourierMessage {
     /// `{"op": "unregister", "token"}`: the app was removed; pushes to its token get `410 Unregistered`.
     case unregister(token: APNSDeviceToken)
 
-    init(_ bytes: [UInt8]) throws(GatewayDataError) {
+    package init(_ bytes: [UInt8]) throws(GatewayDataError) {
         guard case .object(let object)? = try? JSONValue(parsing: Data(bytes)), let op = object["op"]?.string else {
             throw GatewayDataError("a courier message is a JSON object with \"op\"; see docs/courier.md")
         }

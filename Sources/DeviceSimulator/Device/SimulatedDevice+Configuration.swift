@@ -22,6 +22,9 @@ extension SimulatedDevice {
         public var user: (id: String, token: String)?
         /// Every delivery, display and response is POSTed here (``DeviceEvent/reportJSON``).
         public var reportURL: URL?
+        /// Hosts (`host` or `host:port`) on loopback or private addresses that attachment downloads may still reach
+        /// (`herald device --allow-attachment-host`); other such addresses are refused, as a server should.
+        public var allowedAttachmentHosts: [String] = []
         /// How long a service extension has before `serviceExtensionTimeWillExpire()` (30 seconds on iOS).
         public var serviceExtensionTimeLimit: Duration = .seconds(30)
         /// A user's own service extensions by bundle ID, replacing the manifest's steps for that app.

@@ -66,6 +66,9 @@ extension SimulatedDevice {
         return ManifestServiceExtension(
             steps: app.manifest.serviceExtension,
             downloadFolder: configuration.dataDirectory.appendingPathComponent("downloads"),
+            downloadPolicy: OutboundPolicy(
+                allowedHosts: configuration.allowedAttachmentHosts, allowOption: "herald device --allow-attachment-host"
+            ),
             privateKey: app.privateKey
         ) { message in
             hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: message))

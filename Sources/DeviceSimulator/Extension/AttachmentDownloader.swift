@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import Synchronization
 import UserNotifications
@@ -11,6 +12,8 @@ import UserNotifications
 struct AttachmentDownloader: Sendable {
     /// Where downloaded files are written before the center moves them into its store.
     let folder: URL
+    /// Which addresses a download may reach.
+    let policy: OutboundPolicy
 
     /// Downloads `url` and makes an attachment named `identifier`.
     ///
@@ -21,6 +24,7 @@ struct AttachmentDownloader: Sendable {
         guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw ServiceExtensionStepError("\(url) is not an http or https URL")
         }
+        if let problem = policy.resolvedProblem(with: url) { throw ServiceExtensionStepError("\(url): \(problem)") }
         let (data, response) = try await fetch(url)
         guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0

@@ -1,4 +1,4 @@
-import APNSCore
+public import APNSCore
 public import Crypto
 public import Foundation
 import Synchronization
@@ -28,16 +28,18 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
     /// - Parameters:
     ///   - steps: the manifest's steps.
     ///   - downloadFolder: where downloads are written before they become attachments.
+    ///   - downloadPolicy: which addresses downloads may reach.
     ///   - privateKey: the app's end-to-end key, for `decrypt` steps.
     ///   - log: receives the reason whenever a step fails or the time limit passes.
     public init(
         steps: [ServiceExtensionStep],
         downloadFolder: URL,
+        downloadPolicy: OutboundPolicy,
         privateKey: Curve25519.KeyAgreement.PrivateKey?,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.steps = steps
-        self.downloader = AttachmentDownloader(folder: downloadFolder)
+        self.downloader = AttachmentDownloader(folder: downloadFolder, policy: downloadPolicy)
         self.privateKey = privateKey
         self.log = log
         super.init()

@@ -34,6 +34,11 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("report-url"), help: "POST every delivery, display and response here as JSON.")
     var reportURL: String?
 
+    @Option(
+        name: .customLong("allow-attachment-host"),
+        help: "A host (or host:port) on a loopback or private address that attachment downloads may reach. Repeatable.")
+    var allowedAttachmentHosts: [String] = []
+
     @Option(help: "The signed-in user the --register-url registration binds the device to (needs --user-token).")
     var user: String?
 
@@ -101,6 +106,7 @@ struct DeviceCommand: AsyncParsableCommand {
         configuration.registerURL = try registerURL.map { try Self.httpURL($0, option: "--register-url") }
         configuration.reportURL = try reportURL.map { try Self.httpURL($0, option: "--report-url") }
         configuration.serviceExtensionTimeLimit = .milliseconds(Int(extensionTimeLimit * 1000))
+        configuration.allowedAttachmentHosts = allowedAttachmentHosts
         switch (user, userToken) {
         case (let user?, let token?): configuration.user = (user, token)
         case (nil, nil): break

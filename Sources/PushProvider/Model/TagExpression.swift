@@ -4,7 +4,7 @@
 /// An expression has limits, each checked before anything is built, so no input can make the parser recurse deeply
 /// or the database plan a huge query: at most ``maximumLength`` characters, ``maximumTags`` tags and
 /// ``maximumNesting`` levels of parentheses and `!`.
-struct TagExpression: Sendable, Hashable {
+package struct TagExpression: Sendable, Hashable {
     /// The longest expression, in characters.
     static let maximumLength = 1024
     /// The most tags one expression may name.
@@ -26,7 +26,7 @@ struct TagExpression: Sendable, Hashable {
     /// Parses an expression.
     ///
     /// - Throws: ``ProviderError`` naming `target.tags` and the position of the problem.
-    init(parsing source: String) throws(ProviderError) {
+    package init(parsing source: String) throws(ProviderError) {
         guard source.count <= Self.maximumLength else {
             throw .field(
                 "target.tags",

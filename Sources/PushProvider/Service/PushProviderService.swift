@@ -60,7 +60,8 @@ public final class PushProviderService: Sendable {
         settings.leaseDuration = configuration.leaseDuration
         settings.pollInterval = configuration.pollInterval
         engine = DeliveryEngine(store: store, clients: clients, settings: settings, logger: logger)
-        webhookPolicy = OutboundPolicy(allowedHosts: configuration.allowedWebhookHosts)
+        webhookPolicy = OutboundPolicy(
+            allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
         webhooks = WebhookSender(logger: logger, policy: webhookPolicy)
     }
 

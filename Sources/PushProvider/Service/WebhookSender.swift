@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import Logging
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -6,39 +6,43 @@ import Foundation
     import Darwin
 #endif
 
-/// Where the provider may send requests that a user's setting chose (webhooks): public addresses only, unless the
-/// admin allowed the host (`herald serve --allow-webhook-host`). A URL pointing at a loopback, private, link-local,
-/// shared or multicast address (the provider's own network, a cloud metadata service) is refused, both when it is
-/// set (an address written in the URL, `localhost`) and before every request (what the name resolves to then).
-struct OutboundPolicy: Sendable {
-    /// Hosts (`host` or `host:port`, lowercase) the admin allowed whatever their address.
-    let allowedHosts: Set<String>
+/// Where a server may send requests whose address someone else chose (the provider's webhooks, a simulated device's
+/// attachment downloads): public addresses only, unless the operator allowed the host. A URL pointing at a loopback,
+/// private, link-local, shared or multicast address (the server's own network, a cloud metadata service) is refused,
+/// both when it is set (an address written in the URL, `localhost`) and before every request (what the name resolves
+/// to then).
+public struct OutboundPolicy: Sendable {
+    /// Hosts (`host` or `host:port`, lowercase) the operator allowed whatever their address.
+    public let allowedHosts: Set<String>
+    /// The option that allows a host, named in refusals (`herald serve --allow-webhook-host`).
+    public let allowOption: String
 
-    init(allowedHosts: [String]) {
+    public init(allowedHosts: [String], allowOption: String) {
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+        self.allowOption = allowOption
     }
 
     /// Why `url` may not be called, judging by what it says (no name lookup); `nil` when it may.
-    func problem(with url: URL) -> String? {
+    public func problem(with url: URL) -> String? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return "the URL has no host" }
         if isAllowed(url) { return nil }
         if host == "localhost" || host.hasSuffix(".localhost") {
-            return "\(host) is this machine; \(Self.advice)"
+            return "\(host) is this machine; \(advice)"
         }
         if let address = IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))), !address.isPublic {
-            return "\(host) is not a public address; \(Self.advice)"
+            return "\(host) is not a public address; \(advice)"
         }
         return nil
     }
 
     /// Why `url` may not be called now, after looking up its name: every address it resolves to must be public.
-    func resolvedProblem(with url: URL) -> String? {
+    public func resolvedProblem(with url: URL) -> String? {
         if let problem = problem(with: url) { return problem }
         guard let host = url.host, !isAllowed(url), IPAddress(host) == nil else { return nil }
         let addresses = IPAddress.resolve(host)
         guard !addresses.isEmpty else { return "\(host) does not resolve" }
         if let inner = addresses.first(where: { !$0.isPublic }) {
-            return "\(host) resolves to \(inner), which is not a public address; \(Self.advice)"
+            return "\(host) resolves to \(inner), which is not a public address; \(advice)"
         }
         return nil
     }
@@ -50,16 +54,17 @@ struct OutboundPolicy: Sendable {
         return allowedHosts.contains("\(host):\(port)")
     }
 
-    private static let advice =
-        "webhooks go to public addresses unless the provider's admin allows the host (herald serve --allow-webhook-host)"
+    private var advice: String {
+        "only public addresses are called unless the operator allows the host (\(allowOption))"
+    }
 }
 
 /// An IPv4 or IPv6 address, to tell public addresses from the rest.
-struct IPAddress: CustomStringConvertible, Sendable {
+public struct IPAddress: CustomStringConvertible, Sendable {
     /// 4 or 16 bytes.
-    let bytes: [UInt8]
+    public let bytes: [UInt8]
 
-    init?(_ text: String) {
+    public init?(_ text: String) {
         var v4 = in_addr()
         var v6 = in6_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
@@ -77,7 +82,7 @@ struct IPAddress: CustomStringConvertible, Sendable {
 
     /// Whether the address is reachable on the public internet: not unspecified, loopback, private (RFC 1918, IPv6
     /// unique local), shared (100.64/10), link-local, benchmarking, multicast or reserved.
-    var isPublic: Bool {
+    public var isPublic: Bool {
         if bytes.count == 16 {
             let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xff, 0xff]
             if Array(bytes.prefix(12)) == mappedPrefix { return IPAddress(bytes: Array(bytes.suffix(4))).isPublic }
@@ -102,7 +107,7 @@ struct IPAddress: CustomStringConvertible, Sendable {
         }
     }
 
-    var description: String {
+    public var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var copy = bytes
         _ = inet_ntop(bytes.count == 4 ? AF_INET : AF_INET6, &copy, &text, socklen_t(text.count))
@@ -110,7 +115,7 @@ struct IPAddress: CustomStringConvertible, Sendable {
     }
 
     /// Every address `host` resolves to now.
-    static func resolve(_ host: String) -> [IPAddress] {
+    public static func resolve(_ host: String) -> [IPAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

@@ -1,0 +1,28 @@
+import DeviceSimulator
+import Foundation
+import Testing
+
+@Suite("Attachment downloads reach only public addresses unless allowed")
+struct AttachmentAddressTests {
+    @Test(
+        "a media URL inside the device's network is refused with the option that allows it; the original shows",
+        arguments: [
+            "http://169.254.169.254/latest/meta-data/photo.jpg", "http://10.1.2.3/photo.jpg",
+            "http://localhost:9/photo.jpg",
+        ])
+    func privateAddressRefused(url: String) async throws {
+        try await DeviceHarness.with { harness in
+            let manifest = try DeviceHarness.manifest(example: "002-image-download")
+            let device = try await SimulatedDevice.start(harness.configuration([manifest]))
+            let log = EventLog(device)
+            let payload = #"{"aps":{"alert":{"title":"New photo","body":"b"},"mutable-content":1},"image":"\#(url)"}"#
+            let sent = try await harness.send(Data(payload.utf8), to: manifest.bundleID, on: device)
+            let reason = try await log.next(.log) { $0.apnsID == sent }
+            #expect(reason.message?.contains("--allow-attachment-host") == true, "\(reason.message ?? "")")
+            _ = try await log.next(.displayed) { $0.apnsID == sent }
+            let shown = try #require(await device.notifications().first)
+            #expect(shown.title == "New photo" && shown.attachments.isEmpty)
+            await device.stop()
+        }
+    }
+}
