@@ -11,6 +11,10 @@ struct MediaServer {
     static func serving<T>(_ folder: URL, _ body: (MediaServer) async throws -> T) async throws -> T {
         let router = Router()
         router.add(middleware: FileMiddleware(folder.path, searchForIndexHtml: false))
+        // `/redirect?to=URL` answers 302 to URL, for redirect checks.
+        router.get("redirect") { request, _ -> Response in
+            Response(status: .found, headers: [.location: request.uri.queryParameters.get("to") ?? "/"])
+        }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,

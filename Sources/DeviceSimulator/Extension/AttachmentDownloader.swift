@@ -57,7 +57,10 @@ struct AttachmentDownloader: Sendable {
         let box = DownloadTaskBox()
         let result: Result<(Data, URLResponse), ServiceExtensionStepError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let task = URLSession.shared.dataTask(with: url) { data, response, error in
+                // Each redirect is checked against the policy too: a public URL may not bounce the device inward.
+                let session = URLSession(
+                    configuration: .ephemeral, delegate: RedirectPolicy(policy: policy), delegateQueue: nil)
+                let task = session.dataTask(with: url) { data, response, error in
                     if let data, let response {
                         continuation.resume(returning: .success((data, response)))
                     } else {
@@ -66,6 +69,7 @@ struct AttachmentDownloader: Sendable {
                     }
                 }
                 box.start(task)
+                session.finishTasksAndInvalidate()
             }
         } onCancel: {
             box.cancel()
@@ -85,6 +89,24 @@ struct AttachmentDownloader: Sendable {
         let pathExtension = url.pathExtension.lowercased()
         return Set(extensions.values).contains(pathExtension) || ["jpeg", "mpeg"].contains(pathExtension)
             ? pathExtension : nil
+    }
+}
+
+/// Follows a redirect only to an address the policy allows; otherwise the 3xx itself is the answer (not 2xx: no
+/// attachment).
+private final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
+    private let policy: OutboundPolicy
+
+    init(policy: OutboundPolicy) {
+        self.policy = policy
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let allowed = request.url.map { policy.resolvedProblem(with: $0) == nil } ?? false
+        completionHandler(allowed ? request : nil)
     }
 }
 

@@ -42,8 +42,11 @@ struct WebhookSender: Sendable {
             request.httpMethod = "POST"
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try? encoder.encode(body)
+            // Webhooks follow no redirect: the URL checked is the URL called.
+            let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+            defer { session.finishTasksAndInvalidate() }
             for attempt in 1...3 {
-                if let (_, response) = try? await URLSession.shared.data(for: request),
+                if let (_, response) = try? await session.data(for: request),
                     let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status)
                 {
                     return
@@ -52,5 +55,15 @@ struct WebhookSender: Sendable {
             }
             logger.warning("webhook \(url) did not answer 2xx after 3 attempts; response dropped")
         }
+    }
+}
+
+/// Answers every redirect with "do not follow", so the 3xx is the result (and counts as a failed POST).
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
