@@ -135,7 +135,7 @@ public final class DeviceRegistry: Sendable {
     public var all: [Device] { devices.withLock { Array($0.values) } }
 
     private static func makeSecret() -> String {
-        "ds_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLString
+        "ds_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncodedString
     }
 
     private static func digest(_ secret: String) -> Data {

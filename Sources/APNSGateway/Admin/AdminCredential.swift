@@ -32,7 +32,7 @@ public struct AdminCredential: Sendable {
             }
             return AdminCredential(token: token, created: false, path: path, insecure: insecure)
         }
-        let token = "gwa_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLString
+        let token = "gwa_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncodedString
         do {
             try PrivateFile.write(Data((token + "\n").utf8), to: path)
         } catch {
@@ -57,13 +57,5 @@ public struct AdminCredential: Sendable {
         let expected = SHA256.hash(data: Data(token.utf8))
         guard given == expected else { return "the admin token is not this gateway's; it is in \(path.path)" }
         return nil
-    }
-}
-
-extension Data {
-    /// Base64 with `-` and `_` and no padding, safe in URLs and headers.
-    var base64URLString: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,3 +1,4 @@
+import APNSCore
 import Crypto
 import Foundation
 
@@ -25,8 +26,8 @@ struct UserToken {
     static func make(appID: String, userID: String, expires: Date, secrets: SecretBox) -> String {
         let payload = Payload(app: appID, user: userID, exp: Int(expires.timeIntervalSince1970))
         // Safety: a struct of two strings and an integer always encodes.
-        let text = base64URL(try! JSONEncoder().encode(payload))
-        return "ut_\(text).\(base64URL(mac(text, appID: appID, secrets: secrets)))"
+        let text = try! JSONEncoder().encode(payload).base64URLEncodedString
+        return "ut_\(text).\(mac(text, appID: appID, secrets: secrets).base64URLEncodedString)"
     }
 
     /// The user a token vouches for on `appID`.
@@ -40,12 +41,13 @@ struct UserToken {
             throw .forbidden("the user token is not one the provider made (ut_...); ask the app's server for a new one")
         }
         let text = String(parts[0].dropFirst(3))
-        guard let given = data(base64URL: String(parts[1])),
+        guard let given = Data(base64URLEncoded: String(parts[1])),
             HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Data(text.utf8), using: key(appID, secrets))
         else {
             throw .forbidden("the user token's signature is not valid for this app; ask the app's server for a new one")
         }
-        guard let json = data(base64URL: text), let payload = try? JSONDecoder().decode(Payload.self, from: json),
+        guard let json = Data(base64URLEncoded: text),
+            let payload = try? JSONDecoder().decode(Payload.self, from: json),
             payload.app == appID
         else { throw .forbidden("the user token is not for this app") }
         guard Date(timeIntervalSince1970: TimeInterval(payload.exp)) > now else {
@@ -60,16 +62,5 @@ struct UserToken {
 
     private static func mac(_ text: String, appID: String, secrets: SecretBox) -> Data {
         Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key(appID, secrets)))
-    }
-
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    private static func data(base64URL text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }
