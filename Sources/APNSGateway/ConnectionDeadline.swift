@@ -1,6 +1,23 @@
 import NIOCore
 import NIOHTTP1
 
+/// A timer that closes its connection when it fires, unless re-armed or cancelled first.
+struct ClosingTimer {
+    private var scheduled: Scheduled<Void>?
+
+    /// Closes the connection `delay` from now (replacing an earlier deadline).
+    mutating func arm(_ context: ChannelHandlerContext, in delay: TimeAmount) {
+        scheduled?.cancel()
+        let channel = context.channel
+        scheduled = context.eventLoop.scheduleTask(in: delay) { channel.close(promise: nil) }
+    }
+
+    mutating func cancel() {
+        scheduled?.cancel()
+        scheduled = nil
+    }
+}
+
 /// Closes a connection that has not chosen its protocol in time: the TLS handshake, ALPN and (without ALPN) the
 /// first bytes must all happen within the deadline. ``GatewayPipelines`` removes it once the protocol is set up, so
 /// sockets that connect and say nothing cannot pile up.
@@ -8,20 +25,18 @@ final class SetupDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
     private let timeout: TimeAmount
-    private var timer: Scheduled<Void>?
+    private var timer = ClosingTimer()
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+        timer.arm(context, in: timeout)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        timer.cancel()
     }
 }
 
@@ -34,33 +49,26 @@ final class HTTP1RequestDeadline: ChannelInboundHandler, RemovableChannelHandler
     typealias InboundOut = HTTPServerRequestPart
 
     private let timeout: TimeAmount
-    private var timer: Scheduled<Void>?
+    private var timer = ClosingTimer()
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        arm(context, in: timeout)
+        timer.arm(context, in: timeout)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        timer.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(context, in: timeout * 3)
-        case .end: arm(context, in: timeout * 6)
+        case .head: timer.arm(context, in: timeout * 3)
+        case .end: timer.arm(context, in: timeout * 6)
         case .body: break
         }
         context.fireChannelRead(data)
-    }
-
-    private func arm(_ context: ChannelHandlerContext, in delay: TimeAmount) {
-        timer?.cancel()
-        let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: delay) { channel.close(promise: nil) }
     }
 }
