@@ -64,6 +64,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: fuzzedSettings
         ),
@@ -146,6 +147,7 @@ let package = Package(
             dependencies: [
                 "APNSGateway", "APNSCore", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/GatewayTestSupport",
             swiftSettings: heraldSettings

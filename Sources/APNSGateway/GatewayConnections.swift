@@ -4,7 +4,7 @@ import NIOHTTP2
 import Synchronization
 
 /// The gateway's open connections: at most ``limit`` at once (a connection over it is closed the moment it is
-/// accepted, and counted in ``refused``), and shutdown says goodbye properly: provider connections get `GOAWAY` with
+/// accepted), and shutdown says goodbye properly: provider connections get `GOAWAY` with
 /// `{"reason": "Shutdown"}` before they close.
 final class GatewayConnections: Sendable {
     enum Kind {
@@ -15,26 +15,19 @@ final class GatewayConnections: Sendable {
     let limit: Int
     private let open = Mutex<[ObjectIdentifier: (channel: any Channel, kind: Kind)]>([:])
     private let accepted = Mutex(0)
-    private let refusedCount = Mutex(0)
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// Connections closed at once because ``limit`` were open.
-    var refused: Int { refusedCount.withLock { $0 } }
-
-    /// Takes a newly accepted connection when fewer than ``limit`` are open; `false` (and counted) when not.
+    /// Takes a newly accepted connection when fewer than ``limit`` are open; `false` when not.
     func admit(_ channel: any Channel) -> Bool {
         let admitted = accepted.withLock { count in
             guard count < limit else { return false }
             count += 1
             return true
         }
-        guard admitted else {
-            refusedCount.withLock { $0 += 1 }
-            return false
-        }
+        guard admitted else { return false }
         channel.closeFuture.whenComplete { [self] _ in accepted.withLock { $0 -= 1 } }
         return true
     }

@@ -17,6 +17,7 @@ struct GatewayPipelines: Sendable {
     /// How long a connection may take to set up (``SetupDeadline``) and an HTTP/1.1 request head to arrive.
     let setupTimeout: TimeAmount
     let connections: GatewayConnections
+    let refusals: GatewayRefusals
     /// The gateway's event loops; a provider connection's requests are decided on the loop after its own.
     let eventLoops: [any EventLoop]
 
@@ -42,7 +43,7 @@ struct GatewayPipelines: Sendable {
             ProviderConnectionHandler(
                 worker: ProviderRequestWorker(
                     processor: processor, admin: admin, persist: persist, loop: workerLoop(for: channel)),
-                certificate: certificate),
+                certificate: certificate, refusals: refusals),
         ])
         connections.add(channel, kind: .provider)
     }
@@ -61,8 +62,7 @@ struct GatewayPipelines: Sendable {
 
     /// HTTP/1.1: the admin API, and the courier WebSocket at `/courier`.
     func configureHTTP1(_ channel: any Channel) throws {
-        let registry = registry
-        let store = store
+        let (registry, store, refusals) = (registry, store, refusals)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: 1 << 20,
             shouldUpgrade: { channel, head in
@@ -71,15 +71,15 @@ struct GatewayPipelines: Sendable {
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
-                        CourierFrameRules(),
+                        CourierFrameRules(refusals: refusals),
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: 1 << 20),
-                        CourierHandler(registry: registry, store: store),
+                        CourierHandler(registry: registry, store: store, refusals: refusals),
                     ])
                 }
             }
         )
-        let adminHandler = AdminHTTP1Handler(admin: admin)
+        let adminHandler = AdminHTTP1Handler(admin: admin, refusals: refusals)
         let deadline = HTTP1RequestDeadline(timeout: setupTimeout)
         let removable = NIOLoopBound((adminHandler, deadline), eventLoop: channel.eventLoop)
         try removeSetupDeadline(channel)

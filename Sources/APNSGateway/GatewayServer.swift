@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+public import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -38,6 +39,8 @@ public final class GatewayServer: Sendable {
         public var maxConnections = 10_000
         /// Admin calls need no token. Only for a gateway on a loopback address (`--insecure-admin`).
         public var insecureAdmin = false
+        /// Where refusals are logged (``GatewayRefusals``).
+        public var logger = Logger(label: "herald-gateway")
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -58,6 +61,8 @@ public final class GatewayServer: Sendable {
     public let certificateAuthority: LocalCertificateAuthority
     /// Who may use the admin API: the token in `DATA/admin-token`.
     public let adminCredential: AdminCredential
+    /// What was refused, logged and counted.
+    public let refusals: GatewayRefusals
     private let journal: GatewayJournal
     private let group: MultiThreadedEventLoopGroup
     private let listener = Mutex<(any Channel)?>(nil)
@@ -78,6 +83,7 @@ public final class GatewayServer: Sendable {
         self.configuration = configuration
         self.keys = ProviderKeys(verifier)
         self.connections = GatewayConnections(limit: configuration.maxConnections)
+        self.refusals = GatewayRefusals(logger: configuration.logger)
         try PrivateFile.makeDirectory(configuration.dataDirectory)
         self.adminCredential = try AdminCredential.loadOrCreate(
             in: configuration.dataDirectory, insecure: configuration.insecureAdmin)
@@ -106,15 +112,19 @@ public final class GatewayServer: Sendable {
             processor: processor, persist: { journal.flush(from: store, registry: registry) }, admin: admin,
             registry: registry, store: store,
             idleTimeout: configuration.idleTimeout, setupTimeout: TimeAmount(configuration.setupTimeout),
-            connections: connections, eventLoops: Array(group.makeIterator()))
-        let connections = connections
+            connections: connections, refusals: refusals, eventLoops: Array(group.makeIterator()))
+        let (connections, refusals) = (connections, refusals)
         let setupTimeout = TimeAmount(configuration.setupTimeout)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                guard connections.admit(channel) else { return channel.close() }
+                guard connections.admit(channel) else {
+                    refusals.record(
+                        .connectionLimit, peer: channel.remoteAddress, "\(connections.limit) connections are open")
+                    return channel.close()
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(SetupDeadline(timeout: setupTimeout))
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
@@ -155,9 +165,6 @@ public final class GatewayServer: Sendable {
         journal.close()
         try await group.shutdownGracefully()
     }
-
-    /// Connections closed at once because ``Configuration/maxConnections`` were open.
-    public var refusedConnections: Int { connections.refused }
 
     private static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")

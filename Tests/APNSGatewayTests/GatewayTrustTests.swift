@@ -43,6 +43,7 @@ struct GatewayTrustTests {
                 headers: ["authorization": try await signer.token(issuedAt: Date()).authorizationHeaderValue])
             #expect(forgedPush.status == 403)
             #expect(gateway.server.registry.all.count == 1)
+            #expect(gateway.server.refusals.count(.admin) == calls.count + 1)
         }
     }
 
@@ -85,6 +86,7 @@ struct GatewayTrustTests {
             // Not registered, so it can neither unregister the token nor acknowledge its pushes.
             await #expect(throws: GatewayDataError.self) { try await thief.unregister(registered.token) }
             #expect(gateway.server.registry.device(for: registered.token)?.invalidation == nil)
+            #expect(gateway.server.refusals.count(.courierMessage) == 4)
             await thief.close()
 
             let back = try await gateway.courier()
@@ -165,7 +167,7 @@ struct GatewayTrustTests {
         let idle = lines.dropFirst().map { $0.split(separator: " ") }
         #expect(idle.count == 3 && idle.allSatisfy { $0[1] == "True" })
         #expect(idle.allSatisfy { Double($0[2]) ?? 99 < 3 })
-        #expect(server.refusedConnections == 1)
+        #expect(server.refusals.count(.connectionLimit) == 1)
         try await server.shutdown()
     }
 

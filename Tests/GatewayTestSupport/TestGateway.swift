@@ -2,6 +2,7 @@ public import APNSCore
 public import APNSGateway
 public import Crypto
 public import Foundation
+import Logging
 
 /// A gateway for live tests: a fresh data directory (or a given one), port 0, and one trusted key (key ID ABC123DEFG,
 /// team DEF123GHIJ) with a signer for it.
@@ -21,6 +22,8 @@ public struct TestGateway: Sendable {
         try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         var configuration = GatewayServer.Configuration(dataDirectory: directory)
         configuration.port = 0
+        // Refusals are what these tests provoke; they are counted, not printed.
+        configuration.logger.logLevel = .warning
         let server = try GatewayServer(configuration: configuration, verifier: verifier)
         let port = try await server.start()
         let signer = try APNSProviderTokenSigner(

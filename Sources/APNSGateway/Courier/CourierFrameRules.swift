@@ -12,7 +12,12 @@ final class CourierFrameRules: ChannelInboundHandler {
     private static let knownOpcodes: [WebSocketOpcode] = [
         .continuation, .text, .binary, .connectionClose, .ping, .pong,
     ]
+    private let refusals: GatewayRefusals
     private var failed = false
+
+    init(refusals: GatewayRefusals) {
+        self.refusals = refusals
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
@@ -20,6 +25,10 @@ final class CourierFrameRules: ChannelInboundHandler {
         guard frame.maskKey != nil, !frame.rsv1, !frame.rsv2, !frame.rsv3, Self.knownOpcodes.contains(frame.opcode)
         else {
             failed = true
+            refusals.record(
+                .courierFrame, peer: context.channel.remoteAddress,
+                "frame with opcode \(frame.opcode), masked \(frame.maskKey != nil), reserved bits \(frame.rsv1 || frame.rsv2 || frame.rsv3)"
+            )
             var reason = context.channel.allocator.buffer(capacity: 2)
             reason.write(webSocketErrorCode: .protocolError)
             let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: reason)

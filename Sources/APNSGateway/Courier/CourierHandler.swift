@@ -12,16 +12,20 @@ final class CourierHandler: ChannelInboundHandler {
 
     private let registry: DeviceRegistry
     private let store: NotificationStore
+    private let refusals: GatewayRefusals
+    private var peer: SocketAddress?
     private var link: CourierLink?
     private var tokens: Set<APNSDeviceToken> = []
 
-    init(registry: DeviceRegistry, store: NotificationStore) {
+    init(registry: DeviceRegistry, store: NotificationStore, refusals: GatewayRefusals) {
         self.registry = registry
         self.store = store
+        self.refusals = refusals
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         link = CourierLink(channel: context.channel)
+        peer = context.channel.remoteAddress
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -78,6 +82,7 @@ final class CourierHandler: ChannelInboundHandler {
                 link.send(["op": "unregistered", "token": .string(token.hex)])
             }
         } catch {
+            refusals.record(.courierMessage, peer: peer, error.message)
             link.send(["op": "error", "message": .string(error.message)])
         }
     }

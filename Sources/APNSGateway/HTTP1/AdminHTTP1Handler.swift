@@ -10,12 +10,14 @@ final class AdminHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     static let bodyLimit = 1 << 20
 
     private let admin: AdminRequestProcessor
+    private let refusals: GatewayRefusals
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
 
-    init(admin: AdminRequestProcessor) {
+    init(admin: AdminRequestProcessor, refusals: GatewayRefusals) {
         self.admin = admin
+        self.refusals = refusals
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -53,6 +55,7 @@ final class AdminHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         var headers = HTTPHeaders()
         if response.status == 401 {
             headers.add(name: "www-authenticate", value: AdminCredential.challenge)
+            refusals.record(.admin, peer: context.channel.remoteAddress, "no valid admin token (\(head.uri))")
         }
         if let body = response.body {
             headers.add(name: "content-type", value: "application/json")

@@ -37,6 +37,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     static let workerLimit = 64
 
     private let worker: ProviderRequestWorker
+    private let refusals: GatewayRefusals
     private let authentication: ConnectionAuthentication
     /// Open streams: the request being read, or a marker once it went to the worker.
     private var requests: [HTTP2StreamID: ReceivedStream] = [:]
@@ -50,7 +51,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var unflushedAnswers = 0
     private var readPending = false
 
-    init(worker: ProviderRequestWorker, certificate: ClientCertificate) {
+    init(worker: ProviderRequestWorker, certificate: ClientCertificate, refusals: GatewayRefusals) {
+        self.refusals = refusals
         self.authentication = ConnectionAuthentication(certificate: certificate)
         self.streamLimitRaised = certificate.isPush
         self.worker = worker
@@ -185,8 +187,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             case .provider(let response):
                 write(streamID, response, context: context)
             case .admin(let response):
-                let extra =
-                    response.status == 401 ? [("www-authenticate", AdminCredential.challenge)] : []
+                var extra: [(String, String)] = []
+                if response.status == 401 {
+                    extra.append(("www-authenticate", AdminCredential.challenge))
+                    refusals.record(.admin, peer: context.channel.remoteAddress, "no valid admin token (HTTP/2)")
+                }
                 write(streamID, status: response.status, extra: extra, body: response.body, context: context)
             case .needsVerification(let request):
                 verify(request, streamID: streamID, context: context)
