@@ -163,6 +163,7 @@ let package = Package(
                 "APNSGateway", "APNSCore", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: heraldSettings
         ),

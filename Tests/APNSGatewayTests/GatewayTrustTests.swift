@@ -2,6 +2,7 @@ import APNSCore
 import APNSGateway
 import Crypto
 import Foundation
+import Logging
 import Testing
 
 @Suite("Who may use the gateway: the admin token, device secrets, connection limits")
@@ -141,6 +142,7 @@ struct GatewayTrustTests {
             dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID())"))
         configuration.port = 0
         configuration.maxConnections = 3
+        configuration.logger.logLevel = .warning
         configuration.setupTimeout = .milliseconds(500)
         let server = try GatewayServer(configuration: configuration)
         let port = try await server.start()
