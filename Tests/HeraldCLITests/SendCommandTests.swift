@@ -53,8 +53,8 @@ struct SendCommandTests {
         }
     }
 
-    // 30,000 lines: a debug build sends ~450/s, and with the whole suite on two cores a larger file left sends waiting
-    // in the client's window past their 30-second deadline (DeadlineExceeded), which said nothing about streaming.
+    // A debug build sends ~450/s, and with the whole suite on two cores sends waited in the client's 4,096-wide
+    // window past the default 30-second deadline (DeadlineExceeded), which says nothing about streaming: --timeout.
     @Test("a token file of 30,000 lines is streamed and every line gets a result")
     func largeTokenFile() async throws {
         try await SendGateway.with { gateway in
@@ -65,7 +65,9 @@ struct SendCommandTests {
             try Data(text.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             let result = await runHerald(
-                gateway.arguments(["--tokens", file.path, "--body", "x", "--json", "--concurrency", "8"]))
+                gateway.arguments([
+                    "--tokens", file.path, "--body", "x", "--json", "--concurrency", "8", "--timeout", "600",
+                ]))
             #expect(result.status == 0, "\(result.errorOutput)")
             let summary = try JSONValue(parsing: Data(result.output.utf8))
             #expect(summary["sent"] == 30_000)

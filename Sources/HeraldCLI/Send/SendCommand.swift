@@ -55,6 +55,12 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "How many notifications may be in flight at once, over all connections (default 100 per connection).")
     var concurrency: Int?
 
+    @Option(
+        help: """
+            Seconds a notification may take inside herald, waiting for a stream and retries included, before it is             reported DeadlineExceeded.
+            """)
+    var timeout = 30.0
+
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
 
@@ -65,6 +71,9 @@ struct SendCommand: AsyncParsableCommand {
         let io = CommandIO.current
         guard connections >= 1, (concurrency ?? 1) >= 1 else {
             throw UsageError("--connections and --concurrency are 1 or more")
+        }
+        guard timeout > 0, timeout <= 86_400 else {
+            throw UsageError("--timeout is a number of seconds above 0 and at most 86400; got \(timeout)")
         }
         guard !tokens.isEmpty || tokenFile != nil else {
             throw UsageError("say whom to send to: --token HEX or --tokens FILE")
@@ -95,6 +104,7 @@ struct SendCommand: AsyncParsableCommand {
         let summary = SendSummary()
         var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.maximumConnections = connections
+        configuration.timeout = .milliseconds(Int(timeout * 1000))
         if let concurrency {
             configuration.maximumStreamsPerConnection = max(1, concurrency / connections)
             configuration.maximumPendingNotifications = max(configuration.maximumPendingNotifications, 2 * concurrency)
