@@ -106,7 +106,9 @@ struct ProviderRequestProcessorTests {
 @Suite("Admin API bad input")
 struct AdminRequestProcessorTests {
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString)")
-    let credential = try! AdminCredential.loadOrCreate(in: Self.directory)
+    // One credential for every case: the cases run in parallel, each with its own instance of this suite.
+    static let credential = try! AdminCredential.loadOrCreate(in: directory)
+    var credential: AdminCredential { Self.credential }
     var admin: AdminRequestProcessor {
         AdminRequestProcessor(
             registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),

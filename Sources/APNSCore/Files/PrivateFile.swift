@@ -24,7 +24,8 @@ public enum PrivateFile {
     /// - Throws: when the folder or the file cannot be written.
     public static func write(_ data: Data, to url: URL) throws {
         try makeDirectory(url.deletingLastPathComponent())
-        let temporary = url.path + ".tmp-\(getpid())"
+        // Unique per call: two writers of one file in one process must not rename each other's temporary file away.
+        let temporary = url.path + ".tmp-\(getpid())-\(UUID().uuidString)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else { throw PrivateFileError(path: temporary, errno: errno) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
