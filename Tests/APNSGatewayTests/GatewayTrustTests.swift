@@ -117,6 +117,26 @@ struct GatewayTrustTests {
         }
     }
 
+    @Test("one courier connection holds at most 64 tokens; the 65th register is refused, a known one still answers")
+    func tokensPerConnection() async throws {
+        try await GatewayHarness.with { gateway, _ in
+            let device = try await gateway.courier()
+            var first: CourierClient.Registration?
+            for _ in 0..<64 {
+                let registered = try await device.register(bundleID: "com.example.app", environment: .development)
+                first = first ?? registered
+            }
+            await #expect(throws: GatewayDataError.self) {
+                _ = try await device.register(bundleID: "com.example.app", environment: .development)
+            }
+            let again = try await device.register(
+                bundleID: "com.example.app", environment: .development, token: first?.token, secret: first?.secret)
+            #expect(again.token == first?.token)
+            #expect(gateway.server.registry.all.count == 65)
+            await device.close()
+        }
+    }
+
     @Test("--insecure-admin is refused off loopback; on loopback admin calls need no token")
     func insecureAdmin() async throws {
         var configuration = GatewayServer.Configuration(

@@ -29,11 +29,14 @@ public enum PrivateFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else { throw PrivateFileError(path: temporary, errno: errno) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        // The mode of an existing temporary file (left by a crash before its rename) is set again.
-        guard fchmod(descriptor, 0o600) == 0 else { throw PrivateFileError(path: temporary, errno: errno) }
-        try handle.write(contentsOf: data)
-        try handle.close()
-        guard rename(temporary, url.path) == 0 else { throw PrivateFileError(path: url.path, errno: errno) }
+        do {
+            try handle.write(contentsOf: data)
+            try handle.close()
+            guard rename(temporary, url.path) == 0 else { throw PrivateFileError(path: url.path, errno: errno) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
     }
 
     /// Sets an existing file to mode 0600 (a database a library created); a missing file is left alone.

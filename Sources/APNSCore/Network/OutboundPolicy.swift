@@ -29,16 +29,42 @@ public struct OutboundPolicy: Sendable {
         if host == "localhost" || host.hasSuffix(".localhost") {
             return "\(host) is this machine; \(advice)"
         }
-        if let address = IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))), !address.isPublic {
+        if let address = IPAddress(Self.bare(host)), !address.isPublic {
             return "\(host) is not a public address; \(advice)"
         }
         return nil
     }
 
     /// Why `url` may not be called now, after looking up its name: every address it resolves to must be public.
+    /// The lookup blocks the calling thread; async code uses ``checkResolved(_:)``.
     public func resolvedProblem(with url: URL) -> String? {
         if let problem = problem(with: url) { return problem }
-        guard let host = url.host, !isAllowed(url), IPAddress(host) == nil else { return nil }
+        guard let host = needsLookup(url) else { return nil }
+        return lookupProblem(host)
+    }
+
+    /// ``resolvedProblem(with:)`` for async code: a name lookup runs on a thread of its own, never on one of the
+    /// few threads Swift concurrency runs on (a slow resolver would stall every task).
+    public func checkResolved(_ url: URL) async -> String? {
+        if let problem = problem(with: url) { return problem }
+        guard let host = needsLookup(url) else { return nil }
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: lookupProblem(host)) }.start()
+        }
+    }
+
+    /// The host name to look up, or `nil` when the URL's own text decides (allowed, or an address literal).
+    private func needsLookup(_ url: URL) -> String? {
+        guard let host = url.host.map(Self.bare), !isAllowed(url), IPAddress(host) == nil else { return nil }
+        return host
+    }
+
+    /// A host without the brackets an IPv6 address has in a URL.
+    private static func bare(_ host: String) -> String {
+        host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    }
+
+    private func lookupProblem(_ host: String) -> String? {
         let addresses = IPAddress.resolve(host)
         guard !addresses.isEmpty else { return "\(host) does not resolve" }
         if let inner = addresses.first(where: { !$0.isPublic }) {

@@ -10,6 +10,10 @@ final class CourierHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
+    /// The most tokens one connection (one device) may hold: its apps. Each new one is a journal record, so an
+    /// unbounded loop of `register` would grow the gateway's data without end.
+    static let maximumTokensPerConnection = 64
+
     private let registry: DeviceRegistry
     private let store: NotificationStore
     private let refusals: GatewayRefusals
@@ -57,6 +61,11 @@ final class CourierHandler: ChannelInboundHandler {
             let message = try CourierMessage(bytes)
             switch message {
             case .register(let bundleID, let environment, let token, let secret):
+                guard tokens.count < Self.maximumTokensPerConnection || token.map(tokens.contains) == true else {
+                    throw GatewayDataError(
+                        "register: this connection already holds \(Self.maximumTokensPerConnection) tokens, the most "
+                            + "one device may have; unregister one first")
+                }
                 let registration = try register(
                     bundleID: bundleID, environment: environment, token: token, secret: secret)
                 let device = registration.device

@@ -36,12 +36,12 @@ package enum CourierMessage {
             guard let environment = APNSEnvironment(name: name) else {
                 throw GatewayDataError("register: environment '\(name)' is not development or production")
             }
-            if let secret = object["secret"], secret.string == nil || secret.string!.utf8.count > 256 {
+            let secret = object["secret"]?.string
+            if object["secret"] != nil, (secret?.utf8.count ?? .max) > 256 {
                 throw GatewayDataError("register: \"secret\" is the string the gateway gave with the token")
             }
             self = .register(
-                bundleID: bundleID, environment: environment, token: try token(required: false),
-                secret: object["secret"]?.string)
+                bundleID: bundleID, environment: environment, token: try token(required: false), secret: secret)
         case "ack":
             guard let text = object["apns-id"]?.string, let apnsID = UUID(uuidString: text) else {
                 throw GatewayDataError("ack: \"apns-id\" is missing or not a UUID")

@@ -7,9 +7,10 @@ import Synchronization
 /// The journal is a sequence of records, each `<byte count>\n<JSON object>\n`:
 /// - `{"device": {"token", "bundle-id", "environment", "secret-sha256", "invalid-reason", "invalid-since"}}` (the
 ///   device secret's digest in base64), written at once;
-/// - `{"slot": "<token>", "notification": {...} or null}`: what is stored for a token now, written behind: changed
-///   tokens are collected and written together every ``flushInterval`` (a hundred pushes to one offline token in that
-///   time cost one record) and at shutdown.
+/// - `{"slot": "<token>", "notification": {...} or null}`: what is stored for a token now. Changed tokens are
+///   collected and written together: before the answers of a batch of requests that accepted a push go out (group
+///   commit: a 200 means the push is in the file), every ``flushInterval`` for changes no request makes (acks,
+///   expiry), and at shutdown. The file is written, not synced: a killed process loses nothing, a power loss may.
 ///
 /// The last record of a token wins. At start the journal is read and rewritten with only what is live; while running
 /// it is rewritten the same way when it grows past ``compactionThreshold``.

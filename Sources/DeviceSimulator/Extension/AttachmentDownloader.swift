@@ -24,7 +24,7 @@ struct AttachmentDownloader: Sendable {
         guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw ServiceExtensionStepError("\(url) is not an http or https URL")
         }
-        if let problem = policy.resolvedProblem(with: url) { throw ServiceExtensionStepError("\(url): \(problem)") }
+        if let problem = await policy.checkResolved(url) { throw ServiceExtensionStepError("\(url): \(problem)") }
         let (data, response) = try await fetch(url)
         guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0

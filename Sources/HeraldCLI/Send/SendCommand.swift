@@ -57,7 +57,8 @@ struct SendCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            Seconds a notification may take inside herald, waiting for a stream and retries included, before it is             reported DeadlineExceeded.
+            Seconds a notification may take inside herald, waiting for a stream and retries included, before it is \
+            reported DeadlineExceeded.
             """)
     var timeout = 30.0
 

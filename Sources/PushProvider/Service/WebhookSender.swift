@@ -32,7 +32,7 @@ struct WebhookSender: Sendable {
         let logger = logger
         let policy = policy
         Task.detached {
-            if let problem = policy.resolvedProblem(with: url) {
+            if let problem = await policy.checkResolved(url) {
                 logger.warning("webhook \(url) refused: \(problem)")
                 return
             }

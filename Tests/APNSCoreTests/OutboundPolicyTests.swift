@@ -1,0 +1,35 @@
+import APNSCore
+import Foundation
+import Testing
+
+@Suite("Which addresses a server may call on someone else's say-so")
+struct OutboundPolicyTests {
+    @Test(
+        "loopback, private, shared, link-local, multicast and reserved addresses are not public",
+        arguments: [
+            "127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "100.64.0.1", "169.254.169.254",
+            "0.0.0.0", "224.0.0.1", "198.18.0.1", "::1", "::", "fc00::1", "fd12:3456::1", "fe80::1", "ff02::1",
+            "::ffff:10.0.0.1", "::ffff:127.0.0.1",
+        ])
+    func notPublic(address: String) throws {
+        #expect(try #require(IPAddress(address)).isPublic == false)
+    }
+
+    @Test("ordinary internet addresses are public", arguments: ["8.8.8.8", "172.32.0.1", "1.1.1.1", "2606:4700::1111"])
+    func isPublic(address: String) throws {
+        #expect(try #require(IPAddress(address)).isPublic)
+    }
+
+    @Test("a URL is refused by what it says; an allowed host or host:port passes; a public literal needs no lookup")
+    func urls() async throws {
+        let policy = OutboundPolicy(allowedHosts: ["127.0.0.1:8000"], allowOption: "--allow-x")
+        #expect(
+            policy.problem(with: try #require(URL(string: "http://169.254.169.254/")))?.contains("--allow-x") == true)
+        #expect(policy.problem(with: try #require(URL(string: "http://localhost/"))) != nil)
+        #expect(policy.problem(with: try #require(URL(string: "http://[::1]:9/"))) != nil)
+        #expect(policy.problem(with: try #require(URL(string: "http://127.0.0.1:9/"))) != nil)
+        #expect(policy.problem(with: try #require(URL(string: "http://127.0.0.1:8000/a.jpg"))) == nil)
+        #expect(await policy.checkResolved(try #require(URL(string: "https://[2606:4700::1111]/"))) == nil)
+        #expect(await policy.checkResolved(try #require(URL(string: "https://8.8.8.8/hook"))) == nil)
+    }
+}
