@@ -17,8 +17,11 @@ import UserNotifications
 /// | `DELETE /notifications` | clear Notification Center |
 /// | `POST /apps/{bundleID}/notifications` | schedule a local notification |
 /// | `POST /location` | `{"latitude": ..., "longitude": ...}`: move the device |
+/// | `GET /notifications/{id}/attachments/{identifier}` | an attachment's file |
+/// | `GET /events[?apns-id=]` | the device's recent events (all, or one notification's), oldest first |
 public struct DeviceAPI: Sendable {
     private let device: SimulatedDevice
+    private let journal = DeviceEventJournal()
 
     public init(device: SimulatedDevice) {
         self.device = device
@@ -38,6 +41,10 @@ public struct DeviceAPI: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: Self.quietLogger
         )
+        let events = device.events()
+        let journal = self.journal
+        let recorder = Task { await journal.record(events) }
+        defer { recorder.cancel() }
         try await application.run()
     }
 
@@ -95,6 +102,29 @@ public struct DeviceAPI: Sendable {
                 throw HTTPError(known ? .badRequest : .notFound, message: error.message)
             }
         }
+        router.get("notifications/:id/attachments/:identifier") { _, context -> Response in
+            let id = try context.parameters.require("id")
+            let identifier = try context.parameters.require("identifier")
+            guard let notification = await device.notifications().first(where: { $0.id == id }),
+                let attachment = notification.attachments.first(where: { $0.identifier == identifier })
+            else { throw HTTPError(.notFound, message: "notification \(id) has no attachment \(identifier)") }
+            guard let data = FileManager.default.contents(atPath: attachment.path) else {
+                throw HTTPError(.notFound, message: "the attachment's file is gone")
+            }
+            return Response(
+                status: .ok, headers: [.contentType: Self.mimeTypes[attachment.type] ?? "application/octet-stream"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        let journal = self.journal
+        router.get("events") { request, _ -> Response in
+            let events = journal.events(apnsID: request.uri.queryParameters.get("apns-id"))
+            var body = Data("[".utf8)
+            body.append(contentsOf: events.map(\.reportJSON).joined(separator: Data(",".utf8)))
+            body.append(contentsOf: Data("]".utf8))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
         router.delete("notifications") { _, _ -> HTTPResponse.Status in
             device.clear()
             return .noContent
@@ -124,6 +154,16 @@ public struct DeviceAPI: Sendable {
         }
         return router
     }
+}
+
+extension DeviceAPI {
+    /// The media type of each attachment type iOS accepts.
+    static let mimeTypes: [String: String] = [
+        "public.aiff-audio": "audio/aiff", "com.microsoft.waveform-audio": "audio/wav", "public.mp3": "audio/mpeg",
+        "public.mpeg-4-audio": "audio/mp4", "public.jpeg": "image/jpeg", "com.compuserve.gif": "image/gif",
+        "public.png": "image/png", "public.mpeg": "video/mpeg", "public.mpeg-2-video": "video/mp2t",
+        "public.mpeg-4": "video/mp4", "public.avi": "video/x-msvideo",
+    ]
 }
 
 /// Any encodable value as a JSON response, encoded as itself.

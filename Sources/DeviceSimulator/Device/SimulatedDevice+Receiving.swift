@@ -29,8 +29,15 @@ extension SimulatedDevice {
         }
         if Self.runsServiceExtension(request), let serviceExtension = makeServiceExtension(for: app, apnsID: apnsID) {
             let host = ServiceExtensionHost(timeLimit: configuration.serviceExtensionTimeLimit)
-            let content = await host.process(request, with: serviceExtension)
-            request = UNNotificationRequest(identifier: identifier, content: content, trigger: request.trigger)
+            let outcome = await host.run(request, with: serviceExtension)
+            request = UNNotificationRequest(identifier: identifier, content: outcome.content, trigger: request.trigger)
+            let shown: String
+            switch outcome.resolution {
+            case .modified: shown = "its content handler was called in time: the modified content is shown"
+            case .bestAttempt: shown = "it ran out of time: its best attempt is shown"
+            case .original: shown = "it never delivered: the original content is shown"
+            }
+            hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: "service extension: \(shown)"))
         }
         if Self.isSilent(request.content) {
             hub.emit(

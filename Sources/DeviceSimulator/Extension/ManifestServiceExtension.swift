@@ -91,7 +91,9 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
             if let body { next.body = body }
         case .attachFrom(let key):
             guard let text = content.userInfo[key] as? String else {
-                throw ServiceExtensionStepError("attachFrom: the payload has no string \"\(key)\" with a media URL")
+                // Like an extension that checks for its media URL first: nothing to download, the content goes on.
+                log("attachFrom: the payload has no \"\(key)\" media URL; nothing to attach")
+                return next
             }
             guard let url = URL(string: text) else {
                 throw ServiceExtensionStepError("attachFrom: \"\(key)\" is not a URL: \(text)")

@@ -2,7 +2,8 @@
 public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
     /// `{"rewrite": {"title": ..., "subtitle": ..., "body": ...}}`: replaces the fields given (seed 000).
     case rewrite(title: String?, subtitle: String?, body: String?)
-    /// `{"attachFrom": "<userInfo key>"}`: downloads the URL in that custom key into an attachment (seeds 002, 003).
+    /// `{"attachFrom": "<userInfo key>"}`: downloads the URL in that custom key into an attachment (seeds 002, 003); a
+    /// payload without the key passes unchanged.
     case attachFrom(userInfoKey: String)
     /// `{"decrypt": "<userInfo key>"}`: decrypts that custom key's end-to-end encrypted content.
     case decrypt(userInfoKey: String)

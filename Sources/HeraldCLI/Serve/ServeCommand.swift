@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import Logging
 import PushProvider
 
@@ -50,7 +51,32 @@ struct ServeCommand: AsyncParsableCommand {
         help: "A host (or host:port) on a loopback or private address that webhooks may reach. Repeatable.")
     var allowedWebhookHosts: [String] = []
 
+    @Option(
+        name: .customLong("gateway-admin"),
+        help: "A local gateway (herald gateway) whose delivery log the console shows, such as https://127.0.0.1:2197.")
+    var gatewayAdmin: String?
+
+    @Option(
+        name: .customLong("gateway-admin-token-file"),
+        help: "The gateway's admin token file (default: ./.herald/gateway/admin-token).")
+    var gatewayAdminTokenFile = "./.herald/gateway/admin-token"
+
+    @Option(
+        name: .customLong("gateway-ca"), help: "The gateway's CA certificate (default: ./.herald/gateway/ca.pem).")
+    var gatewayCA = "./.herald/gateway/ca.pem"
+
+    @Option(
+        name: .customLong("device-api"),
+        help: "A simulated device's API (herald device --api-port) the console draws, such as http://127.0.0.1:2198. Repeatable."
+    )
+    var deviceAPIs: [String] = []
+
     func validate() throws {
+        for text in deviceAPIs + [gatewayAdmin].compactMap({ $0 }) {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("\(text) is not an http:// or https:// URL")
+            }
+        }
         do {
             _ = try PushProviderService.Database(parsing: database)
         } catch {
@@ -74,10 +100,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.allowedEndpoints = allowedEndpoints
         configuration.allowedWebhookHosts = allowedWebhookHosts
         let provider = try await PushProviderService(configuration: configuration)
+        let console = try await HeraldConsole(configuration: try consoleConfiguration())
         let task = Task {
-            try await provider.run { port in
+            try await provider.run(plugins: [console]) { port in
+                let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                 io.write(
                     """
+                    herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
                     herald serve: provider API on http://\(host):\(port)/v1 (health /healthz, metrics /metrics)
                       \(ProviderBanner.adminTokenLine(provider))
                       data: \(provider.configuration.providerDirectory.path)
@@ -89,5 +118,22 @@ struct ServeCommand: AsyncParsableCommand {
         io.write("herald serve: stopping; finishing the deliveries in flight\n")
         task.cancel()
         try await task.value
+    }
+
+    /// What the console shows besides the provider: the gateway and devices named on the command line.
+    private func consoleConfiguration() throws -> HeraldConsole.Configuration {
+        var gateway: HeraldConsole.Gateway?
+        if let text = gatewayAdmin, let url = URL(string: text) {
+            let token: String
+            do {
+                token = try String(contentsOfFile: gatewayAdminTokenFile, encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                throw ValidationError(
+                    "--gateway-admin needs the gateway's admin token: cannot read \(gatewayAdminTokenFile) (--gateway-admin-token-file)")
+            }
+            gateway = .init(url: url, adminToken: token, caPEM: try? String(contentsOfFile: gatewayCA, encoding: .utf8))
+        }
+        return .init(gateway: gateway, deviceAPIs: deviceAPIs.compactMap { URL(string: $0) })
     }
 }

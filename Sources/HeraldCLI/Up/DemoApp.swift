@@ -19,7 +19,7 @@ enum DemoApp {
                 "textInputButtonTitle": "发送", "textInputPlaceholder": "想说什么?"}
             }
           },
-          "serviceExtension": [{"rewrite": {"body": "我是在Service里面修改后的title"}}]
+          "serviceExtension": [{"rewrite": {"body": "我是在Service里面修改后的title"}}, {"attachFrom": "media-url"}]
         }
         """
 }

@@ -4,6 +4,7 @@ import ArgumentParser
 import Crypto
 import DeviceSimulator
 import Foundation
+import HeraldConsole
 import PushProvider
 
 #if canImport(Glibc)
@@ -30,6 +31,11 @@ struct UpCommand: AsyncParsableCommand {
         name: [.customLong("device-api-port"), .customLong("api-port")], help: "The simulated device's JSON API port.")
     var deviceAPIPort = 2198
 
+    @Option(
+        name: .customLong("allow-attachment-host"),
+        help: "A host (or host:port) on a loopback or private address the device may download media from. Repeatable.")
+    var allowedAttachmentHosts: [String] = []
+
     func run() async throws {
         let io = CommandIO.current
         let root = URL(fileURLWithPath: data)
@@ -46,8 +52,14 @@ struct UpCommand: AsyncParsableCommand {
         providerConfiguration.port = providerPort
         providerConfiguration.allowedEndpoints = ["https://127.0.0.1:\(port)"]
         let provider = try await PushProviderService(configuration: providerConfiguration)
+        let console = try await HeraldConsole(
+            configuration: .init(
+                gateway: .init(
+                    url: URL(string: "https://127.0.0.1:\(port)")!, adminToken: gateway.adminCredential.token,
+                    caPEM: gateway.certificateAuthority.caCertificatePEM),
+                deviceAPIs: [URL(string: "http://127.0.0.1:\(deviceAPIPort)")!]))
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let providerTask = Task { try await provider.run { portSink.yield($0) } }
+        let providerTask = Task { try await provider.run(plugins: [console]) { portSink.yield($0) } }
         defer { providerTask.cancel() }
         var portIterator = ports.makeAsyncIterator()
         guard let apiPort = await portIterator.next() else {
@@ -61,9 +73,13 @@ struct UpCommand: AsyncParsableCommand {
                 endpoint: "https://127.0.0.1:\(port)", caPEM: gateway.certificateAuthority.caCertificatePEM,
                 teamID: DevelopmentSigningKey.teamID, keyID: DevelopmentSigningKey.keyID,
                 privateKeyPEM: try String(contentsOfFile: key.path, encoding: .utf8)))
+        if let config = Self.notificationConfig(of: DemoApp.manifest) {
+            try await provider.setCategories(appID: app.id, notificationConfig: config)
+        }
         let providerURL = "http://127.0.0.1:\(apiPort)"
         io.write(
             """
+            herald up: console \(console.loginLink(base: providerURL, key: provider.adminToken)) (signs in once)
             herald up: local APNs on https://127.0.0.1:\(port) (CA \(caPath))
             herald up: provider API on \(providerURL)/v1 (metrics \(providerURL)/metrics)
             herald up: provider \(ProviderBanner.adminTokenLine(provider))
@@ -76,6 +92,7 @@ struct UpCommand: AsyncParsableCommand {
         device.registerURL = URL(string: "\(providerURL)/v1/devices?key=\(app.publishableKey)")
         device.reportURL = URL(string: "\(providerURL)/v1/feedback?key=\(app.publishableKey)")
         device.user = (DemoApp.user, provider.userToken(appID: app.id, userID: DemoApp.user))
+        device.allowedAttachmentHosts = allowedAttachmentHosts
         let session = DeviceSession(
             configuration: device, apiHost: "127.0.0.1", apiPort: deviceAPIPort, interactive: isatty(0) == 1
         ) { device in
@@ -107,5 +124,13 @@ struct UpCommand: AsyncParsableCommand {
         providerTask.cancel()
         _ = await providerTask.result
         try await gateway.shutdown()
+    }
+
+    /// The `NotificationConfig` object of an app manifest, as JSON.
+    static func notificationConfig(of manifest: String) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any],
+            let config = object["NotificationConfig"]
+        else { return nil }
+        return try? JSONSerialization.data(withJSONObject: config)
     }
 }

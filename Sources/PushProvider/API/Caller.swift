@@ -14,14 +14,17 @@ enum Caller: Sendable {
     /// Resolves the caller of `request`.
     ///
     /// - Throws: ``ProviderError/unauthorized(_:)`` when no key is given or it is unknown.
-    static func resolve(_ request: Request, store: any ProviderStore, adminToken: String) async throws(ProviderError)
-        -> Caller
-    {
+    static func resolve(
+        _ request: Request, store: any ProviderStore, adminToken: String, plugins: [any ProviderPlugin] = []
+    ) async throws(ProviderError) -> Caller {
         var key = request.headers[.authorization].flatMap { value -> String? in
             let parts = value.split(separator: " ", maxSplits: 1)
             return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
         }
         key = key ?? request.headers[HTTPField.Name("X-Herald-Key")!] ?? request.uri.queryParameters.get("key")
+        for plugin in plugins where key == nil {
+            key = try await plugin.sessionKey(for: request)
+        }
         guard let key, !key.isEmpty else {
             throw .unauthorized("send a key: Authorization: Bearer <admin token, sk_ API key or pk_ publishable key>")
         }

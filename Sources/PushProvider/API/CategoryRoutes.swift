@@ -21,25 +21,32 @@ extension PushProviderService {
             let app = try await self.caller(request).serverApp(
                 request, store: self.store, pathAppID: try context.parameters.require("appID"))
             let body = try await request.body.collect(upTo: 1 << 20)
-            let config: NotificationConfig
-            do {
-                config = try NotificationConfig(data: Data(buffer: body))
-            } catch {
-                throw ProviderError.invalid(field: "NotificationConfig", message: "\(error)")
-            }
-            for category in config.categories.values {
-                for action in category.actions where config.actions[action] == nil {
-                    throw ProviderError.invalid(
-                        field: "NotificationConfig.UNNotificationCategory.\(category.identifier)",
-                        message: "names action \(action), which UNNotificationAction does not define")
-                }
-            }
-            var updated = app
-            updated.categories = config.encoded()
-            updated.categoriesVersion = try await self.store.setCategories(
-                appID: app.app.id, json: updated.categories, at: Date())
-            return try Self.categoriesResponse(updated, request: nil)
+            return try Self.categoriesResponse(
+                try await self.setCategories(of: app, notificationConfig: Data(buffer: body)), request: nil)
         }
+    }
+
+    /// Checks and stores an app's `NotificationConfig` JSON; the app as updated.
+    ///
+    /// - Throws: ``ProviderError/invalid(field:message:)`` naming what is wrong in the JSON.
+    func setCategories(of app: StoredApp, notificationConfig json: Data) async throws(ProviderError) -> StoredApp {
+        let config: NotificationConfig
+        do {
+            config = try NotificationConfig(data: json)
+        } catch {
+            throw .invalid(field: "NotificationConfig", message: "\(error)")
+        }
+        for category in config.categories.values {
+            for action in category.actions where config.actions[action] == nil {
+                throw .invalid(
+                    field: "NotificationConfig.UNNotificationCategory.\(category.identifier)",
+                    message: "names action \(action), which UNNotificationAction does not define")
+            }
+        }
+        var updated = app
+        updated.categories = config.encoded()
+        updated.categoriesVersion = try await store.setCategories(appID: app.app.id, json: updated.categories, at: Date())
+        return updated
     }
 
     private static func categoriesResponse(_ app: StoredApp, request: Request?) throws -> Response {

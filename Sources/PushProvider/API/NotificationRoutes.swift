@@ -13,12 +13,18 @@ extension PushProviderService {
         }
         router.get("v1/notifications") { request, _ -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
-            let limit = min(500, max(1, request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 50))
-            var reports: [NotificationReport] = []
-            for notification in try await self.store.notifications(appID: app.app.id, limit: limit) {
-                reports.append(try await self.report(notification))
+            let query = request.uri.queryParameters
+            let limit = min(500, max(1, query.get("limit").flatMap { Int($0) } ?? 50))
+            var before: Date?
+            if let text = query.get("before") {
+                guard let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                else {
+                    throw ProviderError.field("before", "must be an ISO 8601 time such as 2026-11-22T07:00:00.000Z")
+                }
+                before = date
             }
-            return try JSONCoding.response(reports)
+            return try JSONCoding.response(
+                try await self.notificationReports(appID: app.app.id, before: before, limit: limit))
         }
         router.get("v1/notifications/:id") { request, context -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
@@ -26,6 +32,31 @@ extension PushProviderService {
             guard let notification = try await self.store.notification(id: id), notification.appID == app.app.id
             else { throw ProviderError.notFound("app \(app.app.id) has no notification \(id)") }
             return try JSONCoding.response(try await self.report(notification))
+        }
+        router.get("v1/notifications/:id/deliveries") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let id = try context.parameters.require("id")
+            guard let notification = try await self.store.notification(id: id), notification.appID == app.app.id
+            else { throw ProviderError.notFound("app \(app.app.id) has no notification \(id)") }
+            let query = request.uri.queryParameters
+            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
+            let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
+                guard let message = DeliveryMessageID(text) else {
+                    throw .field("after", "must be the apns-id of one of this notification's deliveries")
+                }
+                return message.deliveryID
+            }
+            return try JSONCoding.response(
+                try await self.store.deliveries(notificationID: id, after: after ?? 0, limit: limit))
+        }
+        router.get("v1/deliveries/:apnsID") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let text = try context.parameters.require("apnsID")
+            guard DeliveryMessageID(text) != nil else {
+                throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
+            }
+            guard let trace = try await self.deliveryTrace(apnsID: text), trace.appID == app.app.id else { throw ProviderError.notFound("app \(app.app.id) sent no notification with apns-id \(text)") }
+            return try JSONCoding.response(trace)
         }
     }
 

@@ -11,10 +11,9 @@ extension PushProviderService {
             return try JSONCoding.response(["status": "ok", "queueDepth": "\(depth)"])
         }
         router.get("metrics") { _, _ -> Response in
-            if let depth = try? await self.store.queueDepth() { self.metrics.queueDepth.set(Double(depth)) }
-            return Response(
+            Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: self.metrics.render())))
+                body: .init(byteBuffer: ByteBuffer(string: await self.metricsExposition())))
         }
     }
 }

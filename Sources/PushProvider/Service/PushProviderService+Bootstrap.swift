@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PushProviderService {
     /// What ``ensureApp(_:)`` answers: the app's identifier and its publishable key.
@@ -39,6 +39,14 @@ extension PushProviderService {
         UserToken.make(
             appID: appID, userID: userID, expires: Date().addingTimeInterval(TimeInterval(UserToken.defaultLifetime)),
             secrets: secrets)
+    }
+
+    /// Sets an app's categories from seed 003's `NotificationConfig` JSON, as `PUT /v1/apps/{id}/categories` does.
+    ///
+    /// - Throws: ``ProviderError`` when there is no such app or the JSON is not a valid `NotificationConfig`.
+    public func setCategories(appID: String, notificationConfig json: Data) async throws(ProviderError) {
+        guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }
+        _ = try await setCategories(of: app, notificationConfig: json)
     }
 
     /// Creates the app, or updates the one with the same bundle ID and environment to these settings.

@@ -3,6 +3,7 @@ public import Foundation
 import GRDB
 import Hummingbird
 public import Logging
+import Synchronization
 
 /// The provider service (`herald serve`): the JSON API under `/v1`, the durable delivery queue and its workers, the
 /// daily scheduler, `/healthz` and `/metrics`. See docs/api.md.
@@ -28,6 +29,8 @@ public final class PushProviderService: Sendable {
     /// Where webhooks may go.
     let webhookPolicy: OutboundPolicy
     let logger: Logger
+    /// The plugins ``run(plugins:onListening:)`` serves; they may vouch for a request's key.
+    let plugins = Mutex<[any ProviderPlugin]>([])
 
     /// Opens the database and loads or creates the secrets.
     ///
@@ -68,13 +71,18 @@ public final class PushProviderService: Sendable {
     /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
     /// deliveries in flight finish, records them, and releases any lease not sent.
     ///
-    /// - Parameter onListening: called with the bound port once the API accepts connections.
+    /// - Parameters:
+    ///   - plugins: modules served beside the API, such as the console.
+    ///   - onListening: called with the bound port once the API accepts connections.
     /// - Throws: when the server cannot bind.
-    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    public func run(
+        plugins: [any ProviderPlugin] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        self.plugins.withLock { $0 = plugins }
         var quiet = logger
         quiet.logLevel = .critical
         let application = Application(
-            router: makeRouter(),
+            router: makeRouter(plugins: plugins),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "herald-provider"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
@@ -85,6 +93,7 @@ public final class PushProviderService: Sendable {
             group.addTask { try await application.run() }
             group.addTask { await self.engine.run() }
             group.addTask { await scheduler.run() }
+            for plugin in plugins { group.addTask { await plugin.run(provider: self) } }
             defer { group.cancelAll() }
             try await group.next()
         }

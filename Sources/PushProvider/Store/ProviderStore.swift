@@ -33,7 +33,12 @@ protocol ProviderStore: Sendable {
     func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)
         async throws(ProviderError) -> Int
     func notification(id: String) async throws(ProviderError) -> StoredNotification?
-    func notifications(appID: String, limit: Int) async throws(ProviderError) -> [StoredNotification]
+    /// The app's notifications, newest first; only those created before `before` when it is given (the next page).
+    func notifications(appID: String, before: Date?, limit: Int) async throws(ProviderError) -> [StoredNotification]
+    /// One delivery with the device's reports; `nil` when there is none with that number.
+    func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace?
+    /// A notification's deliveries in the order they were made (without reports), from number `after` on.
+    func deliveries(notificationID: String, after: Int64, limit: Int) async throws(ProviderError) -> [DeliveryTrace]
     func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats
     func dailyNotifications() async throws(ProviderError) -> [StoredNotification]
     func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)

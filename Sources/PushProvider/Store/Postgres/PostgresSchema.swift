@@ -177,5 +177,11 @@ enum PostgresSchema {
             "v4 provider heartbeats",
             ["CREATE TABLE provider_heartbeats (owner text PRIMARY KEY, seen_at timestamptz NOT NULL)"]
         ),
+        (
+            // The console and `GET /v1/notifications/{id}/deliveries` list a notification's deliveries. The index
+            // holds neither state nor times, so sending and recording never update it.
+            "v5 deliveries by notification",
+            ["CREATE INDEX deliveries_by_notification ON deliveries(notification_id, id)"]
+        ),
     ]
 }

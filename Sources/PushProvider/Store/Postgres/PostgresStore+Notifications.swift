@@ -107,9 +107,12 @@ extension PostgresStore {
         try await notifications("SELECT * FROM notifications WHERE id = \(id)").first
     }
 
-    func notifications(appID: String, limit: Int) async throws(ProviderError) -> [StoredNotification] {
+    func notifications(appID: String, before: Date?, limit: Int) async throws(ProviderError) -> [StoredNotification] {
         try await notifications(
-            "SELECT * FROM notifications WHERE app_id = \(appID) ORDER BY created_at DESC LIMIT \(limit)")
+            """
+            SELECT * FROM notifications WHERE app_id = \(appID) AND created_at < \(before ?? .distantFuture)
+            ORDER BY created_at DESC LIMIT \(limit)
+            """)
     }
 
     func dailyNotifications() async throws(ProviderError) -> [StoredNotification] {

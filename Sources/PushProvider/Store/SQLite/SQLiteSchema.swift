@@ -149,6 +149,11 @@ enum SQLiteSchema {
                     CREATE INDEX deliveries_leased ON deliveries(lease_until, notification_id) WHERE state = 'leased';
                     """)
         }
+        migrator.registerMigration("v3 deliveries by notification") { db in
+            // The console and `GET /v1/notifications/{id}/deliveries` list a notification's deliveries. The index
+            // holds neither state nor times, so sending and recording never update it.
+            try db.execute(sql: "CREATE INDEX deliveries_by_notification ON deliveries(notification_id, id)")
+        }
         return migrator
     }
 }

@@ -104,11 +104,15 @@ extension SQLiteStore {
         }
     }
 
-    func notifications(appID: String, limit: Int) async throws(ProviderError) -> [StoredNotification] {
+    func notifications(appID: String, before: Date?, limit: Int) async throws(ProviderError) -> [StoredNotification] {
         try await read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM notifications WHERE app_id = ? ORDER BY created_at DESC LIMIT ?",
-                arguments: [appID, limit]
+                db,
+                sql: """
+                    SELECT * FROM notifications WHERE app_id = ? AND created_at < ?
+                    ORDER BY created_at DESC LIMIT ?
+                    """,
+                arguments: [appID, (before ?? .distantFuture).stored, limit]
             ).map(Self.notification(from:))
         }
     }

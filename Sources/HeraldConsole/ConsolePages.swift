@@ -1,0 +1,51 @@
+import Foundation
+import Mustache
+import PushProvider
+
+/// The console's HTML, rendered from the Mustache templates in `Resources/templates` (every value is HTML-escaped).
+struct ConsolePages: Sendable {
+    /// A page reachable from the navigation, in its order.
+    enum Page: String, CaseIterable, Sendable {
+        case compose, history, delivery, devices, apps, tools, metrics
+
+        /// The link's text, which is also the page's title.
+        var title: String {
+            switch self {
+            case .compose: "Compose"
+            case .history: "History"
+            case .delivery: "Delivery log"
+            case .devices: "Devices"
+            case .apps: "Apps"
+            case .tools: "Tools"
+            case .metrics: "Metrics"
+            }
+        }
+    }
+
+    private let library: MustacheLibrary
+
+    init() async throws {
+        library = try await MustacheLibrary(directory: try ConsoleResources.folder("templates").path)
+    }
+
+    /// A page of the signed-in console.
+    func render(_ page: Page, session: ConsoleSessions.Session) -> String {
+        let signedInAs: String
+        switch session.holder {
+        case .admin: signedInAs = "the admin token (every app)"
+        case .app(let app): signedInAs = "an API key of \(app.name) (\(app.bundleID))"
+        }
+        let context: [String: Any] = [
+            "title": page.title, "page": page.rawValue, "csrf": session.csrfToken, "signedInAs": signedInAs,
+            "nav": Page.allCases.map { ["title": $0.title, "href": "/console/\($0.rawValue)", "current": $0 == page] },
+        ]
+        return library.render(context, withTemplate: page.rawValue) ?? "template \(page.rawValue) is missing"
+    }
+
+    /// The sign-in page, with a message when the last try failed.
+    func login(message: String?) -> String {
+        var context: [String: Any] = ["title": "Sign in"]
+        if let message { context["message"] = message }
+        return library.render(context, withTemplate: "login") ?? "template login is missing"
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import NIOHTTP1
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+import PushProvider
+
+extension ConsoleRoutes {
+    func addDeviceRoutes(to router: Router<BasicRequestContext>) {
+        router.get("console/api/simulators") { request, _ -> Response in
+            let session = try requireSession(request)
+            var answer: [[String: Any]] = []
+            for (index, url) in console.configuration.deviceAPIs.enumerated() {
+                var entry: [String: Any] = ["index": index, "url": url.absoluteString]
+                do {
+                    entry["apps"] = visible(try await deviceJSON(index, "apps"), session: session)
+                } catch {
+                    entry["error"] = "the device at \(url.absoluteString) does not answer: \(error)"
+                }
+                answer.append(entry)
+            }
+            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys]))
+        }
+        router.get("console/api/simulators/:index/notifications") { request, context -> Response in
+            let session = try requireSession(request)
+            let index = try deviceIndex(context)
+            let list = visible(try await deviceJSON(index, "notifications"), session: session)
+            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
+        }
+        router.get("console/api/simulators/:index/notifications/:id") { request, context -> Response in
+            let session = try requireSession(request)
+            let index = try deviceIndex(context)
+            let id = try context.parameters.require("id")
+            try await requireVisible(index: index, id: id, session: session)
+            let answer = try await device(index, .GET, "notifications/\(Self.segment(id))")
+            return ConsoleRequest.json(answer.body, status: .init(code: answer.status))
+        }
+        router.post("console/api/simulators/:index/notifications/:id/respond") { request, context -> Response in
+            let session = try requireSession(request)
+            let index = try deviceIndex(context)
+            let id = try context.parameters.require("id")
+            try await requireVisible(index: index, id: id, session: session)
+            let body = try await request.body.collect(upTo: 16 << 10)
+            let answer = try await device(
+                index, .POST, "notifications/\(Self.segment(id))/respond", body: Data(buffer: body))
+            return ConsoleRequest.json(answer.body, status: .init(code: answer.status))
+        }
+        router.get("console/api/simulators/:index/notifications/:id/attachments/:identifier") {
+            request, context -> Response in
+            let session = try requireSession(request)
+            let index = try deviceIndex(context)
+            let id = try context.parameters.require("id")
+            let identifier = try context.parameters.require("identifier")
+            try await requireVisible(index: index, id: id, session: session)
+            let answer = try await device(
+                index, .GET, "notifications/\(Self.segment(id))/attachments/\(Self.segment(identifier))")
+            var headers = ConsoleRequest.securityHeaders
+            headers[.contentType] = answer.contentType ?? "application/octet-stream"
+            headers[.cacheControl] = "private, max-age=3600"
+            return Response(
+                status: .init(code: answer.status), headers: headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
+    }
+
+    /// The device index in the path, checked against the devices configured.
+    func deviceIndex(_ context: BasicRequestContext) throws -> Int {
+        let text = try context.parameters.require("index")
+        guard let index = Int(text), console.configuration.deviceAPIs.indices.contains(index) else {
+            throw ProviderError.notFound("the console shows no simulated device \(text)")
+        }
+        return index
+    }
+
+    /// One call to simulated device `index`'s API.
+    func device(_ index: Int, _ method: HTTPMethod, _ path: String, body: Data? = nil) async throws(ProviderError)
+        -> ConsoleHTTPClient.Answer
+    {
+        let base = console.configuration.deviceAPIs[index].absoluteString
+        guard let url = URL(string: (base.hasSuffix("/") ? base : base + "/") + path) else {
+            throw .invalid(field: nil, message: "\(path) is not a path on the device")
+        }
+        do {
+            return try await console.deviceClient.send(method, url, body: body)
+        } catch {
+            throw .notFound("the simulated device at \(url.absoluteString) does not answer: \(error)")
+        }
+    }
+
+    /// A JSON array from simulated device `index`.
+    func deviceJSON(_ index: Int, _ path: String) async throws(ProviderError) -> [[String: Any]] {
+        let answer = try await device(index, .GET, path)
+        guard answer.status == 200,
+            let list = (try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]]
+        else { throw .notFound("the simulated device answered \(answer.status) to GET /\(path)") }
+        return list
+    }
+
+    /// The entries (apps or notifications, each with a `bundleID`) of apps the session may see.
+    func visible(_ list: [[String: Any]], session: ConsoleSessions.Session) -> [[String: Any]] {
+        guard let allowed = visibleBundleIDs(session) else { return list }
+        return list.filter { ($0["bundleID"] as? String).map(allowed.contains) ?? false }
+    }
+
+    /// Throws unless notification `id` on device `index` belongs to an app the session may see.
+    func requireVisible(index: Int, id: String, session: ConsoleSessions.Session) async throws(ProviderError) {
+        guard visibleBundleIDs(session) != nil else { return }
+        let list = visible(try await deviceJSON(index, "notifications"), session: session)
+        guard list.contains(where: { $0["id"] as? String == id }) else {
+            throw .notFound("simulated device \(index) shows no notification \(id) of your app")
+        }
+    }
+
+    /// A path segment, percent-encoded.
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? text
+    }
+}

@@ -1,0 +1,71 @@
+import APNSCore
+import Foundation
+import Hummingbird
+import NIOFoundationCompat
+import PushProvider
+
+extension ConsoleRoutes {
+    /// What the Compose page sends to be checked as it is typed.
+    struct LintInput: Decodable {
+        /// The payload exactly as it will be sent.
+        var payload: String
+        var pushType: String?
+        var priority: String?
+        var topic: String?
+        var expiration: String?
+        var collapseID: String?
+        var apnsID: String?
+    }
+
+    /// `herald payload lint`'s findings for the page.
+    struct LintAnswer: Encodable {
+        struct Finding: Encodable {
+            var severity: String
+            var reason: String?
+            var status: Int?
+            var rule: String
+            var location: String?
+            var message: String
+        }
+
+        var accepted: Bool
+        var pushType: String
+        var pushTypeInferred: Bool
+        var size: Int
+        var maximumSize: Int
+        var findings: [Finding]
+    }
+
+    /// The largest payload text the lint route reads: any larger is over every push type's limit already.
+    static let lintInputLimit = 64 << 10
+
+    func addLintRoutes(to router: Router<BasicRequestContext>) {
+        router.post("console/api/lint") { request, _ -> Response in
+            _ = try requireSession(request)
+            let input: LintInput
+            do {
+                let body = try await request.body.collect(upTo: Self.lintInputLimit)
+                input = try JSONDecoder().decode(LintInput.self, from: Data(buffer: body))
+            } catch {
+                throw ProviderError.invalid(
+                    field: nil, message: "send {\"payload\": \"...\"} of at most \(Self.lintInputLimit) bytes")
+            }
+            let blank = { (text: String?) in text.flatMap { $0.isEmpty ? nil : $0 } }
+            let report = APNSLinter.lint(
+                APNSLinter.Request(
+                    body: Data(input.payload.utf8), pushType: blank(input.pushType), priority: blank(input.priority),
+                    topic: blank(input.topic), expiration: blank(input.expiration),
+                    collapseID: blank(input.collapseID), apnsID: blank(input.apnsID)))
+            return try ConsoleRequest.json(
+                LintAnswer(
+                    accepted: report.isAccepted, pushType: report.pushType.rawValue,
+                    pushTypeInferred: report.pushTypeInferred, size: report.size,
+                    maximumSize: report.pushType.maximumPayloadSize,
+                    findings: report.diagnostics.map {
+                        .init(
+                            severity: $0.severity.rawValue, reason: $0.reason?.rawValue, status: $0.status,
+                            rule: $0.rule, location: $0.location, message: $0.message)
+                    }))
+        }
+    }
+}

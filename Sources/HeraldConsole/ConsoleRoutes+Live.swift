@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PushProvider
+
+extension ConsoleRoutes {
+    /// How often a live view looks for changes.
+    static let historyInterval: Duration = .seconds(1)
+    static let deviceInterval: Duration = .milliseconds(300)
+
+    func addLiveRoutes(to router: Router<BasicRequestContext>) {
+        router.get("console/api/history/stream") { request, _ -> Response in
+            let session = try requireSession(request)
+            let query = request.uri.queryParameters
+            guard let appID = query.get("app"), self.session(session, mayRead: appID) else {
+                throw ProviderError.invalid(field: "app", message: "name an app this session may see: ?app=<app id>")
+            }
+            let limit = min(100, max(1, query.get("limit").flatMap { Int($0) } ?? 25))
+            let before = query.get("before").flatMap {
+                try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            }
+            let provider = self.provider
+            return Self.eventStream(every: Self.historyInterval) {
+                try await ConsoleRequest.encoder.encode(
+                    provider.notificationReports(appID: appID, before: before, limit: limit))
+            }
+        }
+        router.get("console/api/simulators/:index/stream") { request, context -> Response in
+            let session = try requireSession(request)
+            let index = try deviceIndex(context)
+            return Self.eventStream(every: Self.deviceInterval) {
+                let list = visible(try await deviceJSON(index, "notifications"), session: session)
+                return try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])
+            }
+        }
+    }
+
+    /// A Server-Sent Events answer: `read` every `interval`, and an event each time its answer changes, until the
+    /// browser goes away. A failed read is sent as an `problem` event and tried again.
+    static func eventStream(every interval: Duration, read: @escaping @Sendable () async throws -> Data) -> Response {
+        var headers = ConsoleRequest.securityHeaders
+        headers[.contentType] = "text/event-stream"
+        return Response(
+            status: .ok, headers: headers,
+            body: .init { writer in
+                var last: Data?
+                while !Task.isCancelled {
+                    let event: String?
+                    do {
+                        let data = try await read()
+                        event = data == last ? nil : "data: \(String(decoding: data, as: UTF8.self))\n\n"
+                        last = data
+                    } catch {
+                        event = "event: problem\ndata: \(String(describing: error).replacingOccurrences(of: "\n", with: " "))\n\n"
+                        last = nil
+                    }
+                    try await writer.write(ByteBuffer(string: event ?? ": still here\n\n"))
+                    try await Task.sleep(for: interval)
+                }
+                try await writer.finish(nil)
+            })
+    }
+}

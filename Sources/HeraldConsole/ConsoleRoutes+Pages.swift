@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PushProvider
+
+extension ConsoleRoutes {
+    func addPageRoutes(to router: Router<BasicRequestContext>) {
+        let console = self.console
+        router.get("console") { _, _ in ConsoleRequest.redirect(to: "/console/compose") }
+        router.get("console/login") { request, _ -> Response in
+            if let code = request.uri.queryParameters.get("code") {
+                guard let key = console.sessions.redeem(code: code) else {
+                    return ConsoleRequest.html(
+                        console.pages.login(
+                            message:
+                                "This sign-in link was used already or is older than 15 minutes. Restart herald up for a new one, or sign in with the admin token."
+                        ), status: .unauthorized)
+                }
+                return try await self.signIn(key: key)
+            }
+            if console.session(of: request) != nil { return ConsoleRequest.redirect(to: "/console/compose") }
+            return ConsoleRequest.html(console.pages.login(message: nil))
+        }
+        router.post("console/login") { request, _ -> Response in
+            let key = try await ConsoleRequest.form(request)["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            guard !key.isEmpty else {
+                return ConsoleRequest.html(
+                    console.pages.login(message: "Enter the admin token or an app's API key (sk_…)."),
+                    status: .badRequest)
+            }
+            return try await self.signIn(key: key)
+        }
+        router.post("console/logout") { request, _ -> Response in
+            guard let session = console.session(of: request) else {
+                return ConsoleRequest.redirect(to: "/console/login", cookie: ConsoleRequest.cookie(for: nil))
+            }
+            let form = try await ConsoleRequest.form(request)
+            guard form["csrf"] == session.csrfToken else {
+                throw ProviderError.forbidden("the console's CSRF token is missing or wrong: reload the page")
+            }
+            console.sessions.close(id: session.id)
+            return ConsoleRequest.redirect(to: "/console/login", cookie: ConsoleRequest.cookie(for: nil))
+        }
+        router.get("console/assets/:name") { _, context -> Response in
+            let name = try context.parameters.require("name")
+            guard let asset = console.assets.asset(named: name) else {
+                throw ProviderError.notFound("the console has no asset \(name)")
+            }
+            var headers = ConsoleRequest.securityHeaders
+            headers[.contentType] = asset.contentType
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.data)))
+        }
+        router.get("console/:page") { request, context -> Response in
+            let name = try context.parameters.require("page")
+            guard let page = ConsolePages.Page(rawValue: name) else {
+                throw ProviderError.notFound("the console has no page \(name); see /console/compose")
+            }
+            guard let session = console.session(of: request) else {
+                return ConsoleRequest.redirect(to: "/console/login")
+            }
+            return ConsoleRequest.html(console.pages.render(page, session: session))
+        }
+    }
+
+    /// Opens a session for `key`, or shows the sign-in page with why not.
+    func signIn(key: String) async throws -> Response {
+        do {
+            let holder = try await provider.holder(of: key)
+            let session = console.sessions.open(key: key, holder: holder)
+            return ConsoleRequest.redirect(to: "/console/compose", cookie: ConsoleRequest.cookie(for: session.id))
+        } catch .unauthorized(let message) {
+            return ConsoleRequest.html(console.pages.login(message: message), status: .unauthorized)
+        }
+    }
+}

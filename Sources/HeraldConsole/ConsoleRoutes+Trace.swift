@@ -1,0 +1,73 @@
+import Foundation
+import NIOHTTP1
+import Hummingbird
+import PushProvider
+
+extension ConsoleRoutes {
+    func addTraceRoutes(to router: Router<BasicRequestContext>) {
+        router.get("console/api/trace") { request, _ -> Response in
+            let session = try requireSession(request)
+            let query = request.uri.queryParameters
+            var apnsID = query.get("apns-id")?.trimmingCharacters(in: .whitespaces).lowercased()
+            var gatewayEntry: Any?
+            if apnsID == nil || apnsID == "" {
+                guard let uniqueID = query.get("apns-unique-id")?.trimmingCharacters(in: .whitespaces),
+                    !uniqueID.isEmpty
+                else { throw ProviderError.invalid(field: "apns-id", message: "enter an apns-id or an apns-unique-id to look up") }
+                guard UUID(uuidString: uniqueID) != nil else {
+                    throw ProviderError.invalid(field: "apns-unique-id", message: "\(uniqueID) is not a UUID")
+                }
+                guard console.configuration.gateway != nil else {
+                    throw ProviderError.invalid(
+                        field: "apns-unique-id", message:
+                        "only the local gateway knows apns-unique-ids: run herald up, or herald serve --gateway-admin")
+                }
+                gatewayEntry = try await gatewayLog("apns-unique-id", uniqueID)
+                apnsID = ((gatewayEntry as? [String: Any])?["apns-id"] as? String)?.lowercased()
+            }
+            guard let apnsID, UUID(uuidString: apnsID) != nil else {
+                throw ProviderError.invalid(field: "apns-id", message: "\(apnsID ?? "") is not a UUID")
+            }
+            var answer: [String: Any] = ["apnsID": apnsID]
+            if let trace = try await provider.deliveryTrace(apnsID: apnsID), self.session(session, mayRead: trace.appID)
+            {
+                answer["provider"] = try JSONSerialization.jsonObject(with: ConsoleRequest.encoder.encode(trace))
+            }
+            if gatewayEntry == nil, console.configuration.gateway != nil {
+                gatewayEntry = try await gatewayLog("apns-id", apnsID)
+            }
+            if let gatewayEntry { answer["gateway"] = gatewayEntry }
+            var devices: [[String: Any]] = []
+            for index in console.configuration.deviceAPIs.indices {
+                guard let answer = try? await device(index, .GET, "events?apns-id=\(apnsID)"), answer.status == 200,
+                    let events = (try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]],
+                    !events.isEmpty
+                else { continue }
+                let shown = visible(events, session: session)
+                if !shown.isEmpty { devices.append(["index": index, "events": shown]) }
+            }
+            answer["devices"] = devices
+            guard answer["provider"] != nil || answer["gateway"] != nil || !devices.isEmpty else {
+                throw ProviderError.notFound(
+                    "no notification with apns-id \(apnsID) is known to the provider, the gateway or the devices")
+            }
+            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys]))
+        }
+    }
+
+    /// The gateway's delivery log entry for one notification; `nil` when it has none.
+    private func gatewayLog(_ name: String, _ value: String) async throws(ProviderError) -> Any? {
+        guard let gateway = console.configuration.gateway, let client = console.gatewayClient else { return nil }
+        var components = URLComponents(url: gateway.url, resolvingAgainstBaseURL: false)
+        components?.path = "/admin/deliveries"
+        components?.queryItems = [URLQueryItem(name: name, value: value)]
+        guard let url = components?.url else { return nil }
+        do {
+            let answer = try await client.send(.GET, url, bearer: gateway.adminToken)
+            guard answer.status == 200 else { return nil }
+            return try JSONSerialization.jsonObject(with: answer.body)
+        } catch {
+            throw .notFound("the gateway at \(gateway.url.absoluteString) does not answer: \(error)")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PushProvider
+
+/// The console's routes under `/console/`: sign-in, the pages, their assets, and the JSON the API does not have.
+struct ConsoleRoutes: Sendable {
+    let console: HeraldConsole
+    let provider: PushProviderService
+
+    func add(to router: Router<BasicRequestContext>) {
+        addPageRoutes(to: router)
+        addLintRoutes(to: router)
+        addTraceRoutes(to: router)
+        addDeviceRoutes(to: router)
+        addLiveRoutes(to: router)
+        addToolRoutes(to: router)
+        router.get("console/api/metrics") { request, _ -> Response in
+            _ = try requireSession(request)
+            return try ConsoleRequest.json(console.metricsHistory.all)
+        }
+    }
+
+    /// The request's session, for the console's JSON routes.
+    ///
+    /// - Throws: ``ProviderError/unauthorized(_:)`` without one, ``ProviderError/forbidden(_:)`` for a change without
+    ///   the session's CSRF token.
+    func requireSession(_ request: Request) throws(ProviderError) -> ConsoleSessions.Session {
+        guard let session = console.session(of: request) else {
+            throw .unauthorized("your console session has ended: sign in again at /console/login")
+        }
+        if !ConsoleRequest.isSafe(request.method), request.headers[ConsoleRequest.csrfHeader] != session.csrfToken {
+            throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
+        }
+        return session
+    }
+
+    /// Whether the session may see app `appID`'s data.
+    func session(_ session: ConsoleSessions.Session, mayRead appID: String) -> Bool {
+        switch session.holder {
+        case .admin: true
+        case .app(let app): app.id == appID
+        }
+    }
+
+    /// The bundle IDs the session may see on simulated devices; `nil` for all.
+    func visibleBundleIDs(_ session: ConsoleSessions.Session) -> Set<String>? {
+        switch session.holder {
+        case .admin: nil
+        case .app(let app): [app.bundleID]
+        }
+    }
+}

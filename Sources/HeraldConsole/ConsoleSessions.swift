@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+import PushProvider
+import Synchronization
+
+/// The console's signed-in browsers and its one-time login codes, in memory: a restart signs everyone out.
+///
+/// A session keeps the key it was opened with (the admin token or an app's API key) on the server; the browser only
+/// holds the session's random identifier in an HttpOnly cookie, and a separate CSRF token it must send with every
+/// change.
+final class ConsoleSessions: Sendable {
+    /// A signed-in browser.
+    struct Session: Sendable {
+        let id: String
+        /// Sent back by the page as `X-CSRF-Token` (or the form field `csrf`) on every change.
+        let csrfToken: String
+        /// The admin token or API key the browser signed in with; never sent back to it.
+        let key: String
+        let holder: PushProviderService.KeyHolder
+        var expires: Date
+    }
+
+    /// How long a session lives without use.
+    static let idleLifetime: TimeInterval = 12 * 3600
+    /// How long a login code printed by `herald up` stays valid.
+    static let codeLifetime: TimeInterval = 15 * 60
+    /// At most this many sessions at once; the oldest goes first.
+    static let capacity = 1000
+
+    private struct State {
+        var sessions: [String: Session] = [:]
+        var codes: [String: (key: String, expires: Date)] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Opens a session for `key`, which `holder` says whom it speaks for.
+    func open(key: String, holder: PushProviderService.KeyHolder, now: Date = Date()) -> Session {
+        let session = Session(
+            id: Self.random(), csrfToken: Self.random(), key: key, holder: holder,
+            expires: now.addingTimeInterval(Self.idleLifetime))
+        state.withLock { state in
+            state.sessions = state.sessions.filter { $0.value.expires > now }
+            if state.sessions.count >= Self.capacity,
+                let oldest = state.sessions.values.min(by: { $0.expires < $1.expires })
+            {
+                state.sessions[oldest.id] = nil
+            }
+            state.sessions[session.id] = session
+        }
+        return session
+    }
+
+    /// The live session with identifier `id`, its lifetime extended.
+    func session(id: String, now: Date = Date()) -> Session? {
+        state.withLock { state in
+            guard var session = state.sessions[id] else { return nil }
+            guard session.expires > now else {
+                state.sessions[id] = nil
+                return nil
+            }
+            session.expires = now.addingTimeInterval(Self.idleLifetime)
+            state.sessions[id] = session
+            return session
+        }
+    }
+
+    /// Ends a session.
+    func close(id: String) {
+        _ = state.withLock { $0.sessions.removeValue(forKey: id) }
+    }
+
+    /// A code that signs in once with `key`, for a link printed on the terminal.
+    func makeLoginCode(for key: String, now: Date = Date()) -> String {
+        let code = Self.random()
+        state.withLock { state in
+            state.codes = state.codes.filter { $0.value.expires > now }
+            state.codes[code] = (key, now.addingTimeInterval(Self.codeLifetime))
+        }
+        return code
+    }
+
+    /// The key behind `code`; the code is spent whether or not it was still valid.
+    func redeem(code: String, now: Date = Date()) -> String? {
+        state.withLock { state in
+            guard let entry = state.codes.removeValue(forKey: code), entry.expires > now else { return nil }
+            return entry.key
+        }
+    }
+
+    /// 32 random bytes, base64url.
+    private static func random() -> String {
+        let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        return bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

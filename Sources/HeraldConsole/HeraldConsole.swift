@@ -1,0 +1,73 @@
+import Foundation
+public import Hummingbird
+import Logging
+public import PushProvider
+
+/// The Herald Console: the web pages a push team works in, served by the provider at `/console/` (docs/console.md).
+///
+/// The pages call the provider's own JSON API with the browser's session (an HttpOnly cookie, and a CSRF token on
+/// every change), so every answer and error is the API's. What the API does not have (live lint, the delivery log
+/// across gateway and devices, the simulated devices' screens, metrics over time) the console serves under
+/// `/console/api/`.
+///
+/// ```swift
+/// let console = try await HeraldConsole(configuration: .init(deviceAPIs: [URL(string: "http://127.0.0.1:2198")!]))
+/// try await provider.run(plugins: [console]) { port in
+///     print(console.loginLink(base: "http://127.0.0.1:\(port)", key: provider.adminToken))
+/// }
+/// ```
+public final class HeraldConsole: ProviderPlugin {
+    let configuration: Configuration
+    let sessions = ConsoleSessions()
+    let pages: ConsolePages
+    let assets: ConsoleAssets
+    let gatewayClient: ConsoleHTTPClient?
+    let deviceClient: ConsoleHTTPClient
+    let metricsHistory = MetricsHistory()
+
+    /// Loads the templates and assets shipped with the module.
+    ///
+    /// - Throws: when a resource is missing or a template does not parse (a broken build), or the gateway's CA is
+    ///   not PEM.
+    public init(configuration: Configuration) async throws {
+        self.configuration = configuration
+        pages = try await ConsolePages()
+        assets = try ConsoleAssets()
+        gatewayClient = try configuration.gateway.map { try ConsoleHTTPClient(caPEM: $0.caPEM) }
+        deviceClient = try ConsoleHTTPClient(caPEM: nil)
+    }
+
+    /// A link that signs a browser in once with `key` (the admin token or an API key) without showing it: the code in
+    /// the link is spent on first use and lapses after 15 minutes.
+    ///
+    /// - Parameter base: the provider's base URL, such as `http://127.0.0.1:8080`.
+    public func loginLink(base: String, key: String) -> String {
+        "\(base)/console/login?code=\(sessions.makeLoginCode(for: key))"
+    }
+
+    public func addRoutes(to router: Router<BasicRequestContext>, provider: PushProviderService) {
+        let routes = ConsoleRoutes(console: self, provider: provider)
+        routes.add(to: router)
+    }
+
+    public func sessionKey(for request: Request) async throws(ProviderError) -> String? {
+        guard let session = session(of: request) else { return nil }
+        if !ConsoleRequest.isSafe(request.method) {
+            guard request.headers[ConsoleRequest.csrfHeader] == session.csrfToken else {
+                throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
+            }
+        }
+        return session.key
+    }
+
+    public func run(provider: PushProviderService) async {
+        await metricsHistory.sample(provider: provider)
+        await gatewayClient?.shutdown()
+        await deviceClient.shutdown()
+    }
+
+    /// The live session the request's cookie names.
+    func session(of request: Request) -> ConsoleSessions.Session? {
+        ConsoleRequest.sessionID(of: request).flatMap { sessions.session(id: $0) }
+    }
+}

@@ -1,0 +1,92 @@
+public import Foundation
+import Prometheus
+public import APNSCore
+
+extension PushProviderService {
+    /// Whom a key speaks for, as a plugin signing someone in needs to know.
+    public enum KeyHolder: Sendable, Equatable {
+        /// The admin token: every app.
+        case admin
+        /// One app's secret API key.
+        case app(ProviderApp)
+    }
+
+    /// Whom `key` speaks for.
+    ///
+    /// - Throws: ``ProviderError/unauthorized(_:)`` for an unknown key or a publishable key (it ships inside apps and
+    ///   proves nothing).
+    public func holder(of key: String) async throws(ProviderError) -> KeyHolder {
+        if key == adminToken { return .admin }
+        if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .app(app.app) }
+        if key.hasPrefix("pk_") {
+            throw .unauthorized("a publishable key (pk_) cannot sign in; use the admin token or an app's API key (sk_)")
+        }
+        throw .unauthorized("this is neither the admin token nor an API key of any app")
+    }
+
+    /// The service's metrics in Prometheus' text format, as `/metrics` serves them.
+    public func metricsExposition() async -> String {
+        if let depth = try? await store.queueDepth() { metrics.queueDepth.set(Double(depth)) }
+        return metrics.render()
+    }
+}
+
+extension PushProviderService {
+    /// The app with identifier `id`, as the API shows it.
+    public func app(id: String) async throws(ProviderError) -> ProviderApp? {
+        try await store.app(id: id)?.app
+    }
+
+    /// Every app, as the API shows them.
+    public func apps() async throws(ProviderError) -> [ProviderApp] {
+        try await store.apps().map(\.app)
+    }
+
+    /// A page of an app's notifications, newest first, as `GET /v1/notifications` shows them.
+    public func notificationReports(appID: String, before: Date?, limit: Int) async throws(ProviderError)
+        -> [NotificationReport]
+    {
+        var reports: [NotificationReport] = []
+        for notification in try await store.notifications(appID: appID, before: before, limit: limit) {
+            reports.append(try await report(notification))
+        }
+        return reports
+    }
+
+    /// The delivery that carried `apnsID`, of any app; `nil` when this provider sent none with it.
+    public func deliveryTrace(apnsID: String) async throws(ProviderError) -> DeliveryTrace? {
+        guard let message = DeliveryMessageID(apnsID), let trace = try await store.delivery(id: message.deliveryID),
+            trace.apnsID == message.string
+        else { return nil }
+        return trace
+    }
+
+    /// The device the app registered with `token`, if any.
+    public func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord? {
+        try await store.device(appID: appID, token: token)
+    }
+}
+
+extension PushProviderService {
+    /// Checks a provider token (JWT) as APNs would against app `appID`'s `.p8` key: signature, key ID, team and age.
+    ///
+    /// - Returns: the token, or the rejection APNs would answer with.
+    /// - Throws: ``ProviderError`` when there is no such app or it authenticates with a certificate.
+    public func checkProviderToken(_ jwt: String, appID: String, now: Date = Date()) async throws(ProviderError)
+        -> Result<APNSProviderToken, APNSRequestRejection>
+    {
+        guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }
+        guard case .token(let teamID, let keyID, let pem) = try BoundCredentials.open(
+            app.sealedCredentials, with: secrets
+        ).credentials else {
+            throw .invalid(field: "app", message: "app \(appID) authenticates with a certificate, not a .p8 key")
+        }
+        var verifier = APNSProviderTokenVerifier()
+        do {
+            try verifier.addKey(pem: pem, keyID: keyID, teamID: teamID)
+        } catch {
+            throw .configuration("the app's key cannot check tokens: \(error)")
+        }
+        return await verifier.verify(jwt: jwt, now: now)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace? {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: Self.traceQuery + " WHERE d.id = ?", arguments: [id]) else {
+                return nil
+            }
+            var trace = Self.trace(from: row)
+            trace.reports = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT event, action, reply, at FROM feedback
+                    WHERE notification_id = ? AND delivery_id = ? ORDER BY id
+                    """, arguments: [trace.notificationID, id]
+            ).map { row in
+                DeliveryTrace.Report(
+                    event: row["event"], action: row["action"], reply: row["reply"], at: Date(stored: row["at"]))
+            }
+            return trace
+        }
+    }
+
+    func deliveries(notificationID: String, after: Int64, limit: Int) async throws(ProviderError) -> [DeliveryTrace] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: Self.traceQuery + " WHERE d.notification_id = ? AND d.id > ? ORDER BY d.id LIMIT ?",
+                arguments: [notificationID, after, limit]
+            ).map(Self.trace(from:))
+        }
+    }
+
+    private static let traceQuery = """
+        SELECT d.*, n.created_at AS queued_at FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+        """
+
+    private static func trace(from row: Row) -> DeliveryTrace {
+        let notificationID: String = row["notification_id"]
+        func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(stored:)) }
+        return DeliveryTrace(
+            apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["id"]).string,
+            notificationID: notificationID, appID: row["app_id"], token: row["token"], state: row["state"],
+            attempts: row["attempts"], queuedAt: Date(stored: row["queued_at"]),
+            notBefore: Date(stored: row["not_before"]), leaseUntil: date("lease_until"), status: row["status"],
+            reason: row["reason"], apnsUniqueID: row["apns_unique_id"], answeredAt: date("result_at"),
+            deliveredAt: date("delivered_at"), displayedAt: date("displayed_at"), openedAt: date("opened_at"),
+            dismissedAt: date("dismissed_at"), action: row["action"], reply: row["reply"], reports: [])
+    }
+}
