@@ -33,9 +33,13 @@ struct ConsoleAssets: Sendable {
 enum ConsoleResources {
     /// The resource folder `name` (`templates` or `assets`).
     static func folder(_ name: String) throws -> URL {
-        guard let base = Bundle.module.resourceURL else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the console's resources are missing"])
+        // The copied folder is `Resources` inside the bundle; on Linux the bundle's resource URL is that folder.
+        guard let url = Bundle.module.url(forResource: name, withExtension: nil)
+                ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources")
+        else {
+            throw CocoaError(
+                .fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the console's resource folder \(name) is missing"])
         }
-        return base.appendingPathComponent("Resources").appendingPathComponent(name)
+        return url
     }
 }

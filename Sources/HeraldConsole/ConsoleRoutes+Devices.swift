@@ -10,7 +10,7 @@ extension ConsoleRoutes {
         router.get("console/api/simulators") { request, _ -> Response in
             let session = try requireSession(request)
             var answer: [[String: Any]] = []
-            for (index, url) in console.configuration.deviceAPIs.enumerated() {
+            for (index, url) in console.deviceAPIs.enumerated() {
                 var entry: [String: Any] = ["index": index, "url": url.absoluteString]
                 do {
                     entry["apps"] = visible(try await deviceJSON(index, "apps"), session: session)
@@ -66,7 +66,7 @@ extension ConsoleRoutes {
     /// The device index in the path, checked against the devices configured.
     func deviceIndex(_ context: BasicRequestContext) throws -> Int {
         let text = try context.parameters.require("index")
-        guard let index = Int(text), console.configuration.deviceAPIs.indices.contains(index) else {
+        guard let index = Int(text), console.deviceAPIs.indices.contains(index) else {
             throw ProviderError.notFound("the console shows no simulated device \(text)")
         }
         return index
@@ -76,7 +76,7 @@ extension ConsoleRoutes {
     func device(_ index: Int, _ method: HTTPMethod, _ path: String, body: Data? = nil) async throws(ProviderError)
         -> ConsoleHTTPClient.Answer
     {
-        let base = console.configuration.deviceAPIs[index].absoluteString
+        let base = console.deviceAPIs[index].absoluteString
         guard let url = URL(string: (base.hasSuffix("/") ? base : base + "/") + path) else {
             throw .invalid(field: nil, message: "\(path) is not a path on the device")
         }

@@ -38,7 +38,7 @@ extension ConsoleRoutes {
             }
             if let gatewayEntry { answer["gateway"] = gatewayEntry }
             var devices: [[String: Any]] = []
-            for index in console.configuration.deviceAPIs.indices {
+            for index in console.deviceAPIs.indices {
                 guard let answer = try? await device(index, .GET, "events?apns-id=\(apnsID)"), answer.status == 200,
                     let events = (try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]],
                     !events.isEmpty

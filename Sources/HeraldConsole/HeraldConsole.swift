@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 public import Hummingbird
 import Logging
+import Synchronization
 public import PushProvider
 
 /// The Herald Console: the web pages a push team works in, served by the provider at `/console/` (docs/console.md).
@@ -24,6 +25,7 @@ public final class HeraldConsole: ProviderPlugin {
     let gatewayClient: ConsoleHTTPClient?
     let deviceClient: ConsoleHTTPClient
     let metricsHistory = MetricsHistory()
+    private let deviceURLs: Mutex<[URL]>
 
     /// Loads the templates and assets shipped with the module.
     ///
@@ -31,10 +33,19 @@ public final class HeraldConsole: ProviderPlugin {
     ///   not PEM.
     public init(configuration: Configuration) async throws {
         self.configuration = configuration
+        deviceURLs = Mutex(configuration.deviceAPIs)
         pages = try await ConsolePages()
         assets = try ConsoleAssets()
         gatewayClient = try configuration.gateway.map { try ConsoleHTTPClient(caPEM: $0.caPEM) }
         deviceClient = try ConsoleHTTPClient(caPEM: nil)
+    }
+
+    /// The simulated devices' APIs the Devices page draws.
+    var deviceAPIs: [URL] { deviceURLs.withLock { $0 } }
+
+    /// Replaces the simulated devices shown (a device's API port is known only once it listens).
+    public func showDevices(at urls: [URL]) {
+        deviceURLs.withLock { $0 = urls }
     }
 
     /// A link that signs a browser in once with `key` (the admin token or an API key) without showing it: the code in

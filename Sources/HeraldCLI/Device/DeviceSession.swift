@@ -9,6 +9,8 @@ struct DeviceSession {
     let interactive: Bool
     /// Extra lines printed after the banner (`herald up`'s example command).
     var epilogue: @Sendable (SimulatedDevice) -> String = { _ in "" }
+    /// Called with the JSON API's port once it listens.
+    var onAPIListening: @Sendable (Int) -> Void = { _ in }
 
     /// Runs until SIGINT, SIGTERM or `quit`.
     func run() async throws {
@@ -39,6 +41,7 @@ struct DeviceSession {
         }
         var iterator = ports.makeAsyncIterator()
         let port = await iterator.next()
+        if let port { onAPIListening(port) }
         io.write(
             DeviceBanner(device: device, apiHost: apiHost, apiPort: port, interactive: interactive).text
                 + epilogue(device))

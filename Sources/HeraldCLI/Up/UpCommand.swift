@@ -57,7 +57,7 @@ struct UpCommand: AsyncParsableCommand {
                 gateway: .init(
                     url: URL(string: "https://127.0.0.1:\(port)")!, adminToken: gateway.adminCredential.token,
                     caPEM: gateway.certificateAuthority.caCertificatePEM),
-                deviceAPIs: [URL(string: "http://127.0.0.1:\(deviceAPIPort)")!]))
+                deviceAPIs: []))
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let providerTask = Task { try await provider.run(plugins: [console]) { portSink.yield($0) } }
         defer { providerTask.cancel() }
@@ -93,7 +93,7 @@ struct UpCommand: AsyncParsableCommand {
         device.reportURL = URL(string: "\(providerURL)/v1/feedback?key=\(app.publishableKey)")
         device.user = (DemoApp.user, provider.userToken(appID: app.id, userID: DemoApp.user))
         device.allowedAttachmentHosts = allowedAttachmentHosts
-        let session = DeviceSession(
+        var session = DeviceSession(
             configuration: device, apiHost: "127.0.0.1", apiPort: deviceAPIPort, interactive: isatty(0) == 1
         ) { device in
             let token = device.installedApps.first?.token ?? "<token>"
@@ -113,6 +113,7 @@ struct UpCommand: AsyncParsableCommand {
 
                 """
         }
+        session.onAPIListening = { port in console.showDevices(at: [URL(string: "http://127.0.0.1:\(port)")!]) }
         do {
             try await session.run()
         } catch {

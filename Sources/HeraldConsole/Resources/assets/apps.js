@@ -1,0 +1,122 @@
+// Apps: the apps and their public settings, new apps with a .p8 or .p12 upload, API keys, categories.
+import { api, el, say, loadApps } from "/console/assets/console.js";
+
+const $ = (id) => document.getElementById(id);
+let apps = [];
+let app = null;
+
+function card(item) {
+  return el("li", { class: "card" }, el("h3", {}, item.name),
+    el("p", {}, `${item.bundleID} · ${item.environment} · ${item.endpoint}`),
+    el("p", {}, item.authentication.kind === "token"
+      ? `Token authentication: team ${item.authentication.teamID}, key ${item.authentication.keyID}` : "Certificate authentication"),
+    el("p", {}, `Publishable key (ships in the app): ${item.publishableKey}`),
+    el("p", {}, `Webhook: ${item.webhookURL ?? "none"} · rate limit: ${item.rateLimit || "none"}`));
+}
+
+async function refresh() {
+  const answer = await api("GET", "/v1/apps");
+  apps = answer.ok ? answer.data : [];
+  $("apps").replaceChildren(...apps.map(card));
+}
+
+async function choose(chosen) {
+  app = chosen ?? null;
+  if (!app) return;
+  $("edit-webhook").value = app.webhookURL ?? "";
+  $("edit-rate").value = app.rateLimit;
+  const categories = await api("GET", `/v1/apps/${encodeURIComponent(app.id)}/categories`);
+  $("categories").value = categories.ok ? JSON.stringify(categories.data, null, 2) : "";
+  preview();
+}
+
+/** The buttons each category shows, from the JSON being edited. */
+function preview() {
+  let config;
+  try { config = JSON.parse($("categories").value || "{}"); } catch (error) { say($("categories-preview"), `Not JSON: ${error.message}`); return; }
+  config = config.NotificationConfig ?? config;
+  const actions = config.UNNotificationAction ?? {};
+  const categories = Object.entries(config.UNNotificationCategory ?? {});
+  $("categories-preview").replaceChildren(...categories.map(([name, category]) => el("div", { class: "preview" },
+    el("p", { class: "title" }, name),
+    (category.actions ?? []).map((id) => {
+      const action = actions[id];
+      if (!action) return el("p", { role: "alert", class: "error" }, `${id} is not defined under UNNotificationAction`);
+      return action.textInputButtonTitle
+        ? el("span", { class: "pill" }, `${action.title} ✎ ${action.textInputPlaceholder ?? ""} [${action.textInputButtonTitle}]`)
+        : el("span", { class: "pill" }, action.title);
+    }))));
+}
+
+function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    if (file.name.endsWith(".p12")) reader.readAsDataURL(file); else reader.readAsText(file);
+  });
+}
+
+async function createApp(event) {
+  event.preventDefault();
+  const file = $("new-key-file").files[0];
+  if (!file) { say($("new-result"), "Choose the app's .p8 signing key or .p12 certificate."); return; }
+  if (file.size > 64 * 1024) { say($("new-result"), `${file.name} is ${file.size} bytes; a key or certificate file is at most 64 KB.`); return; }
+  const contents = await readFile(file);
+  const authentication = file.name.endsWith(".p12")
+    ? { kind: "certificate", pkcs12: String(contents).split(",")[1], password: $("new-password").value || undefined }
+    : { kind: "token", teamID: $("new-team").value, keyID: $("new-key-id").value, privateKey: contents };
+  const body = { name: $("new-name").value, bundleID: $("new-bundle").value, environment: $("new-environment").value, authentication };
+  if ($("new-endpoint").value) body.endpoint = $("new-endpoint").value;
+  const answer = await api("POST", "/v1/apps", body);
+  if (!answer.ok) { say($("new-result"), answer.message); return; }
+  $("new-key-file").value = "";
+  $("new-result").replaceChildren(el("div", { role: "status", class: "ok" },
+    el("p", {}, `Created ${answer.data.app.name}. Its API key, shown this once:`),
+    el("p", { class: "mono" }, answer.data.apiKey)));
+  await refresh();
+}
+
+async function saveApp(event) {
+  event.preventDefault();
+  if (!app) return;
+  const answer = await api("PATCH", `/v1/apps/${encodeURIComponent(app.id)}`,
+    { webhookURL: $("edit-webhook").value, rateLimit: Number($("edit-rate").value || 0) });
+  if (!answer.ok) { say($("app-result"), answer.message); return; }
+  say($("app-result"), "Saved.", "status");
+  await refresh();
+}
+
+async function createKey() {
+  if (!app) return;
+  const answer = await api("POST", `/v1/apps/${encodeURIComponent(app.id)}/keys`);
+  if (!answer.ok) { say($("app-result"), answer.message); return; }
+  $("app-result").replaceChildren(el("div", { role: "status", class: "ok" },
+    el("p", {}, `New API key ${answer.data.id}, shown this once:`), el("p", { class: "mono" }, answer.data.apiKey)));
+}
+
+async function revokeKey(event) {
+  event.preventDefault();
+  const answer = await api("DELETE", `/v1/apps/${encodeURIComponent(app.id)}/keys/${encodeURIComponent($("key-id").value.trim())}`);
+  say($("app-result"), answer.ok ? `Revoked ${$("key-id").value}.` : answer.message, answer.ok ? "status" : "alert");
+}
+
+async function saveCategories(event) {
+  event.preventDefault();
+  const answer = await api("PUT", `/v1/apps/${encodeURIComponent(app.id)}/categories`, $("categories").value);
+  say($("app-result"), answer.ok ? "Categories saved; devices fetch them on their next start." : answer.message, answer.ok ? "status" : "alert");
+}
+
+async function start() {
+  await refresh();
+  await loadApps($("app"), choose);
+  await choose(apps.find((item) => item.id === $("app").value) ?? apps[0]);
+  $("new-app").addEventListener("submit", createApp);
+  $("edit-app").addEventListener("submit", saveApp);
+  $("create-key").addEventListener("click", createKey);
+  $("revoke-key").addEventListener("submit", revokeKey);
+  $("categories-form").addEventListener("submit", saveCategories);
+  $("categories").addEventListener("input", preview);
+}
+
+start();

@@ -1,0 +1,79 @@
+// Delivery log: one notification's whole life across the provider, the gateway and the device, on one timeline.
+import { api, el, say, time } from "/console/assets/console.js";
+
+const $ = (id) => document.getElementById(id);
+let last = null;
+
+/** Every step known, as {at, where, what}. */
+function steps(trace) {
+  const list = [];
+  const add = (at, where, what) => { if (at) list.push({ at: new Date(typeof at === "number" ? at : at), where, what }); };
+  const provider = trace.provider;
+  if (provider) {
+    add(provider.queuedAt, "provider", `queued for device ${provider.token.slice(0, 16)}…`);
+    if (provider.notBefore !== provider.queuedAt) add(provider.notBefore, "provider", "due (sendAt or a retry's time)");
+    if (provider.state === "leased") add(provider.leaseUntil, "provider", `in flight (attempt ${provider.attempts}): the lease runs out now`);
+    if (provider.answeredAt) {
+      const answer = provider.status ? `${provider.status}${provider.reason ? " " + provider.reason : ""}` : provider.reason ?? provider.state;
+      add(provider.answeredAt, "APNs", `answered ${answer} after attempt ${provider.attempts}${provider.apnsUniqueID ? `, apns-unique-id ${provider.apnsUniqueID}` : ""}`);
+    }
+    for (const report of provider.reports ?? []) {
+      add(report.at, "device → provider", `${report.event}${report.action ? ` (${report.action})` : ""}${report.reply ? `: reply “${report.reply}”` : ""}`);
+    }
+  }
+  for (const event of trace.gateway?.events ?? []) {
+    add(event.time, "gateway", `${event.event}${event.detail ? `: ${event.detail}` : ""}${event["replaced-by"] ? ` by ${event["replaced-by"]}` : ""}`);
+  }
+  for (const device of trace.devices ?? []) {
+    for (const event of device.events) {
+      const what = event.event === "response"
+        ? `${event.action === "default" ? "opened" : event.action === "dismiss" ? "dismissed" : `action ${event.action}`}${event.text ? `: reply “${event.text}”` : ""}`
+        : `${event.event}${event.message ? `: ${event.message}` : ""}`;
+      add(event.time, `device ${device.index + 1}`, what);
+    }
+  }
+  return list.sort((a, b) => a.at - b.at);
+}
+
+function render(trace) {
+  const list = steps(trace);
+  const items = list.map((step, index) => {
+    const gap = index ? step.at - list[index - 1].at : 0;
+    return el("li", { class: `step ${step.where.split(" ")[0]}` },
+      el("time", { datetime: step.at.toISOString() }, time(step.at.toISOString())),
+      el("span", { class: "gap" }, index ? `+${gap} ms` : "start"),
+      el("span", { class: "where" }, step.where), el("span", { class: "what" }, step.what));
+  });
+  $("timeline").replaceChildren(...items);
+  const known = ["provider", "gateway"].filter((part) => trace[part]).concat(trace.devices?.length ? ["device"] : []);
+  say($("problem"), `apns-id ${trace.apnsID}: ${list.length} steps from ${known.join(", ")}.`, "status");
+}
+
+async function lookUp(event) {
+  event?.preventDefault();
+  const params = new URLSearchParams();
+  if ($("apns-id").value.trim()) params.set("apns-id", $("apns-id").value.trim());
+  else params.set("apns-unique-id", $("apns-unique-id").value.trim());
+  const answer = await api("GET", `/console/api/trace?${params}`);
+  if (!answer.ok) { $("timeline").replaceChildren(); last = null; $("download").disabled = true; say($("problem"), answer.message); return; }
+  last = answer.data;
+  $("download").disabled = false;
+  render(last);
+  history.replaceState(null, "", `/console/delivery?apns-id=${encodeURIComponent(last.apnsID)}`);
+}
+
+function download() {
+  if (!last) return;
+  const url = URL.createObjectURL(new Blob([JSON.stringify({ ...last, timeline: steps(last) }, null, 2)], { type: "application/json" }));
+  const link = el("a", { href: url, download: `delivery-${last.apnsID}.json` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  URL.revokeObjectURL(url);
+}
+
+$("lookup").addEventListener("submit", lookUp);
+$("download").addEventListener("click", download);
+const query = new URLSearchParams(window.location.search);
+if (query.get("apns-id")) { $("apns-id").value = query.get("apns-id"); lookUp(); }
+else if (query.get("apns-unique-id")) { $("apns-unique-id").value = query.get("apns-unique-id"); lookUp(); }

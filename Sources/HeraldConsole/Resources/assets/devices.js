@@ -1,0 +1,121 @@
+// Devices: each simulated device drawn as a notification center that updates live, and the provider's devices.
+import { api, el, say, loadApps, time } from "/console/assets/console.js";
+
+const $ = (id) => document.getElementById(id);
+let app = null;
+let lastToken = null;
+
+/** One phone: its apps' badges and its notifications grouped by thread. */
+function phone(simulator) {
+  const list = el("div", { class: "center", "aria-label": `Notifications on device ${simulator.index + 1}` });
+  const badges = el("p", { class: "badges" });
+  const box = el("section", { class: "phone", "aria-label": `Device ${simulator.index + 1}` },
+    el("h3", {}, `Device ${simulator.index + 1}`), el("p", { class: "muted" }, simulator.url), badges, list);
+  if (simulator.error) { say(list, simulator.error); return box; }
+  badges.textContent = (simulator.apps ?? []).map((installed) => `${installed.bundleID}: badge ${installed.badge}`).join(" · ");
+  const stream = new EventSource(`/console/api/simulators/${simulator.index}/stream`);
+  stream.onmessage = (event) => render(list, simulator.index, JSON.parse(event.data));
+  stream.addEventListener("problem", (event) => say(list, event.data));
+  return box;
+}
+
+function render(list, index, notifications) {
+  const open = new Set([...list.querySelectorAll("details[open]")].map((node) => node.dataset.id));
+  const threads = new Map();
+  for (const notification of notifications) {
+    const key = notification.threadIdentifier || `${notification.bundleID}`;
+    if (!threads.has(key)) threads.set(key, []);
+    threads.get(key).push(notification);
+  }
+  const groups = [...threads.entries()].map(([thread, items]) => el("div", { class: "thread", "aria-label": `Thread ${thread}` },
+    items.map((notification) => banner(index, notification, open.has(notification.id)))));
+  list.replaceChildren(...(groups.length ? groups : [el("p", { class: "muted" }, "No notifications.")]));
+}
+
+/** A notification as the phone shows it; expanding it shows the content extension's view and the actions. */
+function banner(index, notification, isOpen) {
+  const titleID = `n-${index}-${notification.id}`;
+  const attachmentURL = (attachment) =>
+    `/console/api/simulators/${index}/notifications/${encodeURIComponent(notification.id)}/attachments/${encodeURIComponent(attachment.identifier)}`;
+  const media = notification.attachments.map((attachment) => {
+    if (/jpeg|png|gif/.test(attachment.type)) return el("img", { src: attachmentURL(attachment), alt: `Attachment ${attachment.identifier}`, class: "media" });
+    if (/audio|mp3|aiff|wav/.test(attachment.type)) return el("audio", { src: attachmentURL(attachment), controls: true, "aria-label": `Attachment ${attachment.identifier}` });
+    return el("video", { src: attachmentURL(attachment), controls: true, class: "media", "aria-label": `Attachment ${attachment.identifier}` });
+  });
+  const actions = el("div", { class: "actions" });
+  const result = el("div", {});
+  for (const action of notification.actions) {
+    if (action.textInput) {
+      const inputID = `${titleID}-${action.identifier}`;
+      const input = el("input", { id: inputID, placeholder: action.textInputPlaceholder ?? "", "aria-label": action.textInputPlaceholder || action.title });
+      const sendReply = async (event) => {
+        event.preventDefault();
+        await respond(index, notification, action.identifier, input.value, result);
+      };
+      actions.append(el("form", { class: "reply", onsubmit: sendReply },
+        el("label", { for: inputID }, action.title), input,
+        el("button", { type: "submit" }, action.textInputButtonTitle || "Send")));
+    } else {
+      actions.append(el("button", { type: "button", class: action.options.includes("destructive") ? "destructive" : "",
+        onclick: () => respond(index, notification, action.identifier, undefined, result) }, action.title));
+    }
+  }
+  actions.append(el("button", { type: "button", class: "quiet", onclick: () => respond(index, notification, "default", undefined, result) }, "Open"),
+    el("button", { type: "button", class: "quiet", onclick: () => respond(index, notification, "dismiss", undefined, result) }, "Dismiss"));
+  const view = notification.contentExtension;
+  const extension = view ? el("div", { class: "extension", "aria-label": "Content extension" },
+    view.title ? el("p", { class: "title" }, view.title) : null,
+    view.body ? el("p", {}, view.body) : null,
+    Object.entries(view.labels ?? {}).map(([name, value]) => el("p", { class: "label" }, `${name}: ${value}`))) : null;
+  const details = el("details", { "data-id": notification.id, open: isOpen },
+    el("summary", {}, "Expand"), extension, actions, result);
+  return el("article", { class: "banner", "aria-labelledby": titleID },
+    el("header", {}, el("span", { class: "app" }, notification.bundleID), el("time", {}, time(notification.date))),
+    el("p", { class: "title", id: titleID }, notification.title || notification.body || "(no title)"),
+    notification.subtitle ? el("p", { class: "subtitle" }, notification.subtitle) : null,
+    el("p", { class: "body" }, notification.body),
+    media, details);
+}
+
+async function respond(index, notification, action, text, result) {
+  const answer = await api("POST", `/console/api/simulators/${index}/notifications/${encodeURIComponent(notification.id)}/respond`,
+    text === undefined ? { action } : { action, text });
+  if (!answer.ok) { say(result, answer.message || "the device refused the response"); return; }
+  const link = notification.apnsID ? el("a", { href: `/console/delivery?apns-id=${encodeURIComponent(notification.apnsID)}` }, "its delivery log") : "";
+  result.replaceChildren(el("p", { role: "status", class: "ok" },
+    `Sent ${action === "default" ? "open" : action}${text !== undefined ? ` with “${text}”` : ""} through the device; see `, link));
+}
+
+async function loadDevices(more) {
+  if (!app) return;
+  const params = new URLSearchParams({ app: app.id, limit: "100" });
+  if ($("filter-user").value) params.set("user", $("filter-user").value);
+  if ($("filter-tag").value) params.set("tag", $("filter-tag").value);
+  if (more && lastToken) params.set("after", lastToken);
+  const answer = await api("GET", `/v1/devices?${params}`);
+  const body = $("devices").tBodies[0];
+  if (!more) body.replaceChildren();
+  if (!answer.ok) { body.append(el("tr", {}, el("td", { colspan: 7, role: "alert" }, answer.message))); return; }
+  const state = $("filter-active").value;
+  const rows = answer.data.filter((device) => !state || (state === "active") === device.active);
+  lastToken = answer.data.length ? answer.data[answer.data.length - 1].token : null;
+  $("more").disabled = answer.data.length < 100;
+  for (const device of rows) {
+    body.append(el("tr", {}, el("td", { class: "mono" }, device.token), el("td", {}, device.userID ?? ""),
+      el("td", {}, device.tags.join(", ")), el("td", {}, device.active ? "yes" : "no"),
+      el("td", {}, device.deactivationReason ?? ""), el("td", {}, device.timeZone ?? ""), el("td", {}, time(device.registeredAt))));
+  }
+}
+
+async function start() {
+  const simulators = await api("GET", "/console/api/simulators");
+  $("simulators").replaceChildren(...(simulators.ok && simulators.data.length
+    ? simulators.data.map(phone) : [el("p", { class: "muted" }, "No simulated devices: run herald up, or herald serve --device-api URL.")]));
+  const apps = await loadApps($("app"), (chosen) => { app = chosen; loadDevices(false); });
+  app = apps.find((candidate) => candidate.id === $("app").value) ?? apps[0];
+  $("device-filter").addEventListener("submit", (event) => { event.preventDefault(); loadDevices(false); });
+  $("more").addEventListener("click", () => loadDevices(true));
+  loadDevices(false);
+}
+
+start();

@@ -1,0 +1,66 @@
+// History: the app's notifications, newest first, 25 a page; their counts come live over Server-Sent Events.
+import { api, el, loadApps, time } from "/console/assets/console.js";
+
+const $ = (id) => document.getElementById(id);
+let app = null;
+let stream = null;
+const pages = [];  // the `before` cursor of each page shown; the first is null
+
+function sum(object) { return Object.values(object ?? {}).reduce((total, count) => total + count, 0); }
+
+function row(report) {
+  const stats = report.stats;
+  const rejected = Object.entries(stats.rejected).map(([reason, count]) => `${reason} ${count}`).join(", ") || "0";
+  const actions = Object.entries(stats.actions).map(([action, count]) => `${action || "open"} ${count}`).join(", ") || "0";
+  return el("tr", { "data-id": report.id },
+    el("td", {}, time(report.createdAt)), el("td", {}, report.target), el("td", {}, report.pushType),
+    el("td", {}, report.state), el("td", {}, stats.targeted), el("td", {}, stats.queued), el("td", {}, stats.inFlight),
+    el("td", {}, stats.accepted), el("td", {}, rejected), el("td", {}, stats.delivered), el("td", {}, stats.displayed),
+    el("td", {}, stats.opened), el("td", {}, actions), el("td", {}, stats.replies),
+    el("td", {}, el("button", { type: "button", onclick: () => showDeliveries(report) }, "Deliveries")));
+}
+
+async function showDeliveries(report) {
+  const answer = await api("GET", `/v1/notifications/${encodeURIComponent(report.id)}/deliveries?app=${encodeURIComponent(app.id)}&limit=50`);
+  $("detail").hidden = false;
+  $("detail-title").textContent = `Deliveries of ${report.id}`;
+  $("deliveries").replaceChildren(...(answer.ok ? answer.data.map((delivery) => el("li", {},
+    el("a", { href: `/console/delivery?apns-id=${encodeURIComponent(delivery.apnsID)}` }, delivery.apnsID),
+    ` to ${delivery.token.slice(0, 16)}…: ${delivery.state}${delivery.reason ? ` (${delivery.reason})` : ""}, ${delivery.attempts} attempt(s)`,
+    delivery.reply ? ` · reply “${delivery.reply}”` : "", delivery.action ? ` · action ${delivery.action}` : ""))
+    : [el("li", { role: "alert" }, answer.message)]));
+}
+
+function watch() {
+  stream?.close();
+  if (!app) { $("live").textContent = "No app yet: create one under Apps."; return; }
+  const before = pages[pages.length - 1];
+  const params = new URLSearchParams({ app: app.id, limit: "25" });
+  if (before) params.set("before", before);
+  stream = new EventSource(`/console/api/history/stream?${params}`);
+  stream.onopen = () => { $("live").textContent = "Live: counts update as they change."; };
+  stream.onerror = () => { $("live").textContent = "Reconnecting…"; };
+  stream.addEventListener("problem", (event) => { $("live").textContent = event.data; });
+  stream.onmessage = (event) => {
+    const reports = JSON.parse(event.data);
+    $("history").tBodies[0].replaceChildren(...(reports.length ? reports.map(row)
+      : [el("tr", {}, el("td", { colspan: 15 }, "Nothing sent yet."))]));
+    $("older").disabled = reports.length < 25;
+    $("older").dataset.cursor = reports.length ? reports[reports.length - 1].createdAt : "";
+    $("newer").disabled = pages.length <= 1;
+    const wanted = new URLSearchParams(window.location.search).get("notification");
+    const match = reports.find((report) => report.id === wanted);
+    if (match && $("detail").hidden) showDeliveries(match);
+  };
+}
+
+async function start() {
+  const apps = await loadApps($("app"), (chosen) => { app = chosen; pages.length = 1; watch(); });
+  app = apps.find((candidate) => candidate.id === $("app").value) ?? apps[0];
+  pages.push(null);
+  $("older").addEventListener("click", () => { pages.push($("older").dataset.cursor); watch(); });
+  $("newer").addEventListener("click", () => { if (pages.length > 1) pages.pop(); watch(); });
+  watch();
+}
+
+start();

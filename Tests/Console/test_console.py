@@ -1,0 +1,148 @@
+"""The console in a real browser (Debian's Chromium through Playwright), driven by roles and names as a user sees
+them: sign in from `herald up`'s link, lint, send, watch the device, act and reply, History, the delivery log,
+escaping, CSRF and sign-out. The tests run in order and share one `herald up`."""
+import os
+import pathlib
+import re
+
+from playwright.sync_api import expect
+
+NAV = ["Compose", "History", "Delivery log", "Devices", "Apps", "Tools", "Metrics"]
+SHOTS = os.environ.get("HERALD_SCREENSHOTS")
+state = {}
+
+
+def shot(page, name):
+    if SHOTS:
+        pathlib.Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=f"{SHOTS}/{name}.png", full_page=True)
+
+
+def compose_and_send(page, title, body, media=None):
+    page.goto(state["base"] + "/console/compose")
+    page.get_by_label("Target", exact=True).select_option("device")
+    page.get_by_label("Title", exact=True).fill(title)
+    page.get_by_label("Body", exact=True).fill(body)
+    page.get_by_label("Category", exact=True).select_option("com.yue.originPush.myNotificationCategory")
+    if media:
+        page.get_by_label("Media URL (downloaded by the service extension)", exact=True).fill(media)
+    page.get_by_role("button", name="Send", exact=True).click()
+    sent = page.get_by_role("status").filter(has_text="Sent: notification")
+    expect(sent).to_be_visible()
+    link = page.get_by_role("link", name="Open its delivery log")
+    return link.get_attribute("href").split("apns-id=")[1]
+
+
+def test_sign_in_from_the_link_herald_up_prints(page, herald):
+    state["base"] = herald["base"]
+    page.goto(herald["link"])
+    expect(page).to_have_url(re.compile(r"/console/compose$"))
+    names = page.get_by_role("navigation").get_by_role("link").all_inner_texts()
+    assert names == NAV
+    # The code is spent: the same link no longer signs in.
+    other = page.context.browser.new_context()
+    again = other.new_page()
+    again.goto(herald["link"])
+    expect(again.get_by_role("alert")).to_contain_text("used already")
+    other.close()
+
+
+def test_a_broken_priority_is_linted_as_you_type_then_fixed(page):
+    page.goto(state["base"] + "/console/compose")
+    page.get_by_label("Priority", exact=True).fill("7")
+    lint = page.get_by_role("status", name="Lint")
+    expect(lint).to_contain_text("apns-priority")
+    expect(lint).to_contain_text("BadPriority")
+    shot(page, "compose")
+    page.get_by_label("Priority", exact=True).fill("10")
+    expect(lint).not_to_contain_text("apns-priority")
+
+
+def test_a_sent_push_shows_on_the_device_with_its_attachment(page, media):
+    apns_id = compose_and_send(page, "Lunch is ready", "Come down", media=f"http://{media}/lunch.png")
+    state["first"] = apns_id
+    page.get_by_role("navigation").get_by_role("link", name="Devices").click()
+    article = page.get_by_role("article", name="Lunch is ready")
+    expect(article).to_be_visible(timeout=15000)
+    image = article.get_by_role("img")
+    expect(image).to_be_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth === 96", arg=image.element_handle())
+    shot(page, "devices")
+
+
+def test_an_action_and_a_text_reply_travel_back_through_the_device(page):
+    article = page.get_by_role("article", name="Lunch is ready")
+    article.get_by_text("Expand").click()
+    article.get_by_role("button", name="收到了").click()
+    expect(article.get_by_role("status")).to_contain_text("foregroundAction")
+    apns_id = compose_and_send(page, "Dinner?", "Reply with a time")
+    state["second"] = apns_id
+    page.get_by_role("navigation").get_by_role("link", name="Devices").click()
+    article = page.get_by_role("article", name="Dinner?")
+    expect(article).to_be_visible(timeout=15000)
+    article.get_by_text("Expand").click()
+    article.get_by_role("textbox", name="想说什么?").fill("seven o'clock")
+    article.get_by_role("button", name="发送").click()
+    expect(article.get_by_role("status")).to_contain_text("seven o'clock")
+
+
+def test_history_and_the_delivery_log_show_the_answers(page):
+    page.get_by_role("navigation").get_by_role("link", name="History").click()
+    table = page.get_by_role("table")
+    expect(table).to_contain_text("foregroundAction 1", timeout=15000)
+    expect(page.get_by_role("row").filter(has_text="destructiveTextAction")).to_contain_text("1")
+    shot(page, "history")
+    page.goto(state["base"] + "/console/delivery?apns-id=" + state["second"])
+    timeline = page.get_by_role("list", name="Timeline")
+    expect(timeline).to_contain_text("queued")
+    expect(timeline).to_contain_text("answered 200")
+    expect(timeline).to_contain_text("gateway")
+    expect(timeline).to_contain_text("reply “seven o'clock”", timeout=15000)
+    shot(page, "delivery-log")
+    page.get_by_label("apns-id", exact=True).fill("not-a-uuid")
+    page.get_by_role("button", name="Look up").click()
+    expect(page.get_by_role("alert")).to_contain_text("not a UUID")
+
+
+def test_text_from_a_payload_is_shown_as_text_never_run(page):
+    apns_id = compose_and_send(page, "<img src=x onerror=alert(1)>", "<b>bold?</b>")
+    page.get_by_role("navigation").get_by_role("link", name="Devices").click()
+    article = page.get_by_role("article", name="<img src=x onerror=alert(1)>")
+    expect(article).to_be_visible(timeout=15000)
+    expect(article).to_contain_text("<b>bold?</b>")
+    assert page.locator("img[src='x']").count() == 0
+    page.goto(state["base"] + "/console/delivery?apns-id=" + apns_id)
+    expect(page.get_by_role("list", name="Timeline")).to_contain_text("queued")
+    assert page.dialogs == []
+
+
+def test_other_pages_render(page):
+    for name, shotname in [("Apps", "apps"), ("Tools", "tools"), ("Metrics", "metrics")]:
+        page.get_by_role("navigation").get_by_role("link", name=name).click()
+        expect(page.get_by_role("heading", level=1)).to_have_text(name)
+        shot(page, shotname)
+    page.goto(state["base"] + "/console/tools")
+    page.get_by_label("Device token", exact=True).fill("abc")
+    page.get_by_role("button", name="Check token").click()
+    expect(page.get_by_role("status").filter(has_text="valid")).to_contain_text("BadDeviceToken")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(state["base"] + "/console/devices")
+    expect(page.get_by_role("article").first).to_be_visible(timeout=15000)
+    shot(page, "devices-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_session(page):
+    page.goto(state["base"] + "/console/compose")
+    status = page.evaluate("""async () => (await fetch('/v1/notifications?app=x', {method: 'POST',
+        headers: {'Content-Type': 'application/json'}, body: '{}'})).status""")
+    assert status == 403
+    page.get_by_role("button", name="Sign out").click()
+    expect(page).to_have_url(re.compile(r"/console/login$"))
+    page.goto(state["base"] + "/console/compose")
+    expect(page).to_have_url(re.compile(r"/console/login$"))
+    status = page.evaluate("async () => (await fetch('/v1/apps')).status")
+    assert status == 401
+    page.get_by_label("Admin token or API key", exact=True).fill("sk_wrong")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("neither the admin token nor an API key")
