@@ -34,11 +34,13 @@ enum ConsoleResources {
     /// The resource folder `name` (`templates` or `assets`).
     static func folder(_ name: String) throws -> URL {
         // The copied folder is `Resources` inside the bundle; on Linux the bundle's resource URL is that folder.
-        guard let url = Bundle.module.url(forResource: name, withExtension: nil)
+        guard
+            let url = Bundle.module.url(forResource: name, withExtension: nil)
                 ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources")
         else {
             throw CocoaError(
-                .fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the console's resource folder \(name) is missing"])
+                .fileNoSuchFile,
+                userInfo: [NSLocalizedDescriptionKey: "the console's resource folder \(name) is missing"])
         }
         return url
     }

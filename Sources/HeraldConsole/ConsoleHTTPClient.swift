@@ -21,6 +21,7 @@ struct ConsoleHTTPClient: Sendable {
     private let client: HTTPClient
 
     /// - Parameter caPEM: an extra CA to trust (the local gateway's).
+    /// - Throws: when `caPEM` holds no certificate.
     init(caPEM: String?) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caPEM {

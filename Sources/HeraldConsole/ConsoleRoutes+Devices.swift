@@ -1,8 +1,8 @@
 import Foundation
-import NIOHTTP1
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import PushProvider
 
 extension ConsoleRoutes {

@@ -52,7 +52,8 @@ extension ConsoleRoutes {
                         event = data == last ? nil : "data: \(String(decoding: data, as: UTF8.self))\n\n"
                         last = data
                     } catch {
-                        event = "event: problem\ndata: \(String(describing: error).replacingOccurrences(of: "\n", with: " "))\n\n"
+                        event =
+                            "event: problem\ndata: \(String(describing: error).replacingOccurrences(of: "\n", with: " "))\n\n"
                         last = nil
                     }
                     try await writer.write(ByteBuffer(string: event ?? ": still here\n\n"))

@@ -1,6 +1,6 @@
 import Foundation
-import NIOHTTP1
 import Hummingbird
+import NIOHTTP1
 import PushProvider
 
 extension ConsoleRoutes {
@@ -13,14 +13,19 @@ extension ConsoleRoutes {
             if apnsID == nil || apnsID == "" {
                 guard let uniqueID = query.get("apns-unique-id")?.trimmingCharacters(in: .whitespaces),
                     !uniqueID.isEmpty
-                else { throw ProviderError.invalid(field: "apns-id", message: "enter an apns-id or an apns-unique-id to look up") }
+                else {
+                    throw ProviderError.invalid(
+                        field: "apns-id", message: "enter an apns-id or an apns-unique-id to look up")
+                }
                 guard UUID(uuidString: uniqueID) != nil else {
                     throw ProviderError.invalid(field: "apns-unique-id", message: "\(uniqueID) is not a UUID")
                 }
                 guard console.configuration.gateway != nil else {
                     throw ProviderError.invalid(
-                        field: "apns-unique-id", message:
-                        "only the local gateway knows apns-unique-ids: run herald up, or herald serve --gateway-admin")
+                        field: "apns-unique-id",
+                        message:
+                            "only the local gateway knows apns-unique-ids: run herald up, or herald serve --gateway-admin"
+                    )
                 }
                 gatewayEntry = try await gatewayLog("apns-unique-id", uniqueID)
                 apnsID = ((gatewayEntry as? [String: Any])?["apns-id"] as? String)?.lowercased()

@@ -1,8 +1,8 @@
 public import Foundation
 public import Hummingbird
 import Logging
-import Synchronization
 public import PushProvider
+import Synchronization
 
 /// The Herald Console: the web pages a push team works in, served by the provider at `/console/` (docs/console.md).
 ///
@@ -51,7 +51,10 @@ public final class HeraldConsole: ProviderPlugin {
     /// A link that signs a browser in once with `key` (the admin token or an API key) without showing it: the code in
     /// the link is spent on first use and lapses after 15 minutes.
     ///
-    /// - Parameter base: the provider's base URL, such as `http://127.0.0.1:8080`.
+    /// - Parameters:
+    ///   - base: the provider's base URL, such as `http://127.0.0.1:8080`.
+    ///   - key: the admin token or API key the link signs in with.
+    /// - Returns: the link, to print on the terminal.
     public func loginLink(base: String, key: String) -> String {
         "\(base)/console/login?code=\(sessions.makeLoginCode(for: key))"
     }

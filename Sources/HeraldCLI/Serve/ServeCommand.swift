@@ -67,7 +67,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("device-api"),
-        help: "A simulated device's API (herald device --api-port) the console draws, such as http://127.0.0.1:2198. Repeatable."
+        help:
+            "A simulated device's API (herald device --api-port) the console draws, such as http://127.0.0.1:2198. Repeatable."
     )
     var deviceAPIs: [String] = []
 
@@ -130,7 +131,8 @@ struct ServeCommand: AsyncParsableCommand {
                     .trimmingCharacters(in: .whitespacesAndNewlines)
             } catch {
                 throw ValidationError(
-                    "--gateway-admin needs the gateway's admin token: cannot read \(gatewayAdminTokenFile) (--gateway-admin-token-file)")
+                    "--gateway-admin needs the gateway's admin token: cannot read \(gatewayAdminTokenFile) (--gateway-admin-token-file)"
+                )
             }
             gateway = .init(url: url, adminToken: token, caPEM: try? String(contentsOfFile: gatewayCA, encoding: .utf8))
         }

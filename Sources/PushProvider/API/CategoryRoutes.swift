@@ -45,7 +45,8 @@ extension PushProviderService {
         }
         var updated = app
         updated.categories = config.encoded()
-        updated.categoriesVersion = try await store.setCategories(appID: app.app.id, json: updated.categories, at: Date())
+        updated.categoriesVersion = try await store.setCategories(
+            appID: app.app.id, json: updated.categories, at: Date())
         return updated
     }
 

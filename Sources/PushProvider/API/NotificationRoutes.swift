@@ -55,7 +55,9 @@ extension PushProviderService {
             guard DeliveryMessageID(text) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
             }
-            guard let trace = try await self.deliveryTrace(apnsID: text), trace.appID == app.app.id else { throw ProviderError.notFound("app \(app.app.id) sent no notification with apns-id \(text)") }
+            guard let trace = try await self.deliveryTrace(apnsID: text), trace.appID == app.app.id else {
+                throw ProviderError.notFound("app \(app.app.id) sent no notification with apns-id \(text)")
+            }
             return try JSONCoding.response(trace)
         }
     }

@@ -1,5 +1,5 @@
-import Synchronization
 import Hummingbird
+import Synchronization
 
 extension PushProviderService {
     /// Every route of the API; docs/api.md and docs/openapi.json describe them.

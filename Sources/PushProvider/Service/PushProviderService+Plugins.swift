@@ -1,6 +1,6 @@
+public import APNSCore
 public import Foundation
 import Prometheus
-public import APNSCore
 
 extension PushProviderService {
     /// Whom a key speaks for, as a plugin signing someone in needs to know.
@@ -76,9 +76,11 @@ extension PushProviderService {
         -> Result<APNSProviderToken, APNSRequestRejection>
     {
         guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }
-        guard case .token(let teamID, let keyID, let pem) = try BoundCredentials.open(
-            app.sealedCredentials, with: secrets
-        ).credentials else {
+        guard
+            case .token(let teamID, let keyID, let pem) = try BoundCredentials.open(
+                app.sealedCredentials, with: secrets
+            ).credentials
+        else {
             throw .invalid(field: "app", message: "app \(appID) authenticates with a certificate, not a .p8 key")
         }
         var verifier = APNSProviderTokenVerifier()
