@@ -106,6 +106,27 @@ struct PipelineTests {
         }
     }
 
+    @Test("a payload without the attachFrom key keeps the extension's other changes, and says how it ended")
+    func attachFromWithoutMedia() async throws {
+        try await DeviceHarness.with { harness in
+            let manifest = try Self.manifest(
+                #"{"bundleID": "com.example.optional", "serviceExtension": [{"rewrite": {"title": "Changed"}}, {"attachFrom": "image"}]}"#
+            )
+            let device = try await SimulatedDevice.start(harness.configuration([manifest]))
+            let log = EventLog(device)
+            let payload = Data(#"{"aps":{"alert":{"title":"Original","body":"b"},"mutable-content":1}}"#.utf8)
+            let apnsID = try await harness.send(payload, to: manifest.bundleID, on: device)
+            let skipped = try await log.next(.log) { $0.apnsID == apnsID }
+            #expect(skipped.message?.contains("nothing to attach") == true)
+            let ended = try await log.next(.log) { $0.apnsID == apnsID }
+            #expect(ended.message?.contains("the modified content is shown") == true)
+            _ = try await log.next(.displayed) { $0.apnsID == apnsID }
+            let shown = try #require(await device.notifications().first)
+            #expect(shown.title == "Changed" && shown.attachments.isEmpty)
+            await device.stop()
+        }
+    }
+
     @Test("end-to-end encryption: content sealed to the device's public key is opened by its decrypt step")
     func decryption() async throws {
         try await DeviceHarness.with { harness in
