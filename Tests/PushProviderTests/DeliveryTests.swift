@@ -35,6 +35,44 @@ struct DeliveryTests {
         }
     }
 
+    @Test("a notification's deliveries and each delivery's trace, and History paged with a cursor")
+    func deliveryTraces() async throws {
+        try await ProviderHarness.with { harness in
+            var tokens: [String] = []
+            for _ in 0..<3 {
+                let token = try harness.gatewayToken()
+                tokens.append(token)
+                _ = try await harness.call("POST", "/v1/devices", body: ["token": token])
+            }
+            let (_, first) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": tokens[0]], "content": ["body": "first"]])
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["tokens": tokens], "content": ["body": "x"]])
+            let id = try #require(created["id"].string)
+            _ = try await harness.finished(id)
+            let (status, deliveries) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries")
+            #expect(status == 200)
+            #expect(deliveries.array.count == 3)
+            #expect(Set(deliveries.array.compactMap { $0["token"].string }) == Set(tokens))
+            let apnsID = try #require(deliveries[0]["apnsID"].string)
+            let (_, rest) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries?after=\(apnsID)")
+            #expect(rest.array.count == 2)
+            let (traceStatus, trace) = try await harness.call("GET", "/v1/deliveries/\(apnsID)")
+            #expect(traceStatus == 200)
+            #expect(trace["notificationID"].string == id && trace["state"].string == "accepted")
+            #expect(trace["status"].int == 200 && trace["answeredAt"].string != nil && trace["attempts"].int == 1)
+            let unknown = String(apnsID.prefix(24)) + "0000000FFFFF"
+            #expect(try await harness.call("GET", "/v1/deliveries/\(unknown)").0 == 404)
+            #expect(try await harness.call("GET", "/v1/deliveries/not-a-uuid").0 == 400)
+            let (_, newest) = try await harness.call("GET", "/v1/notifications?limit=1")
+            #expect(newest[0]["id"].string == id)
+            let cursor = try #require(newest[0]["createdAt"].string)
+            let (_, older) = try await harness.call("GET", "/v1/notifications?limit=1&before=\(cursor)")
+            #expect(older[0]["id"].string == first["id"].string)
+            #expect(try await harness.call("GET", "/v1/notifications?before=yesterday").0 == 400)
+        }
+    }
+
     @Test("targets: one token, a user, a tag expression")
     func targets() async throws {
         try await ProviderHarness.with { harness in
