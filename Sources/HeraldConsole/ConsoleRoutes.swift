@@ -26,11 +26,8 @@ struct ConsoleRoutes: Sendable {
     /// - Throws: ``ProviderError/unauthorized(_:)`` without one, ``ProviderError/forbidden(_:)`` for a change without
     ///   the session's CSRF token.
     func requireSession(_ request: Request) throws(ProviderError) -> ConsoleSessions.Session {
-        guard let session = console.session(of: request) else {
+        guard let session = try console.checkedSession(of: request) else {
             throw .unauthorized("your console session has ended: sign in again at /console/login")
-        }
-        if !ConsoleRequest.isSafe(request.method), request.headers[ConsoleRequest.csrfHeader] != session.csrfToken {
-            throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
         }
         return session
     }

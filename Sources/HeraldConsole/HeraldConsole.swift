@@ -65,19 +65,24 @@ public final class HeraldConsole: ProviderPlugin {
     }
 
     public func sessionKey(for request: Request) async throws(ProviderError) -> String? {
-        guard let session = session(of: request) else { return nil }
-        if !ConsoleRequest.isSafe(request.method) {
-            guard request.headers[ConsoleRequest.csrfHeader] == session.csrfToken else {
-                throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
-            }
-        }
-        return session.key
+        try checkedSession(of: request)?.key
     }
 
     public func run(provider: PushProviderService) async {
         await metricsHistory.sample(provider: provider)
         await gatewayClient?.shutdown()
         await deviceClient.shutdown()
+    }
+
+    /// The live session the request's cookie names, once a change has shown the session's CSRF token.
+    ///
+    /// - Throws: ``ProviderError/forbidden(_:)`` for a change without the session's CSRF token.
+    func checkedSession(of request: Request) throws(ProviderError) -> ConsoleSessions.Session? {
+        guard let session = session(of: request) else { return nil }
+        if !ConsoleRequest.isSafe(request.method), request.headers[ConsoleRequest.csrfHeader] != session.csrfToken {
+            throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
+        }
+        return session
     }
 
     /// The live session the request's cookie names.
