@@ -27,6 +27,12 @@ extension ConsoleRoutes {
             let list = visible(try await deviceJSON(index, "notifications"), session: session)
             return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
         }
+        router.get("console/api/simulators/:index/pending") { request, context -> Response in
+            let session = try requireSession(request)
+            let index = try deviceIndex(context)
+            let list = visible(try await deviceJSON(index, "pending"), session: session)
+            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
+        }
         router.get("console/api/simulators/:index/notifications/:id") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)

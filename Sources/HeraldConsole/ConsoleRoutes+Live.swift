@@ -21,7 +21,7 @@ extension ConsoleRoutes {
                 try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
             }
             let provider = self.provider
-            return Self.eventStream(every: Self.historyInterval) {
+            return stream(for: session, every: Self.historyInterval) {
                 try await ConsoleRequest.encoder.encode(
                     provider.notificationReports(appID: appID, before: before, limit: limit))
             }
@@ -29,21 +29,37 @@ extension ConsoleRoutes {
         router.get("console/api/simulators/:index/stream") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
-            return Self.eventStream(every: Self.deviceInterval) {
-                let list = visible(try await deviceJSON(index, "notifications"), session: session)
-                return try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])
+            return stream(for: session, every: Self.deviceInterval) {
+                let screen: [String: Any] = [
+                    "notifications": visible(try await deviceJSON(index, "notifications"), session: session),
+                    "pending": visible(try await deviceJSON(index, "pending"), session: session),
+                ]
+                return try JSONSerialization.data(withJSONObject: screen, options: [.sortedKeys])
             }
         }
     }
 
     /// A Server-Sent Events answer: `read` every `interval`, and an event each time its answer changes, until the
-    /// browser goes away. A failed read is sent as an `problem` event and tried again.
-    static func eventStream(every interval: Duration, read: @escaping @Sendable () async throws -> Data) -> Response {
+    /// browser goes away. A failed read is sent as a `problem` event and tried again. A session may have
+    /// ``ConsoleSessions/streamsPerSession`` open at once; one more is answered 429.
+    func stream(
+        for session: ConsoleSessions.Session, every interval: Duration,
+        read: @escaping @Sendable () async throws -> Data
+    ) -> Response {
+        let sessions = console.sessions
+        guard sessions.beginStream(sessionID: session.id) else {
+            let message =
+                "this session has \(ConsoleSessions.streamsPerSession) live views open already: close a console tab"
+            return ConsoleRequest.json(
+                Data(#"{"error":{"code":"too_many_streams","message":"\#(message)","status":429}}"#.utf8),
+                status: .tooManyRequests)
+        }
         var headers = ConsoleRequest.securityHeaders
         headers[.contentType] = "text/event-stream"
         return Response(
             status: .ok, headers: headers,
             body: .init { writer in
+                defer { sessions.endStream(sessionID: session.id) }
                 var last: Data?
                 while !Task.isCancelled {
                     let event: String?

@@ -10,7 +10,9 @@ extension ConsoleRoutes {
         router.get("console") { _, _ in ConsoleRequest.redirect(to: "/console/compose") }
         router.get("console/login") { request, _ -> Response in
             if let code = request.uri.queryParameters.get("code") {
+                if let refusal = self.signInRefusal() { return refusal }
                 guard let key = console.sessions.redeem(code: code) else {
+                    console.sessions.recordFailedSignIn()
                     return ConsoleRequest.html(
                         console.pages.login(
                             message:
@@ -23,6 +25,7 @@ extension ConsoleRoutes {
             return ConsoleRequest.html(console.pages.login(message: nil))
         }
         router.post("console/login") { request, _ -> Response in
+            if let refusal = self.signInRefusal() { return refusal }
             let key = try await ConsoleRequest.form(request)["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
             guard !key.isEmpty else {
                 return ConsoleRequest.html(
@@ -71,7 +74,21 @@ extension ConsoleRoutes {
             let session = console.sessions.open(key: key, holder: holder)
             return ConsoleRequest.redirect(to: "/console/compose", cookie: ConsoleRequest.cookie(for: session.id))
         } catch .unauthorized(let message) {
+            console.sessions.recordFailedSignIn()
             return ConsoleRequest.html(console.pages.login(message: message), status: .unauthorized)
         }
+    }
+
+    /// The sign-in page with 429 and `Retry-After` while too many sign-ins failed in the last minute; `nil` otherwise.
+    func signInRefusal() -> Response? {
+        guard let wait = console.sessions.signInWait() else { return nil }
+        let seconds = max(1, Int(wait.rounded(.up)))
+        var response = ConsoleRequest.html(
+            console.pages.login(
+                message:
+                    "More than \(ConsoleSessions.failedSignInsPerMinute) sign-ins failed in the last minute; try again in \(seconds) s."
+            ), status: .tooManyRequests)
+        response.headers[.retryAfter] = String(seconds)
+        return response
     }
 }

@@ -26,10 +26,16 @@ final class ConsoleSessions: Sendable {
     static let codeLifetime: TimeInterval = 15 * 60
     /// At most this many sessions at once; the oldest goes first.
     static let capacity = 1000
+    /// At most this many live views (Server-Sent Events streams) open at once per session: enough for a few tabs.
+    static let streamsPerSession = 16
+    /// At most this many failed sign-ins a minute, from anywhere; more are refused (429) until the minute has passed.
+    static let failedSignInsPerMinute = 20
 
     private struct State {
         var sessions: [String: Session] = [:]
         var codes: [String: (key: String, expires: Date)] = [:]
+        var streams: [String: Int] = [:]
+        var failedSignIns: [Date] = []
     }
 
     private let state = Mutex(State())
@@ -86,6 +92,42 @@ final class ConsoleSessions: Sendable {
             guard let entry = state.codes.removeValue(forKey: code), entry.expires > now else { return nil }
             return entry.key
         }
+    }
+
+    /// Counts a live view opened for session `id`.
+    ///
+    /// - Returns: `false` when the session has ``streamsPerSession`` open already (nothing is counted then).
+    func beginStream(sessionID id: String) -> Bool {
+        state.withLock { state in
+            let open = state.streams[id, default: 0]
+            guard open < Self.streamsPerSession else { return false }
+            state.streams[id] = open + 1
+            return true
+        }
+    }
+
+    /// Counts a live view of session `id` closed.
+    func endStream(sessionID id: String) {
+        state.withLock { state in
+            let open = state.streams[id, default: 1] - 1
+            state.streams[id] = open > 0 ? open : nil
+        }
+    }
+
+    /// How long until another sign-in may be tried, when the last minute's failures reached
+    /// ``failedSignInsPerMinute``; `nil` when one may be tried now.
+    func signInWait(now: Date = Date()) -> TimeInterval? {
+        state.withLock { state in
+            state.failedSignIns.removeAll { now.timeIntervalSince($0) >= 60 }
+            guard state.failedSignIns.count >= Self.failedSignInsPerMinute, let first = state.failedSignIns.first
+            else { return nil }
+            return 60 - now.timeIntervalSince(first)
+        }
+    }
+
+    /// Counts a failed sign-in (a wrong key or a spent login code).
+    func recordFailedSignIn(now: Date = Date()) {
+        state.withLock { $0.failedSignIns.append(now) }
     }
 
     /// 32 random bytes, base64url.

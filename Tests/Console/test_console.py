@@ -1,9 +1,12 @@
 """The console in a real browser (Debian's Chromium through Playwright), driven by roles and names as a user sees
 them: sign in from `herald up`'s link, lint, send, watch the device, act and reply, History, the delivery log,
 escaping, CSRF and sign-out. The tests run in order and share one `herald up`."""
+import http.client
+import json
 import os
 import pathlib
 import re
+import urllib.request
 
 from playwright.sync_api import expect
 
@@ -116,6 +119,49 @@ def test_text_from_a_payload_is_shown_as_text_never_run(page):
     assert page.dialogs == []
 
 
+def test_pending_local_notifications_and_the_state_filter_on_devices(page):
+    page.goto(state["base"] + "/console/devices")
+    device_api = page.evaluate("async () => (await (await fetch('/console/api/simulators')).json())[0]")
+    bundle = device_api["apps"][0]["bundleID"]
+    request = urllib.request.Request(
+        device_api["url"].rstrip("/") + f"/apps/{bundle}/notifications", method="POST",
+        headers={"Content-Type": "application/json"},
+        data=json.dumps({"title": "Stand up", "trigger": {"timeInterval": 3600}}).encode())
+    assert urllib.request.urlopen(request).status == 201
+    pending = page.get_by_role("list", name="Pending local notifications on device 1")
+    expect(pending).to_contain_text("Stand up")
+    expect(pending).to_contain_text("after 3600 s")
+    shot(page, "devices")
+    table = page.get_by_role("table")
+    page.get_by_label("State", exact=True).select_option("inactive")
+    page.get_by_role("button", name="Filter").click()
+    expect(table.locator("tbody tr")).to_have_count(0)
+    page.get_by_label("State", exact=True).select_option("active")
+    page.get_by_role("button", name="Filter").click()
+    expect(table.locator("tbody tr")).to_have_count(1)
+
+
+def test_a_session_may_hold_only_so_many_live_views(page, herald):
+    cookie = next(c for c in page.context.cookies() if c["name"] == "herald_console")
+    host, port = herald["base"].split("//")[1].split(":")
+    app = page.evaluate("async () => (await (await fetch('/v1/apps')).json())[0].id")
+    streams, refused = [], None
+    for _ in range(20):
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.request("GET", f"/console/api/history/stream?app={app}",
+                           headers={"Cookie": f"herald_console={cookie['value']}"})
+        response = connection.getresponse()
+        if response.status == 429:
+            refused = response.read().decode()
+            break
+        assert response.status == 200
+        streams.append(connection)
+    for connection in streams:
+        connection.close()
+    assert refused and "live views open already" in refused
+    assert len(streams) <= 16
+
+
 def test_other_pages_render(page):
     for name, shotname in [("Apps", "apps"), ("Tools", "tools"), ("Metrics", "metrics")]:
         page.get_by_role("navigation").get_by_role("link", name=name).click()
@@ -146,3 +192,20 @@ def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_sessio
     page.get_by_label("Admin token or API key", exact=True).fill("sk_wrong")
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("alert")).to_contain_text("neither the admin token nor an API key")
+
+
+def test_sign_in_is_refused_for_a_minute_after_many_failures(page):
+    page.goto(state["base"] + "/console/login")
+    statuses = page.evaluate("""async () => {
+        const statuses = [];
+        for (let i = 0; i < 21; i++) {
+            const answer = await fetch('/console/login', {method: 'POST',
+                headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'key=sk_wrong' + i});
+            statuses.push(answer.status);
+        }
+        return statuses;
+    }""")
+    assert statuses[-1] == 429 and 401 in statuses
+    page.get_by_label("Admin token or API key", exact=True).fill("sk_wrong")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("sign-ins failed in the last minute")

@@ -149,6 +149,26 @@ struct DeliveryTests {
             let (_, back) = try await harness.call(
                 "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token])
             #expect(back["active"].bool == true)
+            let other = try harness.gatewayToken()
+            _ = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": other, "tags": ["news"]])
+            _ = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "tags": ["news"]])
+            harness.gateway.server.registry.invalidate(try APNSDeviceToken(hex: token), at: Date() + 1)
+            let (_, again) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+            _ = try await harness.finished(try #require(again["id"].string))
+            for (query, expected) in [
+                ("active=false", [token]), ("active=true", [other]), ("tag=news&active=false", [token]),
+                ("tag=news&active=true", [other]), ("tag=news", [token, other].sorted()),
+            ] {
+                let (status, page) = try await harness.call("GET", "/v1/devices?\(query)")
+                #expect(status == 200)
+                #expect(page.array.map { $0["token"].string } == expected, "\(query)")
+            }
+            let (status, refused) = try await harness.call("GET", "/v1/devices?active=maybe")
+            #expect(status == 400)
+            #expect(refused["error"]["field"].string == "active")
         }
     }
 

@@ -16,6 +16,7 @@ import UserNotifications
 /// | `POST /notifications/{id}/respond` | `{"action": "default" \| "dismiss" \| identifier, "text": "..."}` |
 /// | `DELETE /notifications` | clear Notification Center |
 /// | `POST /apps/{bundleID}/notifications` | schedule a local notification |
+/// | `GET /pending` | local notifications waiting for their trigger, soonest first |
 /// | `POST /location` | `{"latitude": ..., "longitude": ...}`: move the device |
 /// | `GET /notifications/{id}/attachments/{identifier}` | an attachment's file |
 /// | `GET /events[?apns-id=]` | the device's recent events (all, or one notification's), oldest first |
@@ -79,6 +80,7 @@ public struct DeviceAPI: Sendable {
         let device = self.device
         router.get("apps") { _, _ in device.installedApps }
         router.get("notifications") { _, _ in await device.notifications() }
+        router.get("pending") { _, _ in device.pendingNotifications() }
         router.get("notifications/:id") { _, context in
             let id = try context.parameters.require("id")
             do throws(DeviceError) {

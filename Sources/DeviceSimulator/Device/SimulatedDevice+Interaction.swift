@@ -16,6 +16,16 @@ extension SimulatedDevice {
         return snapshots.sorted { $0.date > $1.date }
     }
 
+    /// The local notifications every app scheduled that wait for their trigger, soonest first (location triggers
+    /// last).
+    public func pendingNotifications() -> [PendingSnapshot] {
+        apps.flatMap { app in
+            app.center.pendingNotificationRequestsWithFireDates().map {
+                PendingSnapshot(bundleID: app.manifest.bundleID, request: $0.request, nextFire: $0.nextFire)
+            }
+        }.sorted { ($0.nextFireDate ?? "~") < ($1.nextFireDate ?? "~") }
+    }
+
     /// One delivered notification, expanded: its content extension (when its category has one) receives it.
     ///
     /// - Throws: ``DeviceError`` when no delivered notification has the identifier.

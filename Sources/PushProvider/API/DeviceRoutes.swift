@@ -36,9 +36,19 @@ extension PushProviderService {
             let app = try await self.caller(request).serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
+            let active: Bool?
+            switch query.get("active") {
+            case nil: active = nil
+            case "true": active = true
+            case "false": active = false
+            case let other?:
+                throw ProviderError.invalid(
+                    field: "active", message: "\(other) is neither true nor false; leave it out for both")
+            }
             let devices = try await self.store.devices(
-                appID: app.app.id, userID: query.get("user"), tag: query.get("tag"), after: query.get("after"),
-                limit: limit)
+                DeviceQuery(
+                    appID: app.app.id, userID: query.get("user"), tag: query.get("tag"), active: active,
+                    after: query.get("after"), limit: limit))
             return try JSONCoding.response(devices)
         }
         router.get("v1/devices/:token") { request, context -> Response in

@@ -23,8 +23,7 @@ protocol ProviderStore: Sendable {
     )
     func upsertDevices(appID: String, _ inputs: [DeviceInput], at: Date) async throws(ProviderError) -> Int
     func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord?
-    func devices(appID: String, userID: String?, tag: String?, after: String?, limit: Int) async throws(ProviderError)
-        -> [DeviceRecord]
+    func devices(_ query: DeviceQuery) async throws(ProviderError) -> [DeviceRecord]
     func deleteDevice(appID: String, token: String) async throws(ProviderError) -> Bool
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
     func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]

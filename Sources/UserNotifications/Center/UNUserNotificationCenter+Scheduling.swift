@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 extension UNUserNotificationCenter {
@@ -61,6 +61,14 @@ extension UNUserNotificationCenter {
     /// The requests waiting for their trigger, in the order added.
     public func pendingNotificationRequests() async -> [UNNotificationRequest] {
         state.withLock { $0.pending.map(\.request) }
+    }
+
+    /// The requests waiting for their trigger, in the order added, each with the date it will fire next by the
+    /// center's clock (`nil` for a location trigger, which waits for the device to cross its region). Not in
+    /// Apple's API, where a time-interval trigger's `nextTriggerDate()` counts from the moment it is asked; Herald's
+    /// console lists pending notifications with it.
+    public func pendingNotificationRequestsWithFireDates() -> [(request: UNNotificationRequest, nextFire: Date?)] {
+        state.withLock { $0.pending.map { ($0.request, $0.nextFire) } }
     }
 
     /// The requests waiting for their trigger.

@@ -9,12 +9,18 @@ let lastToken = null;
 function phone(simulator) {
   const list = el("div", { class: "center", "aria-label": `Notifications on device ${simulator.index + 1}` });
   const badges = el("p", { class: "badges" });
+  const pending = el("ul", { class: "pending", "aria-label": `Pending local notifications on device ${simulator.index + 1}` });
   const box = el("section", { class: "phone", "aria-label": `Device ${simulator.index + 1}` },
-    el("h3", {}, `Device ${simulator.index + 1}`), el("p", { class: "muted" }, simulator.url), badges, list);
+    el("h3", {}, `Device ${simulator.index + 1}`), el("p", { class: "muted" }, simulator.url), badges, list,
+    el("h4", {}, "Pending local notifications"), pending);
   if (simulator.error) { say(list, simulator.error); return box; }
   badges.textContent = (simulator.apps ?? []).map((installed) => `${installed.bundleID}: badge ${installed.badge}`).join(" · ");
   const stream = new EventSource(`/console/api/simulators/${simulator.index}/stream`);
-  stream.onmessage = (event) => render(list, simulator.index, JSON.parse(event.data));
+  stream.onmessage = (event) => {
+    const screen = JSON.parse(event.data);
+    render(list, simulator.index, screen.notifications);
+    renderPending(pending, screen.pending);
+  };
   stream.addEventListener("problem", (event) => say(list, event.data));
   return box;
 }
@@ -30,6 +36,29 @@ function render(list, index, notifications) {
   const groups = [...threads.entries()].map(([thread, items]) => el("div", { class: "thread", "aria-label": `Thread ${thread}` },
     items.map((notification) => banner(index, notification, open.has(notification.id)))));
   list.replaceChildren(...(groups.length ? groups : [el("p", { class: "muted" }, "No notifications.")]));
+}
+
+/** What a pending request's trigger waits for, in words. */
+function triggerText(trigger) {
+  const again = trigger.repeats ? ", repeats" : "";
+  if (trigger.kind === "timeInterval") return `after ${trigger.timeInterval} s${again}`;
+  if (trigger.kind === "calendar") {
+    const parts = Object.entries(trigger.dateMatching ?? {}).map(([name, value]) => `${name} ${value}`);
+    return `calendar: ${parts.join(", ")}${again}`;
+  }
+  if (trigger.kind === "location" && trigger.region) {
+    const region = trigger.region;
+    const when = [region.notifyOnEntry ? "entering" : null, region.notifyOnExit ? "leaving" : null].filter(Boolean).join(" or ");
+    return `location: ${when} ${region.identifier} (${region.latitude}, ${region.longitude}, ${region.radius} m)${again}`;
+  }
+  return trigger.kind;
+}
+
+function renderPending(list, pending) {
+  list.replaceChildren(...(pending.length ? pending.map((request) => el("li", {},
+    el("span", { class: "title" }, request.title || request.body || request.identifier), " ",
+    el("span", { class: "muted" }, `${request.bundleID} · ${triggerText(request.trigger)}`,
+      request.nextFireDate ? ` · next ${time(request.nextFireDate)}` : ""))) : [el("li", { class: "muted" }, "None.")]));
 }
 
 /** A notification as the phone shows it; expanding it shows the content extension's view and the actions. */
@@ -91,16 +120,15 @@ async function loadDevices(more) {
   const params = new URLSearchParams({ app: app.id, limit: "100" });
   if ($("filter-user").value) params.set("user", $("filter-user").value);
   if ($("filter-tag").value) params.set("tag", $("filter-tag").value);
+  if ($("filter-active").value) params.set("active", $("filter-active").value === "active" ? "true" : "false");
   if (more && lastToken) params.set("after", lastToken);
   const answer = await api("GET", `/v1/devices?${params}`);
   const body = $("devices").tBodies[0];
   if (!more) body.replaceChildren();
   if (!answer.ok) { body.append(el("tr", {}, el("td", { colspan: 7, role: "alert" }, answer.message))); return; }
-  const state = $("filter-active").value;
-  const rows = answer.data.filter((device) => !state || (state === "active") === device.active);
   lastToken = answer.data.length ? answer.data[answer.data.length - 1].token : null;
   $("more").disabled = answer.data.length < 100;
-  for (const device of rows) {
+  for (const device of answer.data) {
     body.append(el("tr", {}, el("td", { class: "mono" }, device.token), el("td", {}, device.userID ?? ""),
       el("td", {}, device.tags.join(", ")), el("td", {}, device.active ? "yes" : "no"),
       el("td", {}, device.deactivationReason ?? ""), el("td", {}, device.timeZone ?? ""), el("td", {}, time(device.registeredAt))));

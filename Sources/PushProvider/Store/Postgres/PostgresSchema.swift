@@ -183,5 +183,11 @@ enum PostgresSchema {
             "v5 deliveries by notification",
             ["CREATE INDEX deliveries_by_notification ON deliveries(notification_id, id)"]
         ),
+        (
+            // `GET /v1/devices?active=false` (the console's Devices page): the deactivated tokens of an app are few
+            // among many, and this small index holds only them.
+            "v6 deactivated devices",
+            ["CREATE INDEX devices_inactive ON devices(app_id, token) WHERE NOT active"]
+        ),
     ]
 }

@@ -76,16 +76,37 @@ extension PostgresStore {
         try await devices("SELECT * FROM devices WHERE app_id = \(appID) AND token = \(token.lowercased())").first
     }
 
-    func devices(appID: String, userID: String?, tag: String?, after: String?, limit: Int) async throws(ProviderError)
-        -> [DeviceRecord]
-    {
-        try await devices(
+    func devices(_ query: DeviceQuery) async throws(ProviderError) -> [DeviceRecord] {
+        let (appID, userID, active, after, limit) = (query.appID, query.userID, query.active, query.after, query.limit)
+        // With a tag the page is walked on device_tags' key (app, tag, token): a rare tag costs its own rows only.
+        if let tag = query.tag {
+            return try await devices(
+                """
+                SELECT d.* FROM device_tags t JOIN devices d ON d.app_id = t.app_id AND d.token = t.token
+                WHERE t.app_id = \(appID) AND t.tag = \(tag)
+                    AND (\(userID)::text IS NULL OR d.user_id = \(userID))
+                    AND (\(active)::boolean IS NULL OR d.active = \(active))
+                    AND (\(after)::text IS NULL OR t.token > \(after))
+                ORDER BY t.token LIMIT \(limit)
+                """)
+        }
+        if active == false {
+            // Written out so that the partial index of deactivated tokens serves.
+            return try await devices(
+                """
+                SELECT d.* FROM devices d
+                WHERE d.app_id = \(appID) AND NOT d.active
+                    AND (\(userID)::text IS NULL OR d.user_id = \(userID))
+                    AND (\(after)::text IS NULL OR d.token > \(after))
+                ORDER BY d.token LIMIT \(limit)
+                """)
+        }
+        return try await devices(
             """
             SELECT d.* FROM devices d
             WHERE d.app_id = \(appID)
                 AND (\(userID)::text IS NULL OR d.user_id = \(userID))
-                AND (\(tag)::text IS NULL OR EXISTS (
-                    SELECT 1 FROM device_tags t WHERE t.app_id = d.app_id AND t.token = d.token AND t.tag = \(tag)))
+                AND (\(active)::boolean IS NULL OR d.active = \(active))
                 AND (\(after)::text IS NULL OR d.token > \(after))
             ORDER BY d.token LIMIT \(limit)
             """)

@@ -154,6 +154,11 @@ enum SQLiteSchema {
             // holds neither state nor times, so sending and recording never update it.
             try db.execute(sql: "CREATE INDEX deliveries_by_notification ON deliveries(notification_id, id)")
         }
+        migrator.registerMigration("v4 deactivated devices") { db in
+            // `GET /v1/devices?active=false` (the console's Devices page): the deactivated tokens of an app are few
+            // among many, and this small index holds only them.
+            try db.execute(sql: "CREATE INDEX devices_inactive ON devices(app_id, token) WHERE active = 0")
+        }
         return migrator
     }
 }

@@ -75,26 +75,30 @@ extension SQLiteStore {
         }
     }
 
-    func devices(appID: String, userID: String?, tag: String?, after: String?, limit: Int) async throws(ProviderError)
-        -> [DeviceRecord]
-    {
-        var sql = "SELECT d.* FROM devices d WHERE d.app_id = ?"
-        var arguments: [(any DatabaseValueConvertible)?] = [appID]
-        if let userID {
+    func devices(_ query: DeviceQuery) async throws(ProviderError) -> [DeviceRecord] {
+        // With a tag the page is walked on device_tags' key (app, tag, token), so a rare tag among a million devices
+        // costs its own rows only. `active = 0` is written out so that the partial index of deactivated tokens serves.
+        var sql =
+            query.tag == nil
+            ? "SELECT d.* FROM devices d WHERE d.app_id = ?"
+            : """
+            SELECT d.* FROM device_tags t JOIN devices d ON d.app_id = t.app_id AND d.token = t.token
+            WHERE t.app_id = ? AND t.tag = ?
+            """
+        var arguments: [(any DatabaseValueConvertible)?] = [query.appID]
+        if let tag = query.tag { arguments.append(tag) }
+        if let userID = query.userID {
             sql += " AND d.user_id = ?"
             arguments.append(userID)
         }
-        if let tag {
-            sql +=
-                " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = d.app_id AND t.token = d.token AND t.tag = ?)"
-            arguments.append(tag)
-        }
-        if let after {
-            sql += " AND d.token > ?"
+        if let active = query.active { sql += active ? " AND d.active = 1" : " AND d.active = 0" }
+        let column = query.tag == nil ? "d.token" : "t.token"
+        if let after = query.after {
+            sql += " AND \(column) > ?"
             arguments.append(after)
         }
-        sql += " ORDER BY d.token LIMIT ?"
-        arguments.append(limit)
+        sql += " ORDER BY \(column) LIMIT ?"
+        arguments.append(query.limit)
         let statementArguments = StatementArguments(arguments)
         return try await read { [sql] db in
             try Row.fetchAll(db, sql: sql, arguments: statementArguments).map(Self.device(from:))
