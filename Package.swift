@@ -126,9 +126,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources")],
-            swiftSettings: heraldSettings
+            exclude: ["Resources"],
+            swiftSettings: heraldSettings,
+            plugins: ["EmbedFiles"]
         ),
+        .executableTarget(name: "EmbedFilesTool", swiftSettings: heraldSettings),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
         .target(

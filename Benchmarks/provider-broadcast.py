@@ -10,8 +10,15 @@ killed one's heartbeat has been silent for 5 s.
     python3 Benchmarks/provider-broadcast.py --devices 100000 [--kill]
     python3 Benchmarks/provider-broadcast.py --devices 100000 --database postgres://herald:herald@127.0.0.1/herald \
         [--providers 2] [--kill]
+
+With --watch R, the devices are registered once and R rounds follow, each with two broadcasts to all of them: one
+while nobody watches and one while the console's History is open on a live stream (the Server-Sent Events the page
+reads), in alternating order; it reports the median seconds of each and the slowdown.
+
+    python3 Benchmarks/provider-broadcast.py --devices 1000000 --watch 3
 """
-import argparse, http.client, json, os, re, shutil, signal, ssl, subprocess, sys, tempfile, time, uuid
+import argparse, http.client, json, os, re, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, \
+    time, urllib.parse, uuid
 
 HERALD = os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald")
 
@@ -51,6 +58,75 @@ class Client:
         return response.status, (json.loads(data) if data else None)
 
 
+class HistoryWatcher:
+    """The console's History page, live: signs in with the admin token and reads the page's event stream until
+    stopped, as a browser's EventSource would."""
+
+    def __init__(self, port, admin, app):
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        connection.request("POST", "/console/login", body=urllib.parse.urlencode({"key": admin}),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 303, response.status
+        cookie = response.getheader("Set-Cookie").split(";")[0]
+        self.connection = http.client.HTTPConnection("127.0.0.1", port)
+        self.connection.request("GET", f"/console/api/history/stream?app={app}&limit=25", headers={"Cookie": cookie})
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200, self.response.status
+        self.events = 0
+        self.thread = threading.Thread(target=self.read, daemon=True)
+        self.thread.start()
+
+    def read(self):
+        try:
+            while True:
+                line = self.response.fp.readline()
+                if not line:
+                    return
+                if line.startswith(b"data:"):
+                    self.events += 1
+        except (OSError, ValueError, AttributeError):
+            return
+
+    def stop(self):
+        self.connection.sock.shutdown(2)
+        self.connection.close()
+        self.thread.join()
+        return self.events
+
+
+def broadcast(api, poll):
+    """One notification to every device; the seconds until every delivery has APNs' answer."""
+    began = time.monotonic()
+    status, notification = api.call("POST", "/v1/notifications", {
+        "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
+    assert status == 202, notification
+    while True:
+        status, report = api.call("GET", f"/v1/notifications/{notification['id']}")
+        if report["state"] == "done":
+            return time.monotonic() - began, report["stats"]
+        time.sleep(poll)
+
+
+def watched_rounds(rounds, api, port, admin, app, devices, poll):
+    """Alternates unwatched and watched broadcasts; prints each and the medians."""
+    times = {False: [], True: []}
+    for round_index in range(rounds):
+        for watched in ([False, True] if round_index % 2 == 0 else [True, False]):
+            watcher = HistoryWatcher(port, admin, app) if watched else None
+            seconds, stats = broadcast(api, poll)
+            events = watcher.stop() if watcher else 0
+            assert stats["accepted"] == devices, stats
+            times[watched].append(seconds)
+            print(json.dumps({"round": round_index + 1, "watched": watched, "seconds": round(seconds, 2),
+                              "historyEvents": events}), flush=True)
+    unwatched, watched = statistics.median(times[False]), statistics.median(times[True])
+    print(json.dumps({"devices": devices, "rounds": rounds, "unwatchedMedianSeconds": round(unwatched, 2),
+                      "watchedMedianSeconds": round(watched, 2),
+                      "slowdownPercent": round((watched / unwatched - 1) * 100, 1)}), flush=True)
+
+
 def peak_rss_mb(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmHWM"):
@@ -68,6 +144,8 @@ def main():
     parser.add_argument("--poll", type=float, default=0.2, help="seconds between progress reads")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     parser.add_argument("--providers", type=int, default=1, help="herald serve processes (more than 1: PostgreSQL)")
+    parser.add_argument("--watch", type=int, default=0, metavar="ROUNDS",
+                        help="rounds of one unwatched and one watched broadcast (History open live)")
     options = parser.parse_args()
     database = options.database
     if database != "sqlite":
@@ -113,6 +191,9 @@ def main():
             status, answer = api.call("POST", "/v1/devices/import", {"devices": [{"token": t} for t in chunk]})
             assert status == 200, answer
         print(f"{len(tokens)} devices registered; broadcasting", flush=True)
+        if options.watch:
+            watched_rounds(options.watch, api, port, admin, created["app"]["id"], options.devices, options.poll)
+            return
         began = time.monotonic()
         status, notification = api.call("POST", "/v1/notifications", {
             "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The pages' scripts, style sheet and icons, read once from the module's resources.
+/// The pages' scripts and style sheet, from the files embedded in the binary.
 struct ConsoleAssets: Sendable {
     struct Asset: Sendable {
         var contentType: String
@@ -9,10 +9,9 @@ struct ConsoleAssets: Sendable {
 
     private let files: [String: Asset]
 
-    init() throws {
-        let folder = try ConsoleResources.folder("assets")
+    init() {
         var files: [String: Asset] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+        for (name, data) in ConsoleResources.files(in: "assets") {
             let type: String
             switch (name as NSString).pathExtension {
             case "js": type = "text/javascript; charset=utf-8"
@@ -20,7 +19,7 @@ struct ConsoleAssets: Sendable {
             case "svg": type = "image/svg+xml"
             default: continue
             }
-            files[name] = Asset(contentType: type, data: try Data(contentsOf: folder.appendingPathComponent(name)))
+            files[name] = Asset(contentType: type, data: data)
         }
         self.files = files
     }
@@ -29,19 +28,15 @@ struct ConsoleAssets: Sendable {
     func asset(named name: String) -> Asset? { files[name] }
 }
 
-/// Where the module's resources are.
+/// The files of `Sources/HeraldConsole/Resources`, which the `EmbedFiles` build plugin puts into the binary.
 enum ConsoleResources {
-    /// The resource folder `name` (`templates` or `assets`).
-    static func folder(_ name: String) throws -> URL {
-        // The copied folder is `Resources` inside the bundle; on Linux the bundle's resource URL is that folder.
-        guard
-            let url = Bundle.module.url(forResource: name, withExtension: nil)
-                ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources")
-        else {
-            throw CocoaError(
-                .fileNoSuchFile,
-                userInfo: [NSLocalizedDescriptionKey: "the console's resource folder \(name) is missing"])
+    /// The files of folder `folder` (`templates` or `assets`), by file name.
+    static func files(in folder: String) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for (path, base64) in EmbeddedFiles.base64 where path.hasPrefix(folder + "/") {
+            // Safety: the plugin wrote the text with `base64EncodedString()`.
+            files[String(path.dropFirst(folder.count + 1))] = Data(base64Encoded: base64)!
         }
-        return url
+        return files
     }
 }

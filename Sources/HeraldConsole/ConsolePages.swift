@@ -2,7 +2,7 @@ import Foundation
 import Mustache
 import PushProvider
 
-/// The console's HTML, rendered from the Mustache templates in `Resources/templates` (every value is HTML-escaped).
+/// The console's HTML, rendered from the Mustache templates in `Resources/templates` (embedded in the binary) (every value is HTML-escaped).
 struct ConsolePages: Sendable {
     /// A page reachable from the navigation, in its order.
     enum Page: String, CaseIterable, Sendable {
@@ -24,8 +24,15 @@ struct ConsolePages: Sendable {
 
     private let library: MustacheLibrary
 
-    init() async throws {
-        library = try await MustacheLibrary(directory: try ConsoleResources.folder("templates").path)
+    /// Parses the embedded templates.
+    ///
+    /// - Throws: the parser's error for a template that is not valid Mustache.
+    init() throws {
+        var library = MustacheLibrary()
+        for (name, data) in ConsoleResources.files(in: "templates") where name.hasSuffix(".mustache") {
+            try library.register(String(decoding: data, as: UTF8.self), named: String(name.dropLast(".mustache".count)))
+        }
+        self.library = library
     }
 
     /// A page of the signed-in console.

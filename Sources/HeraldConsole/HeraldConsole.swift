@@ -27,15 +27,14 @@ public final class HeraldConsole: ProviderPlugin {
     let metricsHistory = MetricsHistory()
     private let deviceURLs: Mutex<[URL]>
 
-    /// Loads the templates and assets shipped with the module.
+    /// Parses the templates embedded in the binary and makes the console's HTTP clients.
     ///
-    /// - Throws: when a resource is missing or a template does not parse (a broken build), or the gateway's CA is
-    ///   not PEM.
+    /// - Throws: when a template does not parse (a broken build), or the gateway's CA is not PEM.
     public init(configuration: Configuration) async throws {
         self.configuration = configuration
         deviceURLs = Mutex(configuration.deviceAPIs)
-        pages = try await ConsolePages()
-        assets = try ConsoleAssets()
+        pages = try ConsolePages()
+        assets = ConsoleAssets()
         gatewayClient = try configuration.gateway.map { try ConsoleHTTPClient(caPEM: $0.caPEM) }
         deviceClient = try ConsoleHTTPClient(caPEM: nil)
     }

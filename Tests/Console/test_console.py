@@ -77,7 +77,8 @@ def test_an_action_and_a_text_reply_travel_back_through_the_device(page):
     article = page.get_by_role("article", name="Lunch is ready")
     article.get_by_text("Expand").click()
     article.get_by_role("button", name="收到了").click()
-    expect(article.get_by_role("status")).to_contain_text("foregroundAction")
+    said = page.get_by_role("status", name="Responses on device 1")
+    expect(said).to_contain_text("foregroundAction")
     apns_id = compose_and_send(page, "Dinner?", "Reply with a time")
     state["second"] = apns_id
     page.get_by_role("navigation").get_by_role("link", name="Devices").click()
@@ -86,7 +87,7 @@ def test_an_action_and_a_text_reply_travel_back_through_the_device(page):
     article.get_by_text("Expand").click()
     article.get_by_role("textbox", name="想说什么?").fill("seven o'clock")
     article.get_by_role("button", name="发送").click()
-    expect(article.get_by_role("status")).to_contain_text("seven o'clock")
+    expect(page.get_by_role("status", name="Responses on device 1")).to_contain_text("seven o'clock")
 
 
 def test_history_and_the_delivery_log_show_the_answers(page):

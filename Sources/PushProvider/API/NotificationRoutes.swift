@@ -84,7 +84,13 @@ extension PushProviderService {
     }
 
     func report(_ notification: StoredNotification) async throws(ProviderError) -> NotificationReport {
-        let stats = try await store.stats(notificationID: notification.id)
+        report(notification, stats: try await store.stats(notificationIDs: [notification.id])[notification.id])
+    }
+
+    /// The report of `notification` with its statistics (none for one deleted meanwhile).
+    func report(_ notification: StoredNotification, stats: NotificationReport.Stats?) -> NotificationReport {
+        let stats =
+            stats ?? NotificationReport.Stats(targeted: notification.targeted, inFlight: 0, counters: [], actions: [])
         let state: String
         if notification.dailyAt != nil {
             state = "scheduled"

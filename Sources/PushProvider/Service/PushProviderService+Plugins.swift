@@ -46,11 +46,9 @@ extension PushProviderService {
     public func notificationReports(appID: String, before: Date?, limit: Int) async throws(ProviderError)
         -> [NotificationReport]
     {
-        var reports: [NotificationReport] = []
-        for notification in try await store.notifications(appID: appID, before: before, limit: limit) {
-            reports.append(try await report(notification))
-        }
-        return reports
+        let notifications = try await store.notifications(appID: appID, before: before, limit: limit)
+        let stats = try await store.stats(notificationIDs: notifications.map(\.id))
+        return notifications.map { report($0, stats: stats[$0.id]) }
     }
 
     /// The delivery that carried `apnsID`, of any app; `nil` when this provider sent none with it.

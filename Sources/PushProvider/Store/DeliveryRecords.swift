@@ -89,6 +89,24 @@ extension NotificationReport.Stats {
         for (action, count) in actions { self.actions[action ?? "", default: 0] += count }
         queued = max(0, targeted - inFlight - accepted - rejected.values.reduce(0, +))
     }
+
+    /// The statistics of several notifications from the rows of each query, keyed by notification ID; a
+    /// notification is in the answer when it has a `targeted` row.
+    static func grouped(
+        targeted: [(String, Int)], inFlight: [(String, Int)], counters: [(String, (String, String, Int))],
+        actions: [(String, (String?, Int))]
+    ) -> [String: Self] {
+        let inFlight = Dictionary(inFlight, uniquingKeysWith: +)
+        let counters = Dictionary(grouping: counters, by: \.0)
+        let actions = Dictionary(grouping: actions, by: \.0)
+        var stats: [String: Self] = [:]
+        for (id, count) in targeted {
+            stats[id] = Self(
+                targeted: count, inFlight: inFlight[id] ?? 0, counters: (counters[id] ?? []).map(\.1),
+                actions: (actions[id] ?? []).map(\.1))
+        }
+        return stats
+    }
 }
 
 /// What the webhook needs about a delivery a user responded to.

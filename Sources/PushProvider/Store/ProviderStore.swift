@@ -38,7 +38,8 @@ protocol ProviderStore: Sendable {
     func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace?
     /// A notification's deliveries in the order they were made (without reports), from number `after` on.
     func deliveries(notificationID: String, after: Int64, limit: Int) async throws(ProviderError) -> [DeliveryTrace]
-    func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats
+    /// The statistics of each of `notificationIDs` (a page of History at once); an unknown ID has none.
+    func stats(notificationIDs: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats]
     func dailyNotifications() async throws(ProviderError) -> [StoredNotification]
     func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
         -> [String]

@@ -4,14 +4,18 @@ import { api, el, say, loadApps, time } from "/console/assets/console.js";
 const $ = (id) => document.getElementById(id);
 let app = null;
 let lastToken = null;
+/** Each phone's line that says what the last response did: outside the banners, which a response may remove. */
+const feedback = new Map();
 
 /** One phone: its apps' badges and its notifications grouped by thread. */
 function phone(simulator) {
   const list = el("div", { class: "center", "aria-label": `Notifications on device ${simulator.index + 1}` });
   const badges = el("p", { class: "badges" });
   const pending = el("ul", { class: "pending", "aria-label": `Pending local notifications on device ${simulator.index + 1}` });
+  const said = el("div", { role: "status", class: "said", "aria-label": `Responses on device ${simulator.index + 1}` });
+  feedback.set(simulator.index, said);
   const box = el("section", { class: "phone", "aria-label": `Device ${simulator.index + 1}` },
-    el("h3", {}, `Device ${simulator.index + 1}`), el("p", { class: "muted" }, simulator.url), badges, list,
+    el("h3", {}, `Device ${simulator.index + 1}`), el("p", { class: "muted" }, simulator.url), badges, said, list,
     el("h4", {}, "Pending local notifications"), pending);
   if (simulator.error) { say(list, simulator.error); return box; }
   badges.textContent = (simulator.apps ?? []).map((installed) => `${installed.bundleID}: badge ${installed.badge}`).join(" · ");
@@ -111,7 +115,8 @@ async function respond(index, notification, action, text, result) {
     text === undefined ? { action } : { action, text });
   if (!answer.ok) { say(result, answer.message || "the device refused the response"); return; }
   const link = notification.apnsID ? el("a", { href: `/console/delivery?apns-id=${encodeURIComponent(notification.apnsID)}` }, "its delivery log") : "";
-  result.replaceChildren(el("p", { role: "status", class: "ok" },
+  result.replaceChildren();
+  feedback.get(index).replaceChildren(el("p", { class: "ok" },
     `Sent ${action === "default" ? "open" : action}${text !== undefined ? ` with “${text}”` : ""} through the device; see `, link));
 }
 

@@ -119,25 +119,33 @@ extension PostgresStore {
         try await notifications("SELECT * FROM notifications WHERE daily_at IS NOT NULL")
     }
 
-    func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats {
-        let totals = try await rows(
+    func stats(notificationIDs ids: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats] {
+        guard !ids.isEmpty else { return [:] }
+        let targeted = try await rows("SELECT id, targeted FROM notifications WHERE id = ANY(\(ids))")
+        let inFlight = try await rows(
             """
-            SELECT (SELECT targeted FROM notifications WHERE id = \(notificationID)),
-                (SELECT count(*) FROM deliveries WHERE notification_id = \(notificationID) AND state = 'leased')
+            SELECT notification_id, count(*) FROM deliveries
+            WHERE state = 'leased' AND notification_id = ANY(\(ids)) GROUP BY 1
             """)
         let counters = try await rows(
-            "SELECT name, reason, n FROM notification_counters WHERE notification_id = \(notificationID)")
+            "SELECT notification_id, name, reason, n FROM notification_counters WHERE notification_id = ANY(\(ids))")
         let actions = try await rows(
             """
-            SELECT action, count(*) FROM feedback
-            WHERE notification_id = \(notificationID) AND event = 'action' GROUP BY action
+            SELECT notification_id, action, count(*) FROM feedback
+            WHERE notification_id = ANY(\(ids)) AND event = 'action' GROUP BY 1, 2
             """)
         do {
-            let (targeted, inFlight) = try totals.first?.decode((Int?, Int).self) ?? (nil, 0)
-            return NotificationReport.Stats(
-                targeted: targeted ?? 0, inFlight: inFlight,
-                counters: try counters.map { try $0.decode((String, String, Int).self) },
-                actions: try actions.map { try $0.decode((String?, Int).self) })
+            return NotificationReport.Stats.grouped(
+                targeted: try targeted.map { try $0.decode((String, Int).self) },
+                inFlight: try inFlight.map { try $0.decode((String, Int).self) },
+                counters: try counters.map { row in
+                    let (id, name, reason, n) = try row.decode((String, String, String, Int).self)
+                    return (id, (name, reason, n))
+                },
+                actions: try actions.map { row in
+                    let (id, action, n) = try row.decode((String, String?, Int).self)
+                    return (id, (action, n))
+                })
         } catch {
             throw Self.failure(error)
         }

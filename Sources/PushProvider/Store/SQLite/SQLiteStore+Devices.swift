@@ -77,10 +77,12 @@ extension SQLiteStore {
 
     func devices(_ query: DeviceQuery) async throws(ProviderError) -> [DeviceRecord] {
         // With a tag the page is walked on device_tags' key (app, tag, token), so a rare tag among a million devices
-        // costs its own rows only. `active = 0` is written out so that the partial index of deactivated tokens serves.
+        // costs its own rows only; with a user, on the user's index (SQLite, without statistics, would rather walk
+        // every token in order: 250 ms among a million). `active = 0` is written out so that the partial index of
+        // deactivated tokens serves.
         var sql =
             query.tag == nil
-            ? "SELECT d.* FROM devices d WHERE d.app_id = ?"
+            ? "SELECT d.* FROM devices d \(query.userID == nil ? "" : "INDEXED BY devices_user ")WHERE d.app_id = ?"
             : """
             SELECT d.* FROM device_tags t JOIN devices d ON d.app_id = t.app_id AND d.token = t.token
             WHERE t.app_id = ? AND t.tag = ?

@@ -124,29 +124,35 @@ extension SQLiteStore {
         }
     }
 
-    func stats(notificationID: String) async throws(ProviderError) -> NotificationReport.Stats {
-        try await read { db in
-            let targeted =
-                try Int.fetchOne(
-                    db, sql: "SELECT targeted FROM notifications WHERE id = ?", arguments: [notificationID])
-                ?? 0
-            let inFlight =
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM deliveries WHERE notification_id = ? AND state = 'leased'",
-                    arguments: [notificationID]) ?? 0
+    func stats(notificationIDs ids: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats] {
+        guard !ids.isEmpty else { return [:] }
+        let list = "(" + Array(repeating: "?", count: ids.count).joined(separator: ", ") + ")"
+        let arguments = StatementArguments(ids)
+        return try await read { db in
+            let targeted = try Row.fetchAll(
+                db, sql: "SELECT id, targeted FROM notifications WHERE id IN \(list)", arguments: arguments)
+            let inFlight = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT notification_id, count(*) AS n FROM deliveries
+                    WHERE state = 'leased' AND notification_id IN \(list) GROUP BY 1
+                    """, arguments: arguments)
             let counters = try Row.fetchAll(
-                db, sql: "SELECT name, reason, n FROM notification_counters WHERE notification_id = ?",
-                arguments: [notificationID]
-            ).map { row in (row["name"] as String, row["reason"] as String, row["n"] as Int) }
+                db,
+                sql:
+                    "SELECT notification_id, name, reason, n FROM notification_counters WHERE notification_id IN \(list)",
+                arguments: arguments)
             let actions = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT action, count(*) AS n FROM feedback
-                    WHERE notification_id = ? AND event = 'action' GROUP BY action
-                    """, arguments: [notificationID]
-            ).map { row in (row["action"] as String?, row["n"] as Int) }
-            return NotificationReport.Stats(
-                targeted: targeted, inFlight: inFlight, counters: counters, actions: actions)
+                    SELECT notification_id, action, count(*) AS n FROM feedback
+                    WHERE notification_id IN \(list) AND event = 'action' GROUP BY 1, 2
+                    """, arguments: arguments)
+            return NotificationReport.Stats.grouped(
+                targeted: targeted.map { ($0["id"], $0["targeted"]) },
+                inFlight: inFlight.map { ($0["notification_id"], $0["n"]) },
+                counters: counters.map { ($0["notification_id"], ($0["name"], $0["reason"], $0["n"])) },
+                actions: actions.map { ($0["notification_id"], ($0["action"], $0["n"])) })
         }
     }
 
