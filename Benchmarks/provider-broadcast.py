@@ -16,6 +16,12 @@ while nobody watches and one while the console's History is open on a live strea
 reads), in alternating order; it reports the median seconds of each and the slowdown.
 
     python3 Benchmarks/provider-broadcast.py --devices 1000000 --watch 3
+
+Each broadcast adds its deliveries to the database, and the next one is slower for it; --watch-windows S compares
+within one broadcast instead: History is watched live in every other window of S seconds, and the send rates of the
+watched and unwatched windows are compared (medians).
+
+    python3 Benchmarks/provider-broadcast.py --devices 1000000 --watch-windows 5
 """
 import argparse, http.client, json, os, re, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, \
     time, urllib.parse, uuid
@@ -109,6 +115,42 @@ def broadcast(api, poll):
         time.sleep(poll)
 
 
+def watched_windows(window, api, port, admin, app, devices):
+    """One broadcast in windows of `window` seconds, History watched live in every other one; the send rate (APNs
+    answers per second) of each window, and the medians of the watched and unwatched ones. Windows in one broadcast
+    share the database's size, which grows with every broadcast and slows the next."""
+    status, notification = api.call("POST", "/v1/notifications", {
+        "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
+    assert status == 202, notification
+    rates = {False: [], True: []}
+    watched, index = False, 0
+
+    def answered():
+        status, report = api.call("GET", f"/v1/notifications/{notification['id']}")
+        stats = report["stats"]
+        return report["state"], stats["accepted"] + sum(stats["rejected"].values())
+
+    state, before = answered()
+    while state != "done":
+        watcher = HistoryWatcher(port, admin, app) if watched else None
+        began = time.monotonic()
+        time.sleep(window)
+        state, after = answered()
+        seconds = time.monotonic() - began
+        if watcher:
+            watcher.stop()
+        # A window in which the broadcast ended is partial: left out.
+        if state != "done" and index > 0:
+            rates[watched].append((after - before) / seconds)
+            print(json.dumps({"window": index, "watched": watched, "answersPerSecond": round((after - before) / seconds)}),
+                  flush=True)
+        before, watched, index = after, not watched, index + 1
+    unwatched, watched = statistics.median(rates[False]), statistics.median(rates[True])
+    print(json.dumps({"devices": devices, "windowSeconds": window, "windows": len(rates[False]) + len(rates[True]),
+                      "unwatchedMedianPerSecond": round(unwatched), "watchedMedianPerSecond": round(watched),
+                      "slowdownPercent": round((1 - watched / unwatched) * 100, 1)}), flush=True)
+
+
 def watched_rounds(rounds, api, port, admin, app, devices, poll):
     """Alternates unwatched and watched broadcasts; prints each and the medians."""
     times = {False: [], True: []}
@@ -146,6 +188,8 @@ def main():
     parser.add_argument("--providers", type=int, default=1, help="herald serve processes (more than 1: PostgreSQL)")
     parser.add_argument("--watch", type=int, default=0, metavar="ROUNDS",
                         help="rounds of one unwatched and one watched broadcast (History open live)")
+    parser.add_argument("--watch-windows", type=float, default=0, metavar="SECONDS",
+                        help="one broadcast, History watched live in every other window of SECONDS")
     options = parser.parse_args()
     database = options.database
     if database != "sqlite":
@@ -193,6 +237,9 @@ def main():
         print(f"{len(tokens)} devices registered; broadcasting", flush=True)
         if options.watch:
             watched_rounds(options.watch, api, port, admin, created["app"]["id"], options.devices, options.poll)
+            return
+        if options.watch_windows:
+            watched_windows(options.watch_windows, api, port, admin, created["app"]["id"], options.devices)
             return
         began = time.monotonic()
         status, notification = api.call("POST", "/v1/notifications", {

@@ -131,12 +131,7 @@ extension SQLiteStore {
         return try await read { db in
             let targeted = try Row.fetchAll(
                 db, sql: "SELECT id, targeted FROM notifications WHERE id IN \(list)", arguments: arguments)
-            let inFlight = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT notification_id, count(*) AS n FROM deliveries
-                    WHERE state = 'leased' AND notification_id IN \(list) GROUP BY 1
-                    """, arguments: arguments)
+            let inFlight = try Row.fetchAll(db, sql: Self.inFlightSQL(count: ids.count), arguments: arguments)
             let counters = try Row.fetchAll(
                 db,
                 sql:
@@ -154,6 +149,17 @@ extension SQLiteStore {
                 counters: counters.map { ($0["notification_id"], ($0["name"], $0["reason"], $0["n"])) },
                 actions: actions.map { ($0["notification_id"], ($0["action"], $0["n"])) })
         }
+    }
+
+    /// Counts the leased deliveries of `count` notifications. It must read the small index of leased rows: given the
+    /// choice, SQLite walks `deliveries_by_notification`, every delivery of a million-device broadcast, each time
+    /// History or a progress poll asks (which made a watched broadcast 28% slower).
+    static func inFlightSQL(count: Int) -> String {
+        """
+        SELECT notification_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
+        WHERE state = 'leased' AND notification_id IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))
+        GROUP BY 1
+        """
     }
 
     /// The SQL after `WHERE d.app_id = ? AND d.active = 1` that selects a target's devices.
