@@ -5,11 +5,15 @@ public struct HeraldCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Apple's push notification system on Linux: a provider, a local APNs and simulated devices.",
+        version: "herald \(HeraldCommand.version)",
         subcommands: [
             GatewayCommand.self, ServeCommand.self, DeviceCommand.self, PayloadCommand.self, SendCommand.self,
             UpCommand.self,
         ]
     )
+
+    /// Herald's version, as `herald --version` prints it.
+    public static let version = "0.25.0"
 
     public init() {}
 }

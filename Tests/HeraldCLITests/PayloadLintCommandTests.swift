@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLI
 import Testing
 
 /// A seed payload and the verdict a user should see for it.
@@ -121,5 +122,12 @@ struct PayloadLintCommandTests {
         let result = await runHerald(["payload", "lint", "--help"])
         #expect(result.status == 0)
         #expect(result.output.contains("--push-type"))
+    }
+
+    @Test("--version prints herald's version on stdout with exit 0")
+    func version() async {
+        let result = await runHerald(["--version"])
+        #expect(result.status == 0)
+        #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "herald \(HeraldCommand.version)")
     }
 }
