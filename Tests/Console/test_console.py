@@ -132,7 +132,7 @@ def test_pending_local_notifications_and_the_state_filter_on_devices(page):
     pending = page.get_by_role("list", name="Pending local notifications on device 1")
     expect(pending).to_contain_text("Stand up")
     expect(pending).to_contain_text("after 3600 s")
-    shot(page, "devices")
+    shot(page, "devices-pending")
     table = page.get_by_role("table")
     page.get_by_label("State", exact=True).select_option("inactive")
     page.get_by_role("button", name="Filter").click()
