@@ -146,6 +146,7 @@ let package = Package(
                 "UserNotifications",
                 "CoreLocation",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -216,7 +217,8 @@ let package = Package(
         .testTarget(
             name: "PushProviderTests",
             dependencies: [
-                "PushProvider", "APNSCore", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
+                "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

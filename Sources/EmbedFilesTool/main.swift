@@ -24,4 +24,8 @@ for path in arguments.dropFirst(2) {
     source += "        \"\(relative)\": \"\(data.base64EncodedString())\",\n"
 }
 source += arguments.count == 2 ? "        :\n    ]\n}\n" : "    ]\n}\n"
-try Data(source.utf8).write(to: output, options: .atomic)
+// Written only when it changed: SwiftPM runs this again whenever it plans the build anew (Package.resolved written,
+// the manifest touched), and a fresh file every time recompiled the target and relinked herald (10+ s per swift run).
+if (try? Data(contentsOf: output)) != Data(source.utf8) {
+    try Data(source.utf8).write(to: output, options: .atomic)
+}

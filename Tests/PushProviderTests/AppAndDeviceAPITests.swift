@@ -115,6 +115,42 @@ struct AppAndDeviceAPITests {
         }
     }
 
+    @Test("a registration that replaces an old token retires it; the publishable key needs the owner's proof")
+    func replacedToken() async throws {
+        try await ProviderHarness.with { harness in
+            let (old, new, other) = (
+                String(repeating: "ab", count: 32), String(repeating: "cd", count: 32),
+                String(repeating: "ef", count: 32)
+            )
+            let (_, issued) = try await harness.call("POST", "/v1/users/alice/token")
+            let userToken = try #require(issued["userToken"].string)
+            let pk = harness.publishableKey
+            #expect(
+                try await harness.call(
+                    "POST", "/v1/devices", key: pk, body: ["token": old, "userID": "alice", "userToken": userToken]
+                ).0 == 201)
+            let (refused, why) = try await harness.call(
+                "POST", "/v1/devices", key: pk, body: ["token": other, "replaces": old])
+            #expect(refused == 403)
+            #expect(why["error"]["message"].string?.contains("alice") == true)
+            #expect(
+                try await harness.call("GET", "/v1/devices/\(other)").0 == 404, "a refused registration adds nothing")
+            let (status, _) = try await harness.call(
+                "POST", "/v1/devices", key: pk,
+                body: ["token": new, "userID": "alice", "userToken": userToken, "replaces": old])
+            #expect(status == 201)
+            let (_, retired) = try await harness.call("GET", "/v1/devices/\(old)")
+            #expect(retired["active"].bool == false)
+            #expect(retired["deactivationReason"].string == "replaced")
+            let (_, alice) = try await harness.call("GET", "/v1/devices?user=alice&active=true")
+            #expect(alice.array.map { $0["token"].string } == [new])
+            let (bad, answer) = try await harness.call(
+                "POST", "/v1/devices", key: pk, body: ["token": new, "replaces": "nothex"])
+            #expect(bad == 400)
+            #expect(answer["error"]["field"].string == "replaces")
+        }
+    }
+
     @Test("health and metrics")
     func operations() async throws {
         try await ProviderHarness.with { harness in

@@ -1,7 +1,11 @@
+import APNSClient
+import APNSCore
 import APNSGateway
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import NIOCore
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -78,6 +82,57 @@ struct FeedbackLoopTests {
                 #expect(call["token"].string == token)
                 #expect(call["notificationID"].string == id)
             }
+        }
+    }
+
+    @Test("a push sent straight to APNs is not reported to the provider, and the device logs nothing about it")
+    func directPushIsQuiet() async throws {
+        try await ProviderHarness.with { harness in
+            var configuration = SimulatedDevice.Configuration(
+                gatewayHost: "127.0.0.1", gatewayPort: harness.gateway.port,
+                caPEM: harness.gateway.server.certificateAuthority.caCertificatePEM,
+                apps: [try AppManifest(data: Data(Self.manifest.utf8))],
+                dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID())"))
+            configuration.registerURL = URL(string: "\(harness.baseURL)/v1/devices?key=\(harness.publishableKey)")
+            configuration.reportURL = URL(string: "\(harness.baseURL)/v1/feedback?key=\(harness.publishableKey)")
+            let device = try await SimulatedDevice.start(configuration)
+            defer { Task { await device.stop() } }
+            let logs = Mutex<[String]>([])
+            let watching = Task {
+                for await event in device.events() where event.kind == .log {
+                    logs.withLock { $0.append(event.message ?? "") }
+                }
+            }
+            defer { watching.cancel() }
+            let token = try #require(device.installedApps.first?.token)
+            try await eventually("the device's registration") {
+                try await harness.call("GET", "/v1/devices/\(token)").0 == 200
+            }
+            let client = try APNSClient(
+                configuration: .init(
+                    endpoint: try APNSEndpoint(
+                        url: "https://127.0.0.1:\(harness.gateway.port)",
+                        additionalTrustRootsPEM: harness.gateway.server.certificateAuthority.caCertificatePEM),
+                    authentication: .token(harness.gateway.signer)))
+            let direct = try await client.send(
+                APNSNotification(
+                    deviceToken: token, headers: .init(pushType: .alert, topic: ProviderHarness.bundleID),
+                    payload: ByteBuffer(string: #"{"aps":{"alert":"straight to APNs"}}"#)))
+            await client.shutdown()
+            guard case .accepted = direct else { Issue.record("the direct push: \(direct)"); return }
+            try await eventually("the direct push on the device") { await !device.notifications().isEmpty }
+            let shown = try #require(await device.notifications().first)
+            _ = try await device.respond(to: shown.id, action: "default")
+            // Reports go one at a time, in order: once the provider's own push is counted, the direct push's
+            // delivery, display and response have been reported before it.
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["title": "through"]])
+            #expect(status == 202)
+            let id = try #require(created["id"].string)
+            try await eventually("the provider's push counted") {
+                try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["delivered"].int == 1
+            }
+            #expect(logs.withLock { $0 }.isEmpty, "\(logs.withLock { $0 })")
         }
     }
 

@@ -94,9 +94,32 @@ struct ConnectionBootstrap: Sendable {
                     }
                 case .failure(let error):
                     handler.value.failedToConnect(
-                        APNSClientError("cannot connect to \(endpoint): \(error)"))
+                        APNSClientError("cannot connect to \(endpoint): \(Self.explain(error))"))
                 }
             }
+    }
+
+    /// Why a connect failed, in words: the `errno` of the attempts, not NIO's description of them.
+    static func explain(_ error: any Error) -> String {
+        let codes: [Int32]
+        if let connection = error as? NIOConnectionError {
+            codes = connection.connectionErrors.compactMap { ($0.error as? IOError)?.errnoCode }
+            if connection.dnsAAAAError != nil, connection.dnsAError != nil, connection.connectionErrors.isEmpty {
+                return "the host name does not resolve"
+            }
+        } else if let io = error as? IOError {
+            codes = [io.errnoCode]
+        } else if case ChannelError.connectTimeout = error {
+            return "no answer within the connect timeout (is the host reachable, is a firewall dropping it?)"
+        } else {
+            codes = []
+        }
+        switch codes.first {
+        case ECONNREFUSED?: return "nothing is listening there (connection refused)"
+        case EHOSTUNREACH?, ENETUNREACH?: return "the host is unreachable"
+        case ETIMEDOUT?: return "no answer (is the host reachable, is a firewall dropping it?)"
+        default: return "\(error)"
+        }
     }
 }
 

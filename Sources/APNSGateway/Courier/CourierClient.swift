@@ -57,7 +57,7 @@ public final class CourierClient: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         let replies = CourierReplies()
         let upgraded = group.any().makePromise(of: Void.self)
-        let channel = try await ClientBootstrap(group: group)
+        let connecting = ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let serverName = host.first?.isNumber == true || host.contains(":") ? nil : host
@@ -79,14 +79,26 @@ public final class CourierClient: Sendable {
                 }
             }
             .connect(host: host, port: port)
-            .get()
+        let channel: any Channel
+        do {
+            channel = try await connecting.get()
+        } catch {
+            // A promise left unfulfilled is a crash in debug builds: the device must say "nothing is listening".
+            upgraded.fail(error)
+            throw error
+        }
+        channel.closeFuture.whenComplete { _ in upgraded.fail(ChannelError.inputClosed) }
         var headers = HTTPHeaders([("host", "\(host):\(port)"), ("content-length", "0")])
         headers.add(name: "user-agent", value: "herald-courier")
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/courier", headers: headers)
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
-        channel.closeFuture.whenComplete { _ in upgraded.fail(ChannelError.inputClosed) }
-        try await upgraded.futureResult.get()
+        do {
+            try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+            try await upgraded.futureResult.get()
+        } catch {
+            try? await channel.close()
+            throw error
+        }
         return CourierClient(channel: channel, events: stream, replies: replies)
     }
 

@@ -13,6 +13,8 @@ final class InstalledApp: Sendable {
     let privateKey: Curve25519.KeyAgreement.PrivateKey
     private let delegate: SimulatedAppDelegate
     private let currentToken: Mutex<(token: APNSDeviceToken?, secret: String?)>
+    /// The token this app had before the gateway gave it a new one, until the provider has been told.
+    private let replaced = Mutex<APNSDeviceToken?>(nil)
 
     init(
         manifest: AppManifest, dataDirectory: URL, privateKey: Curve25519.KeyAgreement.PrivateKey,
@@ -42,12 +44,28 @@ final class InstalledApp: Sendable {
     var secret: String? { currentToken.withLock { $0.secret } }
 
     /// Keeps what the gateway answered: the token, and its secret when the gateway made a new one.
-    func registered(_ registration: CourierClient.Registration) {
-        currentToken.withLock { current in
+    ///
+    /// - Returns: whether the token changed (the app must register it with its provider again).
+    @discardableResult
+    func registered(_ registration: CourierClient.Registration) -> Bool {
+        let old = currentToken.withLock { current in
+            let old = current.token
             if registration.token != current.token || registration.secret != nil {
                 current = (registration.token, registration.secret)
             }
+            return old
         }
+        guard let old, old != registration.token else { return old == nil }
+        replaced.withLock { $0 = $0 ?? old }
+        return true
+    }
+
+    /// The token the provider still has for this app, when the gateway has given it a new one since.
+    var replacedToken: APNSDeviceToken? { replaced.withLock { $0 } }
+
+    /// The provider has been told about ``replacedToken``.
+    func replacementReported(_ token: APNSDeviceToken) {
+        replaced.withLock { if $0 == token { $0 = nil } }
     }
 
     /// The public key a provider seals end-to-end content to, as base64 of its 32 raw bytes.

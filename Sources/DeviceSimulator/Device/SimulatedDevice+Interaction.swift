@@ -52,12 +52,21 @@ extension SimulatedDevice {
             case "dismiss": UNNotificationDismissActionIdentifier
             default: action
             }
+        guard let notification = await delivered(record, in: app) else { throw Self.unknown(id) }
+        let category = notification.request.content.categoryIdentifier
+        let own = app.center.category(withIdentifier: category)?.actions.map(\.identifier) ?? []
+        guard ["default", "dismiss"].contains(action) || own.contains(action) else {
+            let named = category.isEmpty ? "it has no category" : "its category '\(category)' has \(own.count) actions"
+            throw DeviceError(
+                "'\(action)' is not an action of notification \(id) (\(named)); its actions are "
+                    + (["default", "dismiss"] + own).joined(separator: ", "))
+        }
         let outcome: ResponseOutcome
         do {
             outcome = try await app.center.respond(
                 toNotificationWithIdentifier: record.requestIdentifier, actionIdentifier: identifier, userText: text)
         } catch {
-            throw DeviceError("\(error); the actions are default, dismiss and the category's own")
+            throw DeviceError((error as? ResponseError)?.message ?? "\(error)")
         }
         let typed = (outcome.response as? UNTextInputNotificationResponse)?.userText
         hub.emit(

@@ -110,9 +110,15 @@ public final class SimulatedDevice: Sendable {
             client = try await CourierClient.connect(
                 host: configuration.gatewayHost, port: configuration.gatewayPort, caPEM: configuration.caPEM)
         } catch {
+            let text = String(describing: error)
+            let cause =
+                text.contains("Connection refused") || text.contains("errno: 111")
+                ? "nothing is listening there"
+                : text.contains("SSL") || text.contains("certificate") || text.contains("handshake")
+                    ? "the TLS handshake failed: the CA given is not the gateway's ca.pem (--ca-file)" : text
             throw DeviceError(
-                "cannot reach the gateway's courier at \(configuration.gatewayHost):\(configuration.gatewayPort) "
-                    + "(\(error)); is `herald gateway` running, and is --ca-file its ca.pem?")
+                "cannot reach the gateway's courier at \(configuration.gatewayHost):\(configuration.gatewayPort): "
+                    + cause)
         }
         courier.withLock { $0 = client }
         for app in apps {
@@ -142,15 +148,7 @@ public final class SimulatedDevice: Sendable {
             let events = hub.subscribe()
             return Task { await Self.report(events, to: JSONPoster(url: url), hub: hub) }
         }
-        let registrations = configuration.registerURL.map { url in
-            let summaries = installedApps
-            let user = configuration.user
-            return Task { [hub] in
-                for app in summaries {
-                    await Self.postRegistration(app, user: user, to: JSONPoster(url: url), hub: hub)
-                }
-            }
-        }
+        let registrations = configuration.registerURL.map { _ in Task { await postRegistrations(of: apps) } }
         let receiving = Task { await receiveLoop(firstCourier) }
         let scheduling = Task { await deliverDueLoop() }
         tasks.withLock { $0 = [receiving, scheduling] + [reports, registrations].compactMap { $0 } }
@@ -177,27 +175,49 @@ public final class SimulatedDevice: Sendable {
             hub.emit(DeviceEvent(.log, message: "the courier connection closed; reconnecting"))
             try? await Task.sleep(for: .seconds(1))
             client = try? await connectAndRegister()
+            if client != nil, configuration.registerURL != nil {
+                await postRegistrations(of: apps.filter { $0.replacedToken != nil })
+            }
         }
     }
 
-    private static func postRegistration(
-        _ app: InstalledAppSummary, user: (id: String, token: String)?, to poster: JSONPoster, hub: EventHub
-    ) async {
-        let body: [String: String?] = [
-            "token": app.token, "bundleID": app.bundleID, "environment": app.environment, "publicKey": app.publicKey,
-            "userID": user?.id, "userToken": user?.token,
-        ]
-        do {
-            try await poster.post(try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 }))
-        } catch {
-            hub.emit(DeviceEvent(.log, bundleID: app.bundleID, message: "registration not posted: \(error)"))
+    /// Registers each app's token with its provider; a token the gateway replaced names the old one
+    /// (`replaces`), so the provider retires it instead of keeping a ghost.
+    private func postRegistrations(of apps: [InstalledApp]) async {
+        guard let url = configuration.registerURL else { return }
+        let poster = JSONPoster(url: url)
+        for app in apps {
+            let replaced = app.replacedToken
+            let body: [String: String?] = [
+                "token": app.token?.hex, "bundleID": app.manifest.bundleID,
+                "environment": app.manifest.environment.rawValue, "publicKey": app.publicKeyBase64,
+                "userID": configuration.user?.id, "userToken": configuration.user?.token, "replaces": replaced?.hex,
+            ]
+            do {
+                let answer = try await poster.post(
+                    try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 }))
+                guard answer == .accepted else {
+                    throw DeviceError("\(url) answered 404: the register URL is the provider's /v1/devices")
+                }
+                if let replaced { app.replacementReported(replaced) }
+            } catch {
+                hub.emit(
+                    DeviceEvent(.log, bundleID: app.manifest.bundleID, message: "registration not posted: \(error)"))
+            }
         }
     }
 
+    /// Reports each delivery, display and response of a push to the provider. A push the provider answers 404 for
+    /// did not come through it (sent straight to APNs): nothing more of it is reported, and nothing is logged.
     private static func report(_ events: AsyncStream<DeviceEvent>, to poster: JSONPoster, hub: EventHub) async {
+        var notFromProvider: Set<String> = []
         for await event in events where [.delivered, .displayed, .response].contains(event.kind) {
+            guard let apnsID = event.apnsID, !notFromProvider.contains(apnsID) else { continue }
             do throws(DeviceError) {
-                try await poster.post(event.reportJSON)
+                if try await poster.post(event.reportJSON) == .unknown {
+                    if notFromProvider.count >= 10_000 { notFromProvider.removeAll() }
+                    notFromProvider.insert(apnsID)
+                }
             } catch {
                 hub.emit(DeviceEvent(.log, bundleID: event.bundleID, message: "report not posted: \(error.message)"))
             }

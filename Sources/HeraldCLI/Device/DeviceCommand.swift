@@ -69,15 +69,26 @@ struct DeviceCommand: AsyncParsableCommand {
         if let fleet, !(1...100_000).contains(fleet) {
             throw UsageError("--fleet is between 1 and 100000 devices; got \(fleet)")
         }
+        guard ["127.0.0.1", "localhost", "::1"].contains(apiHost) else {
+            throw UsageError(
+                "--api-host is a loopback address (127.0.0.1 or ::1): the device's JSON API acts on notifications "
+                    + "without credentials, so it is not offered to other machines; got '\(apiHost)'")
+        }
         let manifests = try apps.map(Self.readManifest)
         let configuration = try makeConfiguration(manifests)
-        if let fleet {
-            try await DeviceFleet(configuration: configuration, count: fleet).run()
-            return
+        let lock = try DataFolderLock(URL(fileURLWithPath: data), command: "herald device")
+        do {
+            if let fleet {
+                try await DeviceFleet(configuration: configuration, count: fleet).run()
+            } else {
+                try await DeviceSession(
+                    configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal
+                ).run()
+            }
+        } catch {
+            lock.discardIfNew()
+            throw error
         }
-        try await DeviceSession(
-            configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal
-        ).run()
     }
 
     static func readManifest(_ path: String) throws -> AppManifest {

@@ -6,6 +6,8 @@ struct DeviceSession {
     let configuration: SimulatedDevice.Configuration
     let apiHost: String
     let apiPort: Int
+    /// The flag that chooses the API's port, for the message when it is in use.
+    var apiPortOption = "--api-port"
     let interactive: Bool
     /// Extra lines printed after the banner (`herald up`'s example command).
     var epilogue: @Sendable (SimulatedDevice) -> String = { _ in "" }
@@ -19,29 +21,35 @@ struct DeviceSession {
         do {
             device = try await SimulatedDevice.install(configuration)
         } catch {
-            throw UsageError(error.message)
+            throw CommandFailure(error.message)
         }
         let events = device.events()
         do {
             try await device.connect()
         } catch {
-            throw UsageError(error.message)
+            throw CommandFailure(
+                error.message,
+                next: "is herald gateway or herald up running? Start it, or point --gateway and --ca-file at it")
         }
         let printing = Task {
             for await event in events { io.write(DeviceEventLine(event).text + "\n") }
         }
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
         let api = Task {
-            do {
-                try await DeviceAPI(device: device).run(host: apiHost, port: apiPort) { listening.yield($0) }
-            } catch {
-                io.writeError("the device API stopped: \(error)\n")
-            }
-            listening.finish()
+            defer { listening.finish() }
+            try await DeviceAPI(device: device).run(host: apiHost, port: apiPort) { listening.yield($0) }
         }
         var iterator = ports.makeAsyncIterator()
-        let port = await iterator.next()
-        if let port { onAPIListening(port) }
+        guard let port = await iterator.next() else {
+            await device.stop()
+            printing.cancel()
+            guard case .failure(let error) = await api.result else {
+                throw CommandFailure("the device's JSON API stopped before it listened")
+            }
+            throw CommandFailure.listening(
+                error, what: "the device's JSON API", host: apiHost, port: apiPort, option: apiPortOption) ?? error
+        }
+        onAPIListening(port)
         io.write(
             DeviceBanner(device: device, apiHost: apiHost, apiPort: port, interactive: interactive).text
                 + epilogue(device))
@@ -65,7 +73,7 @@ struct DeviceSession {
 struct DeviceBanner {
     let device: SimulatedDevice
     let apiHost: String
-    let apiPort: Int?
+    let apiPort: Int
     let interactive: Bool
 
     var text: String {
@@ -74,9 +82,7 @@ struct DeviceBanner {
         for app in device.installedApps {
             lines.append("  \(app.bundleID) (\(app.environment)): token \(app.token ?? "none")")
         }
-        if let apiPort {
-            lines.append("JSON API: http://\(apiHost):\(apiPort)/notifications (docs/devices.md)")
-        }
+        lines.append("JSON API: http://\(apiHost):\(apiPort)/notifications (docs/devices.md)")
         if interactive { lines.append("type 'help' for the terminal's commands") }
         return lines.joined(separator: "\n") + "\n"
     }

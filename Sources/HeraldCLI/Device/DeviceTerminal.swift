@@ -43,13 +43,13 @@ struct DeviceTerminal {
                     listed = await device.notifications()
                     io.write(listed.isEmpty ? "no notifications\n" : Self.render(list: listed))
                 case "show":
-                    io.write(Self.render(detail: try await device.expand(try id(words, listed))))
-                case "open": try await respond(try id(words, listed), "default", nil)
-                case "dismiss": try await respond(try id(words, listed), "dismiss", nil)
+                    io.write(Self.render(detail: try await device.expand(try await id(words, &listed))))
+                case "open": try await respond(try await id(words, &listed), "default", nil)
+                case "dismiss": try await respond(try await id(words, &listed), "dismiss", nil)
                 case "act":
                     guard words.count >= 3 else { throw DeviceError("act N ACTION [TEXT...]") }
                     let text = words.count > 3 ? words[3...].joined(separator: " ") : nil
-                    try await respond(try id(words, listed), words[2], text)
+                    try await respond(try await id(words, &listed), words[2], text)
                 case "clear":
                     device.clear()
                     io.write("cleared\n")
@@ -79,15 +79,23 @@ struct DeviceTerminal {
                 + (outcome.dismissed ? ", notification closed" : "") + "\n")
     }
 
-    private func id(_ words: [String], _ listed: [NotificationSnapshot]) throws(DeviceError) -> String {
+    /// The notification a command names: its id, or its number in the last `list`. A number is refused when
+    /// notifications arrived or went since that list, which is shown again, so a person never acts on the wrong one.
+    private func id(_ words: [String], _ listed: inout [NotificationSnapshot]) async throws(DeviceError) -> String {
         guard words.count >= 2 else { throw DeviceError("\(words[0]) needs a notification: N from 'list', or an id") }
-        if let number = Int(words[1]) {
-            guard listed.indices.contains(number - 1) else {
-                throw DeviceError("no notification \(number) in the last 'list'")
-            }
-            return listed[number - 1].id
+        guard let number = Int(words[1]) else { return words[1] }
+        let current = await device.notifications()
+        guard current.map(\.id) == listed.map(\.id) else {
+            listed = current
+            guard !current.isEmpty else { throw DeviceError("no notifications now") }
+            io.write(Self.render(list: current))
+            throw DeviceError(
+                "the list changed since it was last shown; here it is now: say '\(words[0])' again with its number")
         }
-        return words[1]
+        guard listed.indices.contains(number - 1) else {
+            throw DeviceError("no notification \(number): the list has \(listed.count)")
+        }
+        return listed[number - 1].id
     }
 
     static func render(list: [NotificationSnapshot]) -> String {

@@ -55,20 +55,15 @@ struct GatewayCommand: AsyncParsableCommand {
                 throw UsageError("--auth-key \(key.keyID): \(error.message)")
             }
         }
-        var configuration = GatewayServer.Configuration(dataDirectory: URL(fileURLWithPath: data))
-        configuration.host = host
-        configuration.port = port
-        configuration.environment = environment
-        configuration.insecureAdmin = insecureAdmin
         guard maxConnections >= 1 else { throw UsageError("--max-connections must be 1 or more") }
-        configuration.maxConnections = maxConnections
-        let server: GatewayServer
+        let lock = try DataFolderLock(URL(fileURLWithPath: data), command: "herald gateway")
+        let (server, boundPort): (GatewayServer, Int)
         do {
-            server = try GatewayServer(configuration: configuration, verifier: verifier)
-        } catch let error as GatewayDataError {
-            throw UsageError(error.message)
+            (server, boundPort) = try await start(verifier: verifier, environment: environment)
+        } catch {
+            lock.discardIfNew()
+            throw error
         }
-        let boundPort = try await server.start()
         let device = try server.registry.register(
             bundleID: exampleTopic, environment: environment,
             token: ExampleDeviceToken.token(for: exampleTopic, environment: environment)
@@ -89,5 +84,30 @@ struct GatewayCommand: AsyncParsableCommand {
         )
         await TerminationSignal.wait()
         try await server.shutdown()
+        withExtendedLifetime(lock) {}
+    }
+
+    /// The gateway, listening.
+    private func start(verifier: APNSProviderTokenVerifier, environment: APNSEnvironment) async throws -> (
+        GatewayServer, Int
+    ) {
+        var configuration = GatewayServer.Configuration(dataDirectory: URL(fileURLWithPath: data))
+        configuration.host = host
+        configuration.port = port
+        configuration.environment = environment
+        configuration.insecureAdmin = insecureAdmin
+        configuration.maxConnections = maxConnections
+        let server: GatewayServer
+        do {
+            server = try GatewayServer(configuration: configuration, verifier: verifier)
+        } catch let error as GatewayDataError {
+            throw UsageError(error.message)
+        }
+        do {
+            return (server, try await server.start())
+        } catch {
+            throw CommandFailure.listening(error, what: "the local APNs", host: host, port: port, option: "--port")
+                ?? error
+        }
     }
 }

@@ -79,6 +79,14 @@ struct SendCommand: AsyncParsableCommand {
         guard !tokens.isEmpty || tokenFile != nil else {
             throw UsageError("say whom to send to: --token HEX or --tokens FILE")
         }
+        for token in tokens {
+            do throws(APNSRequestRejection) {
+                _ = try APNSDeviceToken(hex: token)
+            } catch {
+                throw UsageError(
+                    "--token '\(token.prefix(80))' is not a device token: \(error.message); nothing was sent")
+            }
+        }
         let payloadPath = payload ?? (quick.isEmpty ? "-" : nil)
         if tokenFile == "-", payloadPath == "-" {
             throw UsageError(
@@ -94,8 +102,16 @@ struct SendCommand: AsyncParsableCommand {
             try await printCurlCommand(request, endpoint: endpoint, authentication: authentication, io: io)
             return
         }
+        if tokenFile != nil, RunningBinary.isDebugBuild, !json {
+            io.writeError("note: \(RunningBinary.releaseAdvice)\n")
+        }
         let summary = try await send(request, endpoint: endpoint, authentication: authentication, io: io)
         io.write(json ? summary.json() : summary.text())
+        let counts = summary.snapshot
+        if counts.accepted == 0, counts.rejected["ConnectionFailed"] != nil {
+            let local = target.url != nil ? "is herald gateway or herald up running there? " : ""
+            io.writeError("next: \(local)check the address (--url, --environment) and the network\n")
+        }
         if !summary.allAccepted { throw ExitCode(1) }
     }
 
@@ -118,7 +134,7 @@ struct SendCommand: AsyncParsableCommand {
         let payload = ByteBuffer(bytes: request.body)
         let headers = request.headers
         let file = try tokenFile.map(TokenFile.init(path:))
-        let given = AnySequence(tokens.map { TokenFile.Line(number: 0, text: $0) })
+        let given = AnySequence(tokens.map { TokenFile.Line(number: 0, text: $0) })  // checked in run()
         let lines = [given, file.map { AnySequence($0) } ?? AnySequence([])].joined()
         let notifications = lines.lazy.compactMap { line -> APNSNotification? in
             do throws(APNSRequestRejection) {
@@ -126,7 +142,8 @@ struct SendCommand: AsyncParsableCommand {
                 return APNSNotification(deviceToken: line.text, headers: headers, payload: payload)
             } catch {
                 let place = line.number > 0 ? "\(tokenFile ?? ""):\(line.number): " : ""
-                summary.recordInvalidToken("\(place)'\(line.text.prefix(80))' is not a device token: \(error.message)")
+                let text = String(line.text.prefix(80))
+                summary.recordInvalidToken(text, message: "\(place)'\(text)' is not a device token: \(error.message)")
                 return nil
             }
         }

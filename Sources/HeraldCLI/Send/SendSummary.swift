@@ -37,11 +37,9 @@ final class SendSummary: Sendable {
     }
 
     /// A line of the token file that is no device token: APNs would answer `BadDeviceToken`, so it is not sent.
-    func recordInvalidToken(_ message: String) {
-        record(
-            token: "",
-            .rejected(APNSRejection(status: 400, reason: .badDeviceToken, message: message))
-        )
+    /// It was never sent, so it has no status.
+    func recordInvalidToken(_ text: String, message: String) {
+        record(token: text, .rejected(APNSRejection(status: nil, reason: .badDeviceToken, message: message)))
     }
 
     /// A notification will be sent again.
@@ -110,7 +108,10 @@ final class SendSummary: Sendable {
             return "\(token): accepted, apns-id \(acceptance.apnsID)\(unique)"
         case .rejected(let rejection):
             let since = rejection.timestamp.map { " (invalid since \(ISO8601DateFormatter().string(from: $0)))" } ?? ""
-            return "\(token): rejected, \(rejection.status.map(String.init) ?? "no answer") \(rejection.reason)\(since)"
+            guard let status = rejection.status else {
+                return "\(token): \(rejection.reason), not answered by APNs: \(rejection.message)"
+            }
+            return "\(token): rejected, \(status) \(rejection.reason)\(since)"
         }
     }
 

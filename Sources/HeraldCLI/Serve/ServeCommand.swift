@@ -100,25 +100,42 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connectionsPerApp = connections
         configuration.allowedEndpoints = allowedEndpoints
         configuration.allowedWebhookHosts = allowedWebhookHosts
+        // One process per SQLite file; PostgreSQL is shared by design.
+        let lock =
+            configuration.database == .sqlite
+            ? try DataFolderLock(configuration.providerDirectory, command: "herald serve") : nil
         let provider = try await PushProviderService(configuration: configuration)
         let console = try await HeraldConsole(configuration: try consoleConfiguration())
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
-            try await provider.run(plugins: [console]) { port in
-                let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-                io.write(
-                    """
-                    herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
-                    herald serve: provider API on http://\(host):\(port)/v1 (health /healthz, metrics /metrics)
-                      \(ProviderBanner.adminTokenLine(provider))
-                      data: \(provider.configuration.providerDirectory.path)
-
-                    """)
-            }
+            defer { listening.finish() }
+            try await provider.run(plugins: [console]) { listening.yield($0) }
         }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            lock?.discardIfNew()
+            do {
+                try await task.value
+            } catch {
+                throw CommandFailure.listening(
+                    error, what: "the provider API", host: host, port: self.port, option: "--port") ?? error
+            }
+            return
+        }
+        let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        io.write(
+            """
+            herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
+            herald serve: provider API on \(base)/v1 (health /healthz, metrics /metrics)
+              \(ProviderBanner.adminTokenLine(provider))
+              data: \(provider.configuration.providerDirectory.path)
+
+            """)
         await TerminationSignal.wait()
         io.write("herald serve: stopping; finishing the deliveries in flight\n")
         task.cancel()
         try await task.value
+        withExtendedLifetime(lock) {}
     }
 
     /// What the console shows besides the provider: the gateway and devices named on the command line.

@@ -22,6 +22,9 @@ public enum HeraldMain {
             return 0
         } catch let exit as ExitCode {
             return exit.rawValue
+        } catch let failure as CommandFailure {
+            io.writeError(failure.description + "\n")
+            return 1
         } catch let usage as UsageError {
             io.writeError("error: \(usage.message)\n")
             return usageExitCode

@@ -15,7 +15,12 @@ extension PushProviderService {
                 try await self.checkPublishableRegistration(
                     input, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader])
             }
+            let replaced = try await self.replacedDevice(input, app: app, caller: caller, request: request)
             let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: Date())
+            if let replaced {
+                _ = try await self.store.deactivateDevice(
+                    appID: app.app.id, token: replaced.token, reason: "replaced", at: Date())
+            }
             return try JSONCoding.response(device, status: created ? .created : .ok)
         }
         router.post("v1/devices/import") { request, _ -> Response in
@@ -72,6 +77,22 @@ extension PushProviderService {
             }
             return .noContent
         }
+    }
+
+    /// The registration a `replaces` names, when it exists and the caller may retire it (with the publishable key,
+    /// the same proof as deleting it).
+    func replacedDevice(_ input: DeviceInput, app: StoredApp, caller: Caller, request: Request)
+        async throws(ProviderError) -> DeviceRecord?
+    {
+        guard let token = input.replaces?.lowercased(), token != input.token.lowercased(),
+            let old = try await store.device(appID: app.app.id, token: token)
+        else { return nil }
+        if case .device = caller {
+            try checkOwnership(
+                of: old, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader],
+                change: "replacing it")
+        }
+        return old
     }
 
     /// Where a publishable-key call may carry its user token.
@@ -145,6 +166,7 @@ extension PushProviderService {
     /// Checks a registration against the app it is for.
     static func check(_ input: DeviceInput, for app: StoredApp) throws(ProviderError) {
         _ = try NotificationTarget.checkToken(input.token, field: "token")
+        if let replaces = input.replaces { _ = try NotificationTarget.checkToken(replaces, field: "replaces") }
         if let tags = input.tags {
             guard tags.count <= maximumTagsPerDevice else {
                 throw .field("tags", "a device has at most \(maximumTagsPerDevice) tags; this one has \(tags.count)")

@@ -36,4 +36,7 @@ struct DeviceInput: Decodable, Sendable {
     /// Proof from the app's server (`POST /v1/users/{userID}/token`) that a publishable-key registration may bind
     /// `userID` or change a device that belongs to a user.
     var userToken: String?
+    /// The token this device had before, when APNs gave its app a new one: that registration is deactivated
+    /// (reason `replaced`), so sends stop counting a device that no longer exists.
+    var replaces: String?
 }

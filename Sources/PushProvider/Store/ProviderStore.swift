@@ -25,6 +25,8 @@ protocol ProviderStore: Sendable {
     func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord?
     func devices(_ query: DeviceQuery) async throws(ProviderError) -> [DeviceRecord]
     func deleteDevice(appID: String, token: String) async throws(ProviderError) -> Bool
+    /// Marks a device inactive with a reason (its app registered a new token in its place).
+    func deactivateDevice(appID: String, token: String, reason: String, at: Date) async throws(ProviderError) -> Bool
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
     func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
 

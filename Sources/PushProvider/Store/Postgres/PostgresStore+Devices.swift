@@ -122,6 +122,19 @@ extension PostgresStore {
         }
     }
 
+    func deactivateDevice(appID: String, token: String, reason: String, at: Date) async throws(ProviderError) -> Bool {
+        let token = token.lowercased()
+        return try await transaction { connection in
+            try await connection.rows(
+                """
+                UPDATE devices SET active = false, deactivated_at = \(at), deactivation_reason = \(reason),
+                    updated_at = \(at)
+                WHERE app_id = \(appID) AND token = \(token) AND active RETURNING 1
+                """, logger
+            ).count > 0
+        }
+    }
+
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
         try await pairs(
             """

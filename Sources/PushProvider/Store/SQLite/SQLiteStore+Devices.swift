@@ -117,6 +117,18 @@ extension SQLiteStore {
         }
     }
 
+    func deactivateDevice(appID: String, token: String, reason: String, at: Date) async throws(ProviderError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE devices SET active = 0, deactivated_at = ?, deactivation_reason = ?, updated_at = ?
+                    WHERE app_id = ? AND token = ? AND active = 1
+                    """,
+                arguments: [at.stored, reason, at.stored, appID, token.lowercased()])
+            return db.changesCount > 0
+        }
+    }
+
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
         try await column("time_zone", appID: appID, tokens: tokens)
     }

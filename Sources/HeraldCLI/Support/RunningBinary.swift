@@ -1,0 +1,30 @@
+import Foundation
+
+/// The herald binary this process is: how to run it again in a printed command, and whether it is a debug build.
+enum RunningBinary {
+    /// Whether this is a debug build: about 100 times slower on the hot paths than `swift build -c release`.
+    static var isDebugBuild: Bool {
+        #if DEBUG
+            return true
+        #else
+            return false
+        #endif
+    }
+
+    /// The command that runs this binary, for printed examples: `herald` when that is what the shell finds on the
+    /// `PATH`, else the binary's path relative to the working directory when it is under it (`.build/debug/herald`),
+    /// else its absolute path.
+    static var command: String {
+        let invoked = CommandLine.arguments.first ?? "herald"
+        guard invoked.contains("/") else { return invoked }
+        let path = URL(fileURLWithPath: invoked).standardizedFileURL.path
+        let directory = FileManager.default.currentDirectoryPath + "/"
+        let shown = path.hasPrefix(directory) ? String(path.dropFirst(directory.count)) : path
+        return shown.contains("/") && !shown.hasPrefix("/") ? "./" + shown : shown
+    }
+
+    /// Said once before a bulk send or in a banner from a debug build.
+    static let releaseAdvice =
+        "this is a debug build of herald, about 100 times slower than a release build for bulk sends: "
+        + "build one with `swift build -c release --product herald` and run .build/release/herald"
+}
