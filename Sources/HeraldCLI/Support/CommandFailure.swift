@@ -30,6 +30,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     ///   - host: the address it tried.
     ///   - port: the port it tried.
     ///   - option: the flag that chooses another port.
+    /// - Returns: the failure to report, or `nil` to report `error` as it is.
     static func listening(
         _ error: any Error, what: String, host: String, port: Int, option: String
     ) -> CommandFailure? {
@@ -51,37 +52,6 @@ struct CommandFailure: Error, CustomStringConvertible {
         default:
             return nil
         }
-    }
-
-    /// A connection that could not be made to `address`, explained; `nil` when `error` is not a connect failure.
-    ///
-    /// - Parameters:
-    ///   - error: what the connect threw (or the message a client made of it).
-    ///   - address: `host:port`.
-    ///   - expected: what should be listening there (`herald gateway or herald up`).
-    ///   - option: the flag that sets the address.
-    static func connecting(
-        _ error: any Error, to address: String, expected: String, option: String
-    ) -> CommandFailure? {
-        let code = errorNumber(error)
-        let text = String(describing: error)
-        if code == ECONNREFUSED || text.contains("Connection refused") || text.contains("errno: 111") {
-            return CommandFailure(
-                "cannot connect to \(address): nothing is listening there",
-                next: "is \(expected) running? Start it, or point \(option) at where it listens")
-        }
-        if text.contains("connectTimeout") || code == ETIMEDOUT || code == EHOSTUNREACH || code == ENETUNREACH {
-            return CommandFailure(
-                "cannot connect to \(address): no answer (the host is unreachable or a firewall drops the connection)",
-                next: "check the address in \(option) and the network")
-        }
-        if text.contains("NXDOMAIN") || text.contains("Name or service not known")
-            || text.contains("unknownHost")
-        {
-            return CommandFailure(
-                "cannot connect to \(address): the host name does not resolve", next: "check the host in \(option)")
-        }
-        return nil
     }
 
     /// The `errno` inside an error NIO threw, looking through a failed connection's attempts.
