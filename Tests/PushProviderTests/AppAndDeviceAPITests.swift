@@ -151,6 +151,45 @@ struct AppAndDeviceAPITests {
         }
     }
 
+    @Test("strict input: an unknown field is named with the one meant, bad JSON has a line and column")
+    func strictInput() async throws {
+        try await ProviderHarness.with { harness in
+            var (status, answer) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["title": "Hi", "boddy": "x"]])
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "content.boddy")
+            #expect(answer["error"]["message"].string?.contains("did you mean body?") == true, "\(answer)")
+            (status, answer) = try await harness.call(
+                "POST", "/v1/notifications", body: ["targets": ["all": true]])
+            #expect(answer["error"]["field"].string == "targets")
+            (status, answer) = try await harness.call(
+                "POST", "/v1/devices/import",
+                body: ["devices": [["token": String(repeating: "ab", count: 32)], ["token": "cd", "tagz": ["a"]]]])
+            #expect(answer["error"]["field"].string == "devices[1].tagz")
+            #expect(try await harness.call("GET", "/v1/devices?limit=10").1.array.isEmpty, "nothing imported")
+            let url = URL(string: "\(harness.baseURL)/v1/notifications")!
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue("Bearer \(harness.apiKey)", forHTTPHeaderField: "Authorization")
+            request.httpBody = Data("{\n  \"target\": {\"all\": true},\n  \"content\": {\"title\": \"Hi\",}\n}".utf8)
+            let (data, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 400)
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.contains("line 3, column"), "\(text)")
+        }
+    }
+
+    @Test("a notification that matches no device is accepted and says so")
+    func noDeviceWarning() async throws {
+        try await ProviderHarness.with { harness in
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["user": "nobody"], "content": ["title": "Hi"]])
+            #expect(status == 202)
+            #expect(created["stats"]["targeted"].int == 0)
+            #expect(created["warning"].string?.contains("no active device of this app matches user:nobody") == true)
+        }
+    }
+
     @Test("health and metrics")
     func operations() async throws {
         try await ProviderHarness.with { harness in

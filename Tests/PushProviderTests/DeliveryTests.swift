@@ -253,7 +253,7 @@ struct DeliveryTests {
         }
     }
 
-    @Test("a device reporting the same event twice counts once; a reply counts once; an action also opens")
+    @Test("a device reporting the same event twice counts once; a reply counts once; opened counts taps, not actions")
     func repeatedFeedback() async throws {
         try await ProviderHarness.with { harness in
             let (id, apnsID) = try await harness.sentToOneDevice()
@@ -262,6 +262,12 @@ struct DeliveryTests {
                 ["event": "action", "action": "reply", "text": "first"],
                 ["event": "action", "action": "reply", "text": "second"],
             ] {
+                let report = event.merging(["apnsID": apnsID]) { first, _ in first }
+                #expect(
+                    try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)
+            }
+            #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["opened"].int == 0)
+            for event: [String: Any] in [["event": "response", "action": "default"], ["event": "opened"]] {
                 let report = event.merging(["apnsID": apnsID]) { first, _ in first }
                 #expect(
                     try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)

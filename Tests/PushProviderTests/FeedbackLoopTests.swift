@@ -71,8 +71,20 @@ struct FeedbackLoopTests {
                 try await eventually("the reply in the statistics") {
                     let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
                     return stats["actions"]["comment"].int == 1 && stats["delivered"].int == 1
+                        && stats["opened"].int == 0
                         && stats["displayed"].int == 1 && stats["replies"].int == 1
                 }
+                let (listed, responses) = try await harness.call("GET", "/v1/notifications/\(id)/responses")
+                #expect(listed == 200)
+                #expect(responses.array.count == 1)
+                #expect(responses.array.first?["event"].string == "action")
+                #expect(responses.array.first?["action"].string == "comment")
+                #expect(responses.array.first?["text"].string == "see you there")
+                #expect(responses.array.first?["token"].string == token)
+                let cursor = try #require(responses.array.first?["id"].int)
+                #expect(
+                    try await harness.call("GET", "/v1/notifications/\(id)/responses?after=\(cursor)").1.array.isEmpty)
+                #expect(try await harness.call("GET", "/v1/notifications/\(id)/responses?after=x").0 == 400)
                 try await eventually("the webhook") { !hook.bodies("hook").isEmpty }
                 let body: [String: Any] = try #require(hook.bodies("hook").first)
                 let call = JSON(body)

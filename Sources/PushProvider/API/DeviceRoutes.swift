@@ -143,8 +143,15 @@ extension PushProviderService {
     }
 
     /// The body of `POST /v1/devices/import`: registrations moved from another provider, at most 10,000 a call.
-    struct DeviceImport: Decodable {
+    struct DeviceImport: StrictInput {
         var devices: [DeviceInput]
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case devices
+        }
+
+        static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+        static var nested: [String: any StrictInput.Type] { ["devices": DeviceInput.self] }
     }
 
     /// The first problem with a registration, as a field and a message.

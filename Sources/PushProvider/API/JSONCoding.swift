@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -23,9 +24,18 @@ enum JSONCoding {
 
     /// Reads the request body (at most `limit` bytes, 1 MiB by default) as `T`.
     ///
-    /// - Throws: ``ProviderError`` naming the field that is missing or of the wrong type.
+    /// - Throws: ``ProviderError`` saying where the body is not JSON (line and column), naming a field that is
+    ///   missing or of the wrong type, or (for a ``StrictInput``) a field the body does not have.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
         let buffer = try await request.body.collect(upTo: limit)
+        let data = Data(buffer: buffer)
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValue(parsing: data)
+        } catch {
+            throw ProviderError.invalid(field: nil, message: "the body is not valid JSON: \(error)")
+        }
+        if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: parsed) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -38,7 +48,7 @@ enum JSONCoding {
                 in: container, debugDescription: "expected an ISO 8601 time such as 2026-11-21T07:00:00Z")
         }
         do {
-            return try decoder.decode(T.self, from: Data(buffer: buffer))
+            return try decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
             throw Self.problem(error)
         } catch {

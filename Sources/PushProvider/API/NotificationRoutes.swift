@@ -49,6 +49,22 @@ extension PushProviderService {
             return try JSONCoding.response(
                 try await self.store.deliveries(notificationID: id, after: after ?? 0, limit: limit))
         }
+        router.get("v1/notifications/:id/responses") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let id = try context.parameters.require("id")
+            guard let notification = try await self.store.notification(id: id), notification.appID == app.app.id
+            else { throw ProviderError.notFound("app \(app.app.id) has no notification \(id)") }
+            let query = request.uri.queryParameters
+            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
+            let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
+                guard let cursor = Int64(text), cursor >= 0 else {
+                    throw .field("after", "must be the id of the last response of the previous page")
+                }
+                return cursor
+            }
+            return try JSONCoding.response(
+                try await self.store.responses(notificationID: id, after: after ?? 0, limit: limit))
+        }
         router.get("v1/deliveries/:apnsID") { request, context -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
             let text = try context.parameters.require("apnsID")
@@ -80,7 +96,14 @@ extension PushProviderService {
         }
         engine.notify()
         // Safety: inserted just above.
-        return try await report(try await store.notification(id: stored.id)!)
+        var created = try await report(try await store.notification(id: stored.id)!)
+        if created.stats.targeted == 0, plan.dailyAt == nil {
+            let key = plan.encrypted == nil ? "" : " with an end-to-end public key (encrypted content needs one)"
+            created.warning =
+                "no active device of this app matches \(created.target)\(key), so nothing will be sent; "
+                + "see GET /v1/devices?user=...&tag=... for who is registered"
+        }
+        return created
     }
 
     func report(_ notification: StoredNotification) async throws(ProviderError) -> NotificationReport {

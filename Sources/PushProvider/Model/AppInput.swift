@@ -1,5 +1,5 @@
 /// The body of `POST /v1/apps` and `PATCH /v1/apps/{id}`: every field optional on update.
-struct AppInput: Decodable, Sendable {
+struct AppInput: StrictInput, Sendable {
     var name: String?
     var bundleID: String?
     var environment: String?
@@ -12,7 +12,7 @@ struct AppInput: Decodable, Sendable {
     var rateLimit: Int?
 
     /// The `authentication` object.
-    struct Authentication: Decodable, Sendable {
+    struct Authentication: StrictInput, Sendable {
         /// `token` or `certificate`.
         var kind: String
         var teamID: String?
@@ -24,5 +24,18 @@ struct AppInput: Decodable, Sendable {
         /// A `.p12` file, base64.
         var pkcs12: String?
         var password: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case kind, teamID, keyID, privateKey, certificate, pkcs12, password
+        }
+
+        static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
     }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, rateLimit
+    }
+
+    static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+    static var nested: [String: any StrictInput.Type] { ["authentication": Authentication.self] }
 }

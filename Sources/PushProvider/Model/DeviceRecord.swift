@@ -21,7 +21,7 @@ public struct DeviceRecord: Codable, Sendable, Hashable {
 }
 
 /// The body of `POST /v1/devices`: what an app reports from `didRegisterForRemoteNotificationsWithDeviceToken`.
-struct DeviceInput: Decodable, Sendable {
+struct DeviceInput: StrictInput, Sendable {
     var token: String
     var userID: String?
     var tags: [String]?
@@ -39,4 +39,10 @@ struct DeviceInput: Decodable, Sendable {
     /// The token this device had before, when APNs gave its app a new one: that registration is deactivated
     /// (reason `replaced`), so sends stop counting a device that no longer exists.
     var replaces: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case token, userID, tags, locale, timeZone, appVersion, publicKey, bundleID, environment, userToken, replaces
+    }
+
+    static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
 }

@@ -2,7 +2,7 @@ import APNSCore
 import Foundation
 
 /// The body of `POST /v1/notifications`.
-struct NotificationInput: Decodable, Sendable {
+struct NotificationInput: StrictInput, Sendable {
     /// Who receives it: exactly one of `token`, `tokens`, `user`, `tags` (an expression) or `all`.
     var target: Target
     /// A raw APNs payload (`{"aps": {...}, ...}`), sent as given; or use ``content``.
@@ -25,15 +25,21 @@ struct NotificationInput: Decodable, Sendable {
     /// `HH:MM`: send every day at this local time in each device's time zone (UTC for devices without one).
     var dailyAt: String?
 
-    struct Target: Decodable, Sendable {
+    struct Target: StrictInput, Sendable {
         var token: String?
         var tokens: [String]?
         var user: String?
         var tags: String?
         var all: Bool?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case token, tokens, user, tags, all
+        }
+
+        static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
     }
 
-    struct Content: Decodable, Sendable {
+    struct Content: StrictInput, Sendable {
         var title: String?
         var subtitle: String?
         var body: String?
@@ -48,5 +54,20 @@ struct NotificationInput: Decodable, Sendable {
         var mediaURL: String?
         var mutableContent: Bool?
         var contentAvailable: Bool?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case title, subtitle, body, badge, sound, category, threadID, data, mediaURL, mutableContent,
+                contentAvailable
+        }
+
+        static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
     }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case target, payload, content, encrypted, encryptedKey, pushType, priority, expiration, collapseID, sendAt,
+            dailyAt
+    }
+
+    static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+    static var nested: [String: any StrictInput.Type] { ["target": Target.self, "content": Content.self] }
 }

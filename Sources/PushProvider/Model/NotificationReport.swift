@@ -14,6 +14,9 @@ public struct NotificationReport: Codable, Sendable {
     /// `scheduled` (before `sendAt`), `sending` (deliveries queued or in flight) or `done`.
     public var state: String
     public var stats: Stats
+    /// Said when the notification will reach nobody (its target matched no active device), so a typo in a user or
+    /// tag is not a silent success.
+    public var warning: String?
 
     /// Counts over the notification's deliveries and what devices reported.
     public struct Stats: Codable, Sendable, Equatable {

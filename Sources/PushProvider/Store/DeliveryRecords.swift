@@ -35,13 +35,13 @@ struct FeedbackEvent: Sendable {
     var reply: String?
     var at: Date
 
-    /// The delivery's column that keeps the first time of this event, and the counter that counts it; an action
-    /// counts as opening.
+    /// The delivery's column that keeps the first time of this event, and the counter that counts it. `opened` is
+    /// a tap on the notification only: an action button is counted under its identifier, not as opening (docs/api.md).
     var stamp: (column: String, counter: NotificationCounter)? {
         switch event {
         case "delivered": ("delivered_at", .delivered)
         case "displayed": ("displayed_at", .displayed)
-        case "opened", "action": ("opened_at", .opened)
+        case "opened": ("opened_at", .opened)
         case "dismissed": ("dismissed_at", .dismissed)
         default: nil
         }

@@ -42,6 +42,9 @@ protocol ProviderStore: Sendable {
     func deliveries(notificationID: String, after: Int64, limit: Int) async throws(ProviderError) -> [DeliveryTrace]
     /// The statistics of each of `notificationIDs` (a page of History at once); an unknown ID has none.
     func stats(notificationIDs: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats]
+    /// The answers to a notification (`opened`, `dismissed`, `action`) after the cursor `after`, oldest first.
+    func responses(notificationID: String, after: Int64, limit: Int) async throws(ProviderError)
+        -> [NotificationResponse]
     func dailyNotifications() async throws(ProviderError) -> [StoredNotification]
     func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
         -> [String]

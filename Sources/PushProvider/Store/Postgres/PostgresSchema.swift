@@ -189,5 +189,16 @@ enum PostgresSchema {
             "v6 deactivated devices",
             ["CREATE INDEX devices_inactive ON devices(app_id, token) WHERE NOT active"]
         ),
+        (
+            // `GET /v1/notifications/{id}/responses` pages through the answers (taps, dismissals, actions), which are
+            // few among a broadcast's delivered and displayed reports.
+            "v7 responses",
+            [
+                """
+                CREATE INDEX feedback_responses ON feedback(notification_id, id)
+                WHERE event IN ('opened', 'dismissed', 'action')
+                """
+            ]
+        ),
     ]
 }

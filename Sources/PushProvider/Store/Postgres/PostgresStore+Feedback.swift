@@ -52,4 +52,30 @@ extension PostgresStore {
                 webhookURL: webhookURL)
         }
     }
+
+    func responses(notificationID: String, after: Int64, limit: Int) async throws(ProviderError)
+        -> [NotificationResponse]
+    {
+        let found = try await rows(
+            """
+            SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, d.token, v.user_id
+            FROM feedback f JOIN deliveries d ON d.id = f.delivery_id
+            LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+            WHERE f.notification_id = \(notificationID) AND f.id > \(after)
+                AND f.event IN ('opened', 'dismissed', 'action')
+            ORDER BY f.id LIMIT \(limit)
+            """)
+        do {
+            return try found.map { row in
+                let (id, deliveryID, event, action, reply, at, token, userID) = try row.decode(
+                    (Int64, Int64, String, String?, String?, Date, String, String?).self)
+                return NotificationResponse(
+                    id: id, event: event, action: action, text: reply,
+                    apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: deliveryID).string,
+                    token: token, userID: userID, at: at)
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
 }

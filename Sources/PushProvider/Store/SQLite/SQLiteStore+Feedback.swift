@@ -41,4 +41,27 @@ extension SQLiteStore {
                 userID: row["user_id"], webhookURL: row["webhook_url"])
         }
     }
+
+    func responses(notificationID: String, after: Int64, limit: Int) async throws(ProviderError)
+        -> [NotificationResponse]
+    {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, d.token, v.user_id
+                    FROM feedback f INDEXED BY feedback_responses
+                    JOIN deliveries d ON d.id = f.delivery_id
+                    LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+                    WHERE f.notification_id = ? AND f.id > ? AND f.event IN ('opened', 'dismissed', 'action')
+                    ORDER BY f.id LIMIT ?
+                    """, arguments: [notificationID, after, limit]
+            ).map { row in
+                NotificationResponse(
+                    id: row["id"], event: row["event"], action: row["action"], text: row["reply"],
+                    apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["delivery_id"]).string,
+                    token: row["token"], userID: row["user_id"], at: Date(stored: row["at"]))
+            }
+        }
+    }
 }
