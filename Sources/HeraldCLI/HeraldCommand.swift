@@ -7,8 +7,8 @@ public struct HeraldCommand: AsyncParsableCommand {
         abstract: "Apple's push notification system on Linux: a provider, a local APNs and simulated devices.",
         version: "herald \(HeraldCommand.version)",
         subcommands: [
-            GatewayCommand.self, ServeCommand.self, DeviceCommand.self, PayloadCommand.self, SendCommand.self,
-            UpCommand.self,
+            UpCommand.self, SendCommand.self, StatusCommand.self, DevicesCommand.self, LogCommand.self,
+            PayloadCommand.self, GatewayCommand.self, ServeCommand.self, DeviceCommand.self,
         ]
     )
 

@@ -1,18 +1,18 @@
 import AsyncHTTPClient
-import Foundation
+package import Foundation
 import NIOCore
 import NIOFoundationCompat
-import NIOHTTP1
+package import NIOHTTP1
 import NIOSSL
 
 /// The console's client for the services it reads on the user's behalf: the local gateway's admin API and the
 /// simulated devices' APIs. Only addresses the operator configured are ever called; answers are capped in size.
-struct ConsoleHTTPClient: Sendable {
+package struct ConsoleHTTPClient: Sendable {
     /// What a service answered.
-    struct Answer: Sendable {
-        var status: Int
-        var contentType: String?
-        var body: Data
+    package struct Answer: Sendable {
+        package var status: Int
+        package var contentType: String?
+        package var body: Data
     }
 
     /// The largest answer read (an attachment can be a video).
@@ -22,7 +22,7 @@ struct ConsoleHTTPClient: Sendable {
 
     /// - Parameter caPEM: an extra CA to trust (the local gateway's).
     /// - Throws: when `caPEM` holds no certificate.
-    init(caPEM: String?) throws {
+    package init(caPEM: String?) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caPEM {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)))
@@ -34,7 +34,8 @@ struct ConsoleHTTPClient: Sendable {
     }
 
     /// Sends one request and reads the whole answer.
-    func send(_ method: HTTPMethod, _ url: URL, body: Data? = nil, bearer: String? = nil) async throws -> Answer {
+    package func send(_ method: HTTPMethod, _ url: URL, body: Data? = nil, bearer: String? = nil) async throws -> Answer
+    {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = method
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
@@ -50,7 +51,7 @@ struct ConsoleHTTPClient: Sendable {
     }
 
     /// Closes the client's connections.
-    func shutdown() async {
+    package func shutdown() async {
         try? await client.shutdown()
     }
 }

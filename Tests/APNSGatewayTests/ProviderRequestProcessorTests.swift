@@ -121,7 +121,8 @@ struct AdminRequestProcessorTests {
             ("POST", "/admin/devices", "not json", 400), ("POST", "/admin/devices", #"{"topic":"a b"}"#, 400),
             ("POST", "/admin/devices", #"{"topic":"a.b","environment":"staging"}"#, 400),
             ("DELETE", "/admin/devices/abcd", "", 404), ("DELETE", "/admin/devices/zz", "", 400),
-            ("GET", "/admin/deliveries", "", 400), ("GET", "/admin/deliveries?apns-id=nope", "", 400),
+            ("GET", "/admin/deliveries?after=x", "", 400), ("GET", "/admin/deliveries?limit=0", "", 400),
+            ("GET", "/admin/deliveries?apns-id=nope", "", 400),
             ("PUT", "/admin/devices", "", 405), ("POST", "/admin/keys", #"{"key-id":"ABC123DEFG"}"#, 400),
             ("POST", "/admin/keys", #"{"key-id":"ABC123DEFG","team-id":"DEF123GHIJ","pem":"junk"}"#, 400),
             ("GET", "/admin/nothing", "", 404),
@@ -133,5 +134,41 @@ struct AdminRequestProcessorTests {
         #expect(answer.status == status)
         let error = try JSONValue(parsing: Data(answer.body ?? []))["error"]?.string
         #expect(error?.isEmpty == false)
+    }
+}
+
+@Suite("Admin API: the delivery log in order")
+struct AdminDeliveryLogTests {
+    @Test("the latest entries, then only what came after the cursor, oldest first")
+    func recentEntries() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString)")
+        let credential = try AdminCredential.loadOrCreate(in: directory)
+        let store = NotificationStore()
+        let admin = AdminRequestProcessor(
+            registry: DeviceRegistry(), store: store, keys: ProviderKeys(), faults: InjectedFaults(),
+            credential: credential, certificateAuthority: nil, now: { Date() })
+        func get(_ path: String) throws -> JSONValue {
+            let answer = admin.process(
+                method: "GET", path: path, body: [], authorization: "Bearer \(credential.token)")
+            #expect(answer.status == 200)
+            return try JSONValue(parsing: Data(answer.body ?? []))
+        }
+        let ids = (0..<5).map { _ in UUID() }
+        for id in ids { store.log.record(id, .init(.received, at: Date())) }
+        let latest = try get("/admin/deliveries?limit=2")
+        #expect(
+            latest["entries"]?.array?.compactMap { $0["apns-id"]?.string }
+                == ids.suffix(2).map { $0.uuidString.lowercased() })
+        #expect(latest["last"] == 4)
+        store.log.record(ids[4], .init(.delivered, at: Date()))
+        let newer = UUID()
+        store.log.record(newer, .init(.received, at: Date()))
+        let after = try get("/admin/deliveries?after=4")
+        #expect(after["entries"]?.array?.compactMap { $0["apns-id"]?.string } == [newer.uuidString.lowercased()])
+        #expect(after["entries"]?.array?.first?["sequence"] == 5)
+        let all = try get("/admin/deliveries?after=-1&limit=1000")
+        #expect(all["entries"]?.array?.count == 6)
+        #expect(all["entries"]?.array?[4]["events"]?.array?.count == 2)
+        #expect(try get("/admin/deliveries?after=5")["entries"]?.array?.isEmpty == true)
     }
 }

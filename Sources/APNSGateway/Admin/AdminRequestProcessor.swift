@@ -148,9 +148,37 @@ package struct AdminRequestProcessor: Sendable {
             guard let id = UUID(uuidString: text) else { throw AdminError(400, "apns-unique-id \(text) is not a UUID") }
             entry = store.log.entry(uniqueID: id)
         } else {
-            throw AdminError(400, "give ?apns-id=<uuid> or ?apns-unique-id=<uuid>")
+            return try recentDeliveries(query)
         }
         guard let entry else { throw AdminError(404, "the delivery log has no such notification") }
+        return .json(200, Self.json(entry))
+    }
+
+    /// `GET /admin/deliveries?after=N&limit=M`: the notifications received after sequence number N, oldest first
+    /// (`herald log --follow` polls it); without `after`, the latest M.
+    private func recentDeliveries(_ query: AdminQuery) throws(AdminError) -> AdminResponse {
+        guard let limit = Int(query["limit"] ?? "100"), (1...1000).contains(limit) else {
+            throw AdminError(400, "limit is 1 to 1000")
+        }
+        guard let after = query["after"].map({ Int($0) }) ?? max(-1, store.log.lastSequence - limit), after >= -1 else {
+            throw AdminError(
+                400,
+                "after is a sequence number (the last one seen), or -1 for the oldest kept; leave it out for the latest"
+            )
+        }
+        let (entries, last) = store.log.entries(after: after, limit: limit)
+        let listed: [JSONValue] = entries.map { sequence, entry in
+            guard case .object(var object) = Self.json(entry) else { return .null }
+            object.members.insert(.init(key: "sequence", value: .number(JSONNumber(sequence))), at: 0)
+            return .object(object)
+        }
+        return .json(
+            200,
+            .object(JSONObject([("entries", .array(listed)), ("last", .number(JSONNumber(last)))])))
+    }
+
+    /// One notification's entry in the admin API's form.
+    private static func json(_ entry: DeliveryLog.Entry) -> JSONValue {
         let events: [JSONValue] = entry.events.map { event in
             .object(
                 JSONObject([
@@ -160,15 +188,13 @@ package struct AdminRequestProcessor: Sendable {
                     ("replaced-by", event.replacedBy.map { .string($0.lowercasedString) } ?? .null),
                 ]))
         }
-        return .json(
-            200,
-            .object(
-                JSONObject([
-                    ("apns-id", .string(entry.apnsID.lowercasedString)),
-                    ("apns-unique-id", entry.uniqueID.map { .string($0.lowercasedString) } ?? .null),
-                    ("token", entry.token.map { .string($0.hex) } ?? .null),
-                    ("events", .array(events)),
-                ])))
+        return .object(
+            JSONObject([
+                ("apns-id", .string(entry.apnsID.lowercasedString)),
+                ("apns-unique-id", entry.uniqueID.map { .string($0.lowercasedString) } ?? .null),
+                ("token", entry.token.map { .string($0.hex) } ?? .null),
+                ("events", .array(events)),
+            ]))
     }
 
     private func issueCertificate(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {

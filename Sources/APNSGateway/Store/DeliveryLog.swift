@@ -45,6 +45,9 @@ public final class DeliveryLog: Sendable {
         var chunks: [[DeliveryLogRecord]] = []
         var count = 0
         var oldest = 0
+        /// How many notifications were ever recorded: the next one's sequence number. Sequence `n` is in slot
+        /// `n % capacity` while it is kept.
+        var total = 0
 
         subscript(slot: Int) -> DeliveryLogRecord {
             chunks[slot / DeliveryLog.chunkSize][slot % DeliveryLog.chunkSize]
@@ -95,6 +98,26 @@ public final class DeliveryLog: Sendable {
                 state.oldest = (slot + 1) % capacity
             }
             state.index[apnsID] = Int32(slot)
+            state.total += 1
+        }
+    }
+
+    /// The sequence number of the latest notification recorded (`-1` before the first).
+    public var lastSequence: Int { state.withLock { $0.total - 1 } }
+
+    /// The notifications recorded after sequence number `after` (the oldest still kept when `after` is older), in
+    /// the order they arrived, each with its sequence number; and the sequence number to ask after next time.
+    ///
+    /// - Parameters:
+    ///   - after: the last sequence number already seen; `-1` (or less) for the oldest kept.
+    ///   - limit: the most entries answered.
+    public func entries(after: Int, limit: Int) -> (entries: [(sequence: Int, entry: Entry)], last: Int) {
+        state.withLock { state in
+            let first = max(after + 1, state.total - state.count)
+            let end = min(state.total, first + max(0, limit))
+            guard first < end else { return ([], max(after, state.total - 1)) }
+            let entries = (first..<end).map { ($0, state[$0 % capacity].entry) }
+            return (entries, end - 1)
         }
     }
 

@@ -82,7 +82,15 @@ struct GatewayCommand: AsyncParsableCommand {
                 admin: server.adminCredential
             ).text
         )
+        let folder = URL(fileURLWithPath: data)
+        RunningFile.write(
+            to: folder, command: "herald gateway",
+            gateway: .init(
+                url: "https://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)",
+                caFile: RunningFile.absolute(server.certificateAuthority.caPath.path),
+                adminTokenFile: RunningFile.absolute(folder.appendingPathComponent("admin-token").path)))
         await TerminationSignal.wait()
+        RunningFile.remove(from: folder)
         try await server.shutdown()
         withExtendedLifetime(lock) {}
     }

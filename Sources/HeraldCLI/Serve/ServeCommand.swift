@@ -131,7 +131,15 @@ struct ServeCommand: AsyncParsableCommand {
               data: \(provider.configuration.providerDirectory.path)
 
             """)
+        let folder = provider.configuration.providerDirectory
+        RunningFile.write(
+            to: folder, command: "herald serve",
+            provider: .init(
+                url: base.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"),
+                adminTokenFile: adminToken == nil
+                    ? RunningFile.absolute(folder.appendingPathComponent("admin-token").path) : nil))
         await TerminationSignal.wait()
+        RunningFile.remove(from: folder)
         io.write("herald serve: stopping; finishing the deliveries in flight\n")
         task.cancel()
         try await task.value

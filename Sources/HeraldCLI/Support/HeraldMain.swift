@@ -13,6 +13,7 @@ public enum HeraldMain {
     public static func run(arguments: [String]) async -> Int32 {
         let io = CommandIO.current
         do {
+            let arguments = try CommandDefaults.current().apply(to: arguments)
             var command = try HeraldCommand.parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -3,6 +3,8 @@ enum DemoApp {
     static let category = "com.yue.originPush.myNotificationCategory"
     /// The user the simulated device is signed in as, so a push to `{"user": "demo"}` reaches it.
     static let user = "demo"
+    /// The demo app's bundle ID, its topic.
+    static let bundleID = "com.yue.originPush"
 
     static let manifest = """
         {

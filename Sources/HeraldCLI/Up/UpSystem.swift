@@ -126,9 +126,28 @@ struct UpSystem {
         ) { device in
             examples(token: device.installedApps.first?.token ?? "<token>")
         }
-        let console = console
-        session.onAPIListening = { port in console.showDevices(at: [URL(string: "http://127.0.0.1:\(port)")!]) }
+        let (console, running) = (console, runningFile(root: root))
+        session.onAPIListening = { port in
+            console.showDevices(at: [URL(string: "http://127.0.0.1:\(port)")!])
+            running("http://127.0.0.1:\(port)")
+        }
+        defer { RunningFile.remove(from: root) }
         try await session.run()
+    }
+
+    /// Writes `DATA/running.json` once the device's API listens (at the URL it is given).
+    private func runningFile(root: URL) -> @Sendable (String) -> Void {
+        let gateway = RunningFile.Gateway(
+            url: "https://127.0.0.1:\(gatewayPort)",
+            caFile: RunningFile.absolute(gateway.certificateAuthority.caPath.path),
+            adminTokenFile: RunningFile.absolute(root.appendingPathComponent("gateway/admin-token").path))
+        let provider = RunningFile.Provider(
+            url: providerURL,
+            adminTokenFile: RunningFile.absolute(self.provider.configuration.providerDirectory.path + "/admin-token"))
+        return { deviceAPI in
+            RunningFile.write(
+                to: root, command: "herald up", gateway: gateway, provider: provider, deviceAPI: deviceAPI)
+        }
     }
 
     /// The commands printed after the device's banner: a push through the provider, and one straight to the gateway

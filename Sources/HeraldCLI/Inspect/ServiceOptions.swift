@@ -1,0 +1,106 @@
+import APNSCore
+import ArgumentParser
+import Foundation
+import HeraldConsole
+import NIOHTTP1
+
+/// Where `herald status`, `devices` and `log` find the provider and the local APNs: the flags, else the
+/// `running.json` of a `herald up`, `gateway` or `serve` started from this folder.
+struct ServiceOptions: ParsableArguments {
+    @Option(name: .customLong("provider"), help: "The provider's URL (default: from running.json).")
+    var providerURL: String?
+
+    @Option(name: .customLong("provider-token-file"), help: "The provider's admin token file.")
+    var providerTokenFile: String?
+
+    @Option(
+        name: .customLong("gateway"), help: "The local APNs' URL, for its delivery log (default: from running.json).")
+    var gatewayURL: String?
+
+    @Option(name: .customLong("gateway-token-file"), help: "The local APNs' admin token file (its DATA/admin-token).")
+    var gatewayTokenFile: String?
+
+    @Option(name: .customLong("ca-file"), help: "The local APNs' CA (its DATA/ca.pem).")
+    var caFile: String?
+
+    /// The folders whose `running.json` is read, in order.
+    static let folders = ["./.herald/up", "./.herald/gateway", "./.herald/provider"]
+
+    /// The running services this folder knows, with their folders.
+    static func running() -> [(folder: String, file: RunningFile)] {
+        folders.compactMap { folder in
+            RunningFile.read(from: URL(fileURLWithPath: folder)).map { (folder, $0) }
+        }
+    }
+
+    /// The provider to ask: its URL and admin token.
+    func provider() throws -> (url: String, token: String) {
+        let found = Self.running().first { $0.file.isAlive && $0.file.provider != nil }?.file.provider
+        guard let url = providerURL ?? found?.url else {
+            throw CommandFailure(
+                "no provider found: nothing in \(Self.folders.joined(separator: ", ")) says one is running",
+                next: "start herald up (or herald serve), or give --provider URL --provider-token-file FILE")
+        }
+        guard let file = providerTokenFile ?? found?.adminTokenFile else {
+            throw UsageError("--provider-token-file FILE: the provider's admin token (its DATA/provider/admin-token)")
+        }
+        return (url, try Self.token(file, option: "--provider-token-file"))
+    }
+
+    /// The local APNs to ask: its URL, admin token and CA.
+    func gateway() throws -> (url: String, token: String, caPEM: String?) {
+        let found = Self.running().first { $0.file.isAlive && $0.file.gateway != nil }?.file.gateway
+        guard let url = gatewayURL ?? found?.url else {
+            throw CommandFailure(
+                "no local APNs found: nothing in \(Self.folders.joined(separator: ", ")) says one is running",
+                next:
+                    "start herald up (or herald gateway), or give --gateway URL --gateway-token-file FILE --ca-file FILE"
+            )
+        }
+        guard let file = gatewayTokenFile ?? found?.adminTokenFile else {
+            throw UsageError("--gateway-token-file FILE: the gateway's admin token (its DATA/admin-token)")
+        }
+        let ca = caFile ?? found?.caFile
+        return (
+            url, try Self.token(file, option: "--gateway-token-file"), try ca.map { try Self.read($0, "--ca-file") }
+        )
+    }
+
+    private static func token(_ path: String, option: String) throws -> String {
+        try read(path, option).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func read(_ path: String, _ option: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError("\(option): cannot read \(path)")
+        }
+        return text
+    }
+}
+
+/// Calls a herald service's JSON API and says clearly when it cannot.
+struct ServiceCall {
+    let client: ConsoleHTTPClient
+    let base: String
+    let token: String
+
+    /// GETs `path` and parses the JSON answer.
+    func get(_ path: String) async throws -> JSONValue {
+        guard let url = URL(string: base + path) else { throw UsageError("\(base + path) is not a URL") }
+        let answer: ConsoleHTTPClient.Answer
+        do {
+            answer = try await client.send(.GET, url, bearer: token)
+        } catch {
+            throw CommandFailure(
+                "cannot reach \(base): \(error)", next: "is it running? `herald status` shows what runs where")
+        }
+        let json = try? JSONValue(parsing: answer.body)
+        guard (200..<300).contains(answer.status), let json else {
+            let message = json?["error"]?["message"]?.string ?? json?["error"]?.string
+            throw CommandFailure(
+                "\(url.absoluteString) answered \(answer.status)"
+                    + (message.map { ": \($0)" } ?? ": \(String(decoding: answer.body.prefix(300), as: UTF8.self))"))
+        }
+        return json
+    }
+}
