@@ -111,6 +111,7 @@ public final class DeliveryLog: Sendable {
     /// - Parameters:
     ///   - after: the last sequence number already seen; `-1` (or less) for the oldest kept.
     ///   - limit: the most entries answered.
+    /// - Returns: the entries with their sequence numbers, and the last sequence number answered (or known).
     public func entries(after: Int, limit: Int) -> (entries: [(sequence: Int, entry: Entry)], last: Int) {
         state.withLock { state in
             let first = max(after + 1, state.total - state.count)
