@@ -13,7 +13,7 @@ public struct HeraldCommand: AsyncParsableCommand {
     )
 
     /// Herald's version, as `herald --version` prints it.
-    public static let version = "0.25.0"
+    public static let version = "0.26.0"
 
     public init() {}
 }

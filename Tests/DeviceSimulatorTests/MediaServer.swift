@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// A real HTTP server on a free port serving one folder's files (with their MIME types), for the service
 /// extensions' downloads.
@@ -10,7 +11,7 @@ struct MediaServer {
     /// Serves `folder` while `body` runs.
     static func serving<T>(_ folder: URL, _ body: (MediaServer) async throws -> T) async throws -> T {
         let router = Router()
-        router.add(middleware: FileMiddleware(folder.path, searchForIndexHtml: false))
+        router.add(middleware: FileMiddleware(folder.path, searchForIndexHtml: false, logger: Self.quiet))
         // `/redirect?to=URL` answers 302 to URL, for redirect checks.
         router.get("redirect") { request, _ -> Response in
             Response(status: .found, headers: [.location: request.uri.queryParameters.get("to") ?? "/"])
@@ -19,7 +20,8 @@ struct MediaServer {
         let application = Application(
             router: router,
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+            logger: Self.quiet
         )
         let running = Task { try await application.run() }
         defer { running.cancel() }
@@ -34,4 +36,13 @@ struct MediaServer {
             String(decoding: payload, as: UTF8.self)
                 .replacingOccurrences(of: "http://127.0.0.1:8000/", with: "http://127.0.0.1:\(port)/").utf8)
     }
+}
+
+extension MediaServer {
+    /// Test servers log nothing: their start and their cancellation at the end of a test are not news.
+    static let quiet: Logger = {
+        var logger = Logger(label: "mediaserver")
+        logger.logLevel = .critical
+        return logger
+    }()
 }

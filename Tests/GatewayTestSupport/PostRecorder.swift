@@ -1,5 +1,6 @@
 public import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import Synchronization
 
@@ -27,7 +28,7 @@ public struct PostRecorder: Sendable {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: Self.quiet)
         let running = Task { try await application.run() }
         defer { running.cancel() }
         var iterator = ports.makeAsyncIterator()
@@ -43,4 +44,13 @@ public struct PostRecorder: Sendable {
         received.bodies.withLock { $0.filter { $0.path == path }.map(\.body) }
             .map { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] ?? [:] }
     }
+}
+
+extension PostRecorder {
+    /// Test servers log nothing: their start and their cancellation at the end of a test are not news.
+    static let quiet: Logger = {
+        var logger = Logger(label: "postrecorder")
+        logger.logLevel = .critical
+        return logger
+    }()
 }

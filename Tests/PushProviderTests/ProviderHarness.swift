@@ -3,6 +3,7 @@ import APNSGateway
 import Crypto
 import Foundation
 import GatewayTestSupport
+import Logging
 import PushProvider
 import Testing
 
@@ -12,6 +13,15 @@ import Testing
 
 /// A live gateway, a provider service on port 0 sending to it, and one app created through the API.
 struct ProviderHarness {
+    /// The providers under test log only what is critical (a green run prints nothing of its own);
+    /// `HERALD_TEST_LOG=debug` (or any level) shows the rest.
+    static let logger: Logger = {
+        var logger = Logger(label: "herald-provider-test")
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["HERALD_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        return logger
+    }()
+
     let gateway: TestGateway
     let provider: PushProviderService
     let port: Int
@@ -39,7 +49,7 @@ struct ProviderHarness {
             // The tests' webhook receivers listen on loopback, which webhooks may reach only when allowed.
             configuration.allowedWebhookHosts = ["127.0.0.1"]
             configure(&configuration)
-            let provider = try await PushProviderService(configuration: configuration)
+            let provider = try await PushProviderService(configuration: configuration, logger: Self.logger)
             let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
             let service = Task { try await provider.run { port in portSink.yield(port) } }
             defer { service.cancel() }

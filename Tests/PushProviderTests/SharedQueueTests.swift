@@ -27,7 +27,8 @@ struct SharedQueueTests {
                 "POST", "/v1/devices/import", body: ["devices": tokens.map { ["token": $0] }])
             #expect(imported == 200)
             // The second process: same data directory, so the same database schema and master key.
-            let second = try await PushProviderService(configuration: harness.provider.configuration)
+            let second = try await PushProviderService(
+                configuration: harness.provider.configuration, logger: ProviderHarness.logger)
             let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
             let service = Task { try await second.run { port in portSink.yield(port) } }
             defer { service.cancel() }

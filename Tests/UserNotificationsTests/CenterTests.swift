@@ -253,13 +253,19 @@ struct CenterTests {
     }
 }
 
-/// A delegate that never calls its completion handler.
+/// A delegate that never calls its completion handler (it keeps it: a handler dropped unanswered is a programming
+/// error the Swift runtime reports as a leaked continuation).
 final class SilentDelegate: UNUserNotificationCenterDelegate, @unchecked Sendable {
+    // Safety: the center calls willPresent once per notification, and the test delivers one.
+    private var held: [(UNNotificationPresentationOptions) -> Void] = []
+
     func userNotificationCenter(
         _ center: UNUserNotificationCenter,
         willPresent notification: UNNotification,
         withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
-    ) {}
+    ) {
+        held.append(completionHandler)
+    }
 }
 
 @Suite("Delegate deadlines")

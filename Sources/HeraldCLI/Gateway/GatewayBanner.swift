@@ -35,7 +35,7 @@ struct GatewayBanner {
         if let sendAuthKey {
             lines += [
                 "",
-                "herald send --url https://\(address):\(port) --ca-file \(caPath) \\",
+                "\(RunningBinary.command) send --url https://\(address):\(port) --ca-file \(caPath) \\",
                 "  --auth-key \(sendAuthKey) --topic \(topic) \\",
                 "  --token \(token) --title 'Hello from Herald'",
             ]
