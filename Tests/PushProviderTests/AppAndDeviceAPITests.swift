@@ -176,6 +176,13 @@ struct AppAndDeviceAPITests {
             #expect((response as? HTTPURLResponse)?.statusCode == 400)
             let text = String(decoding: data, as: UTF8.self)
             #expect(text.contains("line 3, column"), "\(text)")
+            var report = URLRequest(url: URL(string: "\(harness.baseURL)/v1/feedback?key=\(harness.publishableKey)")!)
+            report.httpMethod = "POST"
+            report.httpBody = Data(#"{"event": "opened", "apnsID": }"#.utf8)
+            let (reportData, reportResponse) = try await URLSession.shared.data(for: report)
+            #expect((reportResponse as? HTTPURLResponse)?.statusCode == 400)
+            let reportText = String(decoding: reportData, as: UTF8.self)
+            #expect(reportText.contains("line 1, column 31"), "a lenient body is located too: \(reportText)")
         }
     }
 

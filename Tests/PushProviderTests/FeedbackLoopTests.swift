@@ -33,6 +33,18 @@ struct FeedbackLoopTests {
         }
         """
 
+    /// A simulated device with the app of ``manifest``, registering with and reporting to the harness's provider.
+    static func device(registeredWith harness: ProviderHarness) async throws -> SimulatedDevice {
+        var configuration = SimulatedDevice.Configuration(
+            gatewayHost: "127.0.0.1", gatewayPort: harness.gateway.port,
+            caPEM: harness.gateway.server.certificateAuthority.caCertificatePEM,
+            apps: [try AppManifest(data: Data(manifest.utf8))],
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID())"))
+        configuration.registerURL = URL(string: "\(harness.baseURL)/v1/devices?key=\(harness.publishableKey)")
+        configuration.reportURL = URL(string: "\(harness.baseURL)/v1/feedback?key=\(harness.publishableKey)")
+        return try await SimulatedDevice.start(configuration)
+    }
+
     @Test("registration, encrypted delivery, action with a text reply, statistics and the webhook")
     func wholeLoop() async throws {
         try await PostRecorder.running(paths: ["hook"]) { hook in
@@ -40,14 +52,7 @@ struct FeedbackLoopTests {
                 let (patched, _) = try await harness.call(
                     "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": hook.url("hook").absoluteString])
                 #expect(patched == 200)
-                var configuration = SimulatedDevice.Configuration(
-                    gatewayHost: "127.0.0.1", gatewayPort: harness.gateway.port,
-                    caPEM: harness.gateway.server.certificateAuthority.caCertificatePEM,
-                    apps: [try AppManifest(data: Data(Self.manifest.utf8))],
-                    dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID())"))
-                configuration.registerURL = URL(string: "\(harness.baseURL)/v1/devices?key=\(harness.publishableKey)")
-                configuration.reportURL = URL(string: "\(harness.baseURL)/v1/feedback?key=\(harness.publishableKey)")
-                let device = try await SimulatedDevice.start(configuration)
+                let device = try await Self.device(registeredWith: harness)
                 defer { Task { await device.stop() } }
                 let token = try #require(device.installedApps.first?.token)
                 try await eventually("the device's registration") {
@@ -100,14 +105,7 @@ struct FeedbackLoopTests {
     @Test("a push sent straight to APNs is not reported to the provider, and the device logs nothing about it")
     func directPushIsQuiet() async throws {
         try await ProviderHarness.with { harness in
-            var configuration = SimulatedDevice.Configuration(
-                gatewayHost: "127.0.0.1", gatewayPort: harness.gateway.port,
-                caPEM: harness.gateway.server.certificateAuthority.caCertificatePEM,
-                apps: [try AppManifest(data: Data(Self.manifest.utf8))],
-                dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID())"))
-            configuration.registerURL = URL(string: "\(harness.baseURL)/v1/devices?key=\(harness.publishableKey)")
-            configuration.reportURL = URL(string: "\(harness.baseURL)/v1/feedback?key=\(harness.publishableKey)")
-            let device = try await SimulatedDevice.start(configuration)
+            let device = try await Self.device(registeredWith: harness)
             defer { Task { await device.stop() } }
             let logs = Mutex<[String]>([])
             let watching = Task {

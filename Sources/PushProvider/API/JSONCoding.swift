@@ -29,13 +29,9 @@ enum JSONCoding {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
         let buffer = try await request.body.collect(upTo: limit)
         let data = Data(buffer: buffer)
-        let parsed: JSONValue
-        do {
-            parsed = try JSONValue(parsing: data)
-        } catch {
-            throw ProviderError.invalid(field: nil, message: "the body is not valid JSON: \(error)")
-        }
-        if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: parsed) }
+        // Only a strict body is parsed into a tree first (to check its keys); any other is decoded at once, and
+        // parsed again only to say where it is not JSON.
+        if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: try Self.parse(data)) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -50,9 +46,21 @@ enum JSONCoding {
         do {
             return try decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty { _ = try Self.parse(data) }
             throw Self.problem(error)
         } catch {
             throw ProviderError.invalid(field: nil, message: "the body is not JSON: \(error)")
+        }
+    }
+
+    /// The body as a JSON tree.
+    ///
+    /// - Throws: ``ProviderError`` saying at which line and column it is not JSON.
+    private static func parse(_ data: Data) throws(ProviderError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: data)
+        } catch {
+            throw .invalid(field: nil, message: "the body is not valid JSON: \(error)")
         }
     }
 

@@ -27,19 +27,12 @@ extension PushProviderService {
                 try await self.notificationReports(appID: app.app.id, before: before, limit: limit))
         }
         router.get("v1/notifications/:id") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
-            let id = try context.parameters.require("id")
-            guard let notification = try await self.store.notification(id: id), notification.appID == app.app.id
-            else { throw ProviderError.notFound("app \(app.app.id) has no notification \(id)") }
+            let notification = try await self.callersNotification(request, context)
             return try JSONCoding.response(try await self.report(notification))
         }
         router.get("v1/notifications/:id/deliveries") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
-            let id = try context.parameters.require("id")
-            guard let notification = try await self.store.notification(id: id), notification.appID == app.app.id
-            else { throw ProviderError.notFound("app \(app.app.id) has no notification \(id)") }
-            let query = request.uri.queryParameters
-            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
+            let (id, query) = (try await self.callersNotification(request, context).id, request.uri.queryParameters)
+            let limit = Self.pageLimit(request)
             let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
                 guard let message = DeliveryMessageID(text) else {
                     throw .field("after", "must be the apns-id of one of this notification's deliveries")
@@ -50,12 +43,8 @@ extension PushProviderService {
                 try await self.store.deliveries(notificationID: id, after: after ?? 0, limit: limit))
         }
         router.get("v1/notifications/:id/responses") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
-            let id = try context.parameters.require("id")
-            guard let notification = try await self.store.notification(id: id), notification.appID == app.app.id
-            else { throw ProviderError.notFound("app \(app.app.id) has no notification \(id)") }
-            let query = request.uri.queryParameters
-            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
+            let (id, query) = (try await self.callersNotification(request, context).id, request.uri.queryParameters)
+            let limit = Self.pageLimit(request)
             let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
                 guard let cursor = Int64(text), cursor >= 0 else {
                     throw .field("after", "must be the id of the last response of the previous page")
@@ -79,6 +68,25 @@ extension PushProviderService {
     }
 
     /// Checks, stores and queues a notification; one delivery per targeted device.
+    /// The notification the path's `id` names, when it belongs to the caller's app.
+    ///
+    /// - Throws: ``ProviderError`` when the caller may not read the app, or the app has no such notification.
+    private func callersNotification(_ request: Request, _ context: BasicRequestContext) async throws
+        -> StoredNotification
+    {
+        let app = try await caller(request).serverApp(request, store: store)
+        let id = try context.parameters.require("id")
+        guard let notification = try await store.notification(id: id), notification.appID == app.app.id else {
+            throw ProviderError.notFound("app \(app.app.id) has no notification \(id)")
+        }
+        return notification
+    }
+
+    /// A page's `limit`: 1 to 1000, 100 when not given.
+    private static func pageLimit(_ request: Request) -> Int {
+        min(1000, max(1, request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 100))
+    }
+
     func createNotification(_ input: NotificationInput, for app: StoredApp) async throws(ProviderError)
         -> NotificationReport
     {
