@@ -47,7 +47,7 @@ def main():
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
                     "-out", f"{work}/AuthKey.p8"], check=True, capture_output=True)
     out = f"{work}/gateway.out"
-    gateway = subprocess.Popen(["sh", "-c", f"exec {HERALD} gateway --port 0 "
+    gateway = subprocess.Popen(["sh", "-c", f"exec {HERALD} gateway --port 0 --manage-port 0 "
                                 f"--data {work}/gateway --max-connections {options.limit} "
                                 f"--auth-key DEF123GHIJ:ABC123DEFG:{work}/AuthKey.p8"],
                                stdout=open(out, "w"), stderr=subprocess.STDOUT)

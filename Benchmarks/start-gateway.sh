@@ -5,7 +5,7 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 swift build -c release --product herald >/dev/null
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey.p8" 2>/dev/null
-.build/release/herald gateway --port 0 --data "$work/gateway" \
+.build/release/herald gateway --port 0 --manage-port 0 --data "$work/gateway" \
     --auth-key DEF123GHIJ:ABC123DEFG:"$work/AuthKey.p8" >"$work/gateway.out" 2>&1 &
 gateway_pid=$!
 for _ in $(seq 50); do grep -q "listening on" "$work/gateway.out" 2>/dev/null && break; sleep 0.1; done

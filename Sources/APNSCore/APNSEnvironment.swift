@@ -14,11 +14,24 @@ public struct APNSEnvironment: RawRepresentable, Hashable, Sendable, Codable, Cu
     /// Apple's host for this environment.
     public var host: String { self == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com" }
 
-    /// Apple's host names: the sandbox and its older name `api.development.push.apple.com` are development.
+    /// Apple's channel management host for this environment (reference K.1).
+    public var channelManagementHost: String {
+        self == .production ? "api-manage-broadcast.push.apple.com" : "api-manage-broadcast.sandbox.push.apple.com"
+    }
+
+    /// Apple's channel management port for this environment: 2196 in production, 2195 in development.
+    public var channelManagementPort: Int { self == .production ? 2196 : 2195 }
+
+    /// Apple's host names: the sandbox and its older name `api.development.push.apple.com` are development; so are
+    /// the sandbox's broadcast and channel management hosts.
     public static let hosts: [String: APNSEnvironment] = [
         "api.push.apple.com": .production,
         "api.sandbox.push.apple.com": .development,
         "api.development.push.apple.com": .development,
+        "api-broadcast.push.apple.com": .production,
+        "api-broadcast.sandbox.push.apple.com": .development,
+        "api-manage-broadcast.push.apple.com": .production,
+        "api-manage-broadcast.sandbox.push.apple.com": .development,
     ]
 
     /// The environment an `:authority` (or `host`) names, with or without a port; `nil` for a name that is not one

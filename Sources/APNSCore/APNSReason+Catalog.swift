@@ -9,7 +9,7 @@ extension APNSReason {
         public let retry: APNSRetryAdvice
     }
 
-    /// Every reason Apple documents for device pushes, with its status, description and retry advice.
+    /// Every reason Apple documents for device pushes, broadcasts and channel management, with its status, description and retry advice.
     public static let catalog: [APNSReason: Entry] = [
         .badCollapseID: Entry(400, "The collapse identifier exceeds the maximum allowed size.", .never),
         .badDeviceToken: Entry(
@@ -103,6 +103,26 @@ extension APNSReason {
         .internalServerError: Entry(500, "An internal server error occurred.", .afterBackoff),
         .serviceUnavailable: Entry(503, "The service is unavailable.", .afterBackoff),
         .shutdown: Entry(503, "The APNs server is shutting down.", .onNewConnection),
+        // Broadcast and channel management only (reference K.3).
+        .featureNotEnabled: Entry(400, "The feature isn't enabled for this topic.", .never),
+        .missingChannelID: Entry(400, "The apns-channel-id header is missing.", .afterFixingRequest),
+        .badChannelID: Entry(
+            400, "The apns-channel-id header isn't properly encoded, or it's greater than the allowed length.",
+            .afterFixingRequest),
+        .channelNotRegistered: Entry(
+            400, "The apns-channel-id header used in the request doesn't exist.", .never),
+        .badRequestParams: Entry(
+            400, "The JSON Request payload contained an unrecognizable attribute.", .afterFixingRequest),
+        .badRequestPayload: Entry(400, "The JSON Request payload is unparseable.", .afterFixingRequest),
+        .missingPushType: Entry(400, "The apns-push-type attribute is missing.", .afterFixingRequest),
+        .cannotCreateChannelConfig: Entry(
+            400,
+            "You have reached the maximum channel limit for your application. Delete channels that you no longer use.",
+            .afterFixingRequest),
+        .topicMismatch: Entry(
+            403,
+            "The bundle IDs parsed from your token or certificate don't include the topic present in the path.",
+            .afterFixingRequest),
     ]
 
     /// Whether Apple documents this reason.

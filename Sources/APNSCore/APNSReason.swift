@@ -49,3 +49,16 @@ extension APNSReason {
     public static let serviceUnavailable = APNSReason(rawValue: "ServiceUnavailable")
     public static let shutdown = APNSReason(rawValue: "Shutdown")
 }
+
+/// The reasons only broadcast and channel management requests get (reference K.3).
+extension APNSReason {
+    public static let featureNotEnabled = APNSReason(rawValue: "FeatureNotEnabled")
+    public static let missingChannelID = APNSReason(rawValue: "MissingChannelId")
+    public static let badChannelID = APNSReason(rawValue: "BadChannelId")
+    public static let channelNotRegistered = APNSReason(rawValue: "ChannelNotRegistered")
+    public static let badRequestParams = APNSReason(rawValue: "BadRequestParams")
+    public static let badRequestPayload = APNSReason(rawValue: "BadRequestPayload")
+    public static let missingPushType = APNSReason(rawValue: "MissingPushType")
+    public static let cannotCreateChannelConfig = APNSReason(rawValue: "CannotCreateChannelConfig")
+    public static let topicMismatch = APNSReason(rawValue: "TopicMismatch")
+}

@@ -13,6 +13,7 @@ struct GatewayPipelines: Sendable {
     let admin: AdminRequestProcessor
     let registry: DeviceRegistry
     let store: NotificationStore
+    let channels: ChannelRegistry
     let idleTimeout: Duration
     /// How long a connection may take to set up (``SetupDeadline``) and an HTTP/1.1 request head to arrive.
     let setupTimeout: TimeAmount
@@ -62,7 +63,7 @@ struct GatewayPipelines: Sendable {
 
     /// HTTP/1.1: the admin API, and the courier WebSocket at `/courier`.
     func configureHTTP1(_ channel: any Channel) throws {
-        let (registry, store, refusals) = (registry, store, refusals)
+        let (registry, store, channels, refusals) = (registry, store, channels, refusals)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: 1 << 20,
             shouldUpgrade: { channel, head in
@@ -74,7 +75,7 @@ struct GatewayPipelines: Sendable {
                         CourierFrameRules(refusals: refusals),
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: 1 << 20),
-                        CourierHandler(registry: registry, store: store, refusals: refusals),
+                        CourierHandler(registry: registry, store: store, channels: channels, refusals: refusals),
                     ])
                 }
             }

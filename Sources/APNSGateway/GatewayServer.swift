@@ -10,7 +10,9 @@ import NIOTLS
 import NIOWebSocket
 import Synchronization
 
-/// The local APNs: Apple's provider API over HTTP/2 and TLS, the admin API, and the device courier, on one port.
+/// The local APNs: Apple's provider API (device pushes and broadcasts) over HTTP/2 and TLS, the admin API, and the
+/// device courier, on one port; Apple's channel management API on a second one when ``Configuration/managePort`` is
+/// set.
 ///
 /// ```swift
 /// let gateway = try GatewayServer(configuration: .init(dataDirectory: dir), verifier: verifier)
@@ -25,6 +27,11 @@ public final class GatewayServer: Sendable {
         public var host = "127.0.0.1"
         /// The port to bind; 0 picks a free one. APNs' alternate port 2197 by default.
         public var port = 2197
+        /// The channel management API's port (Apple's development port is 2195); 0 picks a free one, `nil` serves
+        /// no channel management.
+        public var managePort: Int?
+        /// The most broadcast channels an app may have in one environment.
+        public var channelLimitPerApp = 10_000
         /// Where the CA, certificates, tokens and stored notifications live.
         public var dataDirectory: URL
         /// The environment for host names that are not Apple's.
@@ -53,6 +60,8 @@ public final class GatewayServer: Sendable {
     public let registry: DeviceRegistry
     /// Store-and-forward, with the delivery log.
     public let store: NotificationStore
+    /// The broadcast channels and their subscribers.
+    public let channels: ChannelRegistry
     /// The provider keys it trusts.
     public let keys: ProviderKeys
     /// Failures armed for tests (`POST /admin/faults`).
@@ -65,7 +74,9 @@ public final class GatewayServer: Sendable {
     public let refusals: GatewayRefusals
     private let journal: GatewayJournal
     private let group: MultiThreadedEventLoopGroup
-    private let listener = Mutex<(any Channel)?>(nil)
+    private let listeners = Mutex<[any Channel]>([])
+    private let boundManagementPort = Mutex<Int?>(nil)
+    private let fanOut = BroadcastFanOut()
     private let connections: GatewayConnections
     private let flusher = Mutex<Task<Void, Never>?>(nil)
 
@@ -93,24 +104,56 @@ public final class GatewayServer: Sendable {
         self.registry = DeviceRegistry(devices: journal.recovered.devices, changed: { journal.record($0) })
         self.store = NotificationStore(changed: { journal.markChanged($0) })
         for notification in journal.recovered.stored { store.restore(notification) }
+        self.channels = ChannelRegistry(
+            channels: journal.recovered.channels, disabled: journal.recovered.disabledApps,
+            limitPerApp: configuration.channelLimitPerApp, log: store.log, changed: { journal.markChanged($0) })
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     }
 
+    /// The port the channel management API listens on, once started (`nil` when it serves none).
+    public var managementPort: Int? { boundManagementPort.withLock { $0 } }
+
     /// Binds and starts serving.
     ///
-    /// - Returns: the bound port.
+    /// - Returns: the bound port of the push API.
     public func start() async throws -> Int {
         let tls = try makeTLSContext()
+        let port = try await listen(api: .push, port: configuration.port, tls: tls)
+        if let managePort = configuration.managePort {
+            do {
+                let bound = try await listen(api: .channelManagement, port: managePort, tls: tls)
+                boundManagementPort.withLock { $0 = bound }
+            } catch {
+                for listener in listeners.withLock({ $0 }) { try? await listener.close() }
+                throw ChannelManagementListenFailure(port: managePort, underlying: error)
+            }
+        }
+        startFlusher()
+        return port
+    }
+
+    /// The channel management port could not be bound (the push port was closed again).
+    public struct ChannelManagementListenFailure: Error, CustomStringConvertible {
+        /// The port asked for.
+        public let port: Int
+        /// What binding it threw.
+        public let underlying: any Error
+
+        public var description: String { "the channel management API cannot listen on port \(port): \(underlying)" }
+    }
+
+    /// Binds one port serving `api` (and the admin API and the courier).
+    private func listen(api: ProviderRequestProcessor.API, port: Int, tls: NIOSSLContext) async throws -> Int {
         let processor = ProviderRequestProcessor(
-            registry: registry, keys: keys, store: store, faults: faults, defaultEnvironment: configuration.environment,
-            now: { Date() })
+            api: api, registry: registry, channels: channels, fanOut: fanOut, keys: keys, store: store, faults: faults,
+            defaultEnvironment: configuration.environment, now: { Date() })
         let admin = AdminRequestProcessor(
-            registry: registry, store: store, keys: keys, faults: faults, credential: adminCredential,
-            certificateAuthority: certificateAuthority, now: { Date() })
-        let (journal, store, registry) = (self.journal, self.store, self.registry)
+            registry: registry, store: store, channels: channels, keys: keys, faults: faults,
+            credential: adminCredential, certificateAuthority: certificateAuthority, now: { Date() })
+        let (journal, store, registry, channels) = (self.journal, self.store, self.registry, self.channels)
         let pipelines = GatewayPipelines(
-            processor: processor, persist: { journal.flush(from: store, registry: registry) }, admin: admin,
-            registry: registry, store: store,
+            processor: processor, persist: { journal.flush(from: store, registry: registry, channels: channels) },
+            admin: admin, registry: registry, store: store, channels: channels,
             idleTimeout: configuration.idleTimeout, setupTimeout: TimeAmount(configuration.setupTimeout),
             connections: connections, refusals: refusals, eventLoops: Array(group.makeIterator()))
         let (connections, refusals) = (connections, refusals)
@@ -142,18 +185,16 @@ public final class GatewayServer: Sendable {
                         })
                 }
             }
-            .bind(host: configuration.host, port: configuration.port)
+            .bind(host: configuration.host, port: port)
             .get()
-        listener.withLock { $0 = channel }
-        startFlusher()
-        return channel.localAddress?.port ?? configuration.port
+        listeners.withLock { $0.append(channel) }
+        return channel.localAddress?.port ?? port
     }
 
     /// Stops listening, sends every provider connection `GOAWAY` with reason `Shutdown`, closes every connection, and
     /// writes what is stored to the journal.
     public func shutdown() async throws {
-        let channel = listener.withLock { $0 }
-        try? await channel?.close()
+        for listener in listeners.withLock({ $0 }) { try? await listener.close() }
         await connections.closeAll()
         let task = flusher.withLock { task in
             defer { task = nil }
@@ -161,7 +202,7 @@ public final class GatewayServer: Sendable {
         }
         task?.cancel()
         await task?.value
-        journal.flush(from: store, registry: registry)
+        journal.flush(from: store, registry: registry, channels: channels)
         journal.close()
         try await group.shutdownGracefully()
     }
@@ -174,10 +215,11 @@ public final class GatewayServer: Sendable {
         let journal = journal
         let store = store
         let registry = registry
+        let channels = channels
         let task = Task.detached {
             while !Task.isCancelled {
                 try? await Task.sleep(for: GatewayJournal.flushInterval)
-                journal.flush(from: store, registry: registry)
+                journal.flush(from: store, registry: registry, channels: channels)
             }
         }
         flusher.withLock { $0 = task }

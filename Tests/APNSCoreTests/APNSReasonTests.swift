@@ -21,6 +21,12 @@ struct APNSReasonTests {
         ("PayloadTooLarge", 413, .never), ("TooManyProviderTokenUpdates", 429, .afterBackoff),
         ("TooManyRequests", 429, .afterBackoff), ("InternalServerError", 500, .afterBackoff),
         ("ServiceUnavailable", 503, .afterBackoff), ("Shutdown", 503, .onNewConnection),
+        // Broadcast and channel management (reference K.3).
+        ("FeatureNotEnabled", 400, .never), ("MissingChannelId", 400, .afterFixingRequest),
+        ("BadChannelId", 400, .afterFixingRequest), ("ChannelNotRegistered", 400, .never),
+        ("BadRequestParams", 400, .afterFixingRequest), ("BadRequestPayload", 400, .afterFixingRequest),
+        ("MissingPushType", 400, .afterFixingRequest), ("CannotCreateChannelConfig", 400, .afterFixingRequest),
+        ("TopicMismatch", 403, .afterFixingRequest),
     ]
 
     @Test("every documented reason has its status and retry advice", arguments: documented)

@@ -9,6 +9,7 @@ struct GatewayHarness {
     let base: TestGateway
     var server: GatewayServer { base.server }
     var port: Int { base.port }
+    var managePort: Int { base.managePort }
     var signer: APNSProviderTokenSigner { base.signer }
     var directory: URL { base.directory }
     var key: P256.Signing.PrivateKey { base.key }
@@ -82,7 +83,8 @@ struct GatewayHarness {
         body: String? = nil,
         http1: Bool = false,
         withoutALPN: Bool = false,
-        clientCertificate: (certificate: URL, key: URL)? = nil
+        clientCertificate: (certificate: URL, key: URL)? = nil,
+        port: Int? = nil
     ) async throws -> Reply {
         var arguments = [
             "-s", "-i", "--max-time", "10", http1 ? "--http1.1" : "--http2", "--cacert",
@@ -100,7 +102,7 @@ struct GatewayHarness {
             arguments += ["-H", value.isEmpty ? "\(name):" : "\(name): \(value)"]
         }
         if let body { arguments += ["--data-binary", body] }
-        arguments.append("https://127.0.0.1:\(port)\(path)")
+        arguments.append("https://127.0.0.1:\(port ?? self.port)\(path)")
         let (output, exitStatus) = try await Self.runWithStatus("/usr/bin/curl", arguments)
         let parts = output.components(separatedBy: "\r\n\r\n")
         let head = parts.first?.components(separatedBy: "\r\n") ?? []

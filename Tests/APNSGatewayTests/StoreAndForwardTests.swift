@@ -177,7 +177,7 @@ extension CourierClient {
             switch event {
             case .notification(let notification): return notification
             case .closed: throw GatewayDataError("the courier closed before a notification arrived")
-            case .error: continue
+            case .error, .broadcast: continue
             }
         }
         throw GatewayDataError("the courier closed before a notification arrived")

@@ -53,7 +53,7 @@ def herald(media):
     binary = os.environ.get("HERALD_BIN", str(ROOT / ".build" / "debug" / "herald"))
     data = tempfile.mkdtemp(prefix="herald-console-")
     process = subprocess.Popen(
-        [binary, "up", "--data", data, "--gateway-port", "0", "--provider-port", "0", "--device-api-port", "0",
+        [binary, "up", "--data", data, "--gateway-port", "0", "--manage-port", "0", "--provider-port", "0", "--device-api-port", "0",
          "--allow-attachment-host", media],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     link = None

@@ -9,6 +9,8 @@ import Logging
 public struct TestGateway: Sendable {
     public let server: GatewayServer
     public let port: Int
+    /// The channel management API's port.
+    public var managePort: Int { server.managementPort ?? 0 }
     public let key: P256.Signing.PrivateKey
     public let signer: APNSProviderTokenSigner
     public let directory: URL
@@ -22,6 +24,7 @@ public struct TestGateway: Sendable {
         try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         var configuration = GatewayServer.Configuration(dataDirectory: directory)
         configuration.port = 0
+        configuration.managePort = 0
         // Refusals are what these tests provoke; they are counted, not printed.
         configuration.logger.logLevel = .warning
         let server = try GatewayServer(configuration: configuration, verifier: verifier)

@@ -18,7 +18,7 @@ struct CommandFailureTests {
         try await SendGateway.with { gateway in
             let port = try #require(gateway.url.split(separator: ":").last.map(String.init))
             let data = Self.folder()
-            let result = await runHerald(["gateway", "--port", port, "--data", data.path])
+            let result = await runHerald(["gateway", "--port", port, "--manage-port", "0", "--data", data.path])
             #expect(result.status == 1)
             #expect(result.errorOutput.contains("cannot listen on 127.0.0.1:\(port)"), "\(result.errorOutput)")
             #expect(result.errorOutput.contains("--port PORT"), "\(result.errorOutput)")
@@ -32,7 +32,7 @@ struct CommandFailureTests {
         let data = Self.folder()
         defer { try? FileManager.default.removeItem(at: data) }
         let held = try DataFolderLock(data, command: "herald test")
-        let result = await runHerald(["gateway", "--port", "0", "--data", data.path])
+        let result = await runHerald(["gateway", "--port", "0", "--manage-port", "0", "--data", data.path])
         #expect(result.status == 1)
         #expect(
             result.errorOutput.contains("is in use by another herald process (pid \(getpid()), herald test)"),

@@ -29,6 +29,12 @@ struct AdminRequestBody {
         return number
     }
 
+    func optionalBool(_ key: String) throws(AdminError) -> Bool? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case .bool(let bool) = value else { throw AdminError(400, "\"\(key)\" must be true or false") }
+        return bool
+    }
+
     func optionalStrings(_ key: String) throws(AdminError) -> [String]? {
         guard let value = object[key], value != .null else { return nil }
         guard let array = value.array, array.allSatisfy({ $0.string != nil }) else {

@@ -13,11 +13,17 @@ package import Foundation
 /// - `GET /admin/deliveries?apns-id=<id>` or `?apns-unique-id=<id>` → the delivery log entry
 /// - `POST /admin/keys` `{"team-id", "key-id", "pem", "topics"?, "environment"?}` → `201`
 /// - `POST /admin/certificates` `{"topic", "environment"?}` → `201 {"certificate", "key", "topics", "environments"}`
-/// - `POST /admin/faults` `{"status", "reason", "count"?, "token"?}` or `{"goaway", "count"?, "token"?}` → `201`;
-///   `DELETE /admin/faults` → `204`
+/// - `POST /admin/faults` `{"status", "reason", "count"?, "token"?}` or `{"goaway", "count"?, "token"?}` → `201`
+///   (`"channel-id"` instead of `"token"`: only broadcasts on that channel); `DELETE /admin/faults` → `204`
+/// - `POST /admin/apps/<bundle ID>/broadcast` `{"enabled", "environment"?}` → `200`: switches broadcast on or off
+///   (off: `FeatureNotEnabled`)
+/// - `GET /admin/channels?bundle-id=&environment=` → `{"channels": [...]}` with subscriber counts
+/// - `GET /admin/broadcasts?channel-id=` → `{"broadcasts": [...]}`: the latest broadcasts, their reach and
+///   acknowledgement times
 package struct AdminRequestProcessor: Sendable {
     let registry: DeviceRegistry
     let store: NotificationStore
+    let channels: ChannelRegistry
     let keys: ProviderKeys
     let faults: InjectedFaults
     let credential: AdminCredential
@@ -26,12 +32,13 @@ package struct AdminRequestProcessor: Sendable {
     let now: @Sendable () -> Date
 
     package init(
-        registry: DeviceRegistry, store: NotificationStore, keys: ProviderKeys, faults: InjectedFaults,
-        credential: AdminCredential, certificateAuthority: LocalCertificateAuthority?,
-        now: @escaping @Sendable () -> Date
+        registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry = ChannelRegistry(),
+        keys: ProviderKeys, faults: InjectedFaults, credential: AdminCredential,
+        certificateAuthority: LocalCertificateAuthority?, now: @escaping @Sendable () -> Date
     ) {
         self.registry = registry
         self.store = store
+        self.channels = channels
         self.keys = keys
         self.faults = faults
         self.credential = credential
@@ -69,10 +76,15 @@ package struct AdminRequestProcessor: Sendable {
         case ("POST", "keys", 2): return try addKey(AdminRequestBody(body))
         case ("POST", "faults", 2): return try addFault(AdminRequestBody(body))
         case ("POST", "certificates", 2): return try issueCertificate(AdminRequestBody(body))
+        case ("POST", "apps", 4) where segments[3] == "broadcast":
+            return try switchBroadcast(segments[2], AdminRequestBody(body))
+        case ("GET", "channels", 2): return try listChannels(query)
+        case ("GET", "broadcasts", 2): return try listBroadcasts(query)
         case ("DELETE", "faults", 2):
             faults.removeAll()
             return AdminResponse(status: 204, body: nil)
-        case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2), (_, "faults", 2), (_, "certificates", 2):
+        case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2), (_, "faults", 2), (_, "certificates", 2),
+            (_, "apps", 4), (_, "channels", 2), (_, "broadcasts", 2):
             throw AdminError(405, "\(method) is not allowed on \(path); see docs/gateway.md")
         default:
             throw AdminError(404, "no admin endpoint \(path); see docs/gateway.md")
@@ -227,6 +239,10 @@ package struct AdminRequestProcessor: Sendable {
         let count = try body.optionalInt("count") ?? 1
         guard count >= 1 else { throw AdminError(400, "\"count\" must be 1 or more") }
         let token = try body.optionalString("token").map { text throws(AdminError) in try parseToken(text) }
+        let channel = try body.optionalString("channel-id").map { text throws(AdminError) in try parseChannel(text) }
+        guard token == nil || channel == nil else {
+            throw AdminError(400, "a fault applies to a \"token\" or a \"channel-id\", not both")
+        }
         let effect: InjectedFaults.Effect
         if let goAway = try body.optionalString("goaway") {
             effect = .goAway(reason: APNSReason(rawValue: goAway))
@@ -236,7 +252,7 @@ package struct AdminRequestProcessor: Sendable {
             }
             effect = .answer(status: status, reason: APNSReason(rawValue: try body.string("reason")))
         }
-        faults.add(InjectedFaults.Fault(effect: effect, count: count, token: token))
+        faults.add(InjectedFaults.Fault(effect: effect, count: count, token: token, channel: channel))
         return .json(201, ["pending": .number(JSONNumber(faults.pending))])
     }
 
@@ -258,6 +274,56 @@ package struct AdminRequestProcessor: Sendable {
             throw AdminError(400, "\(error)")
         }
         return .json(201, ["key-id": .string(keyID), "team-id": .string(teamID)])
+    }
+
+    private func switchBroadcast(_ bundleID: String, _ body: AdminRequestBody) throws(AdminError) -> AdminResponse {
+        if let problem = APNSTopic.problem(with: bundleID) { throw AdminError(400, problem) }
+        guard let enabled = try body.optionalBool("enabled") else {
+            throw AdminError(400, #"the body needs "enabled": true or false"#)
+        }
+        let app = BroadcastApp(bundleID: bundleID, environment: try environment(body.optionalString("environment")))
+        channels.setBroadcastEnabled(enabled, for: app)
+        return .json(
+            200,
+            [
+                "bundle-id": .string(bundleID), "environment": .string(app.environment.rawValue),
+                "enabled": .bool(enabled),
+            ])
+    }
+
+    private func listChannels(_ query: AdminQuery) throws(AdminError) -> AdminResponse {
+        let environment = try environment(query["environment"])
+        let listed = channels.all
+            .filter { query["bundle-id"] == nil || $0.bundleID == query["bundle-id"] }
+            .filter { query["environment"] == nil || $0.environment == environment }
+            .sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+            .prefix(10_000)
+            .map { channel -> JSONValue in
+                guard case .object(var object) = channel.json else { return .null }
+                object["subscribers"] = .number(JSONNumber(channels.subscriberCount(channel.id)))
+                return .object(object)
+            }
+        return .json(200, ["channels": .array(Array(listed))])
+    }
+
+    private func listBroadcasts(_ query: AdminQuery) throws(AdminError) -> AdminResponse {
+        let channel = try query["channel-id"].map { text throws(AdminError) in try parseChannel(text) }
+        return .json(200, ["broadcasts": .array(channels.reports(channel: channel).map(\.json))])
+    }
+
+    private func environment(_ name: String?) throws(AdminError) -> APNSEnvironment {
+        guard let name else { return .development }
+        guard let environment = APNSEnvironment(name: name) else {
+            throw AdminError(400, "environment '\(name)' is not development or production")
+        }
+        return environment
+    }
+
+    private func parseChannel(_ text: String) throws(AdminError) -> APNSChannelID {
+        guard let channel = APNSChannelID(rawValue: text) else {
+            throw AdminError(400, APNSChannelID.problem(with: text) ?? "not a channel ID")
+        }
+        return channel
     }
 
     private func parseToken(_ text: String) throws(AdminError) -> APNSDeviceToken {

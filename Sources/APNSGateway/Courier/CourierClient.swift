@@ -21,6 +21,8 @@ public final class CourierClient: Sendable {
     public enum Event: Sendable {
         /// A notification for one of the registered tokens.
         case notification(AcceptedNotification)
+        /// A broadcast on a channel an app's activity subscribed to, for that app's token.
+        case broadcast(ChannelBroadcast, token: APNSDeviceToken)
         /// The gateway refused a message; the text says why.
         case error(String)
         /// The connection closed.
@@ -138,6 +140,31 @@ public final class CourierClient: Sendable {
         send([
             "op": "ack", "token": .string(notification.token.hex),
             "apns-id": .string(notification.apnsID.lowercasedString),
+        ])
+    }
+
+    /// Subscribes an app (its token) to one of its app's broadcast channels; broadcasts on it arrive as
+    /// ``Event/broadcast(_:token:)``, beginning with the channel's stored message when it keeps one.
+    ///
+    /// - Throws: ``GatewayDataError`` with the gateway's message when the app has no such channel.
+    public func subscribe(_ token: APNSDeviceToken, to channel: APNSChannelID) async throws {
+        _ = try await replies.await(key: "subscribed \(token.hex) \(channel.rawValue)") {
+            send(["op": "subscribe", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
+        }
+    }
+
+    /// Ends an app's subscription to a channel.
+    public func unsubscribe(_ token: APNSDeviceToken, from channel: APNSChannelID) async throws {
+        _ = try await replies.await(key: "unsubscribed \(token.hex) \(channel.rawValue)") {
+            send(["op": "unsubscribe", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
+        }
+    }
+
+    /// Tells the gateway the device received a broadcast.
+    public func acknowledge(_ broadcast: ChannelBroadcast, token: APNSDeviceToken) {
+        send([
+            "op": "broadcast-ack", "token": .string(token.hex),
+            "apns-unique-id": .string(broadcast.uniqueID.lowercasedString),
         ])
     }
 

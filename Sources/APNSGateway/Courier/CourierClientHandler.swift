@@ -51,6 +51,18 @@ final class CourierClientHandler: ChannelInboundHandler {
             } catch {
                 events.yield(.error("a notification could not be read: \(error)"))
             }
+        case "broadcast":
+            do {
+                guard let text = object["token"]?.string, let token = try? APNSDeviceToken(hex: text) else {
+                    throw GatewayDataError("broadcast: no token")
+                }
+                events.yield(.broadcast(try ChannelBroadcast(json: object), token: token))
+            } catch {
+                events.yield(.error("a broadcast could not be read: \(error)"))
+            }
+        case "subscribed", "unsubscribed":
+            let key = "\(op) \(object["token"]?.string ?? "") \(object["channel-id"]?.string ?? "")"
+            replies.resolve(key: key, with: object)
         case "registered":
             let key = "registered \(object["bundle-id"]?.string ?? "") \(object["environment"]?.string ?? "")"
             replies.resolve(key: key, with: object)

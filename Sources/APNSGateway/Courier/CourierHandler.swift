@@ -13,17 +13,27 @@ final class CourierHandler: ChannelInboundHandler {
     /// The most tokens one connection (one device) may hold: its apps. Each new one is a journal record, so an
     /// unbounded loop of `register` would grow the gateway's data without end.
     static let maximumTokensPerConnection = 64
+    /// The most channel subscriptions one connection may hold (its apps' activities).
+    static let maximumSubscriptionsPerConnection = 1024
 
     private let registry: DeviceRegistry
     private let store: NotificationStore
+    private let channels: ChannelRegistry
     private let refusals: GatewayRefusals
     private var peer: SocketAddress?
     private var link: CourierLink?
     private var tokens: Set<APNSDeviceToken> = []
+    private var subscriptions: Set<Subscription> = []
 
-    init(registry: DeviceRegistry, store: NotificationStore, refusals: GatewayRefusals) {
+    private struct Subscription: Hashable {
+        let token: APNSDeviceToken
+        let channel: APNSChannelID
+    }
+
+    init(registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry, refusals: GatewayRefusals) {
         self.registry = registry
         self.store = store
+        self.channels = channels
         self.refusals = refusals
     }
 
@@ -33,8 +43,12 @@ final class CourierHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let link { for token in tokens { store.detach(link, token: token) } }
+        if let link {
+            for token in tokens { store.detach(link, token: token) }
+            if !subscriptions.isEmpty { channels.unsubscribeAll(link) }
+        }
         tokens = []
+        subscriptions = []
         context.fireChannelInactive()
     }
 
@@ -88,12 +102,54 @@ final class CourierHandler: ChannelInboundHandler {
                 store.detach(link, token: token)
                 store.discardAll(for: token, reason: "the app was removed from the device")
                 tokens.remove(token)
+                for subscription in subscriptions where subscription.token == token {
+                    channels.unsubscribe(link, token: token, from: subscription.channel)
+                    subscriptions.remove(subscription)
+                }
                 link.send(["op": "unregistered", "token": .string(token.hex)])
+            case .subscribe(let token, let channel):
+                try subscribe(token: token, channel: channel, link: link)
+            case .unsubscribe(let token, let channel):
+                guard tokens.contains(token) else { throw GatewayDataError("unsubscribe: register \(token.hex) first") }
+                channels.unsubscribe(link, token: token, from: channel)
+                subscriptions.remove(Subscription(token: token, channel: channel))
+                link.send(["op": "unsubscribed", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
+            case .acknowledgeBroadcast(let token, let uniqueID):
+                guard tokens.contains(token) else {
+                    throw GatewayDataError("broadcast-ack: register \(token.hex) first")
+                }
+                channels.acknowledge(uniqueID, link: link, token: token)
             }
         } catch {
             refusals.record(.courierMessage, peer: peer, error.message)
             link.send(["op": "error", "message": .string(error.message)])
         }
+    }
+
+    /// Subscribes one of this connection's apps to a channel of that app; the reply comes before the channel's
+    /// stored message, if it has one.
+    private func subscribe(token: APNSDeviceToken, channel: APNSChannelID, link: CourierLink) throws(GatewayDataError) {
+        guard tokens.contains(token), let device = registry.device(for: token) else {
+            throw GatewayDataError("subscribe: register \(token.hex) on this connection first")
+        }
+        let subscription = Subscription(token: token, channel: channel)
+        guard subscriptions.count < Self.maximumSubscriptionsPerConnection || subscriptions.contains(subscription)
+        else {
+            throw GatewayDataError(
+                "subscribe: this connection already holds \(Self.maximumSubscriptionsPerConnection) subscriptions, "
+                    + "the most one device may have; unsubscribe one first")
+        }
+        let app = BroadcastApp(bundleID: device.bundleID, environment: device.environment)
+        do {
+            _ = try channels.channel(channel, of: app)
+            link.send(["op": "subscribed", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
+            try channels.subscribe(link, token: token, app: app, to: channel)
+        } catch {
+            throw GatewayDataError(
+                "subscribe: \(app) has no channel \(channel) (never made there, or deleted); make one with "
+                    + "POST /1/apps/\(device.bundleID)/channels on the channel management port")
+        }
+        subscriptions.insert(subscription)
     }
 
     /// The token for an app: the one the device asks to keep when it is still valid for that app and the device

@@ -3,7 +3,7 @@ import NIOCore
 import NIOWebSocket
 
 /// A device's courier connection as the store sees it: delivering writes a `notification` message to the socket.
-final class CourierLink: DeviceLink {
+final class CourierLink: DeviceLink, BroadcastLink {
     private let channel: any Channel
 
     init(channel: any Channel) {
@@ -12,6 +12,10 @@ final class CourierLink: DeviceLink {
 
     func deliver(_ notification: AcceptedNotification) {
         send(notification.json(extra: [("op", "notification")]))
+    }
+
+    func deliverBroadcast(_ message: [UInt8]) {
+        send(message)
     }
 
     /// Writes one JSON message.

@@ -10,6 +10,12 @@ package enum CourierMessage {
     case acknowledge(token: APNSDeviceToken, apnsID: UUID)
     /// `{"op": "unregister", "token"}`: the app was removed; pushes to its token get `410 Unregistered`.
     case unregister(token: APNSDeviceToken)
+    /// `{"op": "subscribe", "token", "channel-id"}`: an activity of the app subscribes to one of its app's channels.
+    case subscribe(token: APNSDeviceToken, channel: APNSChannelID)
+    /// `{"op": "unsubscribe", "token", "channel-id"}`: no more broadcasts on that channel for the app.
+    case unsubscribe(token: APNSDeviceToken, channel: APNSChannelID)
+    /// `{"op": "broadcast-ack", "token", "apns-unique-id"}`: the device received a broadcast.
+    case acknowledgeBroadcast(token: APNSDeviceToken, uniqueID: UUID)
 
     package init(_ bytes: [UInt8]) throws(GatewayDataError) {
         guard case .object(let object)? = try? JSONValue(parsing: Data(bytes)), let op = object["op"]?.string else {
@@ -25,6 +31,15 @@ package enum CourierMessage {
             } catch {
                 throw GatewayDataError("\(op): \"token\" is not a device token: \(error.message)")
             }
+        }
+        func channel() throws(GatewayDataError) -> APNSChannelID {
+            guard let text = object["channel-id"]?.string else {
+                throw GatewayDataError("\(op): \"channel-id\" is missing")
+            }
+            guard let id = APNSChannelID(rawValue: text) else {
+                throw GatewayDataError("\(op): \(APNSChannelID.problem(with: text) ?? "not a channel ID")")
+            }
+            return id
         }
         switch op {
         case "register":
@@ -49,8 +64,18 @@ package enum CourierMessage {
             self = .acknowledge(token: try token(required: true)!, apnsID: apnsID)
         case "unregister":
             self = .unregister(token: try token(required: true)!)
+        case "subscribe":
+            self = .subscribe(token: try token(required: true)!, channel: try channel())
+        case "unsubscribe":
+            self = .unsubscribe(token: try token(required: true)!, channel: try channel())
+        case "broadcast-ack":
+            guard let text = object["apns-unique-id"]?.string, let uniqueID = UUID(uuidString: text) else {
+                throw GatewayDataError("broadcast-ack: \"apns-unique-id\" is missing or not a UUID")
+            }
+            self = .acknowledgeBroadcast(token: try token(required: true)!, uniqueID: uniqueID)
         default:
-            throw GatewayDataError("unknown op '\(op)': register, ack or unregister")
+            throw GatewayDataError(
+                "unknown op '\(op)': register, ack, unregister, subscribe, unsubscribe or broadcast-ack")
         }
     }
 }

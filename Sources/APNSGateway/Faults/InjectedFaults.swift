@@ -20,11 +20,15 @@ public final class InjectedFaults: Sendable {
         public var remaining: Int
         /// Only pushes to this token, or any push when `nil`.
         public var token: APNSDeviceToken?
+        /// Only broadcasts on this channel; a fault with neither a token nor a channel applies to any push and any
+        /// broadcast.
+        public var channel: APNSChannelID?
 
-        public init(effect: Effect, count: Int, token: APNSDeviceToken? = nil) {
+        public init(effect: Effect, count: Int, token: APNSDeviceToken? = nil, channel: APNSChannelID? = nil) {
             self.effect = effect
             self.remaining = count
             self.token = token
+            self.channel = channel
         }
     }
 
@@ -47,8 +51,17 @@ public final class InjectedFaults: Sendable {
 
     /// The effect for a valid push to `token`, using up one application of the first matching fault.
     func take(for token: APNSDeviceToken) -> Effect? {
+        take { $0.channel == nil && ($0.token == nil || $0.token == token) }
+    }
+
+    /// The effect for a valid broadcast on `channel`, using up one application of the first matching fault.
+    func take(forChannel channel: APNSChannelID) -> Effect? {
+        take { $0.token == nil && ($0.channel == nil || $0.channel == channel) }
+    }
+
+    private func take(where matches: (Fault) -> Bool) -> Effect? {
         faults.withLockedValue { faults in
-            guard let index = faults.firstIndex(where: { $0.token == nil || $0.token == token }) else { return nil }
+            guard let index = faults.firstIndex(where: matches) else { return nil }
             let effect = faults[index].effect
             faults[index].remaining -= 1
             if faults[index].remaining <= 0 { faults.remove(at: index) }

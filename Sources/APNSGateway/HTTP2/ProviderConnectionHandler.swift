@@ -212,7 +212,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let promise = context.eventLoop.makePromise(of: ProviderResponse.self)
         promise.completeWithTask {
             let response = await processor.process(request, connection: authentication)
-            if response.status == 200 { persist() }
+            if (200..<300).contains(response.status) { persist() }
             return response
         }
         let loopBound = NIOLoopBound((context, self), eventLoop: context.eventLoop)
@@ -229,11 +229,12 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             goAway(before: streamID, reason: reason, context: context)
             return
         }
-        var extra = [("apns-id", response.apnsID)]
+        var extra = [(response.idHeader, response.apnsID)]
         if let uniqueID = response.uniqueID { extra.append((APNSRequestHeaders.Name.uniqueID, uniqueID)) }
+        extra += response.extraHeaders
         write(
-            streamID, status: response.status, extra: extra, body: response.error.map { Array($0.encoded()) },
-            context: context)
+            streamID, status: response.status, extra: extra,
+            body: response.error.map { Array($0.encoded()) } ?? response.body, context: context)
         if !streamLimitRaised, authentication.state.isAuthenticated {
             streamLimitRaised = true
             let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.authenticatedStreamLimit)]

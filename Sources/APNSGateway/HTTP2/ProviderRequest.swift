@@ -84,6 +84,13 @@ struct ProviderResponse: Sendable {
     var error: APNSErrorResponse?
     /// Set by an injected fault: send no answer, end the connection with GOAWAY carrying this reason.
     var goAway: APNSReason?
+    /// The header that carries ``apnsID``: `apns-id` for a device push, `apns-request-id` for a broadcast or a
+    /// channel request.
+    var idHeader = "apns-id"
+    /// More headers: a new channel's `apns-channel-id`.
+    var extraHeaders: [(String, String)] = []
+    /// The body of a success that has one: a channel's configuration, the list of channels.
+    var body: [UInt8]?
 
     static func rejected(_ rejection: APNSRequestRejection, apnsID: String) -> ProviderResponse {
         ProviderResponse(

@@ -3,12 +3,27 @@ import Foundation
 
 /// Decides the answer to one provider request as APNs does, check by check: method, path, duplicate headers, header
 /// values, authentication, the device token and its topic, then the payload; then hands an accepted push to the store.
+/// Broadcasts (`/4/broadcasts/apps/...`, ``answerBroadcast(_:connection:verified:)``) go to the channel registry, and
+/// on the channel management port every request is a channel request (``answerChannelRequest(_:connection:verified:)``).
 ///
 /// Everything runs synchronously except the first signature check of a provider token on a connection:
 /// ``processImmediately(_:connection:)`` answers without suspending whenever it can, and ``process(_:connection:)``
 /// also verifies a new token.
 struct ProviderRequestProcessor: Sendable {
+    /// Which of Apple's APIs a port serves.
+    enum API: Sendable {
+        /// Device pushes (`/3/device/...`) and broadcasts (`/4/broadcasts/apps/...`).
+        case push
+        /// Channel management (`/1/apps/.../channels`, `/1/apps/.../all-channels`).
+        case channelManagement
+    }
+
+    let api: API
     let registry: DeviceRegistry
+    /// The broadcast channels.
+    let channels: ChannelRegistry
+    /// Runs a broadcast's delivery to its subscribers, apart from the request's answer.
+    let fanOut: BroadcastFanOut
     let keys: ProviderKeys
     let store: NotificationStore
     /// Failures armed through the admin API, applied to pushes that are otherwise accepted.
@@ -17,8 +32,24 @@ struct ProviderRequestProcessor: Sendable {
     let defaultEnvironment: APNSEnvironment
     let now: @Sendable () -> Date
 
+    init(
+        api: API = .push, registry: DeviceRegistry, channels: ChannelRegistry = ChannelRegistry(),
+        fanOut: BroadcastFanOut = BroadcastFanOut(), keys: ProviderKeys, store: NotificationStore,
+        faults: InjectedFaults, defaultEnvironment: APNSEnvironment, now: @escaping @Sendable () -> Date
+    ) {
+        self.api = api
+        self.registry = registry
+        self.channels = channels
+        self.fanOut = fanOut
+        self.keys = keys
+        self.store = store
+        self.faults = faults
+        self.defaultEnvironment = defaultEnvironment
+        self.now = now
+    }
+
     /// Thrown inside the checks when a token must have its signature verified first.
-    private struct NeedsVerification: Error {}
+    struct NeedsVerification: Error {}
 
     /// The answer, or `nil` when the request carries a provider token this connection has not verified yet.
     func processImmediately(_ request: ProviderRequest, connection: ConnectionAuthentication) -> ProviderResponse? {
@@ -37,6 +68,12 @@ struct ProviderRequestProcessor: Sendable {
         connection: ConnectionAuthentication,
         verified: Result<APNSProviderToken, APNSRequestRejection>?
     ) -> ProviderResponse? {
+        if api == .channelManagement {
+            return answerChannelRequest(request, connection: connection, verified: verified)
+        }
+        if let path = request.path, BroadcastPath(path) != nil {
+            return answerBroadcast(request, connection: connection, verified: verified)
+        }
         let messageID = request.header(APNSRequestHeaders.Name.apnsID).flatMap(APNSMessageID.init(headerValue:))
         let apnsID = messageID?.uuid ?? RandomUUID.make()
         let apnsIDText = messageID?.rawValue ?? apnsID.lowercasedString
@@ -63,7 +100,7 @@ struct ProviderRequestProcessor: Sendable {
     }
 
     /// The answer an armed fault asks for; the push is logged as rejected and not stored.
-    private func injected(_ effect: InjectedFaults.Effect, apnsID: UUID, apnsIDText: String) -> ProviderResponse {
+    func injected(_ effect: InjectedFaults.Effect, apnsID: UUID, apnsIDText: String) -> ProviderResponse {
         switch effect {
         case .answer(let status, let reason):
             store.log.record(apnsID, .init(.rejected, at: now(), "\(reason.rawValue): injected through /admin/faults"))
@@ -144,7 +181,7 @@ struct ProviderRequestProcessor: Sendable {
     /// The key that signed the request's provider token, once the token passes every rule of reference B.
     /// Who sends: the connection's provider certificate, or the request's provider token (checked against the key's
     /// environment).
-    private func credential(
+    func credential(
         for request: ProviderRequest,
         connection: ConnectionAuthentication,
         environment: APNSEnvironment,

@@ -34,7 +34,7 @@ struct ProviderRequestWorker: Sendable {
     ) -> [(HTTP2StreamID, Decision)] {
         let decisions = decideEach(batch, connection: connection)
         let accepted = decisions.contains {
-            if case .provider(let response) = $0.1 { return response.status == 200 }
+            if case .provider(let response) = $0.1 { return (200..<300).contains(response.status) }
             return false
         }
         if accepted { persist() }

@@ -72,6 +72,11 @@ public final class DeliveryLog: Sendable {
 
     /// Adds events to a notification's entry, making the entry when it is new.
     public func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, _ events: Event...) {
+        record(apnsID, uniqueID: uniqueID, token: token, events: events)
+    }
+
+    /// Adds events to a notification's entry, making the entry when it is new.
+    public func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, events: [Event]) {
         state.withLock { state in
             if let slot = state.index[apnsID].map(Int.init) {
                 state.update(slot) { record in

@@ -7,6 +7,8 @@ import Synchronization
 /// The journal is a sequence of records, each `<byte count>\n<JSON object>\n`:
 /// - `{"device": {"token", "bundle-id", "environment", "secret-sha256", "invalid-reason", "invalid-since"}}` (the
 ///   device secret's digest in base64), written at once;
+/// - `{"channel-id": "<id>", "channel": {...} or null}`: a broadcast channel now (with its stored message), `null`
+///   once deleted; `{"broadcast-app": {"bundle-id", "environment", "enabled"}}`: an app's broadcast switch;
 /// - `{"slot": "<token>", "notification": {...} or null}`: what is stored for a token now. Changed tokens are
 ///   collected and written together: before the answers of a batch of requests that accepted a push go out (group
 ///   commit: a 200 means the push is in the file), every ``flushInterval`` for changes no request makes (acks,
@@ -28,6 +30,15 @@ public final class GatewayJournal: Sendable {
         /// at every flush.
         var liveSize = 0
         var dirty: Set<APNSDeviceToken> = []
+        var dirtyChannels: Set<ChannelRegistry.Change> = []
+    }
+
+    /// What a journal held when it was opened.
+    public struct Recovered: Sendable {
+        public var devices: [DeviceRegistry.Device] = []
+        public var stored: [AcceptedNotification] = []
+        public var channels: [BroadcastChannel] = []
+        public var disabledApps: Set<BroadcastApp> = []
     }
 
     /// The journal's path.
@@ -37,7 +48,7 @@ public final class GatewayJournal: Sendable {
     private let flushing = Mutex(())
 
     /// What the journal held when it was opened.
-    public let recovered: (devices: [DeviceRegistry.Device], stored: [AcceptedNotification])
+    public let recovered: Recovered
 
     /// Opens (or makes) the journal in `directory`, reads it and rewrites it compactly.
     ///
@@ -51,7 +62,7 @@ public final class GatewayJournal: Sendable {
         url = directory.appendingPathComponent("journal")
         let existing = (try? Data(contentsOf: url)) ?? Data()
         recovered = try Self.read(existing)
-        let (handle, size) = try Self.rewrite(url, devices: recovered.devices, stored: recovered.stored)
+        let (handle, size) = try Self.rewrite(url, recovered)
         state = Mutex(State(handle: handle, size: size))
     }
 
@@ -65,28 +76,42 @@ public final class GatewayJournal: Sendable {
         _ = state.withLock { $0.dirty.insert(token) }
     }
 
-    /// Writes what is stored now for every changed token, compacting the journal when it has grown too large.
-    /// When it returns, every change marked before the call is in the file (a flush running on another thread holds
-    /// ``flushing`` until it has written what it took), so an answer sent after it survives a killed process.
-    public func flush(from store: NotificationStore, registry: DeviceRegistry) {
-        flushing.withLock { _ in flushMarked(from: store, registry: registry) }
+    /// Notes that a channel or an app's broadcast switch changed; written at the next flush.
+    public func markChanged(_ change: ChannelRegistry.Change) {
+        _ = state.withLock { $0.dirtyChannels.insert(change) }
     }
 
-    private func flushMarked(from store: NotificationStore, registry: DeviceRegistry) {
-        let dirty = state.withLock { state in
-            defer { state.dirty = [] }
-            return state.dirty
+    /// Writes what is stored now for every changed token and channel, compacting the journal when it has grown too
+    /// large. When it returns, every change marked before the call is in the file (a flush running on another thread
+    /// holds ``flushing`` until it has written what it took), so an answer sent after it survives a killed process.
+    public func flush(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry? = nil) {
+        flushing.withLock { _ in flushMarked(from: store, registry: registry, channels: channels) }
+    }
+
+    private func flushMarked(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry?) {
+        let (dirty, dirtyChannels) = state.withLock { state in
+            defer {
+                state.dirty = []
+                state.dirtyChannels = []
+            }
+            return (state.dirty, state.dirtyChannels)
         }
-        guard !dirty.isEmpty else { return }
+        guard !dirty.isEmpty || !dirtyChannels.isEmpty else { return }
         // Encoded before taking the journal's lock (pushes mark tokens under it), into one buffer.
         var bytes: [UInt8] = []
         for token in dirty { Self.frame(Self.slotRecord(token, store.storedNotification(for: token)), into: &bytes) }
+        if let channels {
+            for change in dirtyChannels { Self.frame(Self.record(change, in: channels), into: &bytes) }
+        }
         state.withLock { state in
             Self.write(&bytes, to: &state)
             guard state.size > max(compactionThreshold, 2 * state.liveSize) else { return }
             // The snapshot is taken under the journal's lock: a device record racing it waits for the lock and lands
             // in the new file, never in the old one about to be replaced.
-            let rewritten = try? Self.rewrite(url, devices: registry.all, stored: store.allStored())
+            let live = Recovered(
+                devices: registry.all, stored: store.allStored(), channels: channels?.all ?? [],
+                disabledApps: channels?.disabledApps ?? [])
+            let rewritten = try? Self.rewrite(url, live)
             guard let (handle, size) = rewritten else { return }
             try? state.handle.close()
             state.handle = handle
@@ -114,6 +139,26 @@ public final class GatewayJournal: Sendable {
             fields.append(("invalid-since", .number(JSONNumber(invalidation.since.millisecondsSince1970))))
         }
         return Array(JSONValue.object(JSONObject([(key: "device", value: .object(JSONObject(fields)))])).encoded())
+    }
+
+    private static func record(_ change: ChannelRegistry.Change, in channels: ChannelRegistry) -> [UInt8] {
+        switch change {
+        case .channel(let id): channelRecord(id, channels.channel(id))
+        case .app(let app): appRecord(app, enabled: channels.isBroadcastEnabled(for: app))
+        }
+    }
+
+    private static func channelRecord(_ id: APNSChannelID, _ channel: BroadcastChannel?) -> [UInt8] {
+        let record = JSONObject([("channel-id", .string(id.rawValue)), ("channel", channel?.json ?? .null)])
+        return Array(JSONValue.object(record).encoded())
+    }
+
+    private static func appRecord(_ app: BroadcastApp, enabled: Bool) -> [UInt8] {
+        let fields = JSONObject([
+            ("bundle-id", .string(app.bundleID)), ("environment", .string(app.environment.rawValue)),
+            ("enabled", .bool(enabled)),
+        ])
+        return Array(JSONValue.object(JSONObject([("broadcast-app", .object(fields))])).encoded())
     }
 
     private static func slotRecord(_ token: APNSDeviceToken, _ notification: AcceptedNotification?) -> [UInt8] {
@@ -157,10 +202,8 @@ public final class GatewayJournal: Sendable {
         bytes.removeAll(keepingCapacity: true)
     }
 
-    /// Writes a fresh journal holding just `devices` and `stored` next to the old one, then renames it over the old.
-    private static func rewrite(
-        _ url: URL, devices: [DeviceRegistry.Device], stored: [AcceptedNotification]
-    ) throws -> (FileHandle, Int) {
+    /// Writes a fresh journal holding just what is live next to the old one, then renames it over the old.
+    private static func rewrite(_ url: URL, _ live: Recovered) throws -> (FileHandle, Int) {
         let temporary = url.appendingPathExtension("new")
         guard
             FileManager.default.createFile(
@@ -169,8 +212,10 @@ public final class GatewayJournal: Sendable {
             throw GatewayDataError("cannot create \(temporary.path)")
         }
         var state = State(handle: try FileHandle(forWritingTo: temporary), size: 0)
-        append(devices.lazy.map(deviceRecord), to: &state)
-        append(stored.lazy.map { slotRecord($0.token, $0) }, to: &state)
+        append(live.devices.lazy.map(deviceRecord), to: &state)
+        append(live.stored.lazy.map { slotRecord($0.token, $0) }, to: &state)
+        append(live.channels.lazy.map { channelRecord($0.id, $0) }, to: &state)
+        append(live.disabledApps.lazy.map { appRecord($0, enabled: false) }, to: &state)
         guard rename(temporary.path, url.path) == 0 else {
             throw GatewayDataError("cannot rename \(temporary.path) to \(url.path) (errno \(errno))")
         }
@@ -178,11 +223,11 @@ public final class GatewayJournal: Sendable {
     }
 
     /// Reads every complete record; a record cut short by a crash ends the journal.
-    private static func read(
-        _ data: Data
-    ) throws -> (devices: [DeviceRegistry.Device], stored: [AcceptedNotification]) {
+    private static func read(_ data: Data) throws -> Recovered {
         var devices: [Data: DeviceRegistry.Device] = [:]
         var slots: [Data: AcceptedNotification] = [:]
+        var channels: [APNSChannelID: BroadcastChannel] = [:]
+        var disabled: Set<BroadcastApp> = []
         let bytes = [UInt8](data)
         var offset = 0
         while let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")),
@@ -203,11 +248,25 @@ public final class GatewayJournal: Sendable {
                 } else {
                     slots[token.bytes] = nil
                 }
+            } else if let idText = object["channel-id"]?.string, let id = APNSChannelID(rawValue: idText) {
+                if case .object(let channel) = object["channel"] {
+                    channels[id] = try BroadcastChannel(json: channel)
+                } else {
+                    channels[id] = nil
+                }
+            } else if case .object(let app) = object["broadcast-app"], let bundleID = app["bundle-id"]?.string,
+                let environment = app["environment"]?.string.flatMap(APNSEnvironment.init(name:))
+            {
+                let key = BroadcastApp(bundleID: bundleID, environment: environment)
+                if app["enabled"] == .bool(false) { disabled.insert(key) } else { disabled.remove(key) }
             } else {
-                throw GatewayDataError("journal record at byte \(newline + 1) is neither a device nor a slot")
+                throw GatewayDataError(
+                    "journal record at byte \(newline + 1) is not a device, a slot, a channel or a broadcast app")
             }
         }
-        return (Array(devices.values), Array(slots.values))
+        return Recovered(
+            devices: Array(devices.values), stored: Array(slots.values), channels: Array(channels.values),
+            disabledApps: disabled)
     }
 
     private static func device(_ object: JSONObject) throws -> DeviceRegistry.Device {

@@ -164,6 +164,11 @@ public final class SimulatedDevice: Sendable {
                     case .notification(let notification):
                         await receive(notification)
                         client.acknowledge(notification)
+                    case .broadcast(let broadcast, let token):
+                        hub.emit(
+                            DeviceEvent(
+                                .log, message: "broadcast \(broadcast.uniqueID) on channel \(broadcast.channelID)"))
+                        client.acknowledge(broadcast, token: token)
                     case .error(let message):
                         hub.emit(DeviceEvent(.log, message: "the gateway says: \(message)"))
                     case .closed:

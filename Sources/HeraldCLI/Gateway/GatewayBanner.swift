@@ -6,6 +6,8 @@ import Foundation
 struct GatewayBanner {
     let host: String
     let port: Int
+    /// The channel management API's port, when it listens.
+    let managePort: Int?
     let caPath: String
     let token: String
     let topic: String
@@ -25,6 +27,13 @@ struct GatewayBanner {
             "example device token for \(topic): \(token)",
             "devices connect to wss://\(address):\(port)/courier (docs/courier.md); admin API: /admin/ (docs/gateway.md)",
             Self.adminLine(admin),
+        ]
+        if let managePort {
+            lines.append(
+                "broadcast channels: https://\(address):\(managePort)/1/apps/<bundle ID>/channels; broadcasts: "
+                    + "POST https://\(address):\(port)/4/broadcasts/apps/<bundle ID> (docs/live-activities.md)")
+        }
+        lines += [
             "",
             "curl --http2 --cacert \(caPath) \\",
             "  -H 'apns-topic: \(topic)' -H 'apns-push-type: alert' \\",

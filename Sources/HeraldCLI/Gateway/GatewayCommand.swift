@@ -16,6 +16,11 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (APNs' alternate port by default).")
     var port = 2197
 
+    @Option(
+        name: .customLong("manage-port"),
+        help: "The port of the channel management API for broadcast channels (Apple's development port by default).")
+    var managePort = 2195
+
     @Option(help: "Where the CA, certificates and data are kept.")
     var data = "./.herald/gateway"
 
@@ -73,6 +78,7 @@ struct GatewayCommand: AsyncParsableCommand {
             GatewayBanner(
                 host: host,
                 port: boundPort,
+                managePort: server.managementPort,
                 caPath: server.certificateAuthority.caPath.path,
                 token: device.token.hex,
                 topic: exampleTopic,
@@ -102,6 +108,7 @@ struct GatewayCommand: AsyncParsableCommand {
         var configuration = GatewayServer.Configuration(dataDirectory: URL(fileURLWithPath: data))
         configuration.host = host
         configuration.port = port
+        configuration.managePort = managePort
         configuration.environment = environment
         configuration.insecureAdmin = insecureAdmin
         configuration.maxConnections = maxConnections
@@ -113,6 +120,10 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         do {
             return (server, try await server.start())
+        } catch let failure as GatewayServer.ChannelManagementListenFailure {
+            throw CommandFailure.listening(
+                failure.underlying, what: "the channel management API", host: host, port: managePort,
+                option: "--manage-port") ?? failure
         } catch {
             throw CommandFailure.listening(error, what: "the local APNs", host: host, port: port, option: "--port")
                 ?? error

@@ -21,6 +21,9 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .customLong("gateway-port"), help: "The local APNs' port.")
     var gatewayPort = 2197
 
+    @Option(name: .customLong("manage-port"), help: "The local APNs' channel management port (broadcast channels).")
+    var managePort = 2195
+
     @Option(name: .customLong("provider-port"), help: "The provider API's port.")
     var providerPort = 8080
 

@@ -31,10 +31,15 @@ struct UpSystem {
         var gatewayConfiguration = GatewayServer.Configuration(dataDirectory: root.appendingPathComponent("gateway"))
         gatewayConfiguration.host = command.host
         gatewayConfiguration.port = command.gatewayPort
+        gatewayConfiguration.managePort = command.managePort
         let gateway = try GatewayServer(configuration: gatewayConfiguration, verifier: verifier)
         let port: Int
         do {
             port = try await gateway.start()
+        } catch let failure as GatewayServer.ChannelManagementListenFailure {
+            throw CommandFailure.listening(
+                failure.underlying, what: "the channel management API", host: command.host, port: command.managePort,
+                option: "--manage-port") ?? failure
         } catch {
             throw CommandFailure.listening(
                 error, what: "the local APNs", host: command.host, port: command.gatewayPort, option: "--gateway-port")

@@ -1,0 +1,308 @@
+public import APNSCore
+public import Foundation
+import Synchronization
+
+/// The broadcast channels (reference K): the channels each app made, which device activities subscribe to each,
+/// the most recent broadcast a storing channel keeps, and which apps have broadcast switched off.
+///
+/// Channels survive a restart (the gateway's journal writes every change, ``changed``); subscriptions belong to a
+/// courier connection and end with it.
+public final class ChannelRegistry: Sendable {
+    /// What changed, for persistence.
+    public enum Change: Sendable, Hashable {
+        /// A channel was made, deleted, or its stored message changed.
+        case channel(APNSChannelID)
+        /// An app's broadcast switch changed.
+        case app(BroadcastApp)
+    }
+
+    /// Why a channel could not be made or used.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// The app already has ``limitPerApp`` channels in that environment.
+        case limitReached(BroadcastApp, Int)
+        /// No such channel for this app and environment (never made, deleted, or another app's).
+        case notRegistered(APNSChannelID)
+    }
+
+    /// The most channels an app may have in one environment (reference K.1).
+    public let limitPerApp: Int
+    /// How many broadcast reports are kept for the admin API, newest first out.
+    static let reportLimit = 256
+
+    private struct Subscriber {
+        let link: any BroadcastLink
+        let token: APNSDeviceToken
+    }
+
+    private struct SubscriberKey: Hashable {
+        let link: ObjectIdentifier
+        let token: APNSDeviceToken
+    }
+
+    private struct State {
+        var channels: [APNSChannelID: BroadcastChannel] = [:]
+        var counts: [BroadcastApp: Int] = [:]
+        var disabled: Set<BroadcastApp> = []
+        var subscribers: [APNSChannelID: [SubscriberKey: Subscriber]] = [:]
+        var reports: [UUID: BroadcastReport] = [:]
+        /// Devices a report's broadcast was written to and that have not acknowledged it yet.
+        var unacknowledged: [UUID: Set<SubscriberKey>] = [:]
+        var reportOrder: [UUID] = []
+    }
+
+    private let state: Mutex<State>
+    private let log: DeliveryLog
+    private let now: @Sendable () -> Date
+    private let changed: @Sendable (Change) -> Void
+
+    /// - Parameters:
+    ///   - channels: the channels to start with (read from the journal).
+    ///   - disabled: the apps whose broadcast is switched off.
+    ///   - limitPerApp: the most channels per app and environment; 10,000 as at Apple.
+    ///   - log: where broadcasts are recorded.
+    ///   - now: the clock.
+    ///   - changed: called (outside any lock) after every change, for persistence.
+    public init(
+        channels: [BroadcastChannel] = [], disabled: Set<BroadcastApp> = [], limitPerApp: Int = 10_000,
+        log: DeliveryLog = DeliveryLog(), now: @escaping @Sendable () -> Date = { Date() },
+        changed: @escaping @Sendable (Change) -> Void = { _ in }
+    ) {
+        var state = State()
+        for channel in channels {
+            state.channels[channel.id] = channel
+            state.counts[BroadcastApp(bundleID: channel.bundleID, environment: channel.environment), default: 0] += 1
+        }
+        state.disabled = disabled
+        self.state = Mutex(state)
+        self.limitPerApp = limitPerApp
+        self.log = log
+        self.now = now
+        self.changed = changed
+    }
+
+    // MARK: Channels
+
+    /// Makes a channel with a new random ID.
+    ///
+    /// - Throws: ``Refusal/limitReached(_:_:)`` when the app has ``limitPerApp`` channels in that environment.
+    public func create(
+        for app: BroadcastApp, storagePolicy: APNSChannelStoragePolicy
+    ) throws(Refusal) -> BroadcastChannel {
+        let channel = BroadcastChannel(
+            id: .random(), bundleID: app.bundleID, environment: app.environment, storagePolicy: storagePolicy,
+            createdAt: now())
+        let outcome = state.withLock { state -> Refusal? in
+            let count = state.counts[app, default: 0]
+            guard count < limitPerApp else { return .limitReached(app, count) }
+            state.channels[channel.id] = channel
+            state.counts[app] = count + 1
+            return nil
+        }
+        if let outcome { throw outcome }
+        changed(.channel(channel.id))
+        return channel
+    }
+
+    /// The channel with this ID when it belongs to `app`.
+    ///
+    /// - Throws: ``Refusal/notRegistered(_:)`` otherwise.
+    public func channel(_ id: APNSChannelID, of app: BroadcastApp) throws(Refusal) -> BroadcastChannel {
+        let channel = state.withLock { $0.channels[id] }
+        guard let channel, channel.belongs(to: app.bundleID, in: app.environment) else { throw .notRegistered(id) }
+        return channel
+    }
+
+    /// The channel with this ID, whoever it belongs to (persistence and the admin API).
+    public func channel(_ id: APNSChannelID) -> BroadcastChannel? {
+        state.withLock { $0.channels[id] }
+    }
+
+    /// Deletes a channel of `app`: it cannot be used again and its subscriptions end; its ID is never made again.
+    ///
+    /// - Throws: ``Refusal/notRegistered(_:)`` when `app` has no such channel.
+    public func delete(_ id: APNSChannelID, of app: BroadcastApp) throws(Refusal) {
+        let found = state.withLock { state -> Bool in
+            guard let channel = state.channels[id], channel.belongs(to: app.bundleID, in: app.environment) else {
+                return false
+            }
+            state.channels[id] = nil
+            state.counts[app, default: 1] -= 1
+            state.subscribers[id] = nil
+            return true
+        }
+        guard found else { throw .notRegistered(id) }
+        changed(.channel(id))
+    }
+
+    /// The IDs of `app`'s channels, oldest first.
+    public func channels(of app: BroadcastApp) -> [BroadcastChannel] {
+        state.withLock { state in
+            state.channels.values.filter { $0.belongs(to: app.bundleID, in: app.environment) }
+        }.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+    }
+
+    /// Every channel (persistence).
+    public var all: [BroadcastChannel] { state.withLock { Array($0.channels.values) } }
+
+    // MARK: The broadcast switch
+
+    /// Switches broadcast on or off for an app (off: broadcasts and channel requests get `FeatureNotEnabled`).
+    public func setBroadcastEnabled(_ enabled: Bool, for app: BroadcastApp) {
+        let didChange = state.withLock { state in
+            enabled ? state.disabled.remove(app) != nil : state.disabled.insert(app).inserted
+        }
+        if didChange { changed(.app(app)) }
+    }
+
+    /// Whether broadcast is on for an app (it is unless switched off).
+    public func isBroadcastEnabled(for app: BroadcastApp) -> Bool {
+        state.withLock { !$0.disabled.contains(app) }
+    }
+
+    /// The apps whose broadcast is off (persistence).
+    public var disabledApps: Set<BroadcastApp> { state.withLock { $0.disabled } }
+
+    // MARK: Subscriptions
+
+    /// Subscribes a device's app (its token, on its courier link) to a channel of that app, and gives it the
+    /// channel's stored message when there is one still in time.
+    ///
+    /// - Throws: ``Refusal/notRegistered(_:)`` when `app` has no such channel.
+    public func subscribe(
+        _ link: any BroadcastLink, token: APNSDeviceToken, app: BroadcastApp, to id: APNSChannelID
+    ) throws(Refusal) {
+        let time = now()
+        let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
+        let outcome = state.withLock { state -> Result<ChannelBroadcast?, Refusal> in
+            guard let channel = state.channels[id], channel.belongs(to: app.bundleID, in: app.environment) else {
+                return .failure(.notRegistered(id))
+            }
+            state.subscribers[id, default: [:]][key] = Subscriber(link: link, token: token)
+            guard let stored = channel.storedMessage, stored.deadline >= time,
+                state.reports[stored.uniqueID] != nil
+            else { return .success(nil) }
+            state.reports[stored.uniqueID]?.reached += 1
+            state.unacknowledged[stored.uniqueID, default: []].insert(key)
+            return .success(stored)
+        }
+        if let stored = try outcome.get() { link.deliverBroadcast(Self.message(stored, token: token)) }
+    }
+
+    /// Ends a subscription.
+    public func unsubscribe(_ link: any BroadcastLink, token: APNSDeviceToken, from id: APNSChannelID) {
+        let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
+        state.withLock { _ = $0.subscribers[id]?.removeValue(forKey: key) }
+    }
+
+    /// Ends every subscription of a courier link (it closed).
+    public func unsubscribeAll(_ link: any BroadcastLink) {
+        let identifier = ObjectIdentifier(link)
+        state.withLock { state in
+            for id in Array(state.subscribers.keys) {
+                state.subscribers[id] = state.subscribers[id]?.filter { $0.key.link != identifier }
+            }
+        }
+    }
+
+    /// How many device apps are subscribed to a channel now.
+    public func subscriberCount(_ id: APNSChannelID) -> Int {
+        state.withLock { $0.subscribers[id]?.count ?? 0 }
+    }
+
+    // MARK: Broadcasts
+
+    /// Takes an accepted broadcast: keeps it on a storing channel (when its expiration is not 0), records it, and
+    /// returns the delivery to run, which writes it to every subscriber. Run the delivery after answering: its cost
+    /// grows with the subscribers, the answer's must not.
+    ///
+    /// - Returns: the delivery, and how many subscribers it will reach.
+    public func publish(_ broadcast: ChannelBroadcast) -> (deliver: @Sendable () -> Void, reach: Int) {
+        let (subscribers, stored) = state.withLock { state -> ([(SubscriberKey, Subscriber)], Bool) in
+            guard var channel = state.channels[broadcast.channelID] else { return ([], false) }
+            let stores = channel.storagePolicy == .mostRecentMessageStored && broadcast.expiration != .immediately
+            if stores {
+                channel.storedMessage = broadcast
+                state.channels[broadcast.channelID] = channel
+            }
+            let subscribers = Array(state.subscribers[broadcast.channelID] ?? [:])
+            var report = BroadcastReport(
+                requestID: broadcast.requestID, uniqueID: broadcast.uniqueID, channelID: broadcast.channelID,
+                bundleID: broadcast.bundleID, receivedAt: broadcast.receivedAt, stored: stores)
+            report.reached = subscribers.count
+            state.reports[broadcast.uniqueID] = report
+            state.unacknowledged[broadcast.uniqueID] = Set(subscribers.map(\.0))
+            state.reportOrder.append(broadcast.uniqueID)
+            if state.reportOrder.count > Self.reportLimit {
+                let oldest = state.reportOrder.removeFirst()
+                state.reports[oldest] = nil
+                state.unacknowledged[oldest] = nil
+            }
+            return (subscribers, stores)
+        }
+        var events = [
+            DeliveryLog.Event(.received, at: broadcast.receivedAt),
+            DeliveryLog.Event(
+                .forwarded, at: now(),
+                "broadcast on channel \(broadcast.channelID) to \(subscribers.count) subscribed device(s)"),
+        ]
+        if stored {
+            events.append(
+                DeliveryLog.Event(.stored, at: now(), "kept as the channel's most recent message for later subscribers")
+            )
+            changed(.channel(broadcast.channelID))
+        }
+        log.record(broadcast.requestID, uniqueID: broadcast.uniqueID, events: events)
+        let body = broadcast.json()
+        let deliver: @Sendable () -> Void = {
+            for (_, subscriber) in subscribers {
+                subscriber.link.deliverBroadcast(Self.message(body: body, token: subscriber.token))
+            }
+        }
+        return (deliver, subscribers.count)
+    }
+
+    /// A device acknowledged a broadcast it was given; each device counts once.
+    ///
+    /// - Returns: `false` when that device was not given it, or it is too old to be reported.
+    @discardableResult
+    public func acknowledge(_ uniqueID: UUID, link: any BroadcastLink, token: APNSDeviceToken) -> Bool {
+        let time = now()
+        let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
+        let completed = state.withLock { state -> BroadcastReport?? in
+            guard state.unacknowledged[uniqueID]?.remove(key) != nil, var report = state.reports[uniqueID] else {
+                return .none
+            }
+            report.acknowledged += 1
+            report.acknowledgementDelays.append(time.timeIntervalSince(report.receivedAt))
+            state.reports[uniqueID] = report
+            return .some(report.acknowledged == report.reached ? report : nil)
+        }
+        guard let completed else { return false }
+        if let report = completed {
+            log.record(report.requestID, .init(.delivered, at: time, "acknowledged by all \(report.reached) device(s)"))
+        }
+        return true
+    }
+
+    /// The reports of the latest broadcasts, newest first; only those on `channel` when it is given.
+    public func reports(channel: APNSChannelID? = nil) -> [BroadcastReport] {
+        state.withLock { state in
+            state.reportOrder.reversed().compactMap { state.reports[$0] }
+                .filter { channel == nil || $0.channelID == channel }
+        }
+    }
+
+    /// The courier message a device gets for a broadcast: `{"op": "broadcast", "token", ...the broadcast}`.
+    static func message(_ broadcast: ChannelBroadcast, token: APNSDeviceToken) -> [UInt8] {
+        message(body: broadcast.json(), token: token)
+    }
+
+    private static func message(body: [UInt8], token: APNSDeviceToken) -> [UInt8] {
+        var bytes = Array(#"{"op":"broadcast","token":""#.utf8)
+        bytes.reserveCapacity(bytes.count + 66 + body.count)
+        bytes += Array(token.hex.utf8)
+        bytes += Array(#"","#.utf8)
+        bytes += body.dropFirst()
+        return bytes
+    }
+}
