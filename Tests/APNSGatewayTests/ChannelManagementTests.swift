@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Apple's channel management API (reference K.1) on the gateway's management port, driven by curl.
-@Suite("Channel management: lifecycle and every reason (curl --http2)")
+@Suite("Channel management: lifecycle and every reason (curl --http2)", .timeLimit(.minutes(1)))
 struct ChannelManagementTests {
     static let channels = "/1/apps/com.example.app/channels"
 

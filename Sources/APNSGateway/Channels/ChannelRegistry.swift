@@ -178,11 +178,12 @@ public final class ChannelRegistry: Sendable {
                 return .failure(.notRegistered(id))
             }
             state.subscribers[id, default: [:]][key] = Subscriber(link: link, token: token)
-            guard let stored = channel.storedMessage, stored.deadline >= time,
-                state.reports[stored.uniqueID] != nil
-            else { return .success(nil) }
-            state.reports[stored.uniqueID]?.reached += 1
-            state.unacknowledged[stored.uniqueID, default: []].insert(key)
+            guard let stored = channel.storedMessage, stored.deadline >= time else { return .success(nil) }
+            // A stored message from before a restart has no report any more: it is delivered all the same.
+            if state.reports[stored.uniqueID] != nil {
+                state.reports[stored.uniqueID]?.reached += 1
+                state.unacknowledged[stored.uniqueID, default: []].insert(key)
+            }
             return .success(stored)
         }
         if let stored = try outcome.get() { link.deliverBroadcast(Self.message(stored, token: token)) }
