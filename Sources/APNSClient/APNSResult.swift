@@ -22,6 +22,12 @@ public struct APNSAcceptance: Hashable, Sendable {
     public var apnsID: String
     /// `apns-unique-id`, sent by the development environment only, for Apple's delivery log.
     public var uniqueID: String?
+    /// A channel request's status (201 for a creation, 204 for a deletion, 200 otherwise); 200 for a push.
+    public var status = 200
+    /// A new channel's `apns-channel-id`.
+    public var channelID: String?
+    /// A channel request's answer body (a channel's configuration, the list of channels).
+    public var body: [UInt8]?
 
     public init(apnsID: String, uniqueID: String? = nil) {
         self.apnsID = apnsID

@@ -8,7 +8,7 @@ public struct HeraldCommand: AsyncParsableCommand {
         version: "herald \(HeraldCommand.version)",
         subcommands: [
             UpCommand.self, SendCommand.self, StatusCommand.self, DevicesCommand.self, LogCommand.self,
-            PayloadCommand.self, GatewayCommand.self, ServeCommand.self, DeviceCommand.self,
+            PayloadCommand.self, GatewayCommand.self, ServeCommand.self, DeviceCommand.self, ChannelsCommand.self,
         ]
     )
 

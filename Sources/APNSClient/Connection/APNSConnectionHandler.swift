@@ -257,7 +257,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         _ pending: PendingNotification, authorization: String?, now: NIODeadline, context: ChannelHandlerContext
     ) {
         pending.attempts += 1
-        pending.response = ResponseParts()
+        pending.response = ResponseParts(bodyLimit: pending.notification.channelRequest == nil ? 4096 : 1 << 20)
         if pending.firstSent == nil { pending.firstSent = now }
         let streamID = HTTP2StreamID(nextStreamID)
         nextStreamID += 2

@@ -16,6 +16,8 @@ struct RequestHeaderBuilder {
     }
 
     mutating func headers(for notification: APNSNotification, authorization: String?) -> HPACKHeaders {
+        if let broadcast = notification.broadcast { return headers(for: broadcast, authorization: authorization) }
+        if let request = notification.channelRequest { return headers(for: request, authorization: authorization) }
         var regular = notification.headers
         let apnsID = regular.apnsID
         regular.apnsID = nil
@@ -32,6 +34,34 @@ struct RequestHeaderBuilder {
         if let apnsID {
             headers.add(name: APNSRequestHeaders.Name.apnsID, value: apnsID.rawValue, indexing: .nonIndexable)
         }
+        return headers
+    }
+
+    /// A broadcast's headers: rare enough next to device pushes to be built whole each time.
+    private func headers(for broadcast: APNSBroadcast, authorization: String?) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":path", value: APNSBroadcastHeaders.path(bundleID: broadcast.bundleID))
+        headers.add(name: ":authority", value: authority)
+        if let authorization { headers.add(name: APNSRequestHeaders.Name.authorization, value: authorization) }
+        for (name, value) in broadcast.headers.headerFields {
+            headers.add(
+                name: name, value: value,
+                indexing: name == APNSBroadcastHeaders.Name.requestID ? .nonIndexable : .indexable)
+        }
+        return headers
+    }
+
+    /// A channel management request's headers.
+    private func headers(for request: ChannelRequest, authorization: String?) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: request.method)
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":path", value: request.path)
+        headers.add(name: ":authority", value: authority)
+        if let authorization { headers.add(name: APNSRequestHeaders.Name.authorization, value: authorization) }
+        for field in request.fields { headers.add(name: field.name, value: field.value, indexing: .nonIndexable) }
         return headers
     }
 

@@ -98,12 +98,18 @@ final class ConnectionPool: Sendable {
     /// Turns an attempt's outcome into the notification's result, or sends it again where reference A allows.
     private func finished(_ pending: PendingNotification, _ outcome: AttemptOutcome) {
         switch outcome {
-        case .answered(let status, let apnsID, let uniqueID, let body):
-            if status == 200 {
-                finish(pending, .accepted(APNSAcceptance(apnsID: apnsID ?? "", uniqueID: uniqueID)))
+        case .answered(let status, let parts):
+            if (200..<300).contains(status) {
+                var acceptance = APNSAcceptance(apnsID: parts.apnsID ?? "", uniqueID: parts.uniqueID)
+                if pending.notification.channelRequest != nil {
+                    acceptance.status = status
+                    acceptance.channelID = parts.channelID
+                    acceptance.body = parts.body.map { Array($0.readableBytesView) }
+                }
+                finish(pending, .accepted(acceptance))
                 return
             }
-            let rejection = Self.rejection(status: status, apnsID: apnsID, body: body)
+            let rejection = Self.rejection(status: status, apnsID: parts.apnsID, body: parts.body)
             switch rejection.reason.retryAdvice(status: status) {
             case .afterBackoff, .onNewConnection:
                 retry(pending, after: rejection)

@@ -31,8 +31,8 @@ final class PendingNotification: @unchecked Sendable {
 
 /// How one attempt on one connection ended, before the pool decides between a result and a retry.
 enum AttemptOutcome: Sendable {
-    /// APNs answered: status, `apns-id`, `apns-unique-id` and the body (empty on success).
-    case answered(status: Int, apnsID: String?, uniqueID: String?, body: ByteBuffer?)
+    /// APNs answered: the status, and the headers and body as they came.
+    case answered(status: Int, ResponseParts)
     /// The server never processed it: never written, above a GOAWAY's last stream, or `REFUSED_STREAM`.
     case notProcessed(reason: String)
     /// Written, but the connection ended or the stream was reset before an answer came.

@@ -6,11 +6,13 @@ import Foundation
 struct CurlCommand {
     let endpoint: APNSEndpoint
     let caFile: String?
-    let headers: APNSRequestHeaders
+    /// The `apns-*` headers, in order.
+    let headerFields: [(name: String, value: String)]
     let authorization: String?
     let certificate: (path: String, password: String?, key: String?)?
     let payload: Data
-    let token: String
+    /// `/3/device/<token>`, or a broadcast's `/4/broadcasts/apps/<bundle ID>`.
+    let path: String
 
     var text: String {
         var parts = ["curl -v --http2"]
@@ -23,9 +25,9 @@ struct CurlCommand {
             if let key = certificate.key { parts.append("--key \(Self.quote(key))") }
         }
         if let authorization { parts.append("--header \(Self.quote("authorization: \(authorization)"))") }
-        for (name, value) in headers.headerFields { parts.append("--header \(Self.quote("\(name): \(value)"))") }
+        for (name, value) in headerFields { parts.append("--header \(Self.quote("\(name): \(value)"))") }
         parts.append("--data \(Self.quote(String(decoding: payload, as: UTF8.self)))")
-        parts.append(Self.quote("\(endpoint)/3/device/\(token)"))
+        parts.append(Self.quote("\(endpoint)\(path)"))
         return parts.joined(separator: " \\\n  ") + "\n"
     }
 

@@ -8,10 +8,13 @@ import NIOCore
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Send a notification to one device or to a file of tokens, through Apple's APNs or the gateway.",
+        abstract:
+            "Send a notification to devices (or a broadcast to a channel), through Apple's APNs or the gateway.",
         discussion: """
             The payload comes from --payload (JSON or .apns), standard input, or the quick flags (which also apply on \
             top of a file). It is checked as `herald payload lint` checks it before anything is sent.
+            With --channel ID, one broadcast goes to every Live Activity subscribed to the channel (--topic is the \
+            app's bundle ID; apns-priority 10 and apns-expiration 0 unless given).
             Exit status: 0 every notification accepted, 1 any rejected, 2 bad usage (nothing sent).
             """
     )
@@ -25,8 +28,14 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "The payload file: JSON or an Xcode .apns file (- for standard input).")
     var payload: String?
 
+    @Option(help: "A broadcast channel's ID: send one broadcast to its subscribers instead of device pushes.")
+    var channel: String?
+
     @OptionGroup(title: "Payload flags")
     var quick: QuickPayloadOptions
+
+    @OptionGroup(title: "Live Activity flags")
+    var activity: LiveActivityOptions
 
     @Option(name: .customLong("push-type"), help: "apns-push-type (inferred from the payload if omitted).")
     var pushType: String?
@@ -76,8 +85,12 @@ struct SendCommand: AsyncParsableCommand {
         guard timeout > 0, timeout <= 86_400 else {
             throw UsageError("--timeout is a number of seconds above 0 and at most 86400; got \(timeout)")
         }
+        if let channel {
+            try await broadcast(to: channel, io: io)
+            return
+        }
         guard !tokens.isEmpty || tokenFile != nil else {
-            throw UsageError("say whom to send to: --token HEX or --tokens FILE")
+            throw UsageError("say whom to send to: --token HEX, --tokens FILE or --channel ID")
         }
         for token in tokens {
             do throws(APNSRequestRejection) {
@@ -87,13 +100,13 @@ struct SendCommand: AsyncParsableCommand {
                     "--token '\(token.prefix(80))' is not a device token: \(error.message); nothing was sent")
             }
         }
-        let payloadPath = payload ?? (quick.isEmpty ? "-" : nil)
+        let payloadPath = payload ?? (quick.isEmpty && activity.isEmpty ? "-" : nil)
         if tokenFile == "-", payloadPath == "-" {
             throw UsageError(
                 "the tokens and the payload cannot both come from standard input: give --payload FILE or payload flags")
         }
         let request = try SendRequest.make(
-            payloadPath: payloadPath, quick: quick, io: io,
+            payloadPath: payloadPath, quick: quick, activity: activity, io: io,
             headers: (pushType, priority, expiration, collapseID, apnsID, topic))
         for warning in request.warnings { io.writeError("warning: \(warning)\n") }
         let endpoint = try target.endpoint()
@@ -113,6 +126,71 @@ struct SendCommand: AsyncParsableCommand {
             io.writeError("next: \(local)check the address (--url, --environment) and the network\n")
         }
         if !summary.allAccepted { throw ExitCode(1) }
+    }
+
+    /// `--channel`: one broadcast (reference K.2) to the channel's subscribers.
+    private func broadcast(to channelText: String, io: CommandIO) async throws {
+        guard tokens.isEmpty, tokenFile == nil else {
+            throw UsageError(
+                "a broadcast goes to the channel's subscribers: give --channel or --token/--tokens, not both")
+        }
+        guard let channelID = APNSChannelID(rawValue: channelText) else {
+            throw UsageError("--channel: \(APNSChannelID.problem(with: channelText) ?? "not a channel ID")")
+        }
+        guard var bundleID = topic else { throw UsageError("say which app's channel it is: --topic BUNDLE_ID") }
+        let suffix = APNSPushType.liveactivity.topicSuffix ?? ""
+        if bundleID.hasSuffix(suffix) { bundleID.removeLast(suffix.count) }
+        if let pushType, pushType.lowercased() != APNSPushType.liveactivity.rawValue {
+            throw UsageError("a broadcast's push type is liveactivity; leave --push-type out or give liveactivity")
+        }
+        guard collapseID == nil else { throw UsageError("a broadcast has no apns-collapse-id") }
+        let request = try SendRequest.make(
+            payloadPath: payload ?? (quick.isEmpty && activity.isEmpty ? "-" : nil), quick: quick,
+            activity: activity, io: io,
+            headers: ("liveactivity", priority ?? "10", expiration ?? "0", nil, nil, bundleID + suffix))
+        for warning in request.warnings { io.writeError("warning: \(warning)\n") }
+        let headers: APNSBroadcastHeaders
+        do {
+            headers = APNSBroadcastHeaders(
+                channelID: channelID, priority: request.headers.effectivePriority,
+                expiration: request.headers.expiration,
+                requestID: try apnsID.map(APNSBroadcastHeaders.parseRequestID))
+        } catch {
+            throw UsageError("--apns-id: \(error.message)")
+        }
+        let endpoint = try target.endpoint()
+        let authentication = try target.authentication()
+        if printCurl {
+            var authorization: String?
+            if case .token(let signer, _) = authentication {
+                authorization = try await signer.token(issuedAt: Date()).authorizationHeaderValue
+            }
+            io.write(
+                CurlCommand(
+                    endpoint: endpoint, caFile: target.caFile, headerFields: headers.headerFields,
+                    authorization: authorization,
+                    certificate: target.cert.map { (path: $0, password: target.certPassword, key: target.certKey) },
+                    payload: request.body, path: APNSBroadcastHeaders.path(bundleID: bundleID)
+                ).text)
+            return
+        }
+        var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
+        configuration.timeout = .milliseconds(Int(timeout * 1000))
+        let client = try APNSClient(configuration: configuration)
+        let result = try await client.send(
+            APNSNotification(
+                broadcast: APNSBroadcast(bundleID: bundleID, headers: headers), payload: ByteBuffer(bytes: request.body)
+            ))
+        await client.shutdown()
+        switch result {
+        case .accepted(let acceptance):
+            io.write(
+                "broadcast on channel \(channelID): accepted, apns-request-id \(acceptance.apnsID), apns-unique-id "
+                    + "\(acceptance.uniqueID ?? "-")\n")
+        case .rejected(let rejection):
+            io.writeError("broadcast on channel \(channelID): \(rejection)\n")
+            throw ExitCode(1)
+        }
     }
 
     private func send(
@@ -165,8 +243,9 @@ struct SendCommand: AsyncParsableCommand {
         let token = tokens.first ?? "$TOKEN"
         io.write(
             CurlCommand(
-                endpoint: endpoint, caFile: target.caFile, headers: request.headers, authorization: authorization,
-                certificate: certificate, payload: request.body, token: token
+                endpoint: endpoint, caFile: target.caFile, headerFields: request.headers.headerFields,
+                authorization: authorization, certificate: certificate, payload: request.body,
+                path: "/3/device/\(token)"
             ).text)
     }
 }

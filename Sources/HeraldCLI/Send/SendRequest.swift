@@ -17,6 +17,7 @@ struct SendRequest {
     static func make(
         payloadPath: String?,
         quick: QuickPayloadOptions,
+        activity: LiveActivityOptions = LiveActivityOptions(),
         io: CommandIO,
         headers given: (
             pushType: String?, priority: String?, expiration: String?, collapseID: String?, apnsID: String?,
@@ -35,7 +36,7 @@ struct SendRequest {
             }
             targetBundleID = source.targetBundleID
         }
-        payload = try quick.apply(to: payload)
+        payload = try activity.apply(to: quick.apply(to: payload))
         let body = payload.encoded()
         let topic =
             given.topic
