@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "APNSCore", targets: ["APNSCore"]),
         .library(name: "APNSClient", targets: ["APNSClient"]),
         .library(name: "UserNotifications", targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation"]),
+        .library(name: "ActivityKit", targets: ["ActivityKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -88,10 +89,11 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
+        .target(name: "ActivityKit", swiftSettings: heraldSettings),
         .target(
             name: "DeviceSimulator",
             dependencies: [
-                "APNSCore", "APNSGateway", "UserNotifications", "CoreLocation",
+                "APNSCore", "APNSGateway", "UserNotifications", "CoreLocation", "ActivityKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -212,6 +214,7 @@ let package = Package(
             name: "DeviceSimulatorTests",
             dependencies: [
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "GatewayTestSupport",
+                "ActivityKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,0 +1,25 @@
+import Foundation
+
+/// One activity as the system keeps it, whatever its attributes type: attributes and state as JSON.
+struct ActivityRecord: Sendable {
+    let id: String
+    let attributesType: String
+    let attributes: Data
+    var contentState: Data
+    var staleDate: Date?
+    var relevanceScore: Double
+    /// The newest `timestamp` applied; an update with one not newer is ignored.
+    var timestamp: Int?
+    var state: ActivityState
+    var pushToken: Data?
+    var channel: String?
+    let startedAt: Date
+    var endedAt: Date?
+    var dismissAt: Date?
+
+    /// The state as shown at `now`: an active activity past its stale date is stale.
+    func visibleState(at now: Date) -> ActivityState {
+        if state == .active, let staleDate, staleDate <= now { return .stale }
+        return state
+    }
+}

@@ -1,0 +1,287 @@
+public import Foundation
+import Synchronization
+
+/// The device's side of ActivityKit: every activity of the app, their tokens and channel subscriptions, and what
+/// pushes and broadcasts do to them. ``Activity`` reads and changes it; the device feeds it what APNs delivers
+/// (``receivePush(_:token:)``, ``receiveBroadcast(_:channel:)``).
+///
+/// As on iOS: an activity is active for at most 8 hours, then ends; an ended activity stays on the lock screen
+/// until its dismissal date, at most 4 hours; an update whose `timestamp` is not newer than the activity's is ignored.
+public final class ActivitySystem: Sendable {
+    /// The app's system.
+    public static let shared = ActivitySystem()
+
+    /// How long an activity may be active: 8 hours.
+    public static let activeLimit: TimeInterval = 8 * 3600
+    /// How long an ended activity may stay on the lock screen: 4 hours.
+    public static let dismissalLimit: TimeInterval = 4 * 3600
+
+    private struct State {
+        var records: [String: ActivityRecord] = [:]
+        var order: [String] = []
+        var transport: (any ActivityTransport)?
+        var pushToStartTokens: [String: Data] = [:]
+        var activitiesEnabled = true
+        var frequentPushesEnabled = true
+        var observers: [UUID: @Sendable (ActivityRecord) -> Void] = [:]
+        var starts: [UUID: (type: String, deliver: @Sendable (String) -> Void)] = [:]
+        var now: @Sendable () -> Date = { Date() }
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Connects the system to the device that issues tokens and holds subscriptions.
+    public func attach(_ transport: any ActivityTransport) {
+        state.withLock { $0.transport = transport }
+    }
+
+    /// The clock (a test moves it); the system's deadlines are checked against it on every read.
+    public func setClock(_ now: @escaping @Sendable () -> Date) {
+        state.withLock { $0.now = now }
+    }
+
+    /// Turns Live Activities on or off for the app, as the person can in Settings.
+    public func setActivitiesEnabled(_ enabled: Bool) {
+        state.withLock { $0.activitiesEnabled = enabled }
+    }
+
+    var activitiesEnabled: Bool { state.withLock { $0.activitiesEnabled } }
+    var frequentPushesEnabled: Bool { state.withLock { $0.frequentPushesEnabled } }
+
+    // MARK: What the device delivers
+
+    /// A push with `apns-push-type: liveactivity` to one of the app's tokens: a push-to-start token starts an
+    /// activity, an activity's own token updates or ends it.
+    ///
+    /// - Returns: whether it changed anything.
+    @discardableResult
+    public func receivePush(_ payload: Data, token: Data) -> Bool {
+        guard let push = LiveActivityPayload(payload) else { return false }
+        if push.event == .start {
+            let type = state.withLock { state in state.pushToStartTokens.first { $0.value == token }?.key }
+            guard let type, push.attributesType == type, let attributes = push.attributes,
+                let contentState = push.contentState
+            else { return false }
+            startFromPush(push, type: type, attributes: attributes, contentState: contentState)
+            return true
+        }
+        let ids = state.withLock { state in state.records.values.filter { $0.pushToken == token }.map(\.id) }
+        return apply(push, to: ids)
+    }
+
+    /// A broadcast on a channel: it updates or ends every activity subscribed to it.
+    ///
+    /// - Returns: whether it changed anything.
+    @discardableResult
+    public func receiveBroadcast(_ payload: Data, channel: String) -> Bool {
+        guard let push = LiveActivityPayload(payload), push.event != .start else { return false }
+        let ids = state.withLock { state in state.records.values.filter { $0.channel == channel }.map(\.id) }
+        return apply(push, to: ids)
+    }
+
+    // MARK: For Activity
+
+    func request(
+        type: String, attributes: Data, contentState: Data, staleDate: Date?, relevanceScore: Double,
+        pushType: PushType?
+    ) async throws(ActivityAuthorizationError) -> String {
+        guard activitiesEnabled else { throw .denied }
+        let transport = state.withLock { $0.transport }
+        var token: Data?
+        var channel: String?
+        switch pushType {
+        case .token?:
+            guard let transport else { throw .unsupported("no device is attached to issue a push token") }
+            do { token = try await transport.makeUpdateToken() } catch { throw .unsupported("\(error)") }
+        case .channel(let id)?:
+            guard let transport else { throw .unsupported("no device is attached to subscribe to channels") }
+            do { try await transport.subscribe(channel: id) } catch { throw .unsupported("\(error)") }
+            channel = id
+        case nil:
+            break
+        }
+        let record = state.withLock { state in
+            ActivityRecord(
+                id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
+                staleDate: staleDate, relevanceScore: relevanceScore, timestamp: nil, state: .active, pushToken: token,
+                channel: channel, startedAt: state.now())
+        }
+        insert(record)
+        return record.id
+    }
+
+    func record(_ id: String) -> ActivityRecord? {
+        refreshDeadlines()
+        return state.withLock { $0.records[id] }
+    }
+
+    func ids(ofType type: String) -> [String] {
+        refreshDeadlines()
+        return state.withLock { state in
+            state.order.filter { state.records[$0]?.attributesType == type && state.records[$0]?.state != .dismissed }
+        }
+    }
+
+    func update(_ id: String, contentState: Data, staleDate: Date?, relevanceScore: Double) {
+        change(id) { record, _ in
+            guard record.state == .active else { return false }
+            record.contentState = contentState
+            record.staleDate = staleDate
+            record.relevanceScore = relevanceScore
+            return true
+        }
+    }
+
+    func end(_ id: String, contentState: Data?, policy: ActivityUIDismissalPolicy) {
+        change(id) { record, now in
+            guard record.state == .active else { return false }
+            if let contentState { record.contentState = contentState }
+            Self.end(&record, at: now, dismissal: policy)
+            return true
+        }
+        let channel = state.withLock { $0.records[id]?.channel }
+        if let channel { Task { await self.unsubscribeIfUnused(channel) } }
+    }
+
+    func pushToStartToken(type: String) async -> Data? {
+        if let token = state.withLock({ $0.pushToStartTokens[type] }) { return token }
+        guard let transport = state.withLock({ $0.transport }),
+            let token = try? await transport.makePushToStartToken(attributesType: type)
+        else { return nil }
+        state.withLock { $0.pushToStartTokens[type] = token }
+        return token
+    }
+
+    /// Calls `observer` with every change of any activity until the returned handle is removed.
+    func observe(_ observer: @escaping @Sendable (ActivityRecord) -> Void) -> UUID {
+        let handle = UUID()
+        state.withLock { $0.observers[handle] = observer }
+        return handle
+    }
+
+    /// Calls `deliver` with the id of every activity of `type` started by push.
+    func observeStarts(type: String, _ deliver: @escaping @Sendable (String) -> Void) -> UUID {
+        let handle = UUID()
+        state.withLock { $0.starts[handle] = (type, deliver) }
+        return handle
+    }
+
+    func removeObserver(_ handle: UUID) {
+        state.withLock { state in
+            state.observers[handle] = nil
+            state.starts[handle] = nil
+        }
+    }
+
+    /// Forgets every activity and token (a test's fresh app).
+    public func reset() {
+        state.withLock { state in
+            let transport = state.transport
+            state = State()
+            state.transport = transport
+        }
+    }
+
+    // MARK: Inside
+
+    private func startFromPush(_ push: LiveActivityPayload, type: String, attributes: Data, contentState: Data) {
+        Task {
+            var token: Data?
+            if push.inputPushToken, let transport = state.withLock({ $0.transport }) {
+                token = try? await transport.makeUpdateToken()
+            }
+            if let channel = push.inputPushChannel, let transport = state.withLock({ $0.transport }) {
+                try? await transport.subscribe(channel: channel)
+            }
+            let record = state.withLock { state in
+                ActivityRecord(
+                    id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
+                    staleDate: push.staleDate, relevanceScore: push.relevanceScore ?? 0, timestamp: push.timestamp,
+                    state: .active, pushToken: token, channel: push.inputPushChannel, startedAt: state.now())
+            }
+            insert(record)
+            let starts = state.withLock { state in state.starts.values.filter { $0.type == type }.map(\.deliver) }
+            for deliver in starts { deliver(record.id) }
+        }
+    }
+
+    private func insert(_ record: ActivityRecord) {
+        let observers = state.withLock { state in
+            state.records[record.id] = record
+            state.order.append(record.id)
+            return Array(state.observers.values)
+        }
+        for observer in observers { observer(record) }
+    }
+
+    private func apply(_ push: LiveActivityPayload, to ids: [String]) -> Bool {
+        var changed = false
+        for id in ids {
+            change(id) { record, now in
+                guard record.state == .active else { return false }
+                if let timestamp = push.timestamp, let current = record.timestamp, timestamp <= current { return false }
+                if let timestamp = push.timestamp { record.timestamp = timestamp }
+                if let contentState = push.contentState { record.contentState = contentState }
+                if let staleDate = push.staleDate { record.staleDate = staleDate }
+                if let relevanceScore = push.relevanceScore { record.relevanceScore = relevanceScore }
+                if push.event == .end {
+                    Self.end(&record, at: now, dismissal: push.dismissalDate.map { .after($0) } ?? .default)
+                }
+                changed = true
+                return true
+            }
+        }
+        return changed
+    }
+
+    /// Changes a record and tells the observers, when `body` says it changed.
+    private func change(_ id: String, _ body: (inout ActivityRecord, Date) -> Bool) {
+        let (record, observers) = state.withLock { state -> (ActivityRecord?, [@Sendable (ActivityRecord) -> Void]) in
+            guard var record = state.records[id], body(&record, state.now()) else { return (nil, []) }
+            state.records[id] = record
+            return (record, Array(state.observers.values))
+        }
+        guard let record else { return }
+        for observer in observers { observer(record) }
+    }
+
+    private static func end(_ record: inout ActivityRecord, at now: Date, dismissal: ActivityUIDismissalPolicy) {
+        record.state = .ended
+        record.endedAt = now
+        let latest = now.addingTimeInterval(dismissalLimit)
+        switch dismissal {
+        case .default: record.dismissAt = latest
+        case .immediate: record.dismissAt = now
+        case .after(let date): record.dismissAt = min(max(date, now), latest)
+        }
+    }
+
+    /// Ends activities active for 8 hours and dismisses ended ones past their dismissal date.
+    private func refreshDeadlines() {
+        let now = state.withLock { $0.now() }
+        let due = state.withLock { state in
+            state.records.values.filter { record in
+                (record.state == .active && now.timeIntervalSince(record.startedAt) >= Self.activeLimit)
+                    || (record.state == .ended && (record.dismissAt ?? .distantFuture) <= now)
+            }.map(\.id)
+        }
+        for id in due {
+            change(id) { record, now in
+                if record.state == .active {
+                    Self.end(&record, at: record.startedAt.addingTimeInterval(Self.activeLimit), dismissal: .default)
+                }
+                if record.state == .ended, (record.dismissAt ?? .distantFuture) <= now { record.state = .dismissed }
+                return true
+            }
+        }
+    }
+
+    private func unsubscribeIfUnused(_ channel: String) async {
+        let (unused, transport) = state.withLock { state in
+            (!state.records.values.contains { $0.channel == channel && $0.state == .active }, state.transport)
+        }
+        if unused { await transport?.unsubscribe(channel: channel) }
+    }
+}

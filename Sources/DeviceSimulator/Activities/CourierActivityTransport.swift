@@ -1,0 +1,67 @@
+public import APNSCore
+public import APNSGateway
+public import ActivityKit
+public import Foundation
+
+/// ActivityKit's device side over a courier connection: each activity's push token and each push-to-start token is
+/// a token the gateway issues for the app; channel subscriptions are the app token's.
+public struct CourierActivityTransport: ActivityTransport {
+    private let courier: CourierClient
+    private let appToken: APNSDeviceToken
+    private let bundleID: String
+    private let environment: APNSEnvironment
+
+    /// - Parameters:
+    ///   - courier: the device's courier connection.
+    ///   - appToken: the app's registered token, which holds the channel subscriptions.
+    ///   - bundleID: the app.
+    ///   - environment: its environment.
+    public init(courier: CourierClient, appToken: APNSDeviceToken, bundleID: String, environment: APNSEnvironment) {
+        self.courier = courier
+        self.appToken = appToken
+        self.bundleID = bundleID
+        self.environment = environment
+    }
+
+    public func makeUpdateToken() async throws -> Data {
+        try await courier.register(bundleID: bundleID, environment: environment).token.bytes
+    }
+
+    public func makePushToStartToken(attributesType: String) async throws -> Data {
+        try await courier.register(bundleID: bundleID, environment: environment).token.bytes
+    }
+
+    public func subscribe(channel: String) async throws {
+        guard let id = APNSChannelID(rawValue: channel) else {
+            throw GatewayDataError(APNSChannelID.problem(with: channel) ?? "not a channel ID")
+        }
+        try await courier.subscribe(appToken, to: id)
+    }
+
+    public func unsubscribe(channel: String) async {
+        guard let id = APNSChannelID(rawValue: channel) else { return }
+        try? await courier.unsubscribe(appToken, from: id)
+    }
+
+    /// Hands a courier event to ActivityKit when it is for an activity (a `liveactivity` push or a broadcast) and
+    /// acknowledges it.
+    ///
+    /// - Returns: whether the event was an activity's.
+    @discardableResult
+    public static func deliver(_ event: CourierClient.Event, to system: ActivitySystem, on courier: CourierClient)
+        -> Bool
+    {
+        switch event {
+        case .notification(let notification) where notification.pushType == .liveactivity:
+            system.receivePush(Data(notification.payload), token: notification.token.bytes)
+            courier.acknowledge(notification)
+            return true
+        case .broadcast(let broadcast, let token):
+            system.receiveBroadcast(Data(broadcast.payload), channel: broadcast.channelID.rawValue)
+            courier.acknowledge(broadcast, token: token)
+            return true
+        default:
+            return false
+        }
+    }
+}
