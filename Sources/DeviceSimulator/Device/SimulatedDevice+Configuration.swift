@@ -25,6 +25,9 @@ extension SimulatedDevice {
         /// Hosts (`host` or `host:port`) on loopback or private addresses that attachment downloads may still reach
         /// (`herald device --allow-attachment-host`); other such addresses are refused, as a server should.
         public var allowedAttachmentHosts: [String] = []
+        /// Broadcast channels every app's activity subscribes to as soon as the device connects (`herald device
+        /// --subscribe`): each broadcast on them is received and acknowledged.
+        public var channelSubscriptions: [String] = []
         /// How long a service extension has before `serviceExtensionTimeWillExpire()` (30 seconds on iOS).
         public var serviceExtensionTimeLimit: Duration = .seconds(30)
         /// A user's own service extensions by bundle ID, replacing the manifest's steps for that app.

@@ -104,6 +104,22 @@ public final class SimulatedDevice: Sendable {
 
     // MARK: - The courier
 
+    /// Subscribes an app's token to the configured broadcast channels.
+    private func subscribe(_ app: InstalledApp, on client: CourierClient) async throws(DeviceError) {
+        guard let token = app.token else { return }
+        for text in configuration.channelSubscriptions {
+            guard let channel = APNSChannelID(rawValue: text) else {
+                throw DeviceError("--subscribe: \(APNSChannelID.problem(with: text) ?? "not a channel ID")")
+            }
+            do {
+                try await client.subscribe(token, to: channel)
+            } catch {
+                await client.close()
+                throw DeviceError("the gateway refused to subscribe \(app.manifest.bundleID) to \(text): \(error)")
+            }
+        }
+    }
+
     private func connectAndRegister() async throws(DeviceError) -> CourierClient {
         let client: CourierClient
         do {
@@ -132,6 +148,7 @@ public final class SimulatedDevice: Sendable {
                 throw DeviceError("the gateway refused to register \(app.manifest.bundleID): \(error)")
             }
             hub.emit(DeviceEvent(.registered, bundleID: app.manifest.bundleID, token: app.token?.hex))
+            try await subscribe(app, on: client)
         }
         try stateFile.save(
             apps.map {

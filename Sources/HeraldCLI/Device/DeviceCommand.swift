@@ -52,6 +52,11 @@ struct DeviceCommand: AsyncParsableCommand {
         help: "Seconds a service extension has before its best attempt is shown.")
     var extensionTimeLimit = 30.0
 
+    @Option(
+        name: .customLong("subscribe"),
+        help: "A broadcast channel every app subscribes to on connecting; its broadcasts are received. Repeatable.")
+    var channelSubscriptions: [String] = []
+
     @Flag(name: .customLong("no-terminal"), help: "Do not read commands from standard input.")
     var noTerminal = false
 
@@ -118,6 +123,7 @@ struct DeviceCommand: AsyncParsableCommand {
         configuration.reportURL = try reportURL.map { try Self.httpURL($0, option: "--report-url") }
         configuration.serviceExtensionTimeLimit = .milliseconds(Int(extensionTimeLimit * 1000))
         configuration.allowedAttachmentHosts = allowedAttachmentHosts
+        configuration.channelSubscriptions = channelSubscriptions
         switch (user, userToken) {
         case (let user?, let token?): configuration.user = (user, token)
         case (nil, nil): break
