@@ -29,6 +29,15 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// The name a push-to-start payload gives in `attributes-type`.
     public static var attributesType: String { String(describing: Attributes.self) }
 
+    /// The system learns this type: pushes whose JSON does not decode as it are ignored.
+    private static func registerType() {
+        ActivitySystem.shared.register(
+            type: attributesType,
+            .init(
+                contentState: { (try? JSONDecoder().decode(Attributes.ContentState.self, from: $0)) != nil },
+                attributes: { (try? JSONDecoder().decode(Attributes.self, from: $0)) != nil }))
+    }
+
     /// Starts an activity.
     ///
     /// - Parameters:
@@ -45,6 +54,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         guard let attributesJSON = try? encoder.encode(attributes),
             let stateJSON = try? encoder.encode(content.state)
         else { throw ActivityAuthorizationError.malformedActivityIdentifier }
+        registerType()
         let id = try await ActivitySystem.shared.request(
             type: attributesType, attributes: attributesJSON, contentState: stateJSON, staleDate: content.staleDate,
             relevanceScore: content.relevanceScore, pushType: pushType)
@@ -58,12 +68,16 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
 
     /// The push-to-start token for this type, once the device has issued it.
     public static var pushToStartToken: Data? {
-        get async { await ActivitySystem.shared.pushToStartToken(type: attributesType) }
+        get async {
+            registerType()
+            return await ActivitySystem.shared.pushToStartToken(type: attributesType)
+        }
     }
 
     /// The push-to-start token as it is issued (the first value comes at once).
     public static var pushToStartTokenUpdates: AsyncStream<Data> {
-        AsyncStream { continuation in
+        registerType()
+        return AsyncStream { continuation in
             let task = Task {
                 if let token = await ActivitySystem.shared.pushToStartToken(type: attributesType) {
                     continuation.yield(token)
@@ -75,7 +89,8 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
 
     /// Activities of this type started by a push-to-start push, as they start.
     public static var activityUpdates: AsyncStream<Activity<Attributes>> {
-        AsyncStream { continuation in
+        registerType()
+        return AsyncStream { continuation in
             let handle = ActivitySystem.shared.observeStarts(type: attributesType) { id in
                 if let activity = activity(id: id) { continuation.yield(activity) }
             }

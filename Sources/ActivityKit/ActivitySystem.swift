@@ -25,7 +25,16 @@ public final class ActivitySystem: Sendable {
         var frequentPushesEnabled = true
         var observers: [UUID: @Sendable (ActivityRecord) -> Void] = [:]
         var starts: [UUID: (type: String, deliver: @Sendable (String) -> Void)] = [:]
+        /// For each attributes type the app uses: whether JSON decodes as its content state, and as its attributes.
+        var decoders: [String: TypeDecoders] = [:]
         var now: @Sendable () -> Date = { Date() }
+    }
+
+    /// Checks that JSON from a push decodes as an attributes type's state or attributes: a push that does not is
+    /// ignored, as iOS ignores it, instead of reaching the app's code.
+    struct TypeDecoders: Sendable {
+        let contentState: @Sendable (Data) -> Bool
+        let attributes: @Sendable (Data) -> Bool
     }
 
     private let state = Mutex(State())
@@ -60,9 +69,13 @@ public final class ActivitySystem: Sendable {
     public func receivePush(_ payload: Data, token: Data) -> Bool {
         guard let push = LiveActivityPayload(payload) else { return false }
         if push.event == .start {
-            let type = state.withLock { state in state.pushToStartTokens.first { $0.value == token }?.key }
-            guard let type, push.attributesType == type, let attributes = push.attributes,
-                let contentState = push.contentState
+            let (type, decoders) = state.withLock { state in
+                let type = state.pushToStartTokens.first { $0.value == token }?.key
+                return (type, type.flatMap { state.decoders[$0] })
+            }
+            guard let type, let decoders, push.attributesType == type, let attributes = push.attributes,
+                let contentState = push.contentState, decoders.attributes(attributes),
+                decoders.contentState(contentState)
             else { return false }
             startFromPush(push, type: type, attributes: attributes, contentState: contentState)
             return true
@@ -110,6 +123,11 @@ public final class ActivitySystem: Sendable {
         }
         insert(record)
         return record.id
+    }
+
+    /// Makes an attributes type known, so pushes for it can be checked against it.
+    func register(type: String, _ decoders: TypeDecoders) {
+        state.withLock { $0.decoders[type] = decoders }
     }
 
     func record(_ id: String) -> ActivityRecord? {
@@ -218,9 +236,15 @@ public final class ActivitySystem: Sendable {
 
     private func apply(_ push: LiveActivityPayload, to ids: [String]) -> Bool {
         var changed = false
+        let decoders = state.withLock { $0.decoders }
         for id in ids {
             change(id) { record, now in
                 guard record.state == .active else { return false }
+                if let contentState = push.contentState,
+                    decoders[record.attributesType]?.contentState(contentState) != true
+                {
+                    return false
+                }
                 if let timestamp = push.timestamp, let current = record.timestamp, timestamp <= current { return false }
                 if let timestamp = push.timestamp { record.timestamp = timestamp }
                 if let contentState = push.contentState { record.contentState = contentState }

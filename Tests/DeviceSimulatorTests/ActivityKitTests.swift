@@ -21,7 +21,7 @@ struct ScoreAttributes: ActivityAttributes {
 
 @Suite("ActivityKit on a simulated device: channels, tokens, push-to-start", .serialized, .timeLimit(.minutes(1)))
 struct ActivityKitTests {
-    @Test("request with a channel, receive broadcasts (an older timestamp ignored), end by broadcast")
+    @Test("request with a channel, receive broadcasts (an older timestamp and a state of the wrong shape ignored), end")
     func channelActivity() async throws {
         try await withDevice { gateway, client, _ in
             let channel = try gateway.server.channels.create(
@@ -46,9 +46,15 @@ struct ActivityKitTests {
             }
             try await broadcast(#"{"event":"update","timestamp":100,"content-state":{"score":"1-0"}}"#)
             #expect(await updates.next()?.state.score == "1-0")
+            // A content state that does not decode as ScoreAttributes.ContentState is ignored, never handed to the
+            // app (it used to be kept, and reading `content` then trapped).
+            let malformed = #"{"aps":{"event":"update","timestamp":150,"content-state":{"score":5}}}"#
+            #expect(!ActivitySystem.shared.receiveBroadcast(Data(malformed.utf8), channel: channel.id.rawValue))
+            #expect(activity.content.state.score == "1-0")
             try await broadcast(#"{"event":"update","timestamp":50,"content-state":{"score":"9-9"}}"#)
+
             try await broadcast(#"{"event":"end","timestamp":200,"content-state":{"score":"2-1"}}"#)
-            #expect(await updates.next()?.state.score == "2-1", "the update older than 100 was ignored")
+            #expect(await updates.next()?.state.score == "2-1", "the older and the malformed updates were ignored")
             #expect(activity.activityState == .ended)
             #expect(activity.content.state.score == "2-1")
         }
@@ -121,6 +127,49 @@ struct ActivityKitTests {
             await client.shutdown()
             await courier.close()
             receiving.cancel()
+        }
+    }
+}
+
+@Suite("herald device --subscribe: a simulated device's apps listen to a channel", .timeLimit(.minutes(1)))
+struct DeviceChannelSubscriptionTests {
+    @Test("subscribed on connect, a broadcast is acknowledged; the subscription ends when the device stops")
+    func subscribeOnConnect() async throws {
+        try await DeviceHarness.with { harness in
+            let channel = try harness.gateway.server.channels.create(
+                for: BroadcastApp(bundleID: "com.example.app", environment: .development),
+                storagePolicy: .noMessageStored)
+            var configuration = harness.configuration([
+                try AppManifest(data: Data(#"{"bundleID":"com.example.app"}"#.utf8))
+            ])
+            configuration.channelSubscriptions = [channel.id.rawValue]
+            let device = try await SimulatedDevice.install(configuration)
+            try await device.connect()
+            #expect(harness.gateway.server.channels.subscriberCount(channel.id) == 1)
+
+            let result = try await harness.client.send(
+                APNSNotification(
+                    broadcast: APNSBroadcast(
+                        bundleID: "com.example.app", headers: APNSBroadcastHeaders(channelID: channel.id)),
+                    payload: ByteBuffer(string: #"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#)))
+            let uniqueID = try #require(
+                UUID(uuidString: { if case .accepted(let a) = result { a.uniqueID ?? "" } else { "" } }()))
+            var acknowledged = 0
+            for _ in 0..<500 where acknowledged == 0 {
+                acknowledged =
+                    harness.gateway.server.channels.reports(channel: channel.id)
+                    .first { $0.uniqueID == uniqueID }?.acknowledged ?? 0
+                await Task.yield()
+            }
+            #expect(acknowledged == 1)
+
+            await device.stop()
+            var remaining = 1
+            for _ in 0..<500 where remaining > 0 {
+                remaining = harness.gateway.server.channels.subscriberCount(channel.id)
+                await Task.yield()
+            }
+            #expect(remaining == 0, "a closed courier connection leaves no subscription behind")
         }
     }
 }

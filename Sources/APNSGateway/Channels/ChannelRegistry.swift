@@ -164,13 +164,14 @@ public final class ChannelRegistry: Sendable {
 
     // MARK: Subscriptions
 
-    /// Subscribes a device's app (its token, on its courier link) to a channel of that app, and gives it the
-    /// channel's stored message when there is one still in time.
+    /// Subscribes a device's app (its token, on its courier link) to a channel of that app.
     ///
+    /// - Returns: the courier message of the channel's stored broadcast when there is one still in time, for the
+    ///   caller to write once it has answered the subscription (it counts as given to this device).
     /// - Throws: ``Refusal/notRegistered(_:)`` when `app` has no such channel.
     public func subscribe(
         _ link: any BroadcastLink, token: APNSDeviceToken, app: BroadcastApp, to id: APNSChannelID
-    ) throws(Refusal) {
+    ) throws(Refusal) -> [UInt8]? {
         let time = now()
         let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
         let outcome = state.withLock { state -> Result<ChannelBroadcast?, Refusal> in
@@ -186,22 +187,15 @@ public final class ChannelRegistry: Sendable {
             }
             return .success(stored)
         }
-        if let stored = try outcome.get() { link.deliverBroadcast(Self.message(stored, token: token)) }
+        return try outcome.get().map { Self.message($0, token: token) }
     }
 
     /// Ends a subscription.
     public func unsubscribe(_ link: any BroadcastLink, token: APNSDeviceToken, from id: APNSChannelID) {
         let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
-        state.withLock { _ = $0.subscribers[id]?.removeValue(forKey: key) }
-    }
-
-    /// Ends every subscription of a courier link (it closed).
-    public func unsubscribeAll(_ link: any BroadcastLink) {
-        let identifier = ObjectIdentifier(link)
         state.withLock { state in
-            for id in Array(state.subscribers.keys) {
-                state.subscribers[id] = state.subscribers[id]?.filter { $0.key.link != identifier }
-            }
+            state.subscribers[id]?.removeValue(forKey: key)
+            if state.subscribers[id]?.isEmpty == true { state.subscribers[id] = nil }
         }
     }
 

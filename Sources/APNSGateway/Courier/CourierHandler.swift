@@ -45,7 +45,11 @@ final class CourierHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if let link {
             for token in tokens { store.detach(link, token: token) }
-            if !subscriptions.isEmpty { channels.unsubscribeAll(link) }
+            // Its own subscriptions, one by one: a scan of every channel per closing connection would cost
+            // devices × channels when a fleet disconnects.
+            for subscription in subscriptions {
+                channels.unsubscribe(link, token: subscription.token, from: subscription.channel)
+            }
         }
         tokens = []
         subscriptions = []
@@ -140,16 +144,18 @@ final class CourierHandler: ChannelInboundHandler {
                     + "the most one device may have; unsubscribe one first")
         }
         let app = BroadcastApp(bundleID: device.bundleID, environment: device.environment)
+        // Subscribed before it is answered: a broadcast sent once the device has its answer reaches it.
+        let stored: [UInt8]?
         do {
-            _ = try channels.channel(channel, of: app)
-            link.send(["op": "subscribed", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
-            try channels.subscribe(link, token: token, app: app, to: channel)
+            stored = try channels.subscribe(link, token: token, app: app, to: channel)
         } catch {
             throw GatewayDataError(
                 "subscribe: \(app) has no channel \(channel) (never made there, or deleted); make one with "
                     + "POST /1/apps/\(device.bundleID)/channels on the channel management port")
         }
         subscriptions.insert(subscription)
+        link.send(["op": "subscribed", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
+        if let stored { link.send(stored) }
     }
 
     /// The token for an app: the one the device asks to keep when it is still valid for that app and the device

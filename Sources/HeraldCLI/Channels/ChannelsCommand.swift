@@ -114,11 +114,10 @@ struct ChannelsCommand: AsyncParsableCommand {
 
         @OptionGroup var common: Common
 
-        @Option(help: "The channel's ID.")
-        var channel: String
+        @OptionGroup var channel: ChannelOption
 
         func run() async throws {
-            let id = try ChannelsCommand.channelID(channel)
+            let id = try channel.id()
             try await common.run { client in
                 if common.printedCurl(client, method: "GET", channelID: id) { return }
                 let read = try await client.read(bundleID: common.topic, channelID: id)
@@ -135,11 +134,10 @@ struct ChannelsCommand: AsyncParsableCommand {
 
         @OptionGroup var common: Common
 
-        @Option(help: "The channel's ID.")
-        var channel: String
+        @OptionGroup var channel: ChannelOption
 
         func run() async throws {
-            let id = try ChannelsCommand.channelID(channel)
+            let id = try channel.id()
             try await common.run { client in
                 if common.printedCurl(client, method: "DELETE", channelID: id) { return }
                 try await client.delete(bundleID: common.topic, channelID: id)
@@ -148,10 +146,17 @@ struct ChannelsCommand: AsyncParsableCommand {
         }
     }
 
-    static func channelID(_ text: String) throws(UsageError) -> APNSChannelID {
-        guard let id = APNSChannelID(rawValue: text) else {
-            throw UsageError("--channel: \(APNSChannelID.problem(with: text) ?? "not a channel ID")")
+    /// `--channel ID`, for the subcommands that name one channel.
+    struct ChannelOption: ParsableArguments {
+        @Option(help: "The channel's ID.")
+        var channel: String
+
+        /// The channel ID given.
+        func id() throws(UsageError) -> APNSChannelID {
+            guard let id = APNSChannelID(rawValue: channel) else {
+                throw UsageError("--channel: \(APNSChannelID.problem(with: channel) ?? "not a channel ID")")
+            }
+            return id
         }
-        return id
     }
 }
