@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -91,9 +92,17 @@ let package = Package(
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
         .target(name: "ActivityKit", swiftSettings: heraldSettings),
         .target(
+            name: "GracefulServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: heraldSettings
+        ),
+        .target(
             name: "DeviceSimulator",
             dependencies: [
-                "APNSCore", "APNSGateway", "UserNotifications", "CoreLocation", "ActivityKit",
+                "APNSCore", "APNSGateway", "UserNotifications", "CoreLocation", "ActivityKit", "GracefulServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -104,7 +113,7 @@ let package = Package(
         .target(
             name: "PushProvider",
             dependencies: [
-                "APNSCore", "APNSClient", "UserNotifications",
+                "APNSCore", "APNSClient", "UserNotifications", "GracefulServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -175,7 +184,7 @@ let package = Package(
         .target(
             name: "GatewayTestSupport",
             dependencies: [
-                "APNSGateway", "APNSCore", .product(name: "Crypto", package: "swift-crypto"),
+                "APNSGateway", "APNSCore", "GracefulServer", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -214,7 +223,7 @@ let package = Package(
             name: "DeviceSimulatorTests",
             dependencies: [
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "GatewayTestSupport",
-                "ActivityKit",
+                "ActivityKit", "GracefulServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

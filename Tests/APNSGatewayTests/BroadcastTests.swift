@@ -226,15 +226,13 @@ extension GatewayHarness {
 
     /// The gateway's report of a broadcast once `count` devices acknowledged it.
     func waitForAcknowledgements(uniqueID: String, count: Int) async throws -> JSONValue {
-        for _ in 0..<200 {
+        var found: JSONValue?
+        _ = try await eventually {
             let reports = try await admin("GET", "/admin/broadcasts").json["broadcasts"]?.array ?? []
-            if let report = reports.first(where: { $0["apns-unique-id"]?.string == uniqueID }),
-                (report["acknowledged"]?.number?.intValue ?? 0) >= count
-            {
-                return report
-            }
-            await Task.yield()
+            found = reports.first { $0["apns-unique-id"]?.string == uniqueID }
+            return (found?["acknowledged"]?.number?.intValue ?? 0) >= count
         }
+        if let found, (found["acknowledged"]?.number?.intValue ?? 0) >= count { return found }
         throw GatewayDataError("broadcast \(uniqueID) was never acknowledged \(count) time(s)")
     }
 }

@@ -137,9 +137,8 @@ struct GatewayHarness {
         try await runWithStatus("/usr/bin/curl", arguments).output
     }
 
-    /// Runs a process and returns its standard output. Its output is read on a thread of its own while it runs (a
-    /// trace larger than the pipe's buffer would otherwise block it), so no thread of the concurrency pool or of
-    /// Dispatch's global queues blocks (the gateway under test needs them).
+    /// Runs a process and returns its standard output (and standard error), read on a thread of its own while it
+    /// runs (``ChildProcess``).
     private func run(_ executable: String, _ arguments: [String]) async throws -> String {
         try await Self.runWithStatus(executable, arguments).output
     }
@@ -147,26 +146,9 @@ struct GatewayHarness {
     private static func runWithStatus(_ executable: String, _ arguments: [String]) async throws
         -> (output: String, status: Int32)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
         // Their warnings (nghttp does not check the gateway's certificate) belong in the trace, not the test log.
-        process.standardError = pipe
-        let data: Data = try await withCheckedThrowingContinuation { continuation in
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-                return
-            }
-            Thread {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: data)
-            }.start()
-        }
-        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+        let result = try await ChildProcess.run(executable, arguments)
+        return (String(decoding: result.output, as: UTF8.self), result.status)
     }
+
 }

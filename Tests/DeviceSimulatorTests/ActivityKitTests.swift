@@ -152,24 +152,20 @@ struct DeviceChannelSubscriptionTests {
                     broadcast: APNSBroadcast(
                         bundleID: "com.example.app", headers: APNSBroadcastHeaders(channelID: channel.id)),
                     payload: ByteBuffer(string: #"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#)))
-            let uniqueID = try #require(
-                UUID(uuidString: { if case .accepted(let a) = result { a.uniqueID ?? "" } else { "" } }()))
-            var acknowledged = 0
-            for _ in 0..<500 where acknowledged == 0 {
-                acknowledged =
-                    harness.gateway.server.channels.reports(channel: channel.id)
-                    .first { $0.uniqueID == uniqueID }?.acknowledged ?? 0
-                await Task.yield()
+            guard case .accepted(let acceptance) = result else {
+                Issue.record("the broadcast was not accepted: \(result)")
+                return
             }
-            #expect(acknowledged == 1)
+            let uniqueID = try #require(acceptance.uniqueID.flatMap(UUID.init(uuidString:)))
+            let acknowledged = await eventually {
+                harness.gateway.server.channels.reports(channel: channel.id).first { $0.uniqueID == uniqueID }?
+                    .acknowledged == 1
+            }
+            #expect(acknowledged)
 
             await device.stop()
-            var remaining = 1
-            for _ in 0..<500 where remaining > 0 {
-                remaining = harness.gateway.server.channels.subscriberCount(channel.id)
-                await Task.yield()
-            }
-            #expect(remaining == 0, "a closed courier connection leaves no subscription behind")
+            let unsubscribed = await eventually { harness.gateway.server.channels.subscriberCount(channel.id) == 0 }
+            #expect(unsubscribed, "a closed courier connection leaves no subscription behind")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GracefulServer
 import Hummingbird
 import Logging
 
@@ -23,7 +24,7 @@ struct MediaServer {
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
             logger: Self.quiet
         )
-        let running = Task { try await application.run() }
+        let running = Task { try await application.runUntilCancelled() }
         defer { running.cancel() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw CancellationError() }

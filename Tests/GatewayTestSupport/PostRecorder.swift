@@ -1,4 +1,5 @@
 public import Foundation
+import GracefulServer
 import Hummingbird
 import Logging
 import NIOCore
@@ -29,7 +30,7 @@ public struct PostRecorder: Sendable {
         let application = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: Self.quiet)
-        let running = Task { try await application.run() }
+        let running = Task { try await application.runUntilCancelled() }
         defer { running.cancel() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw CancellationError() }

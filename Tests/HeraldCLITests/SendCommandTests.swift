@@ -211,18 +211,6 @@ struct SendCertificateTests {
 
     /// Runs a program to its end without blocking a thread, and returns its exit status.
     private func run(_ executable: String, _ arguments: [String]) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
+        try await ChildProcess.run(executable, arguments, mergeErrors: false).status
     }
 }

@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+import NIOCore
 import Synchronization
 
 /// The broadcast channels (reference K): the channels each app made, which device activities subscribe to each,
@@ -207,11 +208,11 @@ public final class ChannelRegistry: Sendable {
     // MARK: Broadcasts
 
     /// Takes an accepted broadcast: keeps it on a storing channel (when its expiration is not 0), records it, and
-    /// returns the delivery to run, which writes it to every subscriber. Run the delivery after answering: its cost
-    /// grows with the subscribers, the answer's must not.
+    /// returns the delivery to run, which writes it to every subscriber. Run the delivery apart from the request's
+    /// answer (``BroadcastFanOut``): its cost grows with the subscribers, the answer's must not.
     ///
-    /// - Returns: the delivery, and how many subscribers it will reach.
-    public func publish(_ broadcast: ChannelBroadcast) -> (deliver: @Sendable () -> Void, reach: Int) {
+    /// - Returns: the delivery.
+    public func publish(_ broadcast: ChannelBroadcast) -> @Sendable () -> Void {
         let (subscribers, stored) = state.withLock { state -> ([(SubscriberKey, Subscriber)], Bool) in
             guard var channel = state.channels[broadcast.channelID] else { return ([], false) }
             let stores = channel.storagePolicy == .mostRecentMessageStored && broadcast.expiration != .immediately
@@ -248,12 +249,18 @@ public final class ChannelRegistry: Sendable {
         }
         log.record(broadcast.requestID, uniqueID: broadcast.uniqueID, events: events)
         let body = broadcast.json()
+        // One task per event loop writes that loop's links there: no hop per device.
+        let byLoop = Dictionary(grouping: subscribers.map(\.1)) { ObjectIdentifier($0.link.eventLoop) }
         let deliver: @Sendable () -> Void = {
-            for (_, subscriber) in subscribers {
-                subscriber.link.deliverBroadcast(Self.message(body: body, token: subscriber.token))
+            for group in byLoop.values {
+                group[0].link.eventLoop.execute {
+                    for subscriber in group {
+                        subscriber.link.deliverBroadcast(Self.message(body: body, token: subscriber.token))
+                    }
+                }
             }
         }
-        return (deliver, subscribers.count)
+        return deliver
     }
 
     /// A device acknowledged a broadcast it was given; each device counts once.

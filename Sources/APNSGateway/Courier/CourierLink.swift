@@ -14,6 +14,8 @@ final class CourierLink: DeviceLink, BroadcastLink {
         send(notification.json(extra: [("op", "notification")]))
     }
 
+    var eventLoop: any EventLoop { channel.eventLoop }
+
     func deliverBroadcast(_ message: [UInt8]) {
         send(message)
     }

@@ -16,34 +16,28 @@ extension ProviderRequestProcessor {
         let given = request.header(APNSBroadcastHeaders.Name.requestID).flatMap(APNSMessageID.init(headerValue:))
         let requestID = given?.uuid ?? RandomUUID.make()
         let requestIDText = given?.rawValue ?? requestID.lowercasedString
+        var response: ProviderResponse
         do {
             let broadcast = try acceptBroadcast(
                 request, connection: connection, requestID: requestID, verified: verified)
             if let effect = faults.take(forChannel: broadcast.channelID) {
-                var response = injected(effect, apnsID: requestID, apnsIDText: requestIDText)
-                response.idHeader = APNSBroadcastHeaders.Name.requestID
-                return response
+                response = injected(effect, apnsID: requestID, apnsIDText: requestIDText)
+            } else {
+                fanOut.run(channels.publish(broadcast))
+                response = ProviderResponse(
+                    status: 200, apnsID: requestIDText, uniqueID: broadcast.uniqueID.lowercasedString, error: nil)
             }
-            let (deliver, _) = channels.publish(broadcast)
-            fanOut.run(deliver)
-            var response = ProviderResponse(
-                status: 200, apnsID: requestIDText, uniqueID: broadcast.uniqueID.lowercasedString, error: nil)
-            response.idHeader = APNSBroadcastHeaders.Name.requestID
-            return response
         } catch is NeedsVerification {
             return nil
         } catch let rejection as APNSRequestRejection {
             store.log.record(
                 requestID, .init(.rejected, at: now(), "\(rejection.reason.rawValue): \(rejection.message)"))
-            var response = ProviderResponse.rejected(rejection, apnsID: requestIDText)
-            response.idHeader = APNSBroadcastHeaders.Name.requestID
-            return response
+            response = .rejected(rejection, apnsID: requestIDText)
         } catch {
-            var response = ProviderResponse.rejected(
-                APNSRequestRejection(.internalServerError, "\(error)"), apnsID: requestIDText)
-            response.idHeader = APNSBroadcastHeaders.Name.requestID
-            return response
+            response = .rejected(APNSRequestRejection(.internalServerError, "\(error)"), apnsID: requestIDText)
         }
+        response.idHeader = APNSBroadcastHeaders.Name.requestID
+        return response
     }
 
     private func acceptBroadcast(

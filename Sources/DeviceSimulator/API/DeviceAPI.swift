@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import GracefulServer
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -46,7 +47,7 @@ public struct DeviceAPI: Sendable {
         let journal = self.journal
         let recorder = Task { await journal.record(events) }
         defer { recorder.cancel() }
-        try await application.run()
+        try await application.runUntilCancelled()
     }
 
     /// The server's own logs stay quiet: failures to start are thrown, and requests are answered with their errors.

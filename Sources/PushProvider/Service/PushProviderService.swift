@@ -1,6 +1,7 @@
 import APNSCore
 public import Foundation
 import GRDB
+import GracefulServer
 import Hummingbird
 public import Logging
 import Synchronization
@@ -90,7 +91,7 @@ public final class PushProviderService: Sendable {
         )
         let scheduler = DailyScheduler(store: store, engine: engine, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.run() }
+            group.addTask { try await application.runUntilCancelled() }
             group.addTask { await self.engine.run() }
             group.addTask { await scheduler.run() }
             for plugin in plugins { group.addTask { await plugin.run(provider: self) } }

@@ -1,0 +1,70 @@
+public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs a program (curl, nghttp, openssl) for a test, without Foundation's `Process`.
+///
+/// `Process.run()` in the Swift 6.3 toolchain's Foundation crashes now and then (SIGSEGV in
+/// `findMaximumOpenFromProcSelfFD`, a read past a `dirent`: swift-corelibs-foundation#5472); a suite that starts
+/// hundreds of processes hit it in about one full run in three. This spawns with `posix_spawn`; its pipe is made
+/// close-on-exec, so one test's child never holds another's pipe open (NIO's sockets are close-on-exec already).
+public enum ChildProcess {
+    /// What the program wrote and how it ended.
+    public struct Result: Sendable {
+        /// Standard output, with standard error after it in the same stream when `mergeErrors` was set.
+        public let output: Data
+        /// The exit status (128 + the signal when a signal ended it).
+        public let status: Int32
+    }
+
+    /// Runs `executable` with `arguments` to its end; its output is read on a thread of its own, so no thread of the
+    /// concurrency pool blocks.
+    ///
+    /// - Parameters:
+    ///   - executable: the program's path.
+    ///   - arguments: its arguments, without the program name.
+    ///   - mergeErrors: whether standard error goes to the output too; otherwise it is discarded.
+    /// - Returns: what it wrote and its exit status.
+    /// - Throws: `POSIXError` when it cannot be started.
+    public static func run(_ executable: String, _ arguments: [String], mergeErrors: Bool = true) async throws
+        -> Result
+    {
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        // (pipe2 is not in Swift's Glibc module; a spawn between these lines could still inherit the pipe, which only
+        // delays this child's end-of-output until that other child exits.)
+        for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        if mergeErrors {
+            posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(pipe[1])
+        guard spawned == 0 else {
+            close(pipe[0])
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)
+        }
+        let (reader, child) = (pipe[0], pid)
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let handle = FileHandle(fileDescriptor: reader, closeOnDealloc: true)
+                let output = handle.readDataToEndOfFile()
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1, errno == EINTR {}
+                let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                continuation.resume(returning: Result(output: output, status: code))
+            }.start()
+        }
+    }
+}
