@@ -90,7 +90,8 @@ struct UpSystem {
                     name: "RITL demo", bundleID: manifest.bundleID, environment: "development",
                     endpoint: "https://127.0.0.1:\(port)", caPEM: gateway.certificateAuthority.caCertificatePEM,
                     teamID: DevelopmentSigningKey.teamID, keyID: DevelopmentSigningKey.keyID,
-                    privateKeyPEM: try String(contentsOfFile: key.path, encoding: .utf8)))
+                    privateKeyPEM: try String(contentsOfFile: key.path, encoding: .utf8),
+                    channelEndpoint: gateway.managementPort.map { "https://127.0.0.1:\($0)" }))
             if let config = UpCommand.notificationConfig(of: DemoApp.manifest) {
                 try await provider.setCategories(appID: app.id, notificationConfig: config)
             }

@@ -143,6 +143,26 @@ extension PushProviderService {
             guard rateLimit >= 0 else { throw .field("rateLimit", "must be 0 (no limit) or a positive number") }
             app.app.rateLimit = rateLimit
         }
+        if let channelEndpoint = input.channelEndpoint {
+            app.app.channelEndpoint = channelEndpoint.isEmpty ? nil : channelEndpoint
+        }
+        if let channelEndpoint = app.app.channelEndpoint {
+            try Self.checkChannelEndpoint(channelEndpoint, endpoint: app.app.endpoint)
+        }
+    }
+
+    /// A channel endpoint must be on the host the app's credentials are bound to (only the port differs): provider
+    /// tokens go to no other address.
+    static func checkChannelEndpoint(_ text: String, endpoint: String) throws(ProviderError) {
+        guard let url = URL(string: text), url.scheme == "https", let host = url.host?.lowercased() else {
+            throw .field("channelEndpoint", "must be an https:// URL such as https://127.0.0.1:2195")
+        }
+        guard host == URL(string: endpoint)?.host?.lowercased() else {
+            throw .field(
+                "channelEndpoint",
+                "must be on the same host as the endpoint (\(endpoint)), which the credentials are bound to; "
+                    + "\(text) is not")
+        }
     }
 
     /// The endpoint `text` names (`production`, `sandbox` or an https URL), if this caller may point an app there.

@@ -92,6 +92,9 @@ extension PushProviderService {
     {
         let now = Date()
         let plan = try NotificationPlan(input, bundleID: app.app.bundleID, now: now)
+        if case .channel(let id) = plan.target {
+            try await checkBroadcast(on: id, expiration: plan.expiration, app: app)
+        }
         let stored = StoredNotification(
             id: UUID().uuidString, appID: app.app.id, target: plan.target.stored, payload: plan.payload,
             pushType: plan.pushType, priority: plan.priority, expiration: plan.expiration,
@@ -105,13 +108,33 @@ extension PushProviderService {
         engine.notify()
         // Safety: inserted just above.
         var created = try await report(try await store.notification(id: stored.id)!)
-        if created.stats.targeted == 0, plan.dailyAt == nil {
+        if created.stats.targeted == 0, plan.target.isLiveActivity {
+            created.warning =
+                "no activity token of this app matches \(created.target), so nothing will be sent; "
+                + "see GET /v1/activities/tokens?type=...&user=... for what activities registered"
+        } else if created.stats.targeted == 0, plan.dailyAt == nil {
             let key = plan.encrypted == nil ? "" : " with an end-to-end public key (encrypted content needs one)"
             created.warning =
                 "no active device of this app matches \(created.target)\(key), so nothing will be sent; "
                 + "see GET /v1/devices?user=...&tag=... for who is registered"
         }
         return created
+    }
+
+    /// A broadcast goes to one of the app's channels, with an expiration its storage policy takes.
+    private func checkBroadcast(on id: String, expiration: Int?, app: StoredApp) async throws(ProviderError) {
+        guard let channel = try await store.channels(appID: app.app.id).first(where: { $0.id == id }) else {
+            throw .field(
+                "target.channel",
+                "\(id) is not one of app \(app.app.id)'s channels: make one with POST /v1/channels (GET /v1/channels "
+                    + "lists them)")
+        }
+        if channel.storagePolicy == 0, let expiration, expiration != 0 {
+            throw .field(
+                "expiration",
+                "channel \(id) stores no message (storage policy 0), so APNs refuses a nonzero expiration "
+                    + "(BadExpirationDate): give 0 or leave it out")
+        }
     }
 
     func report(_ notification: StoredNotification) async throws(ProviderError) -> NotificationReport {

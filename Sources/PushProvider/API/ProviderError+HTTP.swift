@@ -16,6 +16,7 @@ struct APIError: HTTPResponseError {
         case .notFound: .notFound
         case .conflict: .conflict
         case .configuration, .storage: .internalServerError
+        case .upstream: .badGateway
         }
     }
 
@@ -38,13 +39,14 @@ struct APIError: HTTPResponseError {
         case .conflict: "conflict"
         case .configuration: "configuration"
         case .storage: "storage"
+        case .upstream: "upstream"
         }
     }
 
     private var message: String {
         switch error {
         case .invalid(_, let message), .unauthorized(let message), .forbidden(let message), .notFound(let message),
-            .conflict(let message), .configuration(let message), .storage(let message):
+            .conflict(let message), .configuration(let message), .storage(let message), .upstream(let message):
             message
         }
     }

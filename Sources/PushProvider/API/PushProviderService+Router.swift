@@ -13,6 +13,8 @@ extension PushProviderService {
         addNotificationRoutes(to: router)
         addFeedbackRoutes(to: router)
         addCategoryRoutes(to: router)
+        addActivityRoutes(to: router)
+        addChannelRoutes(to: router)
         for plugin in plugins { plugin.addRoutes(to: router, provider: self) }
         return router
     }

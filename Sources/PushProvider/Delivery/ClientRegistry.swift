@@ -1,4 +1,5 @@
 import APNSClient
+import APNSCore
 import Foundation
 
 /// One `APNSClient` per app, made on first use from its stored credentials and remade when the app changes.
@@ -35,13 +36,7 @@ actor ClientRegistry {
     static func makeClient(for app: StoredApp, secrets: SecretBox, observer: ProviderMetrics, connections: Int)
         throws(ProviderError) -> APNSClient
     {
-        let bound = try BoundCredentials.open(app.sealedCredentials, with: secrets)
-        if let endpoint = bound.endpoint, endpoint != app.app.endpoint {
-            throw .configuration(
-                "app \(app.app.id)'s credentials were given for \(endpoint), not \(app.app.endpoint); they are never "
-                    + "sent elsewhere: give the credentials again with the new endpoint")
-        }
-        let credentials = bound.credentials
+        let credentials = try boundCredentials(of: app, secrets: secrets)
         let endpoint: APNSEndpoint
         do {
             endpoint = try APNSEndpoint(url: app.app.endpoint, additionalTrustRootsPEM: app.caPEM)
@@ -57,5 +52,49 @@ actor ClientRegistry {
         } catch {
             throw .configuration("cannot make an APNs client for app \(app.app.id): \(error)")
         }
+    }
+
+    /// A client for the app's channel management requests (reference K.1), at Apple's management host for the
+    /// environment its endpoint belongs to, or at its ``ProviderApp/channelEndpoint`` (same host as its endpoint).
+    ///
+    /// - Throws: ``ProviderError`` when the app has no management endpoint or its credentials cannot be used.
+    static func makeChannelClient(for app: StoredApp, secrets: SecretBox) throws(ProviderError) -> APNSChannelClient {
+        let credentials = try boundCredentials(of: app, secrets: secrets)
+        let endpoint: APNSEndpoint
+        if let channelEndpoint = app.app.channelEndpoint {
+            try PushProviderService.checkChannelEndpoint(channelEndpoint, endpoint: app.app.endpoint)
+            do {
+                endpoint = try APNSEndpoint(url: channelEndpoint, additionalTrustRootsPEM: app.caPEM)
+            } catch {
+                throw .configuration("app \(app.app.id) has a bad channelEndpoint \(channelEndpoint): \(error)")
+            }
+        } else if let host = URL(string: app.app.endpoint)?.host?.lowercased(),
+            let environment = [APNSEnvironment.production, .development].first(where: { $0.host == host })
+        {
+            endpoint = APNSChannelClient.endpoint(for: environment)
+        } else {
+            throw .conflict(
+                "app \(app.app.id) sends to \(app.app.endpoint), whose channel management endpoint is not known: set "
+                    + "it (PATCH /v1/apps/\(app.app.id) {\"channelEndpoint\": \"https://HOST:PORT\"}, the gateway's "
+                    + "--manage-port)")
+        }
+        do {
+            return try APNSChannelClient(endpoint: endpoint, authentication: try credentials.clientAuthentication())
+        } catch {
+            throw .configuration("cannot make a channel management client for app \(app.app.id): \(error)")
+        }
+    }
+
+    /// The app's credentials, checked to be bound to its endpoint: they are never sent elsewhere.
+    private static func boundCredentials(of app: StoredApp, secrets: SecretBox) throws(ProviderError)
+        -> AppCredentials
+    {
+        let bound = try BoundCredentials.open(app.sealedCredentials, with: secrets)
+        if let endpoint = bound.endpoint, endpoint != app.app.endpoint {
+            throw .configuration(
+                "app \(app.app.id)'s credentials were given for \(endpoint), not \(app.app.endpoint); they are never "
+                    + "sent elsewhere: give the credentials again with the new endpoint")
+        }
+        return bound.credentials
     }
 }

@@ -160,7 +160,8 @@ final class DeliveryEngine: Sendable {
             } catch {
                 logger.error("cannot sign a provider token for app \(appID): \(error)")
                 for notification in chunk {
-                    if let id = notification.headers.apnsID.flatMap({ DeliveryMessageID($0.rawValue) }) {
+                    let messageID = notification.broadcast?.headers.requestID ?? notification.headers.apnsID
+                    if let id = messageID.flatMap({ DeliveryMessageID($0.rawValue) }) {
                         buffer.append(
                             .rejected(
                                 id: id.deliveryID, status: nil, reason: "InvalidProviderToken", at: Date(),
@@ -172,8 +173,10 @@ final class DeliveryEngine: Sendable {
     }
 
     private func result(of outcome: APNSSendOutcome, appID: String, attempts: [Int64: Int]) -> DeliveryResult {
-        // Safety: every notification the engine sends carries the apns-id it made from the delivery.
-        let id = DeliveryMessageID(outcome.notification.headers.apnsID!.rawValue)!.deliveryID
+        // Safety: every notification the engine sends carries the apns-id (a broadcast: apns-request-id) it made
+        // from the delivery.
+        let messageID = outcome.notification.broadcast?.headers.requestID ?? outcome.notification.headers.apnsID
+        let id = DeliveryMessageID(messageID!.rawValue)!.deliveryID
         let now = Date()
         switch outcome.result {
         case .accepted(let acceptance):

@@ -29,9 +29,26 @@ struct PreparedBatch: Sendable {
                 failures.append(Self.failure(delivery, "NotificationDeleted"))
                 continue
             }
-            var headers = template.headers
-            headers.apnsID = APNSMessageID(
+            let messageID = APNSMessageID(
                 headerValue: DeliveryMessageID(notificationID: delivery.notificationID, deliveryID: delivery.id).string)
+            if delivery.token.hasPrefix(NotificationTarget.channelPrefix) {
+                guard
+                    let channel = APNSChannelID(
+                        rawValue: String(delivery.token.dropFirst(NotificationTarget.channelPrefix.count)))
+                else {
+                    failures.append(Self.failure(delivery, "BadChannelId"))
+                    continue
+                }
+                let headers = APNSBroadcastHeaders(
+                    channelID: channel, priority: template.headers.priority ?? .immediate,
+                    expiration: template.broadcastExpiration, requestID: messageID)
+                notifications.append(
+                    APNSNotification(
+                        broadcast: APNSBroadcast(bundleID: app.app.bundleID, headers: headers), payload: template.body))
+                continue
+            }
+            var headers = template.headers
+            headers.apnsID = messageID
             if let (key, plaintext) = template.encrypted {
                 guard let keyText = keys[delivery.token], let keyData = Data(base64Encoded: keyText),
                     let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: keyData),
@@ -61,6 +78,8 @@ struct PreparedBatch: Sendable {
         var payload: APNSPayload
         var body: ByteBuffer
         var encrypted: (key: String, plaintext: Data)?
+        /// A broadcast's `apns-expiration`, which APNs requires: `0` (one attempt) unless one was given.
+        var broadcastExpiration: APNSExpiration
 
         init(_ stored: StoredNotification, bundleID: String) {
             let pushType = APNSPushType(rawValue: stored.pushType)
@@ -69,6 +88,8 @@ struct PreparedBatch: Sendable {
                 expiration: stored.expiration.flatMap { APNSExpiration(headerValue: String($0)) } ?? .storagePolicy,
                 collapseID: stored.collapseID.flatMap(APNSCollapseID.init(rawValue:)),
                 topic: pushType.topic(forBundleID: bundleID) ?? bundleID)
+            broadcastExpiration =
+                stored.expiration.flatMap { APNSExpiration(headerValue: String($0)) } ?? .immediately
             payload = (try? APNSPayload(data: stored.payload)) ?? APNSPayload()
             body = ByteBuffer(bytes: stored.payload)
             if let key = stored.encryptedKey, let plaintext = stored.encrypted {

@@ -10,6 +10,9 @@ struct AppInput: StrictInput, Sendable {
     var authentication: Authentication?
     var webhookURL: String?
     var rateLimit: Int?
+    /// Where channel management requests go when ``endpoint`` is not Apple's: an `https://` URL on the same host (the
+    /// local gateway's `--manage-port`); empty to remove.
+    var channelEndpoint: String?
 
     /// The `authentication` object.
     struct Authentication: StrictInput, Sendable {
@@ -33,7 +36,7 @@ struct AppInput: StrictInput, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, rateLimit
+        case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, rateLimit, channelEndpoint
     }
 
     static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -3,7 +3,8 @@ import Foundation
 
 /// The body of `POST /v1/notifications`.
 struct NotificationInput: StrictInput, Sendable {
-    /// Who receives it: exactly one of `token`, `tokens`, `user`, `tags` (an expression) or `all`.
+    /// Who receives it: exactly one of `token`, `tokens`, `user`, `tags` (an expression) or `all`; for a Live
+    /// Activity, `activity` (an activity's ID), `activities` (`{"type", "user"}`) or `channel` (a broadcast).
     var target: Target
     /// A raw APNs payload (`{"aps": {...}, ...}`), sent as given; or use ``content``.
     var payload: JSONValue?
@@ -31,12 +32,31 @@ struct NotificationInput: StrictInput, Sendable {
         var user: String?
         var tags: String?
         var all: Bool?
+        /// The update tokens registered for one activity.
+        var activity: String?
+        /// The activities of an attributes type (of one user when `user` is given): their update tokens, or the
+        /// push-to-start tokens of the type for an `event: start`.
+        var activities: Activities?
+        /// A channel the provider made (`POST /v1/channels`): one broadcast to every activity subscribed to it.
+        var channel: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case token, tokens, user, tags, all
+            case token, tokens, user, tags, all, activity, activities, channel
         }
 
         static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+        static var nested: [String: any StrictInput.Type] { ["activities": Activities.self] }
+
+        struct Activities: StrictInput, Sendable {
+            var type: String
+            var user: String?
+
+            enum CodingKeys: String, CodingKey, CaseIterable {
+                case type, user
+            }
+
+            static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+        }
     }
 
     struct Content: StrictInput, Sendable {

@@ -21,7 +21,8 @@ struct NotificationPlan: Sendable {
     /// - Throws: ``ProviderError`` naming the field: the target, the content, or the lint rule APNs would reject it
     ///   for.
     init(_ input: NotificationInput, bundleID: String, now: Date = Date()) throws(ProviderError) {
-        target = try NotificationTarget(input.target)
+        var target = try NotificationTarget(input.target)
+        let requestedPushType = try Self.pushType(input, for: target)
         var payload: APNSPayload
         switch (input.payload, input.content) {
         case (let raw?, nil):
@@ -56,11 +57,14 @@ struct NotificationPlan: Sendable {
         } else {
             encrypted = nil
         }
+        try Self.checkEvent(payload, target: &target)
+        self.target = target
         let body = payload.encoded()
         let report = APNSLinter.lint(
             APNSLinter.Request(
-                body: body, pushType: input.pushType, priority: input.priority.map(String.init),
-                topic: input.pushType.flatMap { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) } ?? bundleID,
+                body: body, pushType: requestedPushType, priority: input.priority.map(String.init),
+                topic: requestedPushType.flatMap { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) }
+                    ?? bundleID,
                 expiration: input.expiration.map(String.init), collapseID: input.collapseID, now: now))
         if let error = report.errors.first {
             throw .invalid(
@@ -69,12 +73,50 @@ struct NotificationPlan: Sendable {
         }
         if let key = encrypted?.key { payload.root[key] = nil }
         self.payload = payload.encoded()
-        pushType = input.pushType ?? report.pushType.rawValue
+        pushType = requestedPushType ?? report.pushType.rawValue
         priority = input.priority
         expiration = input.expiration
         collapseID = input.collapseID
         sendAt = input.sendAt ?? now
         dailyAt = try input.dailyAt.map { text throws(ProviderError) in try DailyTime(parsing: text) }
+    }
+
+    /// The push type asked for: `liveactivity` for a Live Activity target, which takes no other, no encrypted field
+    /// (activities run no service extension) and no daily send (it has no devices' time zones).
+    private static func pushType(_ input: NotificationInput, for target: NotificationTarget) throws(ProviderError)
+        -> String?
+    {
+        guard target.isLiveActivity else { return input.pushType }
+        guard input.pushType == nil || input.pushType == APNSPushType.liveactivity.rawValue else {
+            throw .field(
+                "pushType", "a Live Activity target (activity, activities, channel) takes pushType liveactivity")
+        }
+        guard input.encrypted == nil else {
+            throw .field("encrypted", "a Live Activity runs no service extension to decrypt it: leave encrypted out")
+        }
+        guard input.dailyAt == nil else {
+            throw .field("dailyAt", "a Live Activity target has no time zones for a daily send: use sendAt")
+        }
+        return APNSPushType.liveactivity.rawValue
+    }
+
+    /// A Live Activity target and the payload's `event` must agree: `start` goes to push-to-start tokens (target
+    /// `activities`), `update` and `end` to activities' tokens or a channel.
+    private static func checkEvent(_ payload: APNSPayload, target: inout NotificationTarget) throws(ProviderError) {
+        guard target.isLiveActivity else { return }
+        let start = payload.aps["event"]?.string == "start"
+        switch target {
+        case .activities(let type, let user, _):
+            target = .activities(type: type, user: user, pushToStart: start)
+        case .activity, .channel:
+            if start {
+                throw .field(
+                    "payload.aps.event",
+                    "start creates an activity through a push-to-start token: target {\"activities\": {\"type\": "
+                        + "..., \"user\": ...}}; an activity or a channel takes update or end")
+            }
+        default: break
+        }
     }
 
     private static func payload(from content: NotificationInput.Content) throws(ProviderError) -> APNSPayload {

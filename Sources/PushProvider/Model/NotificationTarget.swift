@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 /// Who a notification goes to, checked.
@@ -6,6 +7,13 @@ enum NotificationTarget: Sendable, Hashable {
     case user(String)
     case tags(TagExpression)
     case all
+    /// The update tokens of one activity.
+    case activity(String)
+    /// The activities of an attributes type, of one user when given: their update tokens, or the type's
+    /// push-to-start tokens (``NotificationPlan`` decides by the payload's `event`).
+    case activities(type: String, user: String?, pushToStart: Bool)
+    /// A broadcast on a channel, by its `apns-channel-id`.
+    case channel(String)
 
     /// Checks that exactly one kind of target is given.
     ///
@@ -26,8 +34,30 @@ enum NotificationTarget: Sendable, Hashable {
         if let user = input.user { found.append(.user(user)) }
         if let tags = input.tags { found.append(.tags(try TagExpression(parsing: tags))) }
         if input.all == true { found.append(.all) }
+        if let activity = input.activity {
+            guard (1...256).contains(activity.count) else {
+                throw .field("target.activity", "an activity ID is 1 to 256 characters")
+            }
+            found.append(.activity(activity))
+        }
+        if let activities = input.activities {
+            guard (1...256).contains(activities.type.count) else {
+                throw .field("target.activities.type", "give the attributes type, 1 to 256 characters")
+            }
+            found.append(.activities(type: activities.type, user: activities.user, pushToStart: false))
+        }
+        if let channel = input.channel {
+            guard APNSChannelID(rawValue: channel) != nil else {
+                throw .field(
+                    "target.channel",
+                    APNSChannelID.problem(with: channel) ?? "not a channel ID; see GET /v1/channels for the app's")
+            }
+            found.append(.channel(channel))
+        }
         guard found.count == 1, let target = found.first else {
-            throw .field("target", "give exactly one of token, tokens, user, tags or all: true")
+            throw .field(
+                "target",
+                "give exactly one of token, tokens, user, tags, all: true, activity, activities or channel")
         }
         self = target
     }
@@ -50,6 +80,10 @@ enum NotificationTarget: Sendable, Hashable {
             case .user(let user): ["user": user]
             case .tags(let expression): ["tags": expression.source]
             case .all: ["all": true]
+            case .activity(let id): ["activity": id]
+            case .activities(let type, let user, _):
+                ["activities": ["type": type, "user": user].compactMapValues { $0 }]
+            case .channel(let id): ["channel": id]
             }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
@@ -67,6 +101,43 @@ enum NotificationTarget: Sendable, Hashable {
         case .user(let user): "user:\(user)"
         case .tags(let expression): "tags:\(expression.source)"
         case .all: "all"
+        case .activity(let id): "activity:\(id)"
+        case .activities(let type, let user, _): "activities:\(type)" + (user.map { " of user \($0)" } ?? "")
+        case .channel(let id): "channel:\(id)"
         }
     }
+
+    /// Whether it addresses Live Activities (push type `liveactivity`).
+    var isLiveActivity: Bool {
+        switch self {
+        case .activity, .activities, .channel: true
+        default: false
+        }
+    }
+
+    /// For a target of activity tokens: the conditions after `WHERE a.app_id = ?` on `activity_tokens a`, with `?`
+    /// marks, and their values.
+    var activitySelection: (sql: String, values: [String])? {
+        switch self {
+        case .activity(let id):
+            return (" AND a.kind = 'update' AND a.activity_id = ?", [id])
+        case .activities(let type, let user, let pushToStart):
+            var selection = (
+                sql: " AND a.kind = ? AND a.attributes_type = ?",
+                values: [
+                    pushToStart ? "pushToStart" : "update", type,
+                ]
+            )
+            if let user {
+                selection.sql += " AND a.user_id = ?"
+                selection.values.append(user)
+            }
+            return selection
+        default:
+            return nil
+        }
+    }
+
+    /// The delivery row of a broadcast: its "token" names the channel.
+    static let channelPrefix = "channel:"
 }

@@ -22,6 +22,9 @@ public struct ProviderApp: Codable, Sendable, Hashable {
     public var webhookURL: String?
     /// At most this many notifications per second for the app; `0` means no limit.
     public var rateLimit: Int
+    /// Where the app's channel management requests go (reference K.1): Apple's management host for its environment
+    /// when the app sends to Apple; for another endpoint (the local gateway) its management port, on the same host.
+    public var channelEndpoint: String? = nil
     public var createdAt: Date
     public var updatedAt: Date
 

@@ -15,12 +15,15 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     case configuration(String)
     /// The database failed.
     case storage(String)
+    /// APNs did not answer, or answered with a server error (502).
+    case upstream(String)
 
     public var description: String {
         switch self {
         case .invalid(let field?, let message): "\(field): \(message)"
         case .invalid(nil, let message), .unauthorized(let message), .forbidden(let message),
-            .notFound(let message), .conflict(let message), .configuration(let message), .storage(let message):
+            .notFound(let message), .conflict(let message), .configuration(let message), .storage(let message),
+            .upstream(let message):
             message
         }
     }

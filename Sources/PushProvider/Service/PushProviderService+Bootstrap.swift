@@ -17,10 +17,12 @@ extension PushProviderService {
         public var teamID: String
         public var keyID: String
         public var privateKeyPEM: String
+        /// The gateway's channel management URL (its `--manage-port`), for channels made through the provider.
+        public var channelEndpoint: String?
 
         public init(
             name: String, bundleID: String, environment: String, endpoint: String, caPEM: String?, teamID: String,
-            keyID: String, privateKeyPEM: String
+            keyID: String, privateKeyPEM: String, channelEndpoint: String? = nil
         ) {
             self.name = name
             self.bundleID = bundleID
@@ -30,6 +32,7 @@ extension PushProviderService {
             self.teamID = teamID
             self.keyID = keyID
             self.privateKeyPEM = privateKeyPEM
+            self.channelEndpoint = channelEndpoint
         }
     }
 
@@ -58,7 +61,7 @@ extension PushProviderService {
             endpoint: settings.endpoint, caPEM: settings.caPEM ?? "",
             authentication: .init(
                 kind: "token", teamID: settings.teamID, keyID: settings.keyID, privateKey: settings.privateKeyPEM),
-            webhookURL: nil, rateLimit: nil)
+            webhookURL: nil, rateLimit: nil, channelEndpoint: settings.channelEndpoint ?? "")
         if var existing = try await store.apps().first(where: {
             $0.app.bundleID == settings.bundleID && $0.app.environment == settings.environment
         }) {

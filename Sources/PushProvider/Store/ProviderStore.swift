@@ -61,6 +61,19 @@ protocol ProviderStore: Sendable {
     func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int
     func queueDepth() async throws(ProviderError) -> Int
 
+    // Live Activities
+    /// Registers an activity token, or brings its registration up to date; whether it was new.
+    func upsertActivityToken(appID: String, _ input: ActivityTokenInput, at: Date) async throws(ProviderError) -> (
+        ActivityTokenRecord, created: Bool
+    )
+    /// The app's activity tokens that match the query, in token order, after the cursor.
+    func activityTokens(_ query: ActivityTokenQuery, now: Date) async throws(ProviderError) -> [ActivityTokenRecord]
+    func deleteActivityToken(appID: String, token: String) async throws(ProviderError) -> Bool
+    func insertChannel(appID: String, _ channel: ChannelRecord) async throws(ProviderError)
+    /// The app's channels, oldest first.
+    func channels(appID: String) async throws(ProviderError) -> [ChannelRecord]
+    func deleteChannel(appID: String, id: String) async throws(ProviderError) -> Bool
+
     // Feedback
     func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?

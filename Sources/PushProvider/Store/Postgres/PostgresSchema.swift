@@ -200,5 +200,43 @@ enum PostgresSchema {
                 """
             ]
         ),
+        (
+            // Live Activities (issue 19): the tokens an app's activities report (push-to-start per attributes type,
+            // update tokens per activity), the broadcast channels the provider made for the app at APNs, and where
+            // the app's channel management requests go. `budget_*` counts an activity's priority-10 pushes in the
+            // current hour, which is what iOS budgets.
+            "v8 live activities",
+            [
+                "ALTER TABLE apps ADD COLUMN channel_endpoint text",
+                """
+                CREATE TABLE activity_tokens (
+                    app_id text NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                    token text NOT NULL,
+                    kind text NOT NULL,
+                    attributes_type text NOT NULL,
+                    activity_id text,
+                    user_id text,
+                    device_token text,
+                    budget_hour_start timestamptz,
+                    budget_used bigint NOT NULL DEFAULT 0,
+                    registered_at timestamptz NOT NULL,
+                    updated_at timestamptz NOT NULL,
+                    PRIMARY KEY (app_id, token)
+                )
+                """,
+                "CREATE INDEX activity_tokens_by_type ON activity_tokens(app_id, attributes_type, kind, user_id)",
+                "CREATE INDEX activity_tokens_by_activity ON activity_tokens(app_id, activity_id)",
+                """
+                CREATE TABLE channels (
+                    app_id text NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                    channel_id text NOT NULL,
+                    name text,
+                    storage_policy bigint NOT NULL,
+                    created_at timestamptz NOT NULL,
+                    PRIMARY KEY (app_id, channel_id)
+                )
+                """,
+            ]
+        ),
     ]
 }

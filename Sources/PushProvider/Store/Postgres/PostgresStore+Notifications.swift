@@ -8,7 +8,35 @@ extension PostgresStore {
         let n = notification
         var fanOut = PostgresStatement()
         let (id, sendAt, appID) = (fanOut.bind(n.id), fanOut.bind(n.sendAt), fanOut.bind(n.appID))
-        if case .tokens(let tokens) = target {
+        var budget: PostgresQuery?
+        if case .channel(let channel) = target {
+            // One broadcast: APNs fans it out.
+            let address = fanOut.bind(NotificationTarget.channelPrefix + channel)
+            fanOut.append(
+                "INSERT INTO deliveries (notification_id, not_before, app_id, token) "
+                    + "VALUES (\(id), \(sendAt), \(appID), \(address))")
+        } else if let (selection, values) = target.activitySelection {
+            fanOut.append(
+                """
+                INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                SELECT \(id), \(sendAt), a.app_id, a.token FROM activity_tokens a WHERE a.app_id = \(appID)
+                """)
+            fanOut.append(selection, binding: values)
+            if n.priority != 5 {
+                var update = PostgresStatement()
+                let (hourAgo, now) = (update.bind(n.createdAt.addingTimeInterval(-3600)), update.bind(n.createdAt))
+                let app = update.bind(n.appID)
+                update.append(
+                    """
+                    UPDATE activity_tokens AS a SET
+                        budget_used = CASE WHEN budget_hour_start > \(hourAgo) THEN budget_used + 1 ELSE 1 END,
+                        budget_hour_start = CASE WHEN budget_hour_start > \(hourAgo) THEN budget_hour_start ELSE \(now) END
+                    WHERE a.app_id = \(app) AND a.kind = 'update'
+                    """)
+                update.append(selection, binding: values)
+                budget = update.query
+            }
+        } else if case .tokens(let tokens) = target {
             // Tokens given one by one are sent even when no device registered them, unless APNs retired them.
             let list = fanOut.bind(tokens)
             fanOut.append(
@@ -49,6 +77,7 @@ extension PostgresStore {
                 binds: fanOutQuery.binds)
             let targeted = try await connection.rows(wrapped, logger).first?.decode(Int.self) ?? 0
             try await connection.rows("UPDATE notifications SET targeted = \(targeted) WHERE id = \(n.id)", logger)
+            if let budget { try await connection.rows(budget, logger) }
             return targeted
         }
         // A large fan-out leaves the planner's statistics behind (autovacuum analyzes only a minute later); with
@@ -158,6 +187,9 @@ extension PostgresStore {
         if requireKey { statement.append(" AND d.public_key IS NOT NULL") }
         switch target {
         case .tokens, .all: break
+        case .activity, .activities, .channel:
+            // Live Activity targets address activity tokens and channels, never the devices table.
+            statement.append(" AND false")
         case .user(let user):
             let placeholder = statement.bind(user)
             statement.append(" AND d.user_id = \(placeholder)")

@@ -168,6 +168,40 @@ enum SQLiteSchema {
                     WHERE event IN ('opened', 'dismissed', 'action')
                     """)
         }
+        migrator.registerMigration("v6 live activities") { db in
+            // Live Activities (issue 19): the tokens an app's activities report (push-to-start per attributes type,
+            // update tokens per activity), the broadcast channels the provider made for the app at APNs, and where
+            // the app's channel management requests go. `budget_*` counts an activity's priority-10 pushes in the
+            // current hour, which is what iOS budgets.
+            try db.execute(
+                sql: """
+                    ALTER TABLE apps ADD COLUMN channel_endpoint TEXT;
+                    CREATE TABLE activity_tokens (
+                        app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                        token TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        attributes_type TEXT NOT NULL,
+                        activity_id TEXT,
+                        user_id TEXT,
+                        device_token TEXT,
+                        budget_hour_start REAL,
+                        budget_used INTEGER NOT NULL DEFAULT 0,
+                        registered_at REAL NOT NULL,
+                        updated_at REAL NOT NULL,
+                        PRIMARY KEY (app_id, token)
+                    );
+                    CREATE INDEX activity_tokens_by_type ON activity_tokens(app_id, attributes_type, kind, user_id);
+                    CREATE INDEX activity_tokens_by_activity ON activity_tokens(app_id, activity_id);
+                    CREATE TABLE channels (
+                        app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                        channel_id TEXT NOT NULL,
+                        name TEXT,
+                        storage_policy INTEGER NOT NULL,
+                        created_at REAL NOT NULL,
+                        PRIMARY KEY (app_id, channel_id)
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -8,8 +8,8 @@ extension SQLiteStore {
                 sql: """
                     INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                         sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
-                        created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        created_at, updated_at, channel_endpoint)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: Self.arguments(app))
             try db.execute(
                 sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
@@ -23,13 +23,14 @@ extension SQLiteStore {
                 sql: """
                     UPDATE apps SET name = ?, bundle_id = ?, environment = ?, endpoint = ?, ca_pem = ?, auth_kind = ?,
                         team_id = ?, key_id = ?, sealed_credentials = ?, webhook_url = ?, rate_limit = ?,
-                        updated_at = ?
+                        channel_endpoint = ?, updated_at = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     app.app.name, app.app.bundleID, app.app.environment, app.app.endpoint, app.caPEM,
                     app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
-                    app.sealedCredentials, app.app.webhookURL, app.app.rateLimit, app.app.updatedAt.stored, app.app.id,
+                    app.sealedCredentials, app.app.webhookURL, app.app.rateLimit, app.app.channelEndpoint,
+                    app.app.updatedAt.stored, app.app.id,
                 ])
         }
     }
@@ -94,7 +95,7 @@ extension SQLiteStore {
             app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
             app.sealedCredentials, app.app.publishableKey, app.app.webhookURL, app.app.rateLimit,
             String(decoding: app.categories, as: UTF8.self), app.categoriesVersion, app.app.createdAt.stored,
-            app.app.updatedAt.stored,
+            app.app.updatedAt.stored, app.app.channelEndpoint,
         ]
     }
 
@@ -106,7 +107,8 @@ extension SQLiteStore {
                 endpoint: row["endpoint"], hasCustomCA: (row["ca_pem"] as String?) != nil,
                 authentication: .init(kind: row["auth_kind"], teamID: row["team_id"], keyID: row["key_id"]),
                 publishableKey: row["publishable_key"], webhookURL: row["webhook_url"], rateLimit: row["rate_limit"],
-                createdAt: Date(stored: row["created_at"]), updatedAt: Date(stored: row["updated_at"])),
+                channelEndpoint: row["channel_endpoint"], createdAt: Date(stored: row["created_at"]),
+                updatedAt: Date(stored: row["updated_at"])),
             sealedCredentials: row["sealed_credentials"], caPEM: row["ca_pem"], categories: Data(categories.utf8),
             categoriesVersion: row["categories_version"])
     }

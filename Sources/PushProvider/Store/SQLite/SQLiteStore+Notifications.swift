@@ -24,7 +24,40 @@ extension SQLiteStore {
             ]
             let condition = Self.condition(for: target, requireKey: requireKey, arguments: &arguments)
             let targeted: Int
-            if case .tokens(let tokens) = target {
+            if case .channel(let channel) = target {
+                // One broadcast: APNs fans it out.
+                try db.execute(
+                    sql: "INSERT INTO deliveries (notification_id, not_before, app_id, token) VALUES (?, ?, ?, ?)",
+                    arguments: [
+                        notification.id, notification.sendAt.stored, notification.appID,
+                        NotificationTarget.channelPrefix + channel,
+                    ])
+                targeted = 1
+            } else if let (selection, values) = target.activitySelection {
+                try db.execute(
+                    sql: """
+                        INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                        SELECT ?, ?, a.app_id, a.token FROM activity_tokens a WHERE a.app_id = ?\(selection)
+                        ORDER BY a.token
+                        """,
+                    arguments: StatementArguments(
+                        [notification.id, notification.sendAt.stored, notification.appID]
+                            + values.map { $0 as (any DatabaseValueConvertible)? }))
+                targeted = db.changesCount
+                if notification.priority != 5 {
+                    let hourAgo = notification.createdAt.addingTimeInterval(-3600).stored
+                    try db.execute(
+                        sql: """
+                            UPDATE activity_tokens AS a SET
+                                budget_used = CASE WHEN budget_hour_start > ? THEN budget_used + 1 ELSE 1 END,
+                                budget_hour_start = CASE WHEN budget_hour_start > ? THEN budget_hour_start ELSE ? END
+                            WHERE a.app_id = ? AND a.kind = 'update'\(selection)
+                            """,
+                        arguments: StatementArguments(
+                            [hourAgo, hourAgo, notification.createdAt.stored, notification.appID]
+                                + values.map { $0 as (any DatabaseValueConvertible)? }))
+                }
+            } else if case .tokens(let tokens) = target {
                 // Tokens given one by one are sent even when no device registered them, unless APNs retired them.
                 let statement = try db.cachedStatement(
                     sql: """
@@ -177,6 +210,9 @@ extension SQLiteStore {
             sql += " AND " + expression.sql(arguments: &tags)
             arguments += tags.map { $0 as (any DatabaseValueConvertible)? }
         case .all: break
+        case .activity, .activities, .channel:
+            // Live Activity targets address activity tokens and channels, never the devices table.
+            sql += " AND 0"
         }
         return sql
     }

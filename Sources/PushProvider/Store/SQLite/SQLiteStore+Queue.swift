@@ -51,6 +51,9 @@ extension SQLiteStore {
                     UPDATE devices SET active = 0, deactivated_at = ?, deactivation_reason = ?
                     WHERE app_id = ? AND token = ? AND registered_at < ?
                     """)
+            // An activity's token that APNs retired is forgotten: the activity ended, or the app was removed.
+            let retireActivityToken = try db.cachedStatement(
+                sql: "DELETE FROM activity_tokens WHERE app_id = ? AND token = ? AND registered_at < ?")
             // Only rows still leased by this owner change, and only those are counted.
             var counts: [CounterKey: Int] = [:]
             for result in results {
@@ -69,6 +72,9 @@ extension SQLiteStore {
                         try deactivate.execute(arguments: [
                             deactivation.at.stored, deactivation.reason, deactivation.appID, deactivation.token,
                             deactivation.at.stored,
+                        ])
+                        try retireActivityToken.execute(arguments: [
+                            deactivation.appID, deactivation.token, deactivation.at.stored,
                         ])
                     }
                 case .retry(let id, let reason, let notBefore):

@@ -1,0 +1,67 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension PushProviderService {
+    /// `/v1/activities/tokens`: the Live Activity tokens apps report (reference K.4). A push-to-start token lets a
+    /// notification start an activity (`{"target": {"activities": {"type": ...}}}` with `event: start`); an
+    /// activity's update token lets one update or end it (`{"target": {"activity": id}}`).
+    func addActivityRoutes(to router: Router<BasicRequestContext>) {
+        router.post("v1/activities/tokens") { request, _ -> Response in
+            let caller = try await self.caller(request)
+            let app = try await caller.anyApp(request, store: self.store)
+            let input = try await JSONCoding.decode(ActivityTokenInput.self, from: request)
+            try input.check()
+            if case .device = caller, let userID = input.userID {
+                try self.checkUserProof(
+                    userID: userID, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader],
+                    change: "binding an activity token to user \(userID)")
+            }
+            let (record, created) = try await self.store.upsertActivityToken(appID: app.app.id, input, at: Date())
+            return try JSONCoding.response(record, status: created ? .created : .ok)
+        }
+        router.get("v1/activities/tokens") { request, _ -> Response in
+            let app = try await self.caller(request).serverApp(request, store: self.store)
+            let query = request.uri.queryParameters
+            if let kind = query.get("kind"), ActivityTokenInput.Kind(rawValue: kind) == nil {
+                throw ProviderError.field("kind", "must be pushToStart or update; got \(kind)")
+            }
+            let tokens = try await self.store.activityTokens(
+                ActivityTokenQuery(
+                    appID: app.app.id, userID: query.get("user"), attributesType: query.get("type"),
+                    activityID: query.get("activity"), kind: query.get("kind"), after: query.get("after"),
+                    limit: min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))),
+                now: Date())
+            return try JSONCoding.response(tokens)
+        }
+        router.delete("v1/activities/tokens/:token") { request, context -> HTTPResponse.Status in
+            let caller = try await self.caller(request)
+            let app = try await caller.anyApp(request, store: self.store)
+            let token = try context.parameters.require("token").lowercased()
+            if case .device = caller,
+                let existing = try await self.store.activityTokens(
+                    ActivityTokenQuery(appID: app.app.id, token: token, limit: 1), now: Date()
+                ).first, let userID = existing.userID
+            {
+                try self.checkUserProof(
+                    userID: userID, app: app, userToken: request.headers[Self.userTokenHeader],
+                    change: "deleting an activity token of user \(userID)")
+            }
+            guard try await self.store.deleteActivityToken(appID: app.app.id, token: token) else {
+                throw ProviderError.notFound("app \(app.app.id) has no activity token \(token)")
+            }
+            return .noContent
+        }
+    }
+
+    /// Checks that a publishable-key caller proved it acts for `userID` with that user's token from the app's server.
+    func checkUserProof(userID: String, app: StoredApp, userToken: String?, change: String) throws(ProviderError) {
+        guard let userToken else {
+            throw .forbidden(
+                "\(change) with the publishable key needs a userToken for that user from the app's server "
+                    + "(POST /v1/users/{userID}/token with its API key), as X-Herald-User-Token or userToken")
+        }
+        let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: Date())
+        guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
+    }
+}

@@ -1,0 +1,72 @@
+public import Foundation
+
+/// A Live Activity push token an app registered (reference K.4): the push-to-start token of an attributes type, or
+/// the update token of one activity. Pushes to it go with `apns-push-type: liveactivity` to the topic
+/// `<bundle ID>.push-type.liveactivity`.
+public struct ActivityTokenRecord: Codable, Sendable, Hashable {
+    /// The token, hex.
+    public var token: String
+    /// `pushToStart` (from `Activity<T>.pushToStartTokenUpdates`) or `update` (from an activity's `pushTokenUpdates`).
+    public var kind: String
+    /// The attributes type's name, as a push-to-start payload's `attributes-type` gives it.
+    public var attributesType: String
+    /// The activity's identifier, for an update token.
+    public var activityID: String?
+    public var userID: String?
+    /// The device's own APNs token, when the app said which device the activity runs on.
+    public var deviceToken: String?
+    /// Priority-10 pushes sent to this token in the current hour: iOS counts them against the activity's budget
+    /// (reference E.4; priority 5 does not count).
+    public var priority10ThisHour: Int
+    public var registeredAt: Date
+    public var updatedAt: Date
+}
+
+/// The body of `POST /v1/activities/tokens`.
+struct ActivityTokenInput: StrictInput, Sendable {
+    var token: String
+    var kind: String
+    var attributesType: String
+    var activityID: String?
+    var userID: String?
+    var deviceToken: String?
+    /// Proof from the app's server that a publishable-key registration may bind `userID`.
+    var userToken: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case token, kind, attributesType, activityID, userID, deviceToken, userToken
+    }
+
+    static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+
+    /// The kinds of activity token.
+    enum Kind: String {
+        case pushToStart, update
+    }
+
+    /// Checks the registration.
+    ///
+    /// - Throws: ``ProviderError`` naming the field.
+    func check() throws(ProviderError) {
+        _ = try NotificationTarget.checkToken(token, field: "token")
+        if let deviceToken { _ = try NotificationTarget.checkToken(deviceToken, field: "deviceToken") }
+        guard let kind = Kind(rawValue: kind) else {
+            throw .field("kind", "must be pushToStart or update; got \"\(kind)\"")
+        }
+        guard (1...256).contains(attributesType.count) else {
+            throw .field("attributesType", "give the activity's attributes type, 1 to 256 characters")
+        }
+        switch (kind, activityID) {
+        case (.update, nil):
+            throw .field("activityID", "an update token belongs to one activity: give its id")
+        case (.update, let id?) where !(1...256).contains(id.count):
+            throw .field("activityID", "an activity ID is 1 to 256 characters")
+        case (.pushToStart, _?):
+            throw .field("activityID", "a push-to-start token belongs to no activity yet: leave activityID out")
+        default: break
+        }
+        if let userID, !(1...256).contains(userID.count) {
+            throw .field("userID", "a user ID is 1 to 256 characters")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+public import Foundation
+
+/// A broadcast channel the provider made for an app at APNs (reference K.1), as `GET /v1/channels` shows it.
+public struct ChannelRecord: Codable, Sendable, Hashable {
+    /// The `apns-channel-id` APNs chose (base64); the target of a broadcast (`{"target": {"channel": id}}`) and what
+    /// an activity subscribes with (`pushType: .channel(id)`).
+    public var id: String
+    /// A name for people.
+    public var name: String?
+    /// `0` No Message Stored, `1` Most Recent Message Stored.
+    public var storagePolicy: Int
+    public var createdAt: Date
+}
+
+/// The body of `POST /v1/channels`.
+struct ChannelInput: StrictInput, Sendable {
+    var name: String?
+    /// `0` (the default) or `1`.
+    var storagePolicy: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, storagePolicy
+    }
+
+    static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+}
