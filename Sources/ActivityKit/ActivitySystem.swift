@@ -130,6 +130,24 @@ public final class ActivitySystem: Sendable {
         state.withLock { $0.decoders[type] = decoders }
     }
 
+    /// Whether `type` is known (a Swift type's or a declared one).
+    func isDeclared(_ type: String) -> Bool {
+        state.withLock { $0.decoders[type] != nil }
+    }
+
+    /// Every activity not yet dismissed, oldest first.
+    func allRecords() -> [ActivityRecord] {
+        refreshDeadlines()
+        return state.withLock { state in
+            state.order.compactMap { state.records[$0] }.filter { $0.state != .dismissed }
+        }
+    }
+
+    /// The system's clock now.
+    func currentTime() -> Date {
+        state.withLock { $0.now }()
+    }
+
     func record(_ id: String) -> ActivityRecord? {
         refreshDeadlines()
         return state.withLock { $0.records[id] }
@@ -168,8 +186,12 @@ public final class ActivitySystem: Sendable {
         guard let transport = state.withLock({ $0.transport }),
             let token = try? await transport.makePushToStartToken(attributesType: type)
         else { return nil }
-        state.withLock { $0.pushToStartTokens[type] = token }
-        return token
+        // Two callers may have asked at once: the first token kept is the app's.
+        return state.withLock { state in
+            if let kept = state.pushToStartTokens[type] { return kept }
+            state.pushToStartTokens[type] = token
+            return token
+        }
     }
 
     /// Calls `observer` with every change of any activity until the returned handle is removed.
@@ -236,7 +258,12 @@ public final class ActivitySystem: Sendable {
 
     private func apply(_ push: LiveActivityPayload, to ids: [String]) -> Bool {
         var changed = false
+        var endedChannels: Set<String> = []
         let decoders = state.withLock { $0.decoders }
+        defer {
+            // An activity ended by push no longer needs its channel: the subscription ends with the last one.
+            for channel in endedChannels { Task { await self.unsubscribeIfUnused(channel) } }
+        }
         for id in ids {
             change(id) { record, now in
                 guard record.state == .active else { return false }
@@ -252,6 +279,7 @@ public final class ActivitySystem: Sendable {
                 if let relevanceScore = push.relevanceScore { record.relevanceScore = relevanceScore }
                 if push.event == .end {
                     Self.end(&record, at: now, dismissal: push.dismissalDate.map { .after($0) } ?? .default)
+                    if let channel = record.channel { endedChannels.insert(channel) }
                 }
                 changed = true
                 return true

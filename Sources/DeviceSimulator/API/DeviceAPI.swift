@@ -21,6 +21,10 @@ import UserNotifications
 /// | `POST /location` | `{"latitude": ..., "longitude": ...}`: move the device |
 /// | `GET /notifications/{id}/attachments/{identifier}` | an attachment's file |
 /// | `GET /events[?apns-id=]` | the device's recent events (all, or one notification's), oldest first |
+/// | `GET /activities` | Live Activities with state, content, push token and channel |
+/// | `GET /activities/push-to-start` | each app's push-to-start tokens by attributes type |
+/// | `POST /apps/{bundleID}/activities` | `{"type", "attributes", "contentState", "channel", "pushToken"}`: start one |
+/// | `POST /activities/{id}/update`, `.../end` | `{"contentState", "dismissal": "immediate"}` |
 public struct DeviceAPI: Sendable {
     private let device: SimulatedDevice
     private let journal = DeviceEventJournal()
@@ -155,6 +159,7 @@ public struct DeviceAPI: Sendable {
                 CLLocationCoordinate2D(latitude: location.latitude, longitude: location.longitude))
             return .noContent
         }
+        Self.addActivityRoutes(to: router, device: device)
         return router
     }
 }
@@ -170,7 +175,7 @@ extension DeviceAPI {
 }
 
 /// Any encodable value as a JSON response, encoded as itself.
-private struct JSONBody<Value: Encodable & Sendable>: ResponseEncodable {
+struct JSONBody<Value: Encodable & Sendable>: ResponseEncodable {
     let value: Value
 
     func encode(to encoder: any Encoder) throws {

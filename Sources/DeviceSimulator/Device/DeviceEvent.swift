@@ -15,6 +15,9 @@ public struct DeviceEvent: Sendable, Hashable {
         case response
         /// Something worth knowing that is not an event of the app: a failed download, a refused message.
         case log
+        /// One of the app's Live Activities started, changed or ended: `notificationID` is the activity's id,
+        /// `message` says what changed and shows its content state.
+        case activity
     }
 
     public let kind: Kind

@@ -1,5 +1,6 @@
 import APNSCore
 import APNSGateway
+import ActivityKit
 import Crypto
 import Foundation
 import Synchronization
@@ -15,6 +16,11 @@ final class InstalledApp: Sendable {
     private let currentToken: Mutex<(token: APNSDeviceToken?, secret: String?)>
     /// The token this app had before the gateway gave it a new one, until the provider has been told.
     private let replaced = Mutex<APNSDeviceToken?>(nil)
+    /// The app's Live Activities, when its manifest declares activity types.
+    let activities: ActivitySystem?
+    /// The tokens the gateway issued for the app's activities (push-to-start and update) with their secrets, so a
+    /// new courier connection registers them again.
+    private let activityRegistrations = Mutex<[APNSDeviceToken: String?]>([:])
 
     init(
         manifest: AppManifest, dataDirectory: URL, privateKey: Curve25519.KeyAgreement.PrivateKey,
@@ -23,6 +29,13 @@ final class InstalledApp: Sendable {
         self.manifest = manifest
         self.privateKey = privateKey
         self.currentToken = Mutex((savedToken, savedSecret))
+        if manifest.activityTypes.isEmpty {
+            activities = nil
+        } else {
+            let system = ActivitySystem()
+            for type in manifest.activityTypes { system.declare(type: type.name) }
+            activities = system
+        }
         var configuration = UNUserNotificationCenter.Configuration()
         configuration.bundleIdentifier = manifest.bundleID
         configuration.dataStore = dataDirectory.appendingPathComponent("attachments/\(manifest.bundleID)")
@@ -66,6 +79,28 @@ final class InstalledApp: Sendable {
     /// The provider has been told about ``replacedToken``.
     func replacementReported(_ token: APNSDeviceToken) {
         replaced.withLock { if $0 == token { $0 = nil } }
+    }
+
+    /// Keeps a token the gateway issued for one of the app's activities.
+    func issuedActivityToken(_ registration: CourierClient.Registration) {
+        // A registration again proves the secret kept, and answers none: the kept one stays.
+        activityRegistrations.withLock { registrations in
+            if let secret = registration.secret {
+                registrations[registration.token] = secret
+            } else if registrations[registration.token] == nil {
+                registrations[registration.token] = .some(nil)
+            }
+        }
+    }
+
+    /// Whether the gateway issued `token` for one of the app's activities.
+    func ownsActivityToken(_ token: APNSDeviceToken) -> Bool {
+        activityRegistrations.withLock { $0[token] != nil }
+    }
+
+    /// The activity tokens with their secrets.
+    var activityTokenRegistrations: [(token: APNSDeviceToken, secret: String?)] {
+        activityRegistrations.withLock { $0.map { ($0.key, $0.value) } }
     }
 
     /// The public key a provider seals end-to-end content to, as base64 of its 32 raw bytes.

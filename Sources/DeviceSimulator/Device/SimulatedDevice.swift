@@ -1,5 +1,6 @@
 import APNSCore
 import APNSGateway
+import ActivityKit
 import Crypto
 import Foundation
 import Synchronization
@@ -22,7 +23,8 @@ public final class SimulatedDevice: Sendable {
     let apps: [InstalledApp]
     let hub = EventHub()
     let records = Mutex(DeliveryRecords())
-    private let courier = Mutex<CourierClient?>(nil)
+    /// The courier connection now; a new one after a reconnection.
+    let courier = Mutex<CourierClient?>(nil)
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let stopped = Atomic<Bool>(false)
     private let stateFile: DeviceStateFile
@@ -31,6 +33,7 @@ public final class SimulatedDevice: Sendable {
         self.configuration = configuration
         self.apps = apps
         self.stateFile = stateFile
+        attachActivities()
     }
 
     /// Installs the apps, connects to the gateway and registers every app (``install(_:)`` then ``connect()``).
@@ -149,6 +152,7 @@ public final class SimulatedDevice: Sendable {
             }
             hub.emit(DeviceEvent(.registered, bundleID: app.manifest.bundleID, token: app.token?.hex))
             try await subscribe(app, on: client)
+            await restoreActivities(of: app, on: client)
         }
         try stateFile.save(
             apps.map {
@@ -160,6 +164,22 @@ public final class SimulatedDevice: Sendable {
         return client
     }
 
+    /// On a new connection: the app's activity tokens registered again, its activities' channels subscribed again.
+    private func restoreActivities(of app: InstalledApp, on client: CourierClient) async {
+        for (token, secret) in app.activityTokenRegistrations {
+            if let registration = try? await client.register(
+                bundleID: app.manifest.bundleID, environment: app.manifest.environment, token: token, secret: secret)
+            {
+                app.issuedActivityToken(registration)
+            }
+        }
+        guard let system = app.activities, let token = app.token else { return }
+        let channels = Set(system.snapshots.filter { $0.state == .active || $0.state == .stale }.compactMap(\.channel))
+        for channel in channels.compactMap(APNSChannelID.init(rawValue:)) {
+            try? await client.subscribe(token, to: channel)
+        }
+    }
+
     private func startTasks(firstCourier: CourierClient) {
         let reports = configuration.reportURL.map { url in
             let events = hub.subscribe()
@@ -168,7 +188,8 @@ public final class SimulatedDevice: Sendable {
         let registrations = configuration.registerURL.map { _ in Task { await postRegistrations(of: apps) } }
         let receiving = Task { await receiveLoop(firstCourier) }
         let scheduling = Task { await deliverDueLoop() }
-        tasks.withLock { $0 = [receiving, scheduling] + [reports, registrations].compactMap { $0 } }
+        let activities = Task { await requestPushToStartTokens() }
+        tasks.withLock { $0 = [receiving, scheduling, activities] + [reports, registrations].compactMap { $0 } }
     }
 
     /// Reads the courier's notifications in order; reconnects (every second) when the connection drops.
@@ -177,6 +198,13 @@ public final class SimulatedDevice: Sendable {
         while !stopped.load(ordering: .relaxed) {
             if let client {
                 for await event in client.events {
+                    if receiveActivityEvent(event) {
+                        if case .notification(let notification) = event { client.acknowledge(notification) }
+                        if case .broadcast(let broadcast, let token) = event {
+                            client.acknowledge(broadcast, token: token)
+                        }
+                        continue
+                    }
                     switch event {
                     case .notification(let notification):
                         await receive(notification)

@@ -21,6 +21,22 @@ public struct AppManifest: Sendable, Decodable {
     /// What the service extension does with a mutable notification, in order; none means the app has no service
     /// extension.
     public var serviceExtension: [ServiceExtensionStep]
+    /// The Live Activity types the app has (ActivityKit attributes types): it gets a push-to-start token for each.
+    public var activityTypes: [ActivityType]
+
+    /// A Live Activity type: its name (a push-to-start payload's `attributes-type`) and the attributes and content
+    /// state an activity started from the device's API or terminal gets when none are given.
+    public struct ActivityType: Sendable, Hashable, Decodable {
+        public var name: String
+        public var attributes: JSONValue?
+        public var contentState: JSONValue?
+
+        public init(name: String, attributes: JSONValue? = nil, contentState: JSONValue? = nil) {
+            self.name = name
+            self.attributes = attributes
+            self.contentState = contentState
+        }
+    }
 
     /// The user's answer: granted or not, and the options the app asked for.
     public struct Authorization: Sendable, Hashable, Decodable {
@@ -57,7 +73,7 @@ public struct AppManifest: Sendable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case bundleID, environment, authorization, foreground, contentExtension, serviceExtension
+        case bundleID, environment, authorization, foreground, contentExtension, serviceExtension, activityTypes
         case notificationConfig = "NotificationConfig"
     }
 
@@ -81,6 +97,12 @@ public struct AppManifest: Sendable, Decodable {
         notificationConfig = try container.decodeIfPresent(NotificationConfig.self, forKey: .notificationConfig)
         contentExtension = try container.decodeIfPresent(ContentExtensionAttributes.self, forKey: .contentExtension)
         serviceExtension = try container.decodeIfPresent([ServiceExtensionStep].self, forKey: .serviceExtension) ?? []
+        activityTypes = try container.decodeIfPresent([ActivityType].self, forKey: .activityTypes) ?? []
+        if let bad = activityTypes.first(where: { !(1...256).contains($0.name.count) }) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .activityTypes, in: container,
+                debugDescription: "an activity type's name is 1 to 256 characters; got \"\(bad.name)\"")
+        }
     }
 
     /// Reads a manifest.

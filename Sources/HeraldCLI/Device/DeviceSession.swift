@@ -106,6 +106,9 @@ struct DeviceEventLine {
             let text = event.text.map { " \"\($0)\"" } ?? ""
             return "\(app)response \(event.action ?? "")\(text) to \(event.notificationID ?? "")"
         case .log: return "\(app)\(event.message ?? "")"
+        case .activity:
+            let id = event.notificationID.map { "activity \($0) " } ?? ""
+            return "\(app)\(id)\(event.message ?? "")"
         }
     }
 }

@@ -5,6 +5,8 @@ enum DemoApp {
     static let user = "demo"
     /// The demo app's bundle ID, its topic.
     static let bundleID = "com.yue.originPush"
+    /// The Live Activity type the demo app declares (a live score), so pushes can start and update activities.
+    static let scoreActivityType = "ScoreAttributes"
 
     static let manifest = """
         {
@@ -21,7 +23,9 @@ enum DemoApp {
                 "textInputButtonTitle": "发送", "textInputPlaceholder": "想说什么?"}
             }
           },
-          "serviceExtension": [{"rewrite": {"body": "我是在Service里面修改后的title"}}, {"attachFrom": "media-url"}]
+          "serviceExtension": [{"rewrite": {"body": "我是在Service里面修改后的title"}}, {"attachFrom": "media-url"}],
+          "activityTypes": [{"name": "\(scoreActivityType)", "attributes": {"home": "Lions", "away": "Tigers"},
+            "contentState": {"score": "0-0"}}]
         }
         """
 }

@@ -1,0 +1,77 @@
+import APNSCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension DeviceAPI {
+    /// The body of `POST /apps/{bundleID}/activities`.
+    struct StartActivityBody: Decodable {
+        var type: String
+        var attributes: JSONValue?
+        var contentState: JSONValue?
+        /// Subscribe it to this broadcast channel.
+        var channel: String?
+        /// Give it a push token of its own (the default when no channel is given).
+        var pushToken: Bool?
+    }
+
+    /// The body of `POST /activities/{id}/update` and `.../end`.
+    struct ChangeActivityBody: Decodable {
+        var contentState: JSONValue?
+        /// For an end: `default` (up to four hours on the lock screen) or `immediate`.
+        var dismissal: String?
+    }
+
+    /// `GET /activities`, `GET /activities/push-to-start`, `POST /apps/{bundleID}/activities`,
+    /// `POST /activities/{id}/update`, `POST /activities/{id}/end` (docs/devices.md).
+    static func addActivityRoutes(to router: Router<BasicRequestContext>, device: SimulatedDevice) {
+        router.get("activities") { _, _ in JSONBody(value: device.activities()) }
+        router.get("activities/push-to-start") { _, _ in JSONBody(value: await device.pushToStartTokens()) }
+        router.post("apps/:bundleID/activities") { request, context -> EditedResponse<JSONBody<ActivitySummary>> in
+            let bundleID = try context.parameters.require("bundleID")
+            let body = try await request.decode(as: StartActivityBody.self, context: context)
+            do throws(DeviceError) {
+                let started = try await device.startActivity(
+                    bundleID: bundleID, type: body.type, attributes: body.attributes, contentState: body.contentState,
+                    channel: body.channel, pushToken: body.pushToken ?? (body.channel == nil))
+                return EditedResponse(status: .created, response: JSONBody(value: started))
+            } catch {
+                let installed = device.installedApps.contains { $0.bundleID == bundleID }
+                throw HTTPError(installed ? .badRequest : .notFound, message: error.message)
+            }
+        }
+        router.post("activities/:id/update") { request, context in
+            let id = try context.parameters.require("id")
+            let body = try await request.decode(as: ChangeActivityBody.self, context: context)
+            guard let state = body.contentState else {
+                throw HTTPError(.badRequest, message: "give the new contentState (a JSON object)")
+            }
+            return try Self.answer(id, device: device) { () throws(DeviceError) in
+                try device.updateActivity(id: id, contentState: state)
+            }
+        }
+        router.post("activities/:id/end") { request, context in
+            let id = try context.parameters.require("id")
+            let body = try await request.decode(as: ChangeActivityBody.self, context: context)
+            guard [nil, "default", "immediate"].contains(body.dismissal) else {
+                throw HTTPError(.badRequest, message: "dismissal is default or immediate")
+            }
+            return try Self.answer(id, device: device) { () throws(DeviceError) in
+                try device.endActivity(
+                    id: id, contentState: body.contentState, immediately: body.dismissal == "immediate")
+            }
+        }
+    }
+
+    /// The activity after a change, or 404 for an unknown one and 400 for a refused change.
+    private static func answer(
+        _ id: String, device: SimulatedDevice, _ change: () throws(DeviceError) -> ActivitySummary
+    ) throws -> JSONBody<ActivitySummary> {
+        do throws(DeviceError) {
+            return JSONBody(value: try change())
+        } catch {
+            let known = device.activities().contains { $0.id == id }
+            throw HTTPError(known ? .badRequest : .notFound, message: error.message)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import APNSCore
+import APNSGateway
+import ActivityKit
+import Foundation
+import Synchronization
+
+extension SimulatedDevice {
+    /// Attaches each app's Live Activities to the device (tokens and subscriptions over its courier connection),
+    /// and from then on reports every activity token to the provider and every change as an
+    /// ``DeviceEvent/Kind/activity`` event.
+    func attachActivities() {
+        for app in apps {
+            guard let system = app.activities else { continue }
+            system.attach(SimulatedActivityTransport(app: app) { [weak self] in self?.courier.withLock { $0 } })
+            let reported = ReportedTokens()
+            let hub = self.hub
+            _ = system.observeActivities { [weak self] snapshot in
+                hub.emit(Self.event(snapshot, app: app))
+                guard let self, let token = snapshot.pushToken, reported.insert(token) else { return }
+                Task {
+                    await self.postActivityToken(
+                        token, kind: "update", type: snapshot.attributesType, activityID: snapshot.id, app: app)
+                }
+            }
+        }
+    }
+
+    /// Asks for each app's push-to-start token of every declared type, and reports it to the provider.
+    func requestPushToStartTokens() async {
+        for app in apps {
+            guard let system = app.activities else { continue }
+            for type in app.manifest.activityTypes {
+                guard let token = await system.pushToStartToken(forType: type.name) else {
+                    hub.emit(
+                        DeviceEvent(
+                            .log, bundleID: app.manifest.bundleID,
+                            message: "no push-to-start token for \(type.name): the gateway issued none"))
+                    continue
+                }
+                hub.emit(
+                    DeviceEvent(
+                        .activity, bundleID: app.manifest.bundleID, token: token.hexString,
+                        message: "push-to-start token for \(type.name)"))
+                await postActivityToken(token, kind: "pushToStart", type: type.name, activityID: nil, app: app)
+            }
+        }
+    }
+
+    /// Hands a `liveactivity` push or a broadcast to the app whose activities it is for.
+    ///
+    /// - Returns: whether an app's activities took it (the caller acknowledges it either way).
+    func receiveActivityEvent(_ event: CourierClient.Event) -> Bool {
+        switch event {
+        case .notification(let notification) where notification.pushType == .liveactivity:
+            guard let app = apps.first(where: { $0.ownsActivityToken(notification.token) }),
+                let system = app.activities
+            else {
+                hub.emit(
+                    DeviceEvent(
+                        .log, token: notification.token.hex, apnsID: notification.apnsID.uuidString.lowercased(),
+                        message: "a liveactivity push for a token no activity of any app has: ignored"))
+                return false
+            }
+            let changed = system.receivePush(Data(notification.payload), token: notification.token.bytes)
+            if !changed {
+                hub.emit(
+                    DeviceEvent(
+                        .log, bundleID: app.manifest.bundleID,
+                        apnsID: notification.apnsID.uuidString.lowercased(),
+                        message: "a liveactivity push changed nothing (an older timestamp, an ended activity, or a "
+                            + "state that is not the type's)"))
+            }
+            return true
+        case .broadcast(let broadcast, let token):
+            guard let app = app(for: token), let system = app.activities else {
+                hub.emit(
+                    DeviceEvent(
+                        .log,
+                        message: "broadcast \(broadcast.uniqueID) on channel \(broadcast.channelID): no app "
+                            + "with Live Activities holds this subscription"))
+                return false
+            }
+            if !system.receiveBroadcast(Data(broadcast.payload), channel: broadcast.channelID.rawValue) {
+                hub.emit(
+                    DeviceEvent(
+                        .log, bundleID: app.manifest.bundleID,
+                        message: "broadcast \(broadcast.uniqueID) on channel \(broadcast.channelID) changed nothing"))
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Registers an activity token with the provider (`POST /v1/activities/tokens`, beside `--register-url`).
+    private func postActivityToken(
+        _ token: Data, kind: String, type: String, activityID: String?, app: InstalledApp
+    ) async {
+        guard let url = Self.activityTokensURL(from: configuration.registerURL) else { return }
+        let body: [String: String?] = [
+            "token": token.hexString, "kind": kind, "attributesType": type, "activityID": activityID,
+            "userID": configuration.user?.id, "userToken": configuration.user?.token, "deviceToken": app.token?.hex,
+        ]
+        do {
+            let data = try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 })
+            try await JSONPoster(url: url).post(data)
+        } catch {
+            hub.emit(
+                DeviceEvent(.log, bundleID: app.manifest.bundleID, message: "activity token not posted: \(error)"))
+        }
+    }
+
+    /// The provider's activity tokens URL beside its devices URL (`.../v1/devices?key=pk_...`).
+    static func activityTokensURL(from registerURL: URL?) -> URL? {
+        guard let registerURL, var components = URLComponents(url: registerURL, resolvingAgainstBaseURL: false),
+            components.path.hasSuffix("/v1/devices")
+        else { return nil }
+        components.path = String(components.path.dropLast("/v1/devices".count)) + "/v1/activities/tokens"
+        return components.url
+    }
+
+    private static func event(_ snapshot: ActivitySnapshot, app: InstalledApp) -> DeviceEvent {
+        let state = String(decoding: snapshot.contentState, as: UTF8.self)
+        return DeviceEvent(
+            .activity, bundleID: app.manifest.bundleID, token: snapshot.pushToken?.hexString,
+            notificationID: snapshot.id, message: "\(snapshot.attributesType) \(snapshot.state.rawValue): \(state)")
+    }
+}
+
+/// The activity tokens already posted to the provider.
+private final class ReportedTokens: Sendable {
+    private let tokens = Mutex<Set<Data>>([])
+
+    /// - Returns: whether `token` is new.
+    func insert(_ token: Data) -> Bool {
+        tokens.withLock { $0.insert(token).inserted }
+    }
+}
+
+extension Data {
+    /// The bytes as lowercase hex, as device tokens are written.
+    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+}

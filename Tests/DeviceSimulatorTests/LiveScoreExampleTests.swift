@@ -1,0 +1,113 @@
+import APNSClient
+import APNSCore
+import APNSGateway
+import DeviceSimulator
+import Foundation
+import GatewayTestSupport
+import NIOCore
+import Testing
+
+/// examples/005-live-score on a simulated device: its manifest's activity type gets a push-to-start token; a push to
+/// it starts an activity subscribed to a channel; broadcasts update and end it. The device's own activity actions
+/// (its JSON API and terminal call them) start, update and end one too.
+@Suite("005 live score: Live Activities on a simulated device", .timeLimit(.minutes(1)))
+struct LiveScoreExampleTests {
+    static let bundleID = "com.example.livescore"
+
+    @Test("started by push-to-start on a channel, updated and ended by broadcasts, as the README says")
+    func liveScore() async throws {
+        try await DeviceHarness.with { harness in
+            let device = try await SimulatedDevice.start(
+                harness.configuration([try DeviceHarness.manifest(example: "005-live-score")]))
+            defer { Task { await device.stop() } }
+            let startToken = try #require(await device.pushToStartTokens()[Self.bundleID]?["ScoreAttributes"])
+            let channel = try harness.gateway.server.channels.create(
+                for: BroadcastApp(bundleID: Self.bundleID, environment: .development),
+                storagePolicy: .mostRecentMessageStored)
+
+            let start = String(
+                decoding: try DeviceHarness.payload(example: "005-live-score", "start.json"), as: UTF8.self
+            ).replacingOccurrences(of: "CHANNEL_ID", with: channel.id.rawValue)
+            let headers = APNSRequestHeaders(
+                pushType: .liveactivity, priority: .immediate, topic: Self.bundleID + ".push-type.liveactivity")
+            let started = try await harness.client.send(
+                APNSNotification(deviceToken: startToken, headers: headers, payload: ByteBuffer(string: start)))
+            #expect(started.isAccepted, "\(started)")
+            #expect(await eventually { !device.activities().isEmpty }, "the push started an activity")
+            let activity = device.activities().first
+            #expect(activity?.channel == channel.id.rawValue && activity?.contentState == ["score": "0-0"])
+            #expect(activity?.attributes["home"]?.string == "Lions" && activity?.attributes["away"]?.string == "Tigers")
+            #expect(harness.gateway.server.channels.subscriberCount(channel.id) == 1)
+
+            func broadcast(_ file: String) async throws {
+                let result = try await harness.client.send(
+                    APNSNotification(
+                        broadcast: APNSBroadcast(
+                            bundleID: Self.bundleID,
+                            headers: APNSBroadcastHeaders(channelID: channel.id, expiration: .immediately)),
+                        payload: ByteBuffer(bytes: try DeviceHarness.payload(example: "005-live-score", file))))
+                #expect(result.isAccepted, "\(result)")
+            }
+            try await broadcast("update.json")
+            #expect(await eventually { device.activities().first?.contentState == ["score": "1-0"] })
+            try await broadcast("end.json")
+            #expect(await eventually { device.activities().first?.state == "ended" })
+            #expect(device.activities().first?.contentState == ["score": "2-1"])
+            #expect(
+                await eventually { harness.gateway.server.channels.subscriberCount(channel.id) == 0 },
+                "the ended activity's channel is no longer held")
+        }
+    }
+
+    @Test("started from the device with its own push token, updated by a device push and by the app, ended")
+    func startedOnTheDevice() async throws {
+        try await DeviceHarness.with { harness in
+            let device = try await SimulatedDevice.start(
+                harness.configuration([try DeviceHarness.manifest(example: "005-live-score")]))
+            defer { Task { await device.stop() } }
+            let started = try await device.startActivity(
+                bundleID: Self.bundleID, type: "ScoreAttributes", attributes: nil, contentState: nil, channel: nil,
+                pushToken: true)
+            #expect(started.contentState == ["score": "0-0"], "the manifest's sample state")
+            let token = try #require(started.pushToken)
+
+            let headers = APNSRequestHeaders(
+                pushType: .liveactivity, priority: .conservePower, topic: Self.bundleID + ".push-type.liveactivity")
+            let pushed = try await harness.client.send(
+                APNSNotification(
+                    deviceToken: token, headers: headers,
+                    payload: ByteBuffer(bytes: try DeviceHarness.payload(example: "005-live-score", "update.json"))))
+            #expect(pushed.isAccepted, "\(pushed)")
+            #expect(await eventually { device.activities().first?.contentState == ["score": "1-0"] })
+
+            #expect(
+                try device.updateActivity(id: started.id, contentState: ["score": "1-1"]).contentState == [
+                    "score": "1-1"
+                ])
+            #expect(try device.endActivity(id: started.id, contentState: nil, immediately: true).state == "dismissed")
+            #expect(throws: DeviceError.self) {
+                try device.updateActivity(id: started.id, contentState: ["score": "9"])
+            }
+            #expect(throws: DeviceError.self) {
+                try device.endActivity(id: "nope", contentState: nil, immediately: true)
+            }
+            await #expect(throws: DeviceError.self) {
+                try await device.startActivity(
+                    bundleID: Self.bundleID, type: "FlightAttributes", attributes: nil, contentState: nil,
+                    channel: nil, pushToken: false)
+            }
+            await #expect(throws: DeviceError.self) {
+                try await device.startActivity(
+                    bundleID: Self.bundleID, type: "ScoreAttributes", attributes: nil, contentState: "not an object",
+                    channel: nil, pushToken: false)
+            }
+        }
+    }
+
+    @Test("a manifest's activity type needs a name")
+    func activityTypeName() {
+        #expect(throws: AppManifestError.self) {
+            try AppManifest(data: Data(#"{"bundleID":"com.example.a","activityTypes":[{"name":""}]}"#.utf8))
+        }
+    }
+}
