@@ -109,6 +109,15 @@ struct LiveActivityProviderTests {
             #expect(status == 202)
             let (_, tokens) = try await harness.call("GET", "/v1/activities/tokens?activity=match-1")
             #expect(tokens[0]["priority10ThisHour"].int == 1, "\(tokens)")
+            // A flood of priority 10 is warned about once past the provider's threshold.
+            var warnings: [String?] = []
+            for _ in 0..<10 {
+                (_, created) = try await harness.call(
+                    "POST", "/v1/notifications", body: ["target": ["activity": "match-1"], "payload": ["aps": update]])
+                warnings.append(created["warning"].string)
+            }
+            #expect(warnings.dropLast().allSatisfy { $0 == nil }, "\(warnings)")
+            #expect(warnings.last??.contains("11 priority-10 pushes this hour") == true, "\(warnings)")
 
             // Mistakes are named before anything is stored.
             for (body, field) in [

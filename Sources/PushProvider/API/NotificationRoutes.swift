@@ -108,7 +108,9 @@ extension PushProviderService {
         engine.notify()
         // Safety: inserted just above.
         var created = try await report(try await store.notification(id: stored.id)!)
-        if created.stats.targeted == 0, plan.target.isLiveActivity {
+        if plan.priority != 5, let warning = try await budgetWarning(plan.target, appID: app.app.id, now: now) {
+            created.warning = warning
+        } else if created.stats.targeted == 0, plan.target.isLiveActivity {
             created.warning =
                 "no activity token of this app matches \(created.target), so nothing will be sent; "
                 + "see GET /v1/activities/tokens?type=...&user=... for what activities registered"
@@ -119,6 +121,29 @@ extension PushProviderService {
                 + "see GET /v1/devices?user=...&tag=... for who is registered"
         }
         return created
+    }
+
+    /// Priority-10 pushes an activity may get in an hour before the provider warns. iOS budgets them and throttles
+    /// past the budget, whose size Apple does not publish (reference E.4); this is Herald's threshold, one every six
+    /// minutes.
+    static let priority10WarningPerHour = 10
+
+    /// A warning when a targeted activity had more than ``priority10WarningPerHour`` priority-10 pushes this hour.
+    private func budgetWarning(_ target: NotificationTarget, appID: String, now: Date) async throws(ProviderError)
+        -> String?
+    {
+        var query = ActivityTokenQuery(appID: appID, kind: "update", limit: 1000)
+        switch target {
+        case .activity(let id): query.activityID = id
+        case .activities(let type, let user, false):
+            query.attributesType = type
+            query.userID = user
+        default: return nil
+        }
+        let used = try await store.activityTokens(query, now: now).map(\.priority10ThisHour).max() ?? 0
+        guard used > Self.priority10WarningPerHour else { return nil }
+        return "an activity of \(target.summary) has had \(used) priority-10 pushes this hour: iOS counts priority 10 "
+            + "against the activity's budget and throttles it when spent; send routine updates with priority 5"
     }
 
     /// A broadcast goes to one of the app's channels, with an expiration its storage policy takes.
