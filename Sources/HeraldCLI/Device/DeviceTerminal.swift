@@ -38,7 +38,8 @@ struct DeviceTerminal {
             guard let command = words.first else { continue }
             do throws(DeviceError) {
                 switch command {
-                case "help", "?": io.write(Self.help + "\n")
+                case "help", "?": io.write(Self.help + "\n" + Self.activityHelp + "\n")
+                case "activities", "activity": try await activityCommand(words)
                 case "list", "ls":
                     listed = await device.notifications()
                     io.write(listed.isEmpty ? "no notifications\n" : Self.render(list: listed))
