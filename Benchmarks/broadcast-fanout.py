@@ -27,6 +27,12 @@ def wait_for(path, pattern, seconds):
     sys.exit(f"timed out waiting for {pattern!r} in {path}:\n{open(path).read() if os.path.exists(path) else ''}")
 
 
+def cpu_ms(pid):
+    """The process's user and system CPU time so far, in milliseconds."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=10000)
@@ -65,8 +71,10 @@ def main():
                               "--content-state", "{}", "--print-curl"], check=True, capture_output=True,
                              text=True).stdout
         bearer = re.search(r"authorization: (bearer [^']+)", jwt).group(1)
-        answers, p50s, p99s, lasts = [], [], [], []
+        answers, p50s, p99s, lasts, gateway_cpu, fleet_cpu = [], [], [], [], [], []
+        gateway_pid, fleet_pid = processes[0].pid, processes[1].pid
         for index in range(args.broadcasts):
+            cpu_before = (cpu_ms(gateway_pid), cpu_ms(fleet_pid))
             body = json.dumps({"aps": {"event": "update", "timestamp": int(time.time()) + index,
                                        "content-state": {"score": f"{index}-0"}}})
             out = subprocess.run(
@@ -88,14 +96,19 @@ def main():
                 if report and report["acknowledged"] >= report["reached"]:
                     break
                 time.sleep(0.05)
+            gateway_cpu.append(cpu_ms(gateway_pid) - cpu_before[0])
+            fleet_cpu.append(cpu_ms(fleet_pid) - cpu_before[1])
             answers.append(answered_ms)
             p50s.append(report["ack-ms-p50"]); p99s.append(report["ack-ms-p99"]); lasts.append(report["ack-ms-max"])
             print(f"broadcast {index}: answered in {answered_ms:.2f} ms; reached {report['reached']}, "
                   f"acknowledged {report['acknowledged']}; ack p50 {report['ack-ms-p50']} ms, "
-                  f"p99 {report['ack-ms-p99']} ms, last {report['ack-ms-max']} ms", flush=True)
+                  f"p99 {report['ack-ms-p99']} ms, last {report['ack-ms-max']} ms; CPU gateway {gateway_cpu[-1]:.0f} ms, "
+                  f"fleet {fleet_cpu[-1]:.0f} ms", flush=True)
         print(f"medians over {args.broadcasts} broadcasts to {args.devices} devices: answered in "
               f"{statistics.median(answers):.2f} ms; ack p50 {statistics.median(p50s):.1f} ms, "
-              f"p99 {statistics.median(p99s):.1f} ms, last device {statistics.median(lasts):.1f} ms")
+              f"p99 {statistics.median(p99s):.1f} ms, last device {statistics.median(lasts):.1f} ms; CPU per broadcast "
+              f"(with the admin polls) gateway {statistics.median(gateway_cpu):.0f} ms, fleet "
+              f"{statistics.median(fleet_cpu):.0f} ms")
     finally:
         for process in processes:
             process.terminate()

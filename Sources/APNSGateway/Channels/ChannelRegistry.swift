@@ -271,12 +271,15 @@ public final class ChannelRegistry: Sendable {
         let time = now()
         let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
         let completed = state.withLock { state -> BroadcastReport?? in
-            guard state.unacknowledged[uniqueID]?.remove(key) != nil, var report = state.reports[uniqueID] else {
-                return .none
-            }
-            report.acknowledged += 1
-            report.acknowledgementDelays.append(time.timeIntervalSince(report.receivedAt))
-            state.reports[uniqueID] = report
+            guard state.unacknowledged[uniqueID]?.remove(key) != nil,
+                let receivedAt = state.reports[uniqueID]?.receivedAt
+            else { return .none }
+            // Changed in place: a copy of the report would copy its delays, 10,000 of them for a large channel,
+            // once per acknowledgement.
+            state.reports[uniqueID]?.acknowledged += 1
+            state.reports[uniqueID]?.acknowledgementDelays.append(time.timeIntervalSince(receivedAt))
+            // Safety: read just above under the same lock.
+            let report = state.reports[uniqueID]!
             return .some(report.acknowledged == report.reached ? report : nil)
         }
         guard let completed else { return false }

@@ -72,14 +72,8 @@ extension SimulatedDevice {
             }
             return true
         case .broadcast(let broadcast, let token):
-            guard let app = app(for: token), let system = app.activities else {
-                hub.emit(
-                    DeviceEvent(
-                        .log,
-                        message: "broadcast \(broadcast.uniqueID) on channel \(broadcast.channelID): no app "
-                            + "with Live Activities holds this subscription"))
-                return false
-            }
+            // An app without Live Activities (a fleet's, subscribed with --subscribe) only logs and acknowledges it.
+            guard let app = app(for: token), let system = app.activities else { return false }
             if !system.receiveBroadcast(Data(broadcast.payload), channel: broadcast.channelID.rawValue) {
                 hub.emit(
                     DeviceEvent(

@@ -93,6 +93,7 @@ extension SimulatedDevice {
         } catch {
             throw DeviceError("\(bundleID) cannot schedule \(request.identifier): \(error)")
         }
+        wakeForScheduledNotifications()
     }
 
     /// Moves the device: location triggers whose region was entered or left fire.
