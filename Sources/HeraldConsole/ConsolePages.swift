@@ -6,7 +6,7 @@ import PushProvider
 struct ConsolePages: Sendable {
     /// A page reachable from the navigation, in its order.
     enum Page: String, CaseIterable, Sendable {
-        case compose, history, delivery, devices, apps, tools, metrics
+        case compose, history, delivery, devices, channels, apps, tools, metrics
 
         /// The link's text, which is also the page's title.
         var title: String {
@@ -15,6 +15,7 @@ struct ConsolePages: Sendable {
             case .history: "History"
             case .delivery: "Delivery log"
             case .devices: "Devices"
+            case .channels: "Channels"
             case .apps: "Apps"
             case .tools: "Tools"
             case .metrics: "Metrics"

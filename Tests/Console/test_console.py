@@ -10,7 +10,7 @@ import urllib.request
 
 from playwright.sync_api import expect
 
-NAV = ["Compose", "History", "Delivery log", "Devices", "Apps", "Tools", "Metrics"]
+NAV = ["Compose", "History", "Delivery log", "Devices", "Channels", "Apps", "Tools", "Metrics"]
 SHOTS = os.environ.get("HERALD_SCREENSHOTS")
 state = {}
 
@@ -177,6 +177,31 @@ def test_other_pages_render(page):
     expect(page.get_by_role("article").first).to_be_visible(timeout=15000)
     shot(page, "devices-phone")
     page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page):
+    page.get_by_role("navigation").get_by_role("link", name="Channels").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Channels")
+    # herald up's device registered a push-to-start token for the demo app's live score.
+    tokens = page.get_by_role("table", name=re.compile("Push-to-start and update tokens"))
+    expect(tokens).to_contain_text("pushToStart")
+    expect(tokens).to_contain_text("ScoreAttributes")
+    page.get_by_label("Name", exact=True).fill("final score")
+    page.get_by_label("Storage policy", exact=True).select_option("1")
+    page.get_by_role("button", name="Create channel").click()
+    expect(page.get_by_role("status").filter(has_text="Created channel")).to_be_visible()
+    channels = page.get_by_role("table", name=re.compile("channels, oldest first"))
+    expect(channels).to_contain_text("final score")
+    expect(channels).to_contain_text("Most Recent Message Stored")
+    page.get_by_label("Content state (JSON)", exact=True).fill('{"score": "2-2"')
+    page.get_by_role("button", name="Send broadcast").click()
+    expect(page.get_by_role("alert")).to_contain_text("not JSON")
+    page.get_by_label("Content state (JSON)", exact=True).fill('{"score": "2-2"}')
+    page.get_by_label("Keep for (seconds, 0 = one attempt; a No Message Stored channel takes only 0)",
+                      exact=True).fill("600")
+    page.get_by_role("button", name="Send broadcast").click()
+    expect(page.get_by_role("status").filter(has_text="Queued as")).to_be_visible()
+    shot(page, "channels")
 
 
 def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_session(page):
