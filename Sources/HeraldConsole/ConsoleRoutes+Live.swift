@@ -33,6 +33,7 @@ extension ConsoleRoutes {
                 let screen: [String: Any] = [
                     "notifications": visible(try await deviceJSON(index, "notifications"), session: session),
                     "pending": visible(try await deviceJSON(index, "pending"), session: session),
+                    "activities": visible(try await deviceJSON(index, "activities"), session: session),
                 ]
                 return try JSONSerialization.data(withJSONObject: screen, options: [.sortedKeys])
             }

@@ -179,7 +179,7 @@ def test_other_pages_render(page):
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
-def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page):
+def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page, herald):
     page.get_by_role("navigation").get_by_role("link", name="Channels").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Channels")
     # herald up's device registered a push-to-start token for the demo app's live score.
@@ -193,6 +193,13 @@ def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page):
     channels = page.get_by_role("table", name=re.compile("channels, oldest first"))
     expect(channels).to_contain_text("final score")
     expect(channels).to_contain_text("Most Recent Message Stored")
+    # The demo app on herald up's device starts a live score subscribed to the new channel.
+    channel = page.get_by_role("status").filter(has_text="Created channel").inner_text().split()[-1].rstrip(".")
+    device = json.loads((pathlib.Path(herald["data"]) / "running.json").read_text())["deviceAPI"]
+    request = urllib.request.Request(f"{device}/apps/com.yue.originPush/activities", method="POST",
+                                     data=json.dumps({"type": "ScoreAttributes", "channel": channel}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    assert urllib.request.urlopen(request, timeout=10).status == 201
     page.get_by_label("Content state (JSON)", exact=True).fill('{"score": "2-2"')
     page.get_by_role("button", name="Send broadcast").click()
     expect(page.get_by_role("alert")).to_contain_text("not JSON")
@@ -202,6 +209,11 @@ def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page):
     page.get_by_role("button", name="Send broadcast").click()
     expect(page.get_by_role("status").filter(has_text="Queued as")).to_be_visible()
     shot(page, "channels")
+    page.get_by_role("navigation").get_by_role("link", name="Devices").click()
+    activities = page.get_by_role("list", name="Live Activities on device 1")
+    expect(activities).to_contain_text('ScoreAttributes active {"score":"2-2"}', timeout=15000)
+    expect(activities).to_contain_text(f"channel {channel}")
+    shot(page, "devices-activities")
 
 
 def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_session(page):

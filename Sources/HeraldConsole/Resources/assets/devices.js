@@ -12,11 +12,12 @@ function phone(simulator) {
   const list = el("div", { class: "center", "aria-label": `Notifications on device ${simulator.index + 1}` });
   const badges = el("p", { class: "badges" });
   const pending = el("ul", { class: "pending", "aria-label": `Pending local notifications on device ${simulator.index + 1}` });
+  const activities = el("ul", { class: "pending", "aria-label": `Live Activities on device ${simulator.index + 1}` });
   const said = el("div", { role: "status", class: "said", "aria-label": `Responses on device ${simulator.index + 1}` });
   feedback.set(simulator.index, said);
   const box = el("section", { class: "phone", "aria-label": `Device ${simulator.index + 1}` },
     el("h3", {}, `Device ${simulator.index + 1}`), el("p", { class: "muted" }, simulator.url), badges, said, list,
-    el("h4", {}, "Pending local notifications"), pending);
+    el("h4", {}, "Pending local notifications"), pending, el("h4", {}, "Live Activities"), activities);
   if (simulator.error) { say(list, simulator.error); return box; }
   badges.textContent = (simulator.apps ?? []).map((installed) => `${installed.bundleID}: badge ${installed.badge}`).join(" · ");
   const stream = new EventSource(`/console/api/simulators/${simulator.index}/stream`);
@@ -24,6 +25,7 @@ function phone(simulator) {
     const screen = JSON.parse(event.data);
     render(list, simulator.index, screen.notifications);
     renderPending(pending, screen.pending);
+    renderActivities(activities, screen.activities ?? []);
   };
   stream.addEventListener("problem", (event) => say(list, event.data));
   return box;
@@ -63,6 +65,16 @@ function renderPending(list, pending) {
     el("span", { class: "title" }, request.title || request.body || request.identifier), " ",
     el("span", { class: "muted" }, `${request.bundleID} · ${triggerText(request.trigger)}`,
       request.nextFireDate ? ` · next ${time(request.nextFireDate)}` : ""))) : [el("li", { class: "muted" }, "None.")]));
+}
+
+/** Each Live Activity: its type, state and content state, and how it gets updates (its token or a channel). */
+function renderActivities(list, activities) {
+  list.replaceChildren(...(activities.length ? activities.map((activity) => el("li", {},
+    el("span", { class: "title" }, `${activity.attributesType} ${activity.state}`), " ",
+    el("span", { class: "code" }, JSON.stringify(activity.contentState)), " ",
+    el("span", { class: "muted" }, `${activity.bundleID} · ${activity.channel ? `channel ${activity.channel}`
+      : activity.pushToken ? `token ${activity.pushToken.slice(0, 12)}…` : "no push"} · started ${time(activity.startedAt)}`)))
+    : [el("li", { class: "muted" }, "None.")]));
 }
 
 /** A notification as the phone shows it; expanding it shows the content extension's view and the actions. */
