@@ -145,11 +145,15 @@ struct LiveActivityProviderTests {
             var (status, answer) = try await harness.call("POST", "/v1/channels", body: ["name": "final"])
             #expect(status == 409, "no channel endpoint is known for a local gateway: \(answer)")
             (status, answer) = try await harness.call(
-                "PATCH", "/v1/apps/\(harness.appID)",
+                "PATCH", "/v1/apps/\(harness.appID)", key: harness.adminToken,
                 body: ["channelEndpoint": "https://localhost:\(gateway.managePort)"])
             #expect(status == 400 && answer["error"]["field"].string == "channelEndpoint", "another host: \(answer)")
             (status, answer) = try await harness.call(
                 "PATCH", "/v1/apps/\(harness.appID)",
+                body: ["channelEndpoint": "https://127.0.0.1:\(gateway.managePort)"])
+            #expect(status == 403, "an API key may not point the provider at any port of the host: \(answer)")
+            (status, answer) = try await harness.call(
+                "PATCH", "/v1/apps/\(harness.appID)", key: harness.adminToken,
                 body: ["channelEndpoint": "https://127.0.0.1:\(gateway.managePort)"])
             #expect(status == 200, "\(answer)")
 

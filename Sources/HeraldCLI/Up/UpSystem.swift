@@ -59,7 +59,8 @@ struct UpSystem {
         var providerConfiguration = PushProviderService.Configuration(dataDirectory: root)
         providerConfiguration.host = command.host
         providerConfiguration.port = command.providerPort
-        providerConfiguration.allowedEndpoints = ["https://127.0.0.1:\(port)"]
+        providerConfiguration.allowedEndpoints =
+            ["https://127.0.0.1:\(port)"] + (gateway.managementPort.map { ["https://127.0.0.1:\($0)"] } ?? [])
         let provider = try await PushProviderService(configuration: providerConfiguration)
         let console = try await HeraldConsole(
             configuration: .init(

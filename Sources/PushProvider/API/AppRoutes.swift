@@ -145,6 +145,14 @@ extension PushProviderService {
         }
         if let channelEndpoint = input.channelEndpoint {
             app.app.channelEndpoint = channelEndpoint.isEmpty ? nil : channelEndpoint
+            if let url = URL(string: channelEndpoint), !channelEndpoint.isEmpty, !byAdmin,
+                !configuration.allowedEndpoints.contains(where: { Self.origin(of: $0) == Self.origin(of: url) })
+            {
+                // Any port of the endpoint's host would let an API key make the provider connect wherever on it.
+                throw .forbidden(
+                    "an API key may set channelEndpoint only to an endpoint the provider's admin allowed (herald serve "
+                        + "--allow-endpoint); \(channelEndpoint) is not one: ask the admin, or use the admin token")
+            }
         }
         if let channelEndpoint = app.app.channelEndpoint {
             try Self.checkChannelEndpoint(channelEndpoint, endpoint: app.app.endpoint)
