@@ -44,6 +44,9 @@ enum NotificationTarget: Sendable, Hashable {
             guard (1...256).contains(activities.type.count) else {
                 throw .field("target.activities.type", "give the attributes type, 1 to 256 characters")
             }
+            if let user = activities.user, !(1...256).contains(user.count) {
+                throw .field("target.activities.user", "a user ID is 1 to 256 characters")
+            }
             found.append(.activities(type: activities.type, user: activities.user, pushToStart: false))
         }
         if let channel = input.channel {
