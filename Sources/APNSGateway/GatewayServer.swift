@@ -149,7 +149,8 @@ public final class GatewayServer: Sendable {
             defaultEnvironment: configuration.environment, now: { Date() })
         let admin = AdminRequestProcessor(
             registry: registry, store: store, channels: channels, keys: keys, faults: faults,
-            credential: adminCredential, certificateAuthority: certificateAuthority, now: { Date() })
+            credential: adminCredential, certificateAuthority: certificateAuthority, refusals: refusals,
+            now: { Date() })
         let (journal, store, registry, channels) = (self.journal, self.store, self.registry, self.channels)
         let pipelines = GatewayPipelines(
             processor: processor, persist: { journal.flush(from: store, registry: registry, channels: channels) },

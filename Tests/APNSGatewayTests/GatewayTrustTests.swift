@@ -45,6 +45,12 @@ struct GatewayTrustTests {
             #expect(forgedPush.status == 403)
             #expect(gateway.server.registry.all.count == 1)
             #expect(gateway.server.refusals.count(.admin) == calls.count + 1)
+            // The refusals are reported to the admin.
+            let refusals = try await gateway.admin("GET", "/admin/refusals", body: nil, http1: http1, asAdmin: false)
+            #expect(refusals.status == 401, "reading them needs the token too")
+            let report = try await gateway.admin("GET", "/admin/refusals", body: nil, http1: http1)
+            #expect(report.json["refusals"]?["admin"]?.number?.intValue == calls.count + 2, "\(report.json)")
+            #expect(report.json["refusals"]?["connection-limit"]?.number?.intValue == 0)
         }
     }
 

@@ -34,6 +34,25 @@ struct ProviderTrustTests {
         }
     }
 
+    @Test("requests refused for their credentials are counted in /metrics by status")
+    func refusalsCounted() async throws {
+        try await ProviderHarness.with { harness in
+            let (unauthorized, _) = try await harness.call("GET", "/v1/devices", key: "sk_guess")
+            #expect(unauthorized == 401)
+            let (forbidden, _) = try await harness.call(
+                "POST", "/v1/channels", key: harness.publishableKey, body: ["storagePolicy": 0])
+            #expect(forbidden == 401 || forbidden == 403)
+            var request = URLRequest(url: URL(string: harness.baseURL + "/metrics")!)
+            request.setValue("Bearer \(harness.adminToken)", forHTTPHeaderField: "Authorization")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.contains(#"herald_provider_refusals_total{status="401"}"#), "\(text)")
+            let lines = text.split(separator: "\n").filter { $0.hasPrefix("herald_provider_refusals_total") }
+            let total = lines.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
+            #expect(total == 2, "\(lines)")
+        }
+    }
+
     @Test("an API key cannot point its app at another host; credentials move only with the endpoint they are for")
     func endpointRedirect() async throws {
         try await ProviderHarness.with { harness in

@@ -20,6 +20,8 @@ package import Foundation
 /// - `GET /admin/channels?bundle-id=&environment=` → `{"channels": [...]}` with subscriber counts
 /// - `GET /admin/broadcasts?channel-id=` → `{"broadcasts": [...]}`: the latest broadcasts, their reach and
 ///   acknowledgement times
+/// - `GET /admin/refusals` → `{"refusals": {"admin": n, "courier-message": n, ...}}`: what the gateway refused since it
+///   started, by kind (each is also logged with the peer and why)
 package struct AdminRequestProcessor: Sendable {
     let registry: DeviceRegistry
     let store: NotificationStore
@@ -29,12 +31,15 @@ package struct AdminRequestProcessor: Sendable {
     let credential: AdminCredential
     /// Issues provider certificates; `nil` where none can be issued (tests of the processor alone).
     let certificateAuthority: LocalCertificateAuthority?
+    /// The refusals to report; `nil` in tests of the processor alone.
+    let refusals: GatewayRefusals?
     let now: @Sendable () -> Date
 
     package init(
         registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry = ChannelRegistry(),
         keys: ProviderKeys, faults: InjectedFaults, credential: AdminCredential,
-        certificateAuthority: LocalCertificateAuthority?, now: @escaping @Sendable () -> Date
+        certificateAuthority: LocalCertificateAuthority?, refusals: GatewayRefusals? = nil,
+        now: @escaping @Sendable () -> Date
     ) {
         self.registry = registry
         self.store = store
@@ -43,6 +48,7 @@ package struct AdminRequestProcessor: Sendable {
         self.faults = faults
         self.credential = credential
         self.certificateAuthority = certificateAuthority
+        self.refusals = refusals
         self.now = now
     }
 
@@ -80,11 +86,16 @@ package struct AdminRequestProcessor: Sendable {
             return try switchBroadcast(segments[2], AdminRequestBody(body))
         case ("GET", "channels", 2): return try listChannels(query)
         case ("GET", "broadcasts", 2): return try listBroadcasts(query)
+        case ("GET", "refusals", 2):
+            let counts = GatewayRefusals.Kind.allCases.map { kind in
+                (key: kind.rawValue, value: JSONValue.number(JSONNumber(refusals?.count(kind) ?? 0)))
+            }
+            return .json(200, ["refusals": .object(JSONObject(counts))])
         case ("DELETE", "faults", 2):
             faults.removeAll()
             return AdminResponse(status: 204, body: nil)
         case (_, "devices", 2...4), (_, "deliveries", 2), (_, "keys", 2), (_, "faults", 2), (_, "certificates", 2),
-            (_, "apps", 4), (_, "channels", 2), (_, "broadcasts", 2):
+            (_, "apps", 4), (_, "channels", 2), (_, "broadcasts", 2), (_, "refusals", 2):
             throw AdminError(405, "\(method) is not allowed on \(path); see docs/gateway.md")
         default:
             throw AdminError(404, "no admin endpoint \(path); see docs/gateway.md")

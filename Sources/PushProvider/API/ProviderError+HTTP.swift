@@ -53,13 +53,20 @@ struct APIError: HTTPResponseError {
 }
 
 /// Turns a ``ProviderError`` thrown by a route into its JSON answer.
+/// A refusal for the caller's credentials (401, 403) is also handed to `refused`, which logs and counts it.
 struct ProviderErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let refused: @Sendable (ProviderError, Request) -> Void
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         do {
             return try await next(request, context)
         } catch let error as ProviderError {
+            switch error {
+            case .unauthorized, .forbidden: refused(error, request)
+            default: break
+            }
             throw APIError(error: error)
         }
     }

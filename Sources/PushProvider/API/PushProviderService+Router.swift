@@ -1,11 +1,12 @@
 import Hummingbird
+import Logging
 import Synchronization
 
 extension PushProviderService {
     /// Every route of the API; docs/api.md and docs/openapi.json describe them.
     func makeRouter(plugins: [any ProviderPlugin]) -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: ProviderErrorMiddleware())
+        router.add(middleware: ProviderErrorMiddleware { error, request in self.recordRefusal(error, request) })
         addOperationsRoutes(to: router)
         addAppRoutes(to: router)
         addDeviceRoutes(to: router)
@@ -17,6 +18,18 @@ extension PushProviderService {
         addChannelRoutes(to: router)
         for plugin in plugins { plugin.addRoutes(to: router, provider: self) }
         return router
+    }
+
+    /// Logs a request refused for its credentials, with what it asked and why, and counts it in `/metrics`.
+    func recordRefusal(_ error: ProviderError, _ request: Request) {
+        let status = APIError(error: error).status.code
+        metrics.refused(status: status)
+        logger.notice(
+            "refused",
+            metadata: [
+                "status": "\(status)", "method": "\(request.method)", "path": "\(request.uri.path)",
+                "why": "\(error.description)",
+            ])
     }
 
     /// The caller of a request.

@@ -52,6 +52,16 @@ final class ProviderMetrics: APNSClientObserver {
         }
     }
 
+    /// Counts a request refused for who sent it: 401 (no or a wrong key) or 403 (a key that may not do it).
+    func refused(status: Int) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "refusals", unitName: "total",
+                helpText: "API requests refused for their credentials: 401 without a valid key, 403 not allowed."),
+            labels: [("status", String(status))]
+        ).increment()
+    }
+
     func connectionsChanged(open: Int) {
         connections.set(Double(open))
     }
