@@ -103,7 +103,7 @@ struct GatewayHarness {
         }
         if let body { arguments += ["--data-binary", body] }
         arguments.append("https://127.0.0.1:\(port ?? self.port)\(path)")
-        let (output, exitStatus) = try await Self.runWithStatus("/usr/bin/curl", arguments)
+        let (output, exitStatus) = try await Self.runWithStatus("curl", arguments)
         let parts = output.components(separatedBy: "\r\n\r\n")
         let head = parts.first?.components(separatedBy: "\r\n") ?? []
         let status = head.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
@@ -124,17 +124,17 @@ struct GatewayHarness {
         var arguments = ["-nv", "-t", "10", "-m", String(requests), "-d", payload.path]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         arguments.append("https://127.0.0.1:\(port)\(path)")
-        return try await run("/usr/bin/nghttp", arguments)
+        return try await run("nghttp", arguments)
     }
 
     /// Runs a Python 3 script with `arguments` and returns what it printed (the tests' raw-socket clients).
     static func python(_ script: String, _ arguments: [String] = []) async throws -> String {
-        try await runWithStatus("/usr/bin/env", ["python3", "-c", script] + arguments).output
+        try await runWithStatus("python3", ["-c", script] + arguments).output
     }
 
     /// Runs curl with exactly `arguments` and returns what it printed.
     static func rawCurl(_ arguments: [String]) async throws -> String {
-        try await runWithStatus("/usr/bin/curl", arguments).output
+        try await runWithStatus("curl", arguments).output
     }
 
     /// Runs a process and returns its standard output (and standard error), read on a thread of its own while it

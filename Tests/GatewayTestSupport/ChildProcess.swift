@@ -19,18 +19,49 @@ public enum ChildProcess {
         public let status: Int32
     }
 
+    /// A program a test needs is not installed.
+    public struct MissingProgram: Error, CustomStringConvertible {
+        public let name: String
+
+        public var description: String {
+            let package = ChildProcess.debianPackages[name] ?? name
+            return "the tests need `\(name)`, which is not on PATH: install it (Debian: apt-get install \(package)); "
+                + ".ci/run installs everything the tests use"
+        }
+    }
+
+    /// The Debian package of each program the tests run.
+    static let debianPackages = [
+        "curl": "curl", "nghttp": "nghttp2-client", "openssl": "openssl", "python3": "python3",
+    ]
+
+    /// The path of `name` on `PATH` (a name with a `/` is taken as a path).
+    ///
+    /// - Throws: ``MissingProgram`` naming the package to install.
+    public static func locate(_ name: String) throws -> String {
+        if name.contains("/") { return name }
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+            .split(separator: ":")
+        for directory in directories {
+            let path = "\(directory)/\(name)"
+            if access(path, X_OK) == 0 { return path }
+        }
+        throw MissingProgram(name: name)
+    }
+
     /// Runs `executable` with `arguments` to its end; its output is read on a thread of its own, so no thread of the
     /// concurrency pool blocks.
     ///
     /// - Parameters:
-    ///   - executable: the program's path.
+    ///   - executable: the program's name, found on `PATH` (``locate(_:)``), or its path.
     ///   - arguments: its arguments, without the program name.
     ///   - mergeErrors: whether standard error goes to the output too; otherwise it is discarded.
     /// - Returns: what it wrote and its exit status.
-    /// - Throws: `POSIXError` when it cannot be started.
-    public static func run(_ executable: String, _ arguments: [String], mergeErrors: Bool = true) async throws
+    /// - Throws: ``MissingProgram`` when it is not installed, `POSIXError` when it cannot be started.
+    public static func run(_ name: String, _ arguments: [String], mergeErrors: Bool = true) async throws
         -> Result
     {
+        let executable = try locate(name)
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         // (pipe2 is not in Swift's Glibc module; a spawn between these lines could still inherit the pipe, which only

@@ -195,7 +195,7 @@ struct SendCertificateTests {
             let p12 = directory.appendingPathComponent("cert.p12")
             try Data((issued.certificatePEM + issued.privateKeyPEM).utf8).write(to: pem)
             let status = try await run(
-                "/usr/bin/openssl",
+                "openssl",
                 ["pkcs12", "-export", "-in", pem.path, "-out", p12.path, "-passout", "pass:secret"])
             try #require(status == 0)
             let base = ["send", "--url", gateway.url, "--ca-file", gateway.caFile, "--topic", "com.example.app"]
