@@ -53,7 +53,7 @@ public enum ChildProcess {
     /// concurrency pool blocks.
     ///
     /// - Parameters:
-    ///   - executable: the program's name, found on `PATH` (``locate(_:)``), or its path.
+    ///   - name: the program's name, found on `PATH` (``locate(_:)``), or its path.
     ///   - arguments: its arguments, without the program name.
     ///   - mergeErrors: whether standard error goes to the output too; otherwise it is discarded.
     /// - Returns: what it wrote and its exit status.
