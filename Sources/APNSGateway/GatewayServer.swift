@@ -99,7 +99,7 @@ public final class GatewayServer: Sendable {
         self.adminCredential = try AdminCredential.loadOrCreate(
             in: configuration.dataDirectory, insecure: configuration.insecureAdmin)
         self.certificateAuthority = try LocalCertificateAuthority.loadOrCreate(in: configuration.dataDirectory)
-        let journal = try GatewayJournal(directory: configuration.dataDirectory)
+        let journal = try GatewayJournal(directory: configuration.dataDirectory, logger: configuration.logger)
         self.journal = journal
         self.registry = DeviceRegistry(devices: journal.recovered.devices, changed: { journal.record($0) })
         self.store = NotificationStore(changed: { journal.markChanged($0) })

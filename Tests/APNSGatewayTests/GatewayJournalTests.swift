@@ -27,6 +27,16 @@ struct GatewayJournalTests {
         reopened.close()
     }
 
+    @Test("a write that fails is counted and logged, not printed and dropped")
+    func failedWrite() throws {
+        let (_, journal, registry, _, _) = try JournalFixture.make(threshold: 1 << 20, devices: 1)
+        #expect(journal.writeFailures == 0)
+        journal.close()
+        // Registering a device writes its record at once, to a file that is closed now.
+        _ = try registry.register(bundleID: "com.example.app", environment: .development)
+        #expect(journal.writeFailures == 1)
+    }
+
     @Test("a journal whose live content is past the threshold is not rewritten at every flush")
     func largeStoreIsNotRewrittenEachFlush() throws {
         let (_, journal, registry, store, devices) = try JournalFixture.make(threshold: 1024, devices: 50)

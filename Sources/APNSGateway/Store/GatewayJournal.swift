@@ -1,5 +1,6 @@
 public import APNSCore
 public import Foundation
+public import Logging
 import Synchronization
 
 /// Keeps the gateway's issued tokens and stored notifications in `DATA/journal`, so both survive a restart.
@@ -31,6 +32,9 @@ public final class GatewayJournal: Sendable {
         var liveSize = 0
         var dirty: Set<APNSDeviceToken> = []
         var dirtyChannels: Set<ChannelRegistry.Change> = []
+        /// Writes that failed since the start, and those not logged yet (logged outside the lock).
+        var failures = 0
+        var unlogged: [String] = []
     }
 
     /// What a journal held when it was opened.
@@ -46,6 +50,7 @@ public final class GatewayJournal: Sendable {
     private let state: Mutex<State>
     /// Held by one flush at a time, from taking the changed tokens to writing them.
     private let flushing = Mutex(())
+    private let logger: Logger
 
     /// What the journal held when it was opened.
     public let recovered: Recovered
@@ -56,8 +61,13 @@ public final class GatewayJournal: Sendable {
     ///   - directory: the gateway's data directory.
     ///   - compactionThreshold: the size past which a flush rewrites the journal; 64 MiB by default.
     /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
-    public init(directory: URL, compactionThreshold: Int = 64 << 20) throws {
+    ///   - logger: where a failed write or compaction is logged (they are counted in ``writeFailures`` too).
+    public init(
+        directory: URL, compactionThreshold: Int = 64 << 20,
+        logger: Logger = Logger(label: "herald-gateway-journal")
+    ) throws {
         self.compactionThreshold = compactionThreshold
+        self.logger = logger
         try PrivateFile.makeDirectory(directory)
         url = directory.appendingPathComponent("journal")
         let existing = (try? Data(contentsOf: url)) ?? Data()
@@ -69,6 +79,22 @@ public final class GatewayJournal: Sendable {
     /// Writes a device record now.
     public func record(_ device: DeviceRegistry.Device) {
         state.withLock { state in Self.append([Self.deviceRecord(device)], to: &state) }
+        logFailures()
+    }
+
+    /// How many writes or compactions of the journal failed since it was opened (each is logged as an error: what
+    /// it held is not on disk).
+    public var writeFailures: Int { state.withLock { $0.failures } }
+
+    /// Logs the failures noted under the lock.
+    private func logFailures() {
+        let messages = state.withLock { state in
+            defer { state.unlogged = [] }
+            return state.unlogged
+        }
+        for message in messages {
+            logger.error("journal write failed", metadata: ["file": "\(url.path)", "error": "\(message)"])
+        }
     }
 
     /// Notes that a token's stored notification changed; written at the next flush.
@@ -89,6 +115,7 @@ public final class GatewayJournal: Sendable {
     }
 
     private func flushMarked(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry?) {
+        defer { logFailures() }
         let (dirty, dirtyChannels) = state.withLock { state in
             defer {
                 state.dirty = []
@@ -111,8 +138,15 @@ public final class GatewayJournal: Sendable {
             let live = Recovered(
                 devices: registry.all, stored: store.allStored(), channels: channels?.all ?? [],
                 disabledApps: channels?.disabledApps ?? [])
-            let rewritten = try? Self.rewrite(url, live)
-            guard let (handle, size) = rewritten else { return }
+            let rewritten: (FileHandle, Int)
+            do {
+                rewritten = try Self.rewrite(url, live)
+            } catch {
+                state.failures += 1
+                state.unlogged.append("cannot compact: \(error)")
+                return
+            }
+            let (handle, size) = rewritten
             try? state.handle.close()
             state.handle = handle
             state.size = size
@@ -197,7 +231,8 @@ public final class GatewayJournal: Sendable {
             try state.handle.write(contentsOf: bytes)
             state.size += bytes.count
         } catch {
-            FileHandle.standardError.write(Data("herald gateway: cannot write \(error)\n".utf8))
+            state.failures += 1
+            state.unlogged.append("\(error)")
         }
         bytes.removeAll(keepingCapacity: true)
     }
