@@ -60,8 +60,8 @@ public final class GatewayJournal: Sendable {
     /// - Parameters:
     ///   - directory: the gateway's data directory.
     ///   - compactionThreshold: the size past which a flush rewrites the journal; 64 MiB by default.
-    /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
     ///   - logger: where a failed write or compaction is logged (they are counted in ``writeFailures`` too).
+    /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
     public init(
         directory: URL, compactionThreshold: Int = 64 << 20,
         logger: Logger = Logger(label: "herald-gateway-journal")
