@@ -91,16 +91,19 @@ extension SimulatedDevice {
         _ token: Data, kind: String, type: String, activityID: String?, app: InstalledApp
     ) async {
         guard let url = Self.activityTokensURL(from: configuration.registerURL) else { return }
-        let body: [String: String?] = [
-            "token": token.hexString, "kind": kind, "attributesType": type, "activityID": activityID,
-            "userID": configuration.user?.id, "userToken": configuration.user?.token, "deviceToken": app.token?.hex,
+        let fields: [(key: String, value: String?)] = [
+            ("token", token.hexString), ("kind", kind), ("attributesType", type), ("activityID", activityID),
+            ("userID", configuration.user?.id), ("userToken", configuration.user?.token),
+            ("deviceToken", app.token?.hex),
         ]
-        do {
-            let data = try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 })
-            try await JSONPoster(url: url).post(data)
+        let body = JSONValue.object(
+            JSONObject(fields.compactMap { field in field.value.map { (key: field.key, value: .string($0)) } }))
+        do throws(DeviceError) {
+            try await JSONPoster(url: url).post(body.encoded())
         } catch {
             hub.emit(
-                DeviceEvent(.log, bundleID: app.manifest.bundleID, message: "activity token not posted: \(error)"))
+                DeviceEvent(
+                    .log, bundleID: app.manifest.bundleID, message: "activity token not posted: \(error.message)"))
         }
     }
 
