@@ -1,6 +1,7 @@
 import APNSCore
 import APNSGateway
 import Foundation
+import Logging
 import Testing
 
 @Suite("The gateway's journal")
@@ -77,7 +78,9 @@ private enum JournalFixture {
         threshold: Int, devices count: Int
     ) throws -> (URL, GatewayJournal, DeviceRegistry, NotificationStore, [DeviceRegistry.Device]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        let journal = try GatewayJournal(directory: directory, compactionThreshold: threshold)
+        let journal = try GatewayJournal(
+            directory: directory, compactionThreshold: threshold,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let registry = DeviceRegistry(changed: { journal.record($0) })
         let store = NotificationStore(changed: { journal.markChanged($0) })
         let devices = try (0..<count).map { _ in
