@@ -88,6 +88,16 @@ struct LiveScoreExampleTests {
             #expect(throws: DeviceError.self) {
                 try device.updateActivity(id: started.id, contentState: ["score": "9"])
             }
+            // The ended activity's token is invalid, as on iOS: APNs answers 410 Unregistered.
+            let unregistered = try await eventually {
+                let result = try await harness.client.send(
+                    APNSNotification(
+                        deviceToken: token, headers: headers,
+                        payload: ByteBuffer(string: #"{"aps":{"event":"update","timestamp":9,"content-state":{}}}"#)))
+                guard case .rejected(let rejection) = result else { return false }
+                return rejection.status == 410
+            }
+            #expect(unregistered, "a push to an ended activity's token is 410")
             #expect(throws: DeviceError.self) {
                 try device.endActivity(id: "nope", contentState: nil, immediately: true)
             }

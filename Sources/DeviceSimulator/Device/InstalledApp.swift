@@ -93,6 +93,11 @@ final class InstalledApp: Sendable {
         }
     }
 
+    /// Forgets an ended activity's token: a new connection does not register it again.
+    func forgetActivityToken(_ token: APNSDeviceToken) {
+        _ = activityRegistrations.withLock { $0.removeValue(forKey: token) }
+    }
+
     /// Whether the gateway issued `token` for one of the app's activities.
     func ownsActivityToken(_ token: APNSDeviceToken) -> Bool {
         activityRegistrations.withLock { $0[token] != nil }

@@ -12,14 +12,20 @@ extension SimulatedDevice {
         for app in apps {
             guard let system = app.activities else { continue }
             system.attach(SimulatedActivityTransport(app: app) { [weak self] in self?.courier.withLock { $0 } })
-            let reported = ReportedTokens()
+            let (reported, released) = (ReportedTokens(), ReportedTokens())
             let hub = self.hub
             _ = system.observeActivities { [weak self] snapshot in
                 hub.emit(Self.event(snapshot, app: app))
-                guard let self, let token = snapshot.pushToken, reported.insert(token) else { return }
-                Task {
-                    await self.postActivityToken(
-                        token, kind: "update", type: snapshot.attributesType, activityID: snapshot.id, app: app)
+                guard let self, let token = snapshot.pushToken else { return }
+                if snapshot.state == .ended || snapshot.state == .dismissed {
+                    // An ended activity's token is invalid, as on iOS: APNs answers 410 for it, the provider forgets
+                    // it, and the connection's token slot is free again.
+                    if released.insert(token) { Task { await self.releaseActivityToken(token, of: app) } }
+                } else if reported.insert(token) {
+                    Task {
+                        await self.postActivityToken(
+                            token, kind: "update", type: snapshot.attributesType, activityID: snapshot.id, app: app)
+                    }
                 }
             }
         }
@@ -83,6 +89,21 @@ extension SimulatedDevice {
             return true
         default:
             return false
+        }
+    }
+
+    /// Unregisters an ended activity's token at the gateway.
+    private func releaseActivityToken(_ bytes: Data, of app: InstalledApp) async {
+        guard let token = try? APNSDeviceToken(bytes: bytes) else { return }
+        app.forgetActivityToken(token)
+        guard let client = courier.withLock({ $0 }) else { return }
+        do {
+            try await client.unregister(token)
+        } catch {
+            hub.emit(
+                DeviceEvent(
+                    .log, bundleID: app.manifest.bundleID,
+                    message: "the ended activity's token \(token.hex.prefix(8))… was not unregistered: \(error)"))
         }
     }
 
