@@ -135,6 +135,16 @@ struct LiveActivityProviderTests {
             (status, created) = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["activity": "match-9"], "payload": ["aps": update]])
             #expect(created["warning"].string?.contains("no activity token") == true, "\(created)")
+
+            // The activity ended on the device: APNs answers 410 for its token, and the provider forgets it.
+            harness.gateway.server.registry.invalidate(
+                try APNSDeviceToken(hex: updateToken), reason: .unregistered, at: Date())
+            (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["activity": "match-1"], "payload": ["aps": update]])
+            report = try await harness.finished(try #require(created["id"].string))
+            #expect(report["stats"]["rejected"]["Unregistered"].int == 1, "\(report)")
+            let (_, left) = try await harness.call("GET", "/v1/activities/tokens?activity=match-1")
+            #expect(left.array.isEmpty, "\(left)")
         }
     }
 
