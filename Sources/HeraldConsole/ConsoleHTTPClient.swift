@@ -28,7 +28,8 @@ package struct ConsoleHTTPClient: Sendable {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)))
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.timeout = .init(connect: .seconds(3), read: .seconds(10))
+        // The connect time covers the TLS handshake: on a loaded two-core machine a local one took over 3 seconds.
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(10))
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
