@@ -23,7 +23,9 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "APNSCore", targets: ["APNSCore"]),
         .library(name: "APNSClient", targets: ["APNSClient"]),
-        .library(name: "UserNotifications", targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation"]),
+        .library(
+            name: "UserNotifications",
+            targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
     ],
     dependencies: [
@@ -57,9 +59,21 @@ let package = Package(
             swiftSettings: fuzzedSettings
         ),
         .target(
-            name: "APNSGateway",
+            name: "Courier",
             dependencies: [
                 "APNSCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: fuzzedSettings
+        ),
+        .target(
+            name: "APNSGateway",
+            dependencies: [
+                "APNSCore", "Courier",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,7 +116,8 @@ let package = Package(
         .target(
             name: "DeviceSimulator",
             dependencies: [
-                "APNSCore", "APNSGateway", "UserNotifications", "CoreLocation", "ActivityKit", "GracefulServer",
+                "APNSCore", "CategoryConfig", "Courier", "UserNotifications", "CoreLocation", "ActivityKit",
+                "GracefulServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,7 +128,7 @@ let package = Package(
         .target(
             name: "PushProvider",
             dependencies: [
-                "APNSCore", "APNSClient", "UserNotifications", "GracefulServer",
+                "APNSCore", "APNSClient", "CategoryConfig", "GracefulServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -146,7 +161,9 @@ let package = Package(
         ),
         .executableTarget(name: "EmbedFilesTool", swiftSettings: heraldSettings),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
-        .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
+        .target(name: "CategoryConfig", swiftSettings: heraldSettings),
+        .target(
+            name: "UserNotifications", dependencies: ["CoreLocation", "CategoryConfig"], swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
         .target(
             name: "HeraldCLI",
@@ -157,6 +174,7 @@ let package = Package(
                 "DeviceSimulator",
                 "HeraldConsole",
                 "PushProvider",
+                "CategoryConfig",
                 "UserNotifications",
                 "CoreLocation",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -176,7 +194,7 @@ let package = Package(
         .target(name: "CHeraldMalloc"),
         .executableTarget(
             name: "HeraldFuzz",
-            dependencies: ["APNSCore", "APNSGateway", "PushProvider"],
+            dependencies: ["APNSCore", "APNSGateway", "Courier", "PushProvider"],
             path: "Fuzz/HeraldFuzz",
             swiftSettings: fuzzedSettings,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
@@ -199,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "APNSGatewayTests",
             dependencies: [
-                "APNSGateway", "APNSCore", "GatewayTestSupport",
+                "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "Logging", package: "swift-log"),
@@ -209,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "APNSClientTests",
             dependencies: [
-                "APNSClient", "APNSGateway", "APNSCore", "GatewayTestSupport",
+                "APNSClient", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -222,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "DeviceSimulatorTests",
             dependencies: [
-                "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "GatewayTestSupport",
+                "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "Courier",
+                "GatewayTestSupport",
                 "ActivityKit", "GracefulServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -233,7 +252,8 @@ let package = Package(
         .testTarget(
             name: "PushProviderTests",
             dependencies: [
-                "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator", "GatewayTestSupport",
+                "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "Courier", "DeviceSimulator",
+                "GatewayTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -243,14 +263,14 @@ let package = Package(
         ),
         .testTarget(
             name: "UserNotificationsTests",
-            dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation"],
+            dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"],
             resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings
         ),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "APNSGateway", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
+                "HeraldCLI", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")],

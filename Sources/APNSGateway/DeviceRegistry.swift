@@ -1,4 +1,5 @@
 public import APNSCore
+public import Courier
 import Crypto
 public import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 public import APNSCore
+import Courier
 public import Foundation
 public import Logging
 import NIOCore

@@ -1,5 +1,6 @@
 import APNSCore
 import APNSGateway
+import Courier
 import Foundation
 import Testing
 

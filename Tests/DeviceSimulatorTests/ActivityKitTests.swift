@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import APNSGateway
 import ActivityKit
+import Courier
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport

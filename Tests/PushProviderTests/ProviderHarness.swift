@@ -1,5 +1,6 @@
 import APNSCore
 import APNSGateway
+import Courier
 import Crypto
 import Foundation
 import GatewayTestSupport

@@ -1,3 +1,4 @@
+import CategoryConfig
 import Foundation
 import Testing
 import UserNotifications

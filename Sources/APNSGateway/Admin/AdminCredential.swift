@@ -1,4 +1,5 @@
 import APNSCore
+public import Courier
 import Crypto
 public import Foundation
 

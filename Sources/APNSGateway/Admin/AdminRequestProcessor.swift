@@ -1,4 +1,5 @@
 import APNSCore
+import Courier
 package import Foundation
 
 /// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it. Every

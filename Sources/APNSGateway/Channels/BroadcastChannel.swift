@@ -1,4 +1,5 @@
 public import APNSCore
+public import Courier
 public import Foundation
 
 /// A channel made through the channel management API (reference K.1): whose it is, where, and how it stores.

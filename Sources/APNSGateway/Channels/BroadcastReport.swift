@@ -1,4 +1,5 @@
 public import APNSCore
+import Courier
 public import Foundation
 
 /// How far one broadcast got: how many subscribed devices it was written to, how many acknowledged it, and how long

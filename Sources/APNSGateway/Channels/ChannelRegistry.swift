@@ -1,4 +1,5 @@
 public import APNSCore
+public import Courier
 public import Foundation
 import NIOCore
 import Synchronization

@@ -1,4 +1,5 @@
 import APNSCore
+import Courier
 import Foundation
 import NIOCore
 import NIOWebSocket

@@ -1,4 +1,5 @@
 import APNSCore
+import Courier
 import NIOCore
 import NIOWebSocket
 

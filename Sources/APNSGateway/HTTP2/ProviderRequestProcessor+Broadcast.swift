@@ -1,4 +1,5 @@
 import APNSCore
+import Courier
 import Foundation
 
 /// Broadcasts (reference K.2): `POST /4/broadcasts/apps/<bundle ID>` on the push port, checked as APNs checks them —

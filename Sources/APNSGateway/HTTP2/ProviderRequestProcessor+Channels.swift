@@ -1,4 +1,5 @@
 import APNSCore
+import Courier
 import Foundation
 
 /// Channel management (reference K.1), on the gateway's channel management port: create

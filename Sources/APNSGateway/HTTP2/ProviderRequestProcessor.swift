@@ -1,4 +1,5 @@
 import APNSCore
+import Courier
 import Foundation
 
 /// Decides the answer to one provider request as APNs does, check by check: method, path, duplicate headers, header

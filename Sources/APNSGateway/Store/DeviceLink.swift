@@ -1,3 +1,5 @@
+public import Courier
+
 /// A device's live connection to the gateway (the courier), for one of its app tokens.
 public protocol DeviceLink: AnyObject, Sendable {
     /// Sends a notification to the device now; the device acknowledges it through

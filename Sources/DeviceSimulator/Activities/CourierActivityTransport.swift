@@ -1,6 +1,6 @@
 public import APNSCore
-public import APNSGateway
 public import ActivityKit
+public import Courier
 public import Foundation
 
 /// ActivityKit's device side over a courier connection: each activity's push token and each push-to-start token is

@@ -1,6 +1,6 @@
 import APNSCore
-import APNSGateway
 import ActivityKit
+import Courier
 import Foundation
 
 /// ActivityKit's device side for one app of a simulated device: tokens the gateway issues over the device's current

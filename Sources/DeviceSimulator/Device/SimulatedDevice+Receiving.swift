@@ -1,5 +1,5 @@
 import APNSCore
-import APNSGateway
+import Courier
 import Foundation
 import Synchronization
 import UserNotifications

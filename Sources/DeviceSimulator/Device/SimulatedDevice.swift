@@ -1,6 +1,6 @@
 import APNSCore
-import APNSGateway
 import ActivityKit
+import Courier
 import Crypto
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 public import APNSCore
+public import CategoryConfig
 public import Foundation
 public import UserNotifications
 

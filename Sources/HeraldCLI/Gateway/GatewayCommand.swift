@@ -1,6 +1,7 @@
 import APNSCore
 import APNSGateway
 import ArgumentParser
+import Courier
 import Foundation
 
 /// `herald gateway`: run the local APNs.

@@ -1,9 +1,9 @@
+import CategoryConfig
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
-import UserNotifications
 
 extension PushProviderService {
     func addCategoryRoutes(to router: Router<BasicRequestContext>) {

@@ -2,7 +2,7 @@ import Foundation
 
 extension UUID {
     /// The canonical lowercase 8-4-4-4-12 text, as APNs writes `apns-id` (without `uuidString`'s `sprintf`).
-    var lowercasedString: String {
+    package var lowercasedString: String {
         let digits = Array("0123456789abcdef".utf8)
         return withUnsafeBytes(of: uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { buffer in

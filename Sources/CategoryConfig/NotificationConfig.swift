@@ -9,6 +9,9 @@ public import Foundation
 ///   "UNNotificationAction": {"see1": {"identifier": "see1", "title": "I love it~", "options": 4}, ...}}}
 /// ```
 ///
+/// The module depends on nothing, so the provider checks the JSON and the device builds its categories from it
+/// (UserNotifications' `makeCategories()`) without either depending on the other.
+///
 /// Options are the raw values of `UNNotificationCategoryOptions` and `UNNotificationActionOptions`. An action with
 /// `textInputButtonTitle` and `textInputPlaceholder` is a text-input action. As in the seed's app code, a category's
 /// action key with no action behind it is skipped.
@@ -95,14 +98,21 @@ public struct NotificationConfig: Hashable, Sendable, Codable {
         var NotificationConfig: NotificationConfig
     }
 
+    /// Whether the object has a `NotificationConfig` key, whatever its value.
+    private struct WrapperProbe: Decodable {
+        struct Present: Decodable {
+            init(from decoder: any Decoder) {}
+        }
+        var NotificationConfig: Present?
+    }
+
     /// Reads the JSON: `{"NotificationConfig": {...}}` as in the seed, or the inner object alone.
     ///
     /// - Throws: ``NotificationConfigError`` saying which part is malformed.
     public init(data: Data) throws(NotificationConfigError) {
         let decoder = JSONDecoder()
-        let isWrapped = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["NotificationConfig"] != nil
         do {
-            if isWrapped {
+            if try decoder.decode(WrapperProbe.self, from: data).NotificationConfig != nil {
                 self = try decoder.decode(Wrapped.self, from: data).NotificationConfig
             } else {
                 self = try decoder.decode(NotificationConfig.self, from: data)
@@ -117,53 +127,5 @@ public struct NotificationConfig: Hashable, Sendable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(Wrapped(NotificationConfig: self))) ?? Data()
-    }
-
-    /// The categories to register with `UNUserNotificationCenter.setNotificationCategories(_:)`, built as the seed's
-    /// `createNotificationCategoryActions` builds them.
-    public func makeCategories() -> Set<UNNotificationCategory> {
-        Set(
-            categories.values.map { category in
-                UNNotificationCategory(
-                    identifier: category.identifier,
-                    actions: category.actions.compactMap { actions[$0].map(Self.makeAction) },
-                    intentIdentifiers: [],
-                    options: UNNotificationCategoryOptions(rawValue: category.options)
-                )
-            })
-    }
-
-    private static func makeAction(_ action: Action) -> UNNotificationAction {
-        let options = UNNotificationActionOptions(rawValue: action.options)
-        if let button = action.textInputButtonTitle, let placeholder = action.textInputPlaceholder {
-            return UNTextInputNotificationAction(
-                identifier: action.identifier, title: action.title, options: options, textInputButtonTitle: button,
-                textInputPlaceholder: placeholder)
-        }
-        return UNNotificationAction(identifier: action.identifier, title: action.title, options: options)
-    }
-}
-
-/// A `NotificationConfig` that cannot be read: what is wrong and where.
-public struct NotificationConfigError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-
-    init(_ error: any Error) {
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            message = "\(Self.path(context.codingPath + [key])) is missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            message = "\(Self.path(context.codingPath)): \(context.debugDescription)"
-        case DecodingError.dataCorrupted(let context):
-            message = "not JSON, or not an object: \(context.debugDescription)"
-        default:
-            message = "\(error)"
-        }
-    }
-
-    public var description: String { message }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.isEmpty ? "the configuration" : keys.map(\.stringValue).joined(separator: ".")
     }
 }

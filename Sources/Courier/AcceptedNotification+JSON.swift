@@ -77,9 +77,9 @@ extension AcceptedNotification {
 
 extension Date {
     /// Whole milliseconds since 1970, as APNs writes times.
-    var millisecondsSince1970: Int { Int((timeIntervalSince1970 * 1000).rounded(.down)) }
+    package var millisecondsSince1970: Int { Int((timeIntervalSince1970 * 1000).rounded(.down)) }
 
-    init(millisecondsSince1970 milliseconds: Int) {
+    package init(millisecondsSince1970 milliseconds: Int) {
         self.init(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
     }
 }
