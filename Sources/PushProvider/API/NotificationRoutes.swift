@@ -170,13 +170,13 @@ extension PushProviderService {
     func report(_ notification: StoredNotification, stats: NotificationReport.Stats?) -> NotificationReport {
         let stats =
             stats ?? NotificationReport.Stats(targeted: notification.targeted, inFlight: 0, counters: [], actions: [])
-        let state: String
+        let state: NotificationState
         if notification.dailyAt != nil {
-            state = "scheduled"
+            state = .scheduled
         } else if stats.queued + stats.inFlight == 0 {
-            state = "done"
+            state = .done
         } else {
-            state = notification.sendAt > Date() ? "scheduled" : "sending"
+            state = notification.sendAt > Date() ? .scheduled : .sending
         }
         let summary = (try? NotificationTarget.parse(stored: notification.target))?.summary ?? notification.target
         return NotificationReport(

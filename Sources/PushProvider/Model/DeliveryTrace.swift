@@ -8,8 +8,8 @@ public struct DeliveryTrace: Codable, Sendable, Hashable {
     public var notificationID: String
     public var appID: String
     public var token: String
-    /// `queued`, `leased`, `accepted` or `rejected`.
-    public var state: String
+    /// Where it is: queued, leased (in flight), accepted or rejected.
+    public var state: DeliveryState
     /// How many times a worker leased it.
     public var attempts: Int
     /// When the notification was accepted by the API (the delivery was queued then).

@@ -11,8 +11,8 @@ public struct NotificationReport: Codable, Sendable {
     public var sendAt: Date
     public var dailyAt: String?
     public var createdAt: Date
-    /// `scheduled` (before `sendAt`), `sending` (deliveries queued or in flight) or `done`.
-    public var state: String
+    /// Scheduled (before `sendAt`), sending (deliveries queued or in flight) or done.
+    public var state: NotificationState
     public var stats: Stats
     /// Said when the notification will reach nobody (its target matched no active device), so a typo in a user or
     /// tag is not a silent success.

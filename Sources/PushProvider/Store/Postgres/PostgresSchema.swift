@@ -238,5 +238,14 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            // The schemas drifted apart: SQLite's `devices.tags` was always `NOT NULL DEFAULT '[]'`; here it was NULL
+            // until a registration gave tags. StoreContractTests now compares both schemas' columns.
+            "v9 device tags as on SQLite",
+            [
+                "UPDATE devices SET tags = '[]' WHERE tags IS NULL",
+                "ALTER TABLE devices ALTER COLUMN tags SET DEFAULT '[]', ALTER COLUMN tags SET NOT NULL",
+            ]
+        ),
     ]
 }

@@ -32,13 +32,14 @@ extension PostgresStore {
                     WITH written AS (
                         INSERT INTO devices AS v (app_id, token, user_id, tags, locale, time_zone, app_version,
                             public_key, active, registered_at, updated_at)
-                        SELECT \(appID), r.token, r.user_id, r.tags, r.locale, r.time_zone, r.app_version, r.public_key,
-                            true, \(at), \(at)
+                        SELECT \(appID), r.token, r.user_id, coalesce(r.tags, '[]'), r.locale, r.time_zone,
+                            r.app_version, r.public_key, true, \(at), \(at)
                         FROM jsonb_to_recordset(\(json)::jsonb) AS r(token text, user_id text, tags text, locale text,
                             time_zone text, app_version text, public_key text)
                         ON CONFLICT (app_id, token) DO UPDATE SET
                             user_id = coalesce(excluded.user_id, v.user_id),
-                            tags = coalesce(excluded.tags, v.tags),
+                            -- Tags change only when given: `retagged` lists the registrations that gave them.
+                            tags = CASE WHEN excluded.token = ANY(\(retagged)) THEN excluded.tags ELSE v.tags END,
                             locale = coalesce(excluded.locale, v.locale),
                             time_zone = coalesce(excluded.time_zone, v.time_zone),
                             app_version = coalesce(excluded.app_version, v.app_version),

@@ -154,7 +154,7 @@ extension PostgresStore {
         let inFlight = try await rows(
             """
             SELECT notification_id, count(*) FROM deliveries
-            WHERE state = 'leased' AND notification_id = ANY(\(ids)) GROUP BY 1
+            WHERE state = \(unescaped: DeliveryState.leased.sql) AND notification_id = ANY(\(ids)) GROUP BY 1
             """)
         let counters = try await rows(
             "SELECT notification_id, name, reason, n FROM notification_counters WHERE notification_id = ANY(\(ids))")

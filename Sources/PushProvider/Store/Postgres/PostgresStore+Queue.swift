@@ -10,10 +10,10 @@ extension PostgresStore {
     {
         let rows = try await rows(
             """
-            UPDATE deliveries SET state = 'leased', lease_owner = \(owner),
+            UPDATE deliveries SET state = \(unescaped: DeliveryState.leased.sql), lease_owner = \(owner),
                 lease_until = \(now.addingTimeInterval(leaseFor)), attempts = attempts + 1
             WHERE id = ANY(ARRAY(
-                SELECT id FROM deliveries WHERE state = 'queued' AND not_before <= \(now)
+                SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before <= \(now)
                 ORDER BY not_before, id LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED))
             RETURNING id, notification_id, app_id, token, attempts
@@ -41,7 +41,7 @@ extension PostgresStore {
                 try await connection.rows(
                     """
                     WITH changed AS (
-                        UPDATE deliveries d SET state = 'accepted', status = 200,
+                        UPDATE deliveries d SET state = \(unescaped: DeliveryState.accepted.sql), status = 200,
                             apns_unique_id = nullif(u.unique_id, ''), result_at = u.at, lease_owner = NULL,
                             lease_until = NULL
                         FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
@@ -49,7 +49,7 @@ extension PostgresStore {
                         WHERE d.id = u.id AND d.lease_owner = \(owner)
                         RETURNING d.notification_id)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
-                    SELECT notification_id, 'accepted', '', count(*) FROM changed GROUP BY 1 ORDER BY 1
+                    SELECT notification_id, \(NotificationCounter.accepted.rawValue), '', count(*) FROM changed GROUP BY 1 ORDER BY 1
                     ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
                     """, logger)
             }
@@ -57,7 +57,7 @@ extension PostgresStore {
                 try await connection.rows(
                     """
                     WITH changed AS (
-                        UPDATE deliveries d SET state = 'rejected', status = nullif(u.status, 0), reason = u.reason,
+                        UPDATE deliveries d SET state = \(unescaped: DeliveryState.rejected.sql), status = nullif(u.status, 0), reason = u.reason,
                             result_at = u.at, lease_owner = NULL, lease_until = NULL
                         FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
                             \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[])
@@ -65,14 +65,14 @@ extension PostgresStore {
                         WHERE d.id = u.id AND d.lease_owner = \(owner)
                         RETURNING d.notification_id, d.reason)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
-                    SELECT notification_id, 'rejected', reason, count(*) FROM changed GROUP BY 1, 3 ORDER BY 1, 3
+                    SELECT notification_id, \(NotificationCounter.rejected.rawValue), reason, count(*) FROM changed GROUP BY 1, 3 ORDER BY 1, 3
                     ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
                     """, logger)
             }
             if !batch.retryIDs.isEmpty {
                 try await connection.rows(
                     """
-                    UPDATE deliveries d SET state = 'queued', reason = u.reason, not_before = u.not_before,
+                    UPDATE deliveries d SET state = \(unescaped: DeliveryState.queued.sql), reason = u.reason, not_before = u.not_before,
                         lease_owner = NULL, lease_until = NULL
                     FROM unnest(\(batch.retryIDs)::bigint[], \(batch.retryReasons)::text[],
                         \(batch.retryNotBefore)::timestamptz[]) AS u(id, reason, not_before)
@@ -104,8 +104,8 @@ extension PostgresStore {
         try await count(
             """
             WITH changed AS (
-                UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
-                WHERE state = 'leased' AND lease_until < \(now) RETURNING 1)
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now) RETURNING 1)
             SELECT count(*) FROM changed
             """)
     }
@@ -123,8 +123,8 @@ extension PostgresStore {
                 DELETE FROM provider_heartbeats WHERE seen_at < now() - make_interval(secs => \(staleAfter))
                 RETURNING owner),
             changed AS (
-                UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
-                WHERE state = 'leased' AND lease_owner IN (SELECT owner FROM dead) RETURNING 1)
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner IN (SELECT owner FROM dead) RETURNING 1)
             SELECT count(*) FROM changed
             """)
     }
@@ -133,15 +133,15 @@ extension PostgresStore {
         try await count(
             """
             WITH changed AS (
-                UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL,
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL,
                     attempts = attempts - 1
-                WHERE state = 'leased' AND lease_owner = \(owner) RETURNING 1)
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
             SELECT count(*) FROM changed
             """)
     }
 
     func queueDepth() async throws(ProviderError) -> Int {
-        try await count("SELECT count(*) FROM deliveries WHERE state = 'queued'")
+        try await count("SELECT count(*) FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql)")
     }
 
     /// A batch of results as the columns the `unnest` updates read.

@@ -49,7 +49,8 @@ extension PostgresStore {
         return DeliveryTrace(
             apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: try row.column("id")).string,
             notificationID: notificationID, appID: try row.column("app_id"), token: try row.column("token"),
-            state: try row.column("state"), attempts: Int(try row.column("attempts", as: Int64.self)),
+            state: try DeliveryState(stored: try row.column("state")),
+            attempts: Int(try row.column("attempts", as: Int64.self)),
             queuedAt: try row.column("queued_at"), notBefore: try row.column("not_before"),
             leaseUntil: try row.column("lease_until"), status: try row.column("status", as: Int64?.self).map(Int.init),
             reason: try row.column("reason"), apnsUniqueID: try row.column("apns_unique_id"),

@@ -190,7 +190,7 @@ extension SQLiteStore {
     static func inFlightSQL(count: Int) -> String {
         """
         SELECT notification_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
-        WHERE state = 'leased' AND notification_id IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))
+        WHERE state = \(DeliveryState.leased.sql) AND notification_id IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))
         GROUP BY 1
         """
     }

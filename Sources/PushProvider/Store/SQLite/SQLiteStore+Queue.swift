@@ -9,9 +9,9 @@ extension SQLiteStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    UPDATE deliveries SET state = 'leased', lease_owner = ?, lease_until = ?, attempts = attempts + 1
+                    UPDATE deliveries SET state = \(DeliveryState.leased.sql), lease_owner = ?, lease_until = ?, attempts = attempts + 1
                     WHERE id IN (
-                        SELECT id FROM deliveries WHERE state = 'queued' AND not_before <= ?
+                        SELECT id FROM deliveries WHERE state = \(DeliveryState.queued.sql) AND not_before <= ?
                         ORDER BY not_before, id LIMIT ?)
                     RETURNING id, notification_id, app_id, token, attempts
                     """, arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, limit]
@@ -28,21 +28,21 @@ extension SQLiteStore {
         try await write { db in
             let accepted = try db.cachedStatement(
                 sql: """
-                    UPDATE deliveries SET state = 'accepted', status = 200, apns_unique_id = ?, result_at = ?,
+                    UPDATE deliveries SET state = \(DeliveryState.accepted.sql), status = 200, apns_unique_id = ?, result_at = ?,
                         lease_owner = NULL, lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
                     RETURNING notification_id
                     """)
             let rejected = try db.cachedStatement(
                 sql: """
-                    UPDATE deliveries SET state = 'rejected', status = ?, reason = ?, result_at = ?,
+                    UPDATE deliveries SET state = \(DeliveryState.rejected.sql), status = ?, reason = ?, result_at = ?,
                         lease_owner = NULL, lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
                     RETURNING notification_id
                     """)
             let retry = try db.cachedStatement(
                 sql: """
-                    UPDATE deliveries SET state = 'queued', reason = ?, not_before = ?, lease_owner = NULL,
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), reason = ?, not_before = ?, lease_owner = NULL,
                         lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
                     """)
@@ -114,8 +114,8 @@ extension SQLiteStore {
         try await write { db in
             try db.execute(
                 sql: """
-                    UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
-                    WHERE state = 'leased' AND lease_until < ?
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                    WHERE state = \(DeliveryState.leased.sql) AND lease_until < ?
                     """, arguments: [now.stored])
             return db.changesCount
         }
@@ -127,15 +127,16 @@ extension SQLiteStore {
         try await write { db in
             try db.execute(
                 sql: """
-                    UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
-                    WHERE state = 'leased' AND lease_owner = ?
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+                    WHERE state = \(DeliveryState.leased.sql) AND lease_owner = ?
                     """, arguments: [owner])
             return db.changesCount
         }
     }
 
     func queueDepth() async throws(ProviderError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = 'queued'") ?? 0
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = \(DeliveryState.queued.sql)") ?? 0
         }
     }
 }

@@ -7,7 +7,7 @@ extension SQLiteStore {
             guard let row = try Row.fetchOne(db, sql: Self.traceQuery + " WHERE d.id = ?", arguments: [id]) else {
                 return nil
             }
-            var trace = Self.trace(from: row)
+            var trace = try Self.trace(from: row)
             trace.reports = try Row.fetchAll(
                 db,
                 sql: """
@@ -27,7 +27,7 @@ extension SQLiteStore {
             try Row.fetchAll(
                 db, sql: Self.traceQuery + " WHERE d.notification_id = ? AND d.id > ? ORDER BY d.id LIMIT ?",
                 arguments: [notificationID, after, limit]
-            ).map(Self.trace(from:))
+            ).map { row in try Self.trace(from: row) }
         }
     }
 
@@ -35,12 +35,13 @@ extension SQLiteStore {
         SELECT d.*, n.created_at AS queued_at FROM deliveries d JOIN notifications n ON n.id = d.notification_id
         """
 
-    private static func trace(from row: Row) -> DeliveryTrace {
+    private static func trace(from row: Row) throws -> DeliveryTrace {
         let notificationID: String = row["notification_id"]
         func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(stored:)) }
         return DeliveryTrace(
             apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["id"]).string,
-            notificationID: notificationID, appID: row["app_id"], token: row["token"], state: row["state"],
+            notificationID: notificationID, appID: row["app_id"], token: row["token"],
+            state: try DeliveryState(stored: row["state"]),
             attempts: row["attempts"], queuedAt: Date(stored: row["queued_at"]),
             notBefore: Date(stored: row["not_before"]), leaseUntil: date("lease_until"), status: row["status"],
             reason: row["reason"], apnsUniqueID: row["apns_unique_id"], answeredAt: date("result_at"),

@@ -29,8 +29,8 @@ final class SQLiteStore: ProviderStore {
             try pool.write { db in
                 try db.execute(
                     sql: """
-                        UPDATE deliveries SET state = 'queued', lease_owner = NULL, lease_until = NULL
-                        WHERE state = 'leased'
+                        UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                        WHERE state = \(DeliveryState.leased.sql)
                         """)
             }
         } catch {
