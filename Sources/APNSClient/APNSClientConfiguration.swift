@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 
 extension APNSClient {
     /// Everything a client needs: where to send, how to authenticate, and its limits.
@@ -25,6 +26,9 @@ extension APNSClient {
         public var pingTimeout: Duration = .seconds(10)
         /// When and how often to send again.
         public var retryPolicy = APNSRetryPolicy()
+        /// Where the client says what it does: a connection that cannot be opened (warning), a notification sent
+        /// again (info), APNs' final refusals (debug). Each line carries `apns-id`, a token prefix and the reason.
+        public var logger = Logger(label: "herald-apns-client")
         /// Metrics hooks.
         public var observer: any APNSClientObserver = SilentObserver()
         /// The clock provider tokens are dated by; tests move it instead of waiting.

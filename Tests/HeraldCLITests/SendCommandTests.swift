@@ -22,6 +22,26 @@ struct SendCommandTests {
         }
     }
 
+    @Test("--log-level: a retry is logged at info with its reason, a refusal only at debug, each with its apns-id")
+    func logLevels() async throws {
+        try await SendGateway.with { gateway in
+            gateway.server.faults.add(.init(effect: .answer(status: 503, reason: .serviceUnavailable), count: 1))
+            let unknown = String(repeating: "ab", count: 32)
+            let arguments = gateway.arguments(["--token", gateway.token, "--token", unknown, "--body", "x"])
+            let info = await runHerald(arguments)
+            #expect(info.errorOutput.contains("info herald-send: sending again"), "\(info.errorOutput)")
+            #expect(info.errorOutput.contains("reason=ServiceUnavailable"), "\(info.errorOutput)")
+            #expect(!info.errorOutput.contains("herald-send: rejected"), "\(info.errorOutput)")
+            let debug = await runHerald(arguments + ["--log-level", "debug"])
+            let rejected = debug.errorOutput.split(separator: "\n").first { $0.contains("herald-send: rejected") }
+            #expect(rejected?.contains("reason=BadDeviceToken") == true, "\(debug.errorOutput)")
+            #expect(rejected?.contains("apns-id=") == true, "\(debug.errorOutput)")
+            #expect(rejected?.contains("token=abababab…") == true, "never the whole token: \(debug.errorOutput)")
+            let quiet = await runHerald(arguments + ["--log-level", "error"])
+            #expect(!quiet.errorOutput.contains("herald-send:"), "\(quiet.errorOutput)")
+        }
+    }
+
     @Test("--json: sent, accepted, rejected by reason, retried, seconds; exit 1 when any was rejected")
     func jsonSummary() async throws {
         try await SendGateway.with { gateway in

@@ -1,5 +1,6 @@
 public import APNSCore
 import Foundation
+public import Logging
 import NIOCore
 
 /// A client for APNs' channel management API (reference K.1): create, read, delete and list an app's broadcast
@@ -36,15 +37,18 @@ public final class APNSChannelClient: Sendable {
     ///   - endpoint: Apple's management host (``endpoint(for:)``) or the local gateway's management port.
     ///   - authentication: a provider token signer or a client certificate, as for device pushes.
     ///   - timeout: how long one request may take, retries included.
+    ///   - logger: where the client says what it does (see ``APNSClient/Configuration/logger``).
     /// - Throws: ``APNSClientError`` when TLS cannot be set up (an unreadable CA).
     public init(
-        endpoint: APNSEndpoint, authentication: APNSClientAuthentication, timeout: Duration = .seconds(10)
+        endpoint: APNSEndpoint, authentication: APNSClientAuthentication, timeout: Duration = .seconds(10),
+        logger: Logger = Logger(label: "herald-apns-client")
     ) throws(APNSClientError) {
         self.endpoint = endpoint
         self.authentication = authentication
         var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.maximumConnections = 1
         configuration.timeout = timeout
+        configuration.logger = logger
         client = try APNSClient(configuration: configuration)
     }
 

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -128,6 +129,9 @@ final class ConnectionPool: Sendable {
         case .lost(let reason):
             retry(pending, after: APNSRejection(status: nil, reason: .streamReset, message: reason))
         case .connectionFailed(let reason, let retryable):
+            configuration.logger.warning(
+                "cannot connect",
+                metadata: ["endpoint": "\(configuration.endpoint.authority)", "error": "\(reason)"])
             pending.attempts += 1
             let rejection = APNSRejection(status: nil, reason: .connectionFailed, message: reason)
             if retryable {
@@ -162,6 +166,10 @@ final class ConnectionPool: Sendable {
             return
         }
         configuration.observer.notificationRetried(reason: rejection.reason, attempt: attempts, delay: delay)
+        var metadata = Self.metadata(pending, rejection)
+        metadata["attempt"] = "\(attempts)"
+        metadata["delay"] = "\(delay)"
+        configuration.logger.info("sending again", metadata: metadata)
         resend(pending, after: delay)
     }
 
@@ -188,11 +196,26 @@ final class ConnectionPool: Sendable {
     }
 
     private func finish(_ pending: PendingNotification, _ result: APNSResult) {
+        if case .rejected(let rejection) = result {
+            configuration.logger.debug("rejected", metadata: Self.metadata(pending, rejection))
+        }
         let latency = pending.firstSent.map { NIODeadline.now() - $0 } ?? .zero
         configuration.observer.notificationFinished(result, latency: .nanoseconds(latency.nanoseconds))
         pending.onResult(
             APNSSendOutcome(notification: pending.notification, result: result, attempts: pending.attempts))
         window.release(1)
+    }
+
+    /// What a log line says of a notification and its refusal: never the whole device token.
+    private static func metadata(_ pending: PendingNotification, _ rejection: APNSRejection) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "token": "\(pending.notification.deviceToken.prefix(8))…", "reason": "\(rejection.reason.rawValue)",
+        ]
+        if let apnsID = rejection.apnsID ?? pending.notification.headers.apnsID?.rawValue {
+            metadata["apns-id"] = "\(apnsID)"
+        }
+        if let status = rejection.status { metadata["status"] = "\(status)" }
+        return metadata
     }
 
     /// The rejection an error answer describes; a body that is not APNs' JSON is reported as such.

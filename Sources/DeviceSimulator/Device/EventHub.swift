@@ -1,9 +1,16 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Hands every device event to each subscriber (the terminal, the reporter, tests), in order.
 final class EventHub: Sendable {
     private let subscribers = Mutex<[UUID: AsyncStream<DeviceEvent>.Continuation]>([:])
+    private let logger: Logger
+
+    /// - Parameter logger: where every event is also written, at debug level.
+    init(logger: Logger) {
+        self.logger = logger
+    }
 
     /// A stream of the events from now on; it ends when the device stops.
     func subscribe() -> AsyncStream<DeviceEvent> {
@@ -17,6 +24,15 @@ final class EventHub: Sendable {
     }
 
     func emit(_ event: DeviceEvent) {
+        if logger.logLevel <= .debug {
+            var metadata: Logger.Metadata = [:]
+            if let bundleID = event.bundleID { metadata["app"] = "\(bundleID)" }
+            if let apnsID = event.apnsID { metadata["apns-id"] = "\(apnsID)" }
+            if let token = event.token { metadata["token"] = "\(token.prefix(8))…" }
+            if let action = event.action { metadata["action"] = "\(action)" }
+            if let message = event.message { metadata["message"] = "\(message)" }
+            logger.debug("\(event.kind.rawValue)", metadata: metadata)
+        }
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
     }
 

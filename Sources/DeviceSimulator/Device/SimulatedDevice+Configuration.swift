@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import UserNotifications
 
 extension SimulatedDevice {
@@ -30,6 +31,8 @@ extension SimulatedDevice {
         public var channelSubscriptions: [String] = []
         /// How long a service extension has before `serviceExtensionTimeWillExpire()` (30 seconds on iOS).
         public var serviceExtensionTimeLimit: Duration = .seconds(30)
+        /// Every event is also logged here at debug level, with its kind, app, `apns-id` and a token prefix.
+        public var logger = Logger(label: "herald-device")
         /// A user's own service extensions by bundle ID, replacing the manifest's steps for that app.
         public var serviceExtensions: [String: @Sendable () -> UNNotificationServiceExtension] = [:]
         /// A user's own content extensions by bundle ID, replacing the built-in one.

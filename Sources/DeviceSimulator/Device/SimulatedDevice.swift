@@ -21,7 +21,7 @@ public final class SimulatedDevice: Sendable {
     /// How the device was started.
     public let configuration: Configuration
     let apps: [InstalledApp]
-    let hub = EventHub()
+    let hub: EventHub
     let records = Mutex(DeliveryRecords())
     /// The courier connection now; a new one after a reconnection.
     let courier = Mutex<CourierClient?>(nil)
@@ -35,6 +35,7 @@ public final class SimulatedDevice: Sendable {
         self.configuration = configuration
         self.apps = apps
         self.stateFile = stateFile
+        hub = EventHub(logger: configuration.logger)
         attachActivities()
     }
 

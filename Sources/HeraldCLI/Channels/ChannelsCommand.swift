@@ -27,6 +27,8 @@ struct ChannelsCommand: AsyncParsableCommand {
         @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command instead of sending.")
         var printCurl = false
 
+        @OptionGroup var logging: LoggingOptions
+
         /// A client for the chosen management endpoint.
         func client() throws -> APNSChannelClient {
             var endpoint = try target.endpoint()
@@ -37,7 +39,9 @@ struct ChannelsCommand: AsyncParsableCommand {
                 endpoint = APNSChannelClient.endpoint(for: environment)
                 endpoint.additionalTrustRootsPEM = trust
             }
-            return try APNSChannelClient(endpoint: endpoint, authentication: try target.authentication())
+            return try APNSChannelClient(
+                endpoint: endpoint, authentication: try target.authentication(),
+                logger: logging.logger("herald-channels"))
         }
 
         /// Runs `body` with a client, then closes it; an APNs rejection is printed and exits 1.

@@ -67,6 +67,8 @@ struct DeviceCommand: AsyncParsableCommand {
             """)
     var fleet: Int?
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
         guard !apps.isEmpty else {
             throw UsageError("give at least one --app MANIFEST (see docs/devices.md, or examples/*/app.json)")
@@ -123,6 +125,7 @@ struct DeviceCommand: AsyncParsableCommand {
         configuration.reportURL = try reportURL.map { try Self.httpURL($0, option: "--report-url") }
         configuration.serviceExtensionTimeLimit = .milliseconds(Int(extensionTimeLimit * 1000))
         configuration.allowedAttachmentHosts = allowedAttachmentHosts
+        configuration.logger = logging.logger("herald-device")
         configuration.channelSubscriptions = channelSubscriptions
         switch (user, userToken) {
         case (let user?, let token?): configuration.user = (user, token)

@@ -47,6 +47,8 @@ struct GatewayCommand: AsyncParsableCommand {
         help: "Let anyone who reaches the port use the admin API without the admin token (loopback --host only).")
     var insecureAdmin = false
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
         let io = CommandIO.current
         guard let environment = APNSEnvironment(name: environment) else {
@@ -113,6 +115,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.environment = environment
         configuration.insecureAdmin = insecureAdmin
         configuration.maxConnections = maxConnections
+        configuration.logger = logging.logger("herald-gateway")
         let server: GatewayServer
         do {
             server = try GatewayServer(configuration: configuration, verifier: verifier)

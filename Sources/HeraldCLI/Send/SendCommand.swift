@@ -58,6 +58,8 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup(title: "Target and credentials")
     var target: SendTargetOptions
 
+    @OptionGroup var logging: LoggingOptions
+
     @Option(help: "How many connections to open at most.")
     var connections = 1
 
@@ -176,6 +178,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.timeout = .milliseconds(Int(timeout * 1000))
+        configuration.logger = logging.logger("herald-send")
         let client = try APNSClient(configuration: configuration)
         let result = try await client.send(
             APNSNotification(
@@ -205,6 +208,7 @@ struct SendCommand: AsyncParsableCommand {
             configuration.maximumPendingNotifications = max(configuration.maximumPendingNotifications, 2 * concurrency)
         }
         configuration.observer = SendObserver(summary: summary)
+        configuration.logger = logging.logger("herald-send")
         let client = try APNSClient(configuration: configuration)
         let progress = tokenFile != nil && isatty(STDERR_FILENO) == 1 && !json ? SendProgress(summary: summary) : nil
         progress?.start()

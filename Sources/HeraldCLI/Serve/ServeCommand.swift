@@ -88,6 +88,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
         let io = CommandIO.current
         var configuration = PushProviderService.Configuration(dataDirectory: URL(fileURLWithPath: data))
@@ -104,7 +106,8 @@ struct ServeCommand: AsyncParsableCommand {
         let lock =
             configuration.database == .sqlite
             ? try DataFolderLock(configuration.providerDirectory, command: "herald serve") : nil
-        let provider = try await PushProviderService(configuration: configuration)
+        let provider = try await PushProviderService(
+            configuration: configuration, logger: logging.logger("herald-provider"))
         let console = try await HeraldConsole(configuration: try consoleConfiguration())
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
         let task = Task {

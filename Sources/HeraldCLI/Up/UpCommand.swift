@@ -36,6 +36,8 @@ struct UpCommand: AsyncParsableCommand {
         help: "A host (or host:port) on a loopback or private address the device may download media from. Repeatable.")
     var allowedAttachmentHosts: [String] = []
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         guard ["127.0.0.1", "0.0.0.0", "localhost", "::1", "::"].contains(host) else {
             throw ValidationError(

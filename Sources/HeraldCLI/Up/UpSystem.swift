@@ -32,6 +32,7 @@ struct UpSystem {
         gatewayConfiguration.host = command.host
         gatewayConfiguration.port = command.gatewayPort
         gatewayConfiguration.managePort = command.managePort
+        gatewayConfiguration.logger = command.logging.logger("herald-gateway")
         let gateway = try GatewayServer(configuration: gatewayConfiguration, verifier: verifier)
         let port: Int
         do {
@@ -61,7 +62,8 @@ struct UpSystem {
         providerConfiguration.port = command.providerPort
         providerConfiguration.allowedEndpoints =
             ["https://127.0.0.1:\(port)"] + (gateway.managementPort.map { ["https://127.0.0.1:\($0)"] } ?? [])
-        let provider = try await PushProviderService(configuration: providerConfiguration)
+        let provider = try await PushProviderService(
+            configuration: providerConfiguration, logger: command.logging.logger("herald-provider"))
         let console = try await HeraldConsole(
             configuration: .init(
                 gateway: .init(
@@ -126,6 +128,7 @@ struct UpSystem {
         device.registerURL = URL(string: "\(providerURL)/v1/devices?key=\(app.publishableKey)")
         device.reportURL = URL(string: "\(providerURL)/v1/feedback?key=\(app.publishableKey)")
         device.user = (DemoApp.user, provider.userToken(appID: app.id, userID: DemoApp.user))
+        device.logger = command.logging.logger("herald-device")
         device.allowedAttachmentHosts = command.allowedAttachmentHosts
         var session = DeviceSession(
             configuration: device, apiHost: "127.0.0.1", apiPort: command.deviceAPIPort,

@@ -103,7 +103,8 @@ extension PushProviderService {
         _ = try await store.insertNotification(stored, target: plan.target, requireKey: plan.encrypted != nil)
         metrics.notificationsCreated.increment()
         if plan.dailyAt != nil {
-            await DailyScheduler(store: store, engine: engine, logger: logger).scheduleDue(now: now, only: stored.id)
+            await DailyScheduler(store: store, engine: engine, failures: failures).scheduleDue(
+                now: now, only: stored.id)
         }
         engine.notify()
         // Safety: inserted just above.

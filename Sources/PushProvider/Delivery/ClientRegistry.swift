@@ -1,6 +1,7 @@
 import APNSClient
 import APNSCore
 import Foundation
+import Logging
 
 /// One `APNSClient` per app, made on first use from its stored credentials and remade when the app changes.
 actor ClientRegistry {
@@ -8,11 +9,13 @@ actor ClientRegistry {
     private let secrets: SecretBox
     private let observer: ProviderMetrics
     private let connectionsPerApp: Int
+    private let logger: Logger
 
-    init(secrets: SecretBox, observer: ProviderMetrics, connectionsPerApp: Int) {
+    init(secrets: SecretBox, observer: ProviderMetrics, connectionsPerApp: Int, logger: Logger) {
         self.secrets = secrets
         self.observer = observer
         self.connectionsPerApp = connectionsPerApp
+        self.logger = logger
     }
 
     /// The client for `app`.
@@ -20,8 +23,10 @@ actor ClientRegistry {
     /// - Throws: ``ProviderError`` when its credentials cannot be opened or used.
     func client(for app: StoredApp) throws(ProviderError) -> APNSClient {
         if let current = clients[app.app.id], current.version == app.app.updatedAt { return current.client }
+        var logger = logger
+        logger[metadataKey: "app"] = "\(app.app.id)"
         let client = try Self.makeClient(
-            for: app, secrets: secrets, observer: observer, connections: connectionsPerApp)
+            for: app, secrets: secrets, observer: observer, connections: connectionsPerApp, logger: logger)
         if let old = clients[app.app.id]?.client { Task { await old.shutdown() } }
         clients[app.app.id] = (app.app.updatedAt, client)
         return client
@@ -33,7 +38,9 @@ actor ClientRegistry {
         clients = [:]
     }
 
-    static func makeClient(for app: StoredApp, secrets: SecretBox, observer: ProviderMetrics, connections: Int)
+    static func makeClient(
+        for app: StoredApp, secrets: SecretBox, observer: ProviderMetrics, connections: Int, logger: Logger
+    )
         throws(ProviderError) -> APNSClient
     {
         let credentials = try boundCredentials(of: app, secrets: secrets)
@@ -47,6 +54,7 @@ actor ClientRegistry {
             endpoint: endpoint, authentication: try credentials.clientAuthentication())
         configuration.maximumConnections = connections
         configuration.observer = observer
+        configuration.logger = logger
         do {
             return try APNSClient(configuration: configuration)
         } catch {

@@ -37,13 +37,15 @@ final class DeliveryEngine: Sendable {
     private let settings: Settings
     private let limiter = RateLimiter()
     private let logger: Logger
+    private let failures: FailureReporter
     private let signal = WorkSignal()
 
-    init(store: any ProviderStore, clients: ClientRegistry, settings: Settings, logger: Logger) {
+    init(store: any ProviderStore, clients: ClientRegistry, settings: Settings, failures: FailureReporter) {
         self.store = store
         self.clients = clients
         self.settings = settings
-        self.logger = logger
+        self.failures = failures
+        logger = failures.logger
     }
 
     /// Tells idle workers there is new work now.
@@ -77,7 +79,7 @@ final class DeliveryEngine: Sendable {
                 }
                 await send(leased)
             } catch {
-                logger.error("delivery worker: \(error)")
+                failures.report(.lease, "cannot lease deliveries; trying again in a second", error: error)
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -86,8 +88,13 @@ final class DeliveryEngine: Sendable {
     /// Puts back deliveries whose worker died (its lease ran out).
     private func watchLeases() async {
         while !Task.isCancelled {
-            if let count = try? await store.reclaimExpiredLeases(now: Date()), count > 0 {
-                logger.notice("requeued \(count) deliveries whose lease ran out")
+            do {
+                let count = try await store.reclaimExpiredLeases(now: Date())
+                if count > 0 {
+                    logger.notice("requeued deliveries whose lease ran out", metadata: ["count": "\(count)"])
+                }
+            } catch {
+                failures.report(.reclaim, "cannot requeue expired leases", error: error)
             }
             try? await Task.sleep(for: .seconds(max(1, settings.leaseDuration / 4)))
         }
@@ -98,12 +105,15 @@ final class DeliveryEngine: Sendable {
         while !Task.isCancelled {
             let (store, owner, staleAfter) = (self.store, self.owner, settings.staleAfter)
             // Its own task: a heartbeat cut short by cancellation must not leave a query half-done.
-            if let count = try? await Task(operation: {
-                try await store.heartbeat(owner: owner, staleAfter: staleAfter)
-            })
-            .value, count > 0 {
-                logger.notice("requeued \(count) deliveries of a provider that stopped answering")
-                signal.notify()
+            do {
+                let count = try await Task { try await store.heartbeat(owner: owner, staleAfter: staleAfter) }.value
+                if count > 0 {
+                    logger.notice(
+                        "requeued deliveries of a provider that stopped answering", metadata: ["count": "\(count)"])
+                    signal.notify()
+                }
+            } catch {
+                failures.report(.heartbeat, "cannot say this provider is alive", error: error)
             }
             try? await Task.sleep(for: settings.heartbeatInterval)
         }
@@ -140,7 +150,9 @@ final class DeliveryEngine: Sendable {
             client = try await clients.client(for: app)
             prepared = try await PreparedBatch(deliveries, app: app, store: store)
         } catch {
-            logger.error("cannot send for app \(appID): \(error)")
+            failures.report(
+                .prepare, "cannot send; the deliveries are retried", error: error,
+                metadata: ["app": "\(appID)", "count": "\(deliveries.count)"])
             for delivery in deliveries {
                 buffer.append(retryOrGiveUp(delivery.id, attempts: delivery.attempts, reason: "ProviderError"))
             }
@@ -158,7 +170,7 @@ final class DeliveryEngine: Sendable {
                     buffer.append(self.result(of: outcome, appID: appID, attempts: attempts))
                 }
             } catch {
-                logger.error("cannot sign a provider token for app \(appID): \(error)")
+                failures.report(.sign, "cannot sign a provider token", error: error, metadata: ["app": "\(appID)"])
                 for notification in chunk {
                     let messageID = notification.broadcast?.headers.requestID ?? notification.headers.apnsID
                     if let id = messageID.flatMap({ DeliveryMessageID($0.rawValue) }) {
@@ -214,7 +226,9 @@ final class DeliveryEngine: Sendable {
             try await Task { try await store.record(results, owner: owner) }.value
         } catch {
             // The leases run out and the deliveries are sent again with the same apns-id.
-            logger.error("cannot record \(results.count) results: \(error)")
+            failures.report(
+                .record, "cannot record APNs' answers; they are sent again when their leases run out", error: error,
+                metadata: ["count": "\(results.count)", "owner": "\(owner)"])
         }
     }
 }

@@ -62,6 +62,16 @@ final class ProviderMetrics: APNSClientObserver {
         ).increment()
     }
 
+    /// Counts a failure the provider logged and went on from (``FailureReporter``).
+    func failed(_ operation: String) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "failures", unitName: "total",
+                helpText: "Failures the provider logged and went on from, by operation (a store, a webhook, ...)."),
+            labels: [("operation", operation)]
+        ).increment()
+    }
+
     func connectionsChanged(open: Int) {
         connections.set(Double(open))
     }

@@ -7,7 +7,7 @@ import Logging
 struct DailyScheduler: Sendable {
     let store: any ProviderStore
     let engine: DeliveryEngine
-    let logger: Logger
+    let failures: FailureReporter
     var interval: Duration = .seconds(30)
 
     func run() async {
@@ -46,12 +46,14 @@ struct DailyScheduler: Sendable {
                         notificationID: notification.id, appID: notification.appID, occurrence: day, times: times)
                 }
                 if queued > 0 {
-                    logger.info("daily \(notification.id): queued \(queued) deliveries")
+                    failures.logger.info(
+                        "daily occurrence queued",
+                        metadata: ["notification": "\(notification.id)", "count": "\(queued)"])
                     engine.notify()
                 }
             }
         } catch {
-            logger.error("daily scheduler: \(error)")
+            failures.report(.schedule, "cannot queue daily notifications", error: error)
         }
     }
 }

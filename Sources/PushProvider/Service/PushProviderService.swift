@@ -30,6 +30,8 @@ public final class PushProviderService: Sendable {
     /// Where webhooks may go.
     let webhookPolicy: OutboundPolicy
     let logger: Logger
+    /// Logs and counts what the provider could not do and went on from.
+    let failures: FailureReporter
     /// The plugins ``run(plugins:onListening:)`` serves; they may vouch for a request's key.
     let plugins = Mutex<[any ProviderPlugin]>([])
 
@@ -57,16 +59,17 @@ public final class PushProviderService: Sendable {
             (adminToken, adminTokenCreated) = try Self.loadOrCreateAdminToken(in: directory)
         }
         clients = ClientRegistry(
-            secrets: secrets, observer: metrics, connectionsPerApp: configuration.connectionsPerApp)
+            secrets: secrets, observer: metrics, connectionsPerApp: configuration.connectionsPerApp, logger: logger)
         var settings = DeliveryEngine.Settings()
         settings.workers = configuration.workers
         settings.batchSize = configuration.batchSize
         settings.leaseDuration = configuration.leaseDuration
         settings.pollInterval = configuration.pollInterval
-        engine = DeliveryEngine(store: store, clients: clients, settings: settings, logger: logger)
+        failures = FailureReporter(logger: logger, metrics: metrics)
+        engine = DeliveryEngine(store: store, clients: clients, settings: settings, failures: failures)
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
-        webhooks = WebhookSender(logger: logger, policy: webhookPolicy)
+        webhooks = WebhookSender(failures: failures, policy: webhookPolicy)
     }
 
     /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
@@ -89,7 +92,7 @@ public final class PushProviderService: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
             logger: quiet
         )
-        let scheduler = DailyScheduler(store: store, engine: engine, logger: logger)
+        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await application.runUntilCancelled() }
             group.addTask { await self.engine.run() }

@@ -10,7 +10,7 @@ import Logging
 /// Before each POST the URL's host is looked up and checked against ``policy`` (public addresses only, unless
 /// allowed), so a name that later points inside the provider's network is not followed.
 struct WebhookSender: Sendable {
-    let logger: Logger
+    let failures: FailureReporter
     let policy: OutboundPolicy
 
     /// The webhook body: `event`, `notificationID`, `deliveryID`, `apnsID`, `token`, `userID`, `action`, `text`,
@@ -29,11 +29,11 @@ struct WebhookSender: Sendable {
 
     /// Sends in the background; failures are logged.
     func send(_ body: Body, to url: URL) {
-        let logger = logger
+        let failures = failures
         let policy = policy
         Task.detached {
             if let problem = await policy.checkResolved(url) {
-                logger.warning("webhook \(url) refused: \(problem)")
+                failures.report(.webhook, "webhook refused", metadata: ["url": "\(url)", "why": "\(problem)"])
                 return
             }
             let encoder = JSONEncoder()
@@ -53,7 +53,9 @@ struct WebhookSender: Sendable {
                 }
                 try? await Task.sleep(for: .seconds(attempt))
             }
-            logger.warning("webhook \(url) did not answer 2xx after 3 attempts; response dropped")
+            failures.report(
+                .webhook, "webhook did not answer 2xx after 3 attempts; the response is dropped",
+                metadata: ["url": "\(url)", "event": "\(body.event)", "apns-id": "\(body.apnsID)"])
         }
     }
 }
