@@ -17,7 +17,7 @@ extension PushProviderService {
                     userID: userID, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader],
                     change: "binding an activity token to user \(userID)")
             }
-            let (record, created) = try await self.store.upsertActivityToken(appID: app.app.id, input, at: Date())
+            let (record, created) = try await self.store.upsertActivityToken(appID: app.app.id, input, at: self.now())
             return try JSONCoding.response(record, status: created ? .created : .ok)
         }
         router.get("v1/activities/tokens") { request, _ -> Response in
@@ -31,7 +31,7 @@ extension PushProviderService {
                     appID: app.app.id, userID: query.get("user"), attributesType: query.get("type"),
                     activityID: query.get("activity"), kind: query.get("kind"), after: query.get("after"),
                     limit: min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))),
-                now: Date())
+                now: self.now())
             return try JSONCoding.response(tokens)
         }
         router.delete("v1/activities/tokens/:token") { request, context -> HTTPResponse.Status in
@@ -40,7 +40,7 @@ extension PushProviderService {
             let token = try context.parameters.require("token").lowercased()
             if case .device = caller,
                 let existing = try await self.store.activityTokens(
-                    ActivityTokenQuery(appID: app.app.id, token: token, limit: 1), now: Date()
+                    ActivityTokenQuery(appID: app.app.id, token: token, limit: 1), now: self.now()
                 ).first, let userID = existing.userID
             {
                 try self.checkUserProof(
@@ -61,7 +61,7 @@ extension PushProviderService {
                 "\(change) with the publishable key needs a userToken for that user from the app's server "
                     + "(POST /v1/users/{userID}/token with its API key), as X-Herald-User-Token or userToken")
         }
-        let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: Date())
+        let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
         guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
     }
 }

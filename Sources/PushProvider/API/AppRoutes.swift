@@ -42,7 +42,7 @@ extension PushProviderService {
                 request, store: self.store, pathAppID: try context.parameters.require("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
             try self.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
-            app.app.updatedAt = Date()
+            app.app.updatedAt = self.now()
             try await self.store.updateApp(app)
             return try JSONCoding.response(app.app)
         }
@@ -51,7 +51,7 @@ extension PushProviderService {
                 request, store: self.store, pathAppID: try context.parameters.require("appID"))
             let key = KeyMaker.make(prefix: "sk_")
             let id = "key_" + UUID().uuidString.prefix(8).lowercased()
-            try await self.store.insertAPIKey(appID: app.app.id, id: id, hash: KeyMaker.hash(key), at: Date())
+            try await self.store.insertAPIKey(appID: app.app.id, id: id, hash: KeyMaker.hash(key), at: self.now())
             return try JSONCoding.response(CreatedKey(id: id, apiKey: key), status: .created)
         }
         router.delete("v1/apps/:appID/keys/:keyID") { request, context -> HTTPResponse.Status in
@@ -69,7 +69,7 @@ extension PushProviderService {
     ///
     /// - Throws: ``ProviderError`` naming the field that is missing or wrong.
     func createApp(_ input: AppInput) async throws(ProviderError) -> (ProviderApp, String, String) {
-        let now = Date()
+        let now = now()
         var app = StoredApp(
             app: ProviderApp(
                 id: "app_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""),

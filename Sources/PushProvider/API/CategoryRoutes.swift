@@ -46,7 +46,7 @@ extension PushProviderService {
         var updated = app
         updated.categories = config.encoded()
         updated.categoriesVersion = try await store.setCategories(
-            appID: app.app.id, json: updated.categories, at: Date())
+            appID: app.app.id, json: updated.categories, at: now())
         return updated
     }
 

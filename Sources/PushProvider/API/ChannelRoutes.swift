@@ -25,7 +25,7 @@ extension PushProviderService {
                 try await client.create(bundleID: app.app.bundleID, storagePolicy: policy).value
             }
             let record = ChannelRecord(
-                id: made.rawValue, name: input.name, storagePolicy: policy.rawValue, createdAt: Date())
+                id: made.rawValue, name: input.name, storagePolicy: policy.rawValue, createdAt: self.now())
             try await self.store.insertChannel(appID: app.app.id, record)
             return try JSONCoding.response(record, status: .created)
         }

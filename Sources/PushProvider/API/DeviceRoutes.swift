@@ -16,10 +16,10 @@ extension PushProviderService {
                     input, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader])
             }
             let replaced = try await self.replacedDevice(input, app: app, caller: caller, request: request)
-            let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: Date())
+            let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: self.now())
             if let replaced {
                 _ = try await self.store.deactivateDevice(
-                    appID: app.app.id, token: replaced.token, reason: "replaced", at: Date())
+                    appID: app.app.id, token: replaced.token, reason: "replaced", at: self.now())
             }
             return try JSONCoding.response(device, status: created ? .created : .ok)
         }
@@ -34,7 +34,7 @@ extension PushProviderService {
                     throw ProviderError.invalid(field: "devices[\(index)].\(problem.field)", message: problem.message)
                 }
             }
-            let created = try await self.store.upsertDevices(appID: app.app.id, input.devices, at: Date())
+            let created = try await self.store.upsertDevices(appID: app.app.id, input.devices, at: self.now())
             return try JSONCoding.response(["imported": input.devices.count, "created": created])
         }
         router.get("v1/devices") { request, _ -> Response in
@@ -113,7 +113,7 @@ extension PushProviderService {
                     "binding a device to user \(userID) with the publishable key needs a userToken for that user from "
                         + "the app's server (POST /v1/users/{userID}/token with its API key); see docs/api.md")
             }
-            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: Date())
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
             guard proven == userID else {
                 throw .forbidden("the userToken is for user \(proven), not \(userID)")
             }
@@ -134,7 +134,7 @@ extension PushProviderService {
                     "device \(device.token.prefix(8))… belongs to user \(userID): \(change) with the publishable key "
                         + "needs that user's userToken (X-Herald-User-Token), or use the app's API key")
             }
-            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: Date())
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
             guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
         } else if device.publicKey != nil {
             throw .forbidden(

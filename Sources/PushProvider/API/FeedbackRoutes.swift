@@ -20,7 +20,7 @@ extension PushProviderService {
         router.post("v1/feedback") { request, _ -> Response in
             let app = try await self.caller(request).anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(FeedbackInput.self, from: request)
-            let event = try Self.feedbackEvent(input)
+            let event = try Self.feedbackEvent(input, now: self.now())
             guard let id = DeliveryMessageID(input.apnsID) else {
                 throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
             }
@@ -44,8 +44,8 @@ extension PushProviderService {
     }
 
     /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.
-    static func feedbackEvent(_ input: FeedbackInput) throws(ProviderError) -> FeedbackEvent {
-        let at = input.time ?? Date()
+    static func feedbackEvent(_ input: FeedbackInput, now: Date) throws(ProviderError) -> FeedbackEvent {
+        let at = input.time ?? now
         switch input.event {
         case "delivered", "displayed", "opened", "dismissed":
             return FeedbackEvent(event: input.event, action: nil, reply: nil, at: at)

@@ -90,7 +90,7 @@ extension PushProviderService {
     func createNotification(_ input: NotificationInput, for app: StoredApp) async throws(ProviderError)
         -> NotificationReport
     {
-        let now = Date()
+        let now = now()
         let plan = try NotificationPlan(input, bundleID: app.app.bundleID, now: now)
         if case .channel(let id) = plan.target {
             try await checkBroadcast(on: id, expiration: plan.expiration, app: app)
@@ -103,7 +103,7 @@ extension PushProviderService {
         _ = try await store.insertNotification(stored, target: plan.target, requireKey: plan.encrypted != nil)
         metrics.notificationsCreated.increment()
         if plan.dailyAt != nil {
-            await DailyScheduler(store: store, engine: engine, failures: failures).scheduleDue(
+            await DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now).scheduleDue(
                 now: now, only: stored.id)
         }
         engine.notify()
@@ -177,7 +177,7 @@ extension PushProviderService {
         } else if stats.queued + stats.inFlight == 0 {
             state = .done
         } else {
-            state = notification.sendAt > Date() ? .scheduled : .sending
+            state = notification.sendAt > now() ? .scheduled : .sending
         }
         let summary = (try? NotificationTarget.parse(stored: notification.target))?.summary ?? notification.target
         return NotificationReport(

@@ -22,7 +22,7 @@ extension PushProviderService {
             guard (60...UserToken.maximumLifetime).contains(ttl) else {
                 throw ProviderError.field("ttl", "a user token lives 60 to \(UserToken.maximumLifetime) seconds")
             }
-            let expires = Date().addingTimeInterval(TimeInterval(ttl))
+            let expires = self.now().addingTimeInterval(TimeInterval(ttl))
             let token = UserToken.make(appID: app.app.id, userID: userID, expires: expires, secrets: self.secrets)
             return try JSONCoding.response(
                 IssuedUserToken(userID: userID, userToken: token, expiresAt: expires), status: .created)

@@ -29,6 +29,8 @@ final class DeliveryEngine: Sendable {
         var staleAfter: TimeInterval = 5
         /// Attempts before a delivery APNs keeps refusing with a temporary reason is given up.
         var maximumAttempts = 5
+        /// The time leases, retries and results are dated by (``PushProviderService/Configuration/now``).
+        var now: @Sendable () -> Date = { Date() }
     }
 
     let owner = "worker-" + UUID().uuidString.prefix(8)
@@ -72,7 +74,7 @@ final class DeliveryEngine: Sendable {
         while !Task.isCancelled {
             do {
                 let leased = try await store.lease(
-                    owner: owner, limit: settings.batchSize, now: Date(), leaseFor: settings.leaseDuration)
+                    owner: owner, limit: settings.batchSize, now: settings.now(), leaseFor: settings.leaseDuration)
                 if leased.isEmpty {
                     await signal.wait(upTo: settings.pollInterval)
                     continue
@@ -89,7 +91,7 @@ final class DeliveryEngine: Sendable {
     private func watchLeases() async {
         while !Task.isCancelled {
             do {
-                let count = try await store.reclaimExpiredLeases(now: Date())
+                let count = try await store.reclaimExpiredLeases(now: settings.now())
                 if count > 0 {
                     logger.notice("requeued deliveries whose lease ran out", metadata: ["count": "\(count)"])
                 }
@@ -148,7 +150,7 @@ final class DeliveryEngine: Sendable {
                 throw ProviderError.notFound("app \(appID) no longer exists")
             }
             client = try await clients.client(for: app)
-            prepared = try await PreparedBatch(deliveries, app: app, store: store)
+            prepared = try await PreparedBatch(deliveries, app: app, store: store, now: settings.now())
         } catch {
             failures.report(
                 .prepare, "cannot send; the deliveries are retried", error: error,
@@ -176,7 +178,7 @@ final class DeliveryEngine: Sendable {
                     if let id = messageID.flatMap({ DeliveryMessageID($0.rawValue) }) {
                         buffer.append(
                             .rejected(
-                                id: id.deliveryID, status: nil, reason: "InvalidProviderToken", at: Date(),
+                                id: id.deliveryID, status: nil, reason: "InvalidProviderToken", at: settings.now(),
                                 deactivate: nil))
                     }
                 }
@@ -189,7 +191,7 @@ final class DeliveryEngine: Sendable {
         // from the delivery.
         let messageID = outcome.notification.broadcast?.headers.requestID ?? outcome.notification.headers.apnsID
         let id = DeliveryMessageID(messageID!.rawValue)!.deliveryID
-        let now = Date()
+        let now = settings.now()
         switch outcome.result {
         case .accepted(let acceptance):
             return .accepted(id: id, uniqueID: acceptance.uniqueID, at: now)
@@ -212,10 +214,10 @@ final class DeliveryEngine: Sendable {
     /// after ``Settings/maximumAttempts``.
     private func retryOrGiveUp(_ id: Int64, attempts: Int, reason: String, status: Int? = nil) -> DeliveryResult {
         guard attempts < settings.maximumAttempts else {
-            return .rejected(id: id, status: status, reason: reason, at: Date(), deactivate: nil)
+            return .rejected(id: id, status: status, reason: reason, at: settings.now(), deactivate: nil)
         }
         let delay = min(300, pow(2, Double(attempts)))
-        return .retry(id: id, reason: reason, notBefore: Date().addingTimeInterval(delay))
+        return .retry(id: id, reason: reason, notBefore: settings.now().addingTimeInterval(delay))
     }
 
     private func record(_ results: [DeliveryResult]) async {

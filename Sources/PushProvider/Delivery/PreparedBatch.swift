@@ -12,7 +12,9 @@ struct PreparedBatch: Sendable {
     var failures: [DeliveryResult] = []
     var rateLimit: Int
 
-    init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any ProviderStore) async throws(ProviderError) {
+    init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any ProviderStore, now: Date)
+        async throws(ProviderError)
+    {
         rateLimit = app.app.rateLimit
         var templates: [String: Template] = [:]
         var keys: [String: String] = [:]
@@ -26,7 +28,7 @@ struct PreparedBatch: Sendable {
         notifications.reserveCapacity(deliveries.count)
         for delivery in deliveries {
             guard let template = templates[delivery.notificationID] else {
-                failures.append(Self.failure(delivery, "NotificationDeleted"))
+                failures.append(Self.failure(delivery, "NotificationDeleted", at: now))
                 continue
             }
             let messageID = APNSMessageID(
@@ -36,7 +38,7 @@ struct PreparedBatch: Sendable {
                     let channel = APNSChannelID(
                         rawValue: String(delivery.token.dropFirst(NotificationTarget.channelPrefix.count)))
                 else {
-                    failures.append(Self.failure(delivery, "BadChannelId"))
+                    failures.append(Self.failure(delivery, "BadChannelId", at: now))
                     continue
                 }
                 let headers = APNSBroadcastHeaders(
@@ -54,7 +56,7 @@ struct PreparedBatch: Sendable {
                     let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: keyData),
                     let envelope = try? EndToEndEnvelope.seal(plaintext, to: publicKey)
                 else {
-                    failures.append(Self.failure(delivery, "MissingPublicKey"))
+                    failures.append(Self.failure(delivery, "MissingPublicKey", at: now))
                     continue
                 }
                 var payload = template.payload
@@ -68,8 +70,8 @@ struct PreparedBatch: Sendable {
         }
     }
 
-    private static func failure(_ delivery: LeasedDelivery, _ reason: String) -> DeliveryResult {
-        .rejected(id: delivery.id, status: nil, reason: reason, at: Date(), deactivate: nil)
+    private static func failure(_ delivery: LeasedDelivery, _ reason: String, at now: Date) -> DeliveryResult {
+        .rejected(id: delivery.id, status: nil, reason: reason, at: now, deactivate: nil)
     }
 
     /// What every delivery of one notification shares.

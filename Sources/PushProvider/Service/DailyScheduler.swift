@@ -8,11 +8,13 @@ struct DailyScheduler: Sendable {
     let store: any ProviderStore
     let engine: DeliveryEngine
     let failures: FailureReporter
+    /// The provider's time (``PushProviderService/Configuration/now``).
+    let now: @Sendable () -> Date
     var interval: Duration = .seconds(30)
 
     func run() async {
         while !Task.isCancelled {
-            await scheduleDue(now: Date())
+            await scheduleDue(now: now())
             try? await Task.sleep(for: interval)
         }
     }

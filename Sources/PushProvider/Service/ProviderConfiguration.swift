@@ -34,6 +34,11 @@ extension PushProviderService {
         /// them at once.
         public var pollInterval: Duration = .milliseconds(250)
 
+        /// The time the provider reads: when a notification is due (`sendAt`, `dailyAt`), when leases run out,
+        /// when retries are due, when user tokens expire. Tests move it instead of waiting; the workers' timers
+        /// (polling, heartbeats) still run in real time.
+        public var now: @Sendable () -> Date = { Date() }
+
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
         }

@@ -40,7 +40,7 @@ extension PushProviderService {
     /// device, which signs in as a demo user).
     public func userToken(appID: String, userID: String) -> String {
         UserToken.make(
-            appID: appID, userID: userID, expires: Date().addingTimeInterval(TimeInterval(UserToken.defaultLifetime)),
+            appID: appID, userID: userID, expires: now().addingTimeInterval(TimeInterval(UserToken.defaultLifetime)),
             secrets: secrets)
     }
 
@@ -66,7 +66,7 @@ extension PushProviderService {
             $0.app.bundleID == settings.bundleID && $0.app.environment == settings.environment
         }) {
             try apply(input, to: &existing, creating: false, byAdmin: true)
-            existing.app.updatedAt = Date()
+            existing.app.updatedAt = now()
             try await store.updateApp(existing)
             return AppHandle(id: existing.app.id, publishableKey: existing.app.publishableKey)
         }

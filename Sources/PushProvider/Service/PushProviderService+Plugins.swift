@@ -70,7 +70,7 @@ extension PushProviderService {
     ///
     /// - Returns: the token, or the rejection APNs would answer with.
     /// - Throws: ``ProviderError`` when there is no such app or it authenticates with a certificate.
-    public func checkProviderToken(_ jwt: String, appID: String, now: Date = Date()) async throws(ProviderError)
+    public func checkProviderToken(_ jwt: String, appID: String, now: Date? = nil) async throws(ProviderError)
         -> Result<APNSProviderToken, APNSRequestRejection>
     {
         guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }
@@ -87,6 +87,6 @@ extension PushProviderService {
         } catch {
             throw .configuration("the app's key cannot check tokens: \(error)")
         }
-        return await verifier.verify(jwt: jwt, now: now)
+        return await verifier.verify(jwt: jwt, now: now ?? self.now())
     }
 }

@@ -65,12 +65,16 @@ public final class PushProviderService: Sendable {
         settings.batchSize = configuration.batchSize
         settings.leaseDuration = configuration.leaseDuration
         settings.pollInterval = configuration.pollInterval
+        settings.now = configuration.now
         failures = FailureReporter(logger: logger, metrics: metrics)
         engine = DeliveryEngine(store: store, clients: clients, settings: settings, failures: failures)
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
         webhooks = WebhookSender(failures: failures, policy: webhookPolicy)
     }
+
+    /// The provider's time (``Configuration/now``).
+    func now() -> Date { configuration.now() }
 
     /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
     /// deliveries in flight finish, records them, and releases any lease not sent.
@@ -92,7 +96,7 @@ public final class PushProviderService: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
             logger: quiet
         )
-        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures)
+        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await application.runUntilCancelled() }
             group.addTask { await self.engine.run() }

@@ -1,0 +1,88 @@
+import APNSCore
+import APNSGateway
+import Foundation
+import GatewayTestSupport
+import Synchronization
+import Testing
+
+@testable import PushProvider
+
+/// The provider reads its time from `Configuration.now`: these tests move it instead of waiting for it.
+@Suite("The provider's clock: sendAt and dailyAt are kept by the time it reads")
+struct ProviderClockTests {
+    @Test("a notification for later stays queued until the provider's clock reaches sendAt, then is sent")
+    func sendAtFollowsTheClock() async throws {
+        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await ProviderHarness.with(configure: { $0.now = clock.read }) { harness in
+            let token = try harness.gatewayToken()
+            let later = clock.read().addingTimeInterval(3600)
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["token": token], "content": ["body": "later"], "sendAt": Self.text(later)])
+            #expect(status == 202)
+            #expect(created["state"].string == "scheduled")
+            let id = try #require(created["id"].string)
+            let (_, deliveries) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries")
+            #expect(deliveries[0]["state"].string == "queued")
+            #expect(deliveries[0]["notBefore"].string == Self.text(later))
+            // An hour passes for the provider; for the test, no time at all.
+            clock.set(later.addingTimeInterval(1))
+            let report = try await harness.finished(id, seconds: 20)
+            #expect(report["stats"]["accepted"].int == 1)
+            #expect(harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)) != nil)
+        }
+    }
+
+    @Test("daily at 07:00: each device's occurrence is due at 07:00 in its own zone, and sent when that time comes")
+    func dailyAtLocalTime() async throws {
+        // 06:59:30 in Tokyo (UTC+9, no daylight saving): 21:59:30 UTC the day before.
+        let start = try Date("2030-03-10T21:59:30Z", strategy: .iso8601)
+        let clock = MovableTime(start)
+        try await ProviderHarness.with(configure: { $0.now = clock.read }) { harness in
+            let tokyo = try harness.gatewayToken()
+            let utc = try harness.gatewayToken()
+            _ = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": tokyo, "timeZone": "Asia/Tokyo"])
+            _ = try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: ["token": utc])
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["all": true], "content": ["title": "Good morning"], "dailyAt": "07:00"])
+            #expect(status == 202)
+            let id = try #require(created["id"].string)
+            let (_, deliveries) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries")
+            let due = Dictionary(
+                uniqueKeysWithValues: (0..<2).map {
+                    (deliveries[$0]["token"].string ?? "", deliveries[$0]["notBefore"].string ?? "")
+                })
+            #expect(due[tokyo] == "2030-03-10T22:00:00.000Z", "07:00 in Tokyo")
+            #expect(due[utc] == "2030-03-11T07:00:00.000Z", "07:00 UTC, for a device with no time zone")
+            clock.set(start.addingTimeInterval(31))
+            try await eventually("Tokyo's 07:00 push reached the gateway", seconds: 20) {
+                harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: tokyo)) != nil
+            }
+            #expect(harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: utc)) == nil)
+            let (_, tokyoTrace) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries")
+            let states = Dictionary(
+                uniqueKeysWithValues: (0..<2).map {
+                    (tokyoTrace[$0]["token"].string ?? "", tokyoTrace[$0]["state"].string ?? "")
+                })
+            #expect(states[utc] == "queued", "UTC's 07:00 is nine hours later")
+        }
+    }
+
+    static func text(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+/// A time the test sets.
+final class MovableTime: Sendable {
+    private let time: Mutex<Date>
+
+    init(_ start: Date) { time = Mutex(start) }
+
+    /// The time now, as the provider reads it.
+    var read: @Sendable () -> Date { { [self] in time.withLock { $0 } } }
+
+    func set(_ date: Date) { time.withLock { $0 = date } }
+}
