@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import Hummingbird
 import NIOCore
@@ -9,29 +10,29 @@ extension ConsoleRoutes {
     func addDeviceRoutes(to router: Router<BasicRequestContext>) {
         router.get("console/api/simulators") { request, _ -> Response in
             let session = try requireSession(request)
-            var answer: [[String: Any]] = []
+            var answer: [JSONValue] = []
             for (index, url) in console.deviceAPIs.enumerated() {
-                var entry: [String: Any] = ["index": index, "url": url.absoluteString]
+                var entry = JSONObject([("index", .number(JSONNumber(index))), ("url", .string(url.absoluteString))])
                 do {
-                    entry["apps"] = visible(try await deviceJSON(index, "apps"), session: session)
+                    entry["apps"] = .array(visible(try await deviceJSON(index, "apps"), session: session))
                 } catch {
-                    entry["error"] = "the device at \(url.absoluteString) does not answer: \(error)"
+                    entry["error"] = .string("the device at \(url.absoluteString) does not answer: \(error)")
                 }
-                answer.append(entry)
+                answer.append(.object(entry))
             }
-            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys]))
+            return ConsoleRequest.json(JSONValue.array(answer).encoded())
         }
         router.get("console/api/simulators/:index/notifications") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
             let list = visible(try await deviceJSON(index, "notifications"), session: session)
-            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
+            return ConsoleRequest.json(JSONValue.array(list).encoded())
         }
         router.get("console/api/simulators/:index/pending") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
             let list = visible(try await deviceJSON(index, "pending"), session: session)
-            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
+            return ConsoleRequest.json(JSONValue.array(list).encoded())
         }
         router.get("console/api/simulators/:index/notifications/:id") { request, context -> Response in
             let session = try requireSession(request)
@@ -94,25 +95,25 @@ extension ConsoleRoutes {
     }
 
     /// A JSON array from simulated device `index`.
-    func deviceJSON(_ index: Int, _ path: String) async throws(ProviderError) -> [[String: Any]] {
+    func deviceJSON(_ index: Int, _ path: String) async throws(ProviderError) -> [JSONValue] {
         let answer = try await device(index, .GET, path)
-        guard answer.status == 200,
-            let list = (try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]]
-        else { throw .notFound("the simulated device answered \(answer.status) to GET /\(path)") }
+        guard answer.status == 200, let list = (try? JSONValue(parsing: answer.body))?.array else {
+            throw .notFound("the simulated device answered \(answer.status) to GET /\(path)")
+        }
         return list
     }
 
     /// The entries (apps or notifications, each with a `bundleID`) of apps the session may see.
-    func visible(_ list: [[String: Any]], session: ConsoleSessions.Session) -> [[String: Any]] {
+    func visible(_ list: [JSONValue], session: ConsoleSessions.Session) -> [JSONValue] {
         guard let allowed = visibleBundleIDs(session) else { return list }
-        return list.filter { ($0["bundleID"] as? String).map(allowed.contains) ?? false }
+        return list.filter { $0["bundleID"]?.string.map(allowed.contains) ?? false }
     }
 
     /// Throws unless notification `id` on device `index` belongs to an app the session may see.
     func requireVisible(index: Int, id: String, session: ConsoleSessions.Session) async throws(ProviderError) {
         guard visibleBundleIDs(session) != nil else { return }
         let list = visible(try await deviceJSON(index, "notifications"), session: session)
-        guard list.contains(where: { $0["id"] as? String == id }) else {
+        guard list.contains(where: { $0["id"]?.string == id }) else {
             throw .notFound("simulated device \(index) shows no notification \(id) of your app")
         }
     }

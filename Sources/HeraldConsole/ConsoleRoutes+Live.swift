@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -30,12 +31,12 @@ extension ConsoleRoutes {
             let session = try requireSession(request)
             let index = try deviceIndex(context)
             return stream(for: session, every: Self.deviceInterval) {
-                let screen: [String: Any] = [
-                    "notifications": visible(try await deviceJSON(index, "notifications"), session: session),
-                    "pending": visible(try await deviceJSON(index, "pending"), session: session),
-                    "activities": visible(try await deviceJSON(index, "activities"), session: session),
-                ]
-                return try JSONSerialization.data(withJSONObject: screen, options: [.sortedKeys])
+                let screen = JSONObject([
+                    ("activities", .array(visible(try await deviceJSON(index, "activities"), session: session))),
+                    ("notifications", .array(visible(try await deviceJSON(index, "notifications"), session: session))),
+                    ("pending", .array(visible(try await deviceJSON(index, "pending"), session: session))),
+                ])
+                return JSONValue.object(screen).encoded()
             }
         }
     }

@@ -18,7 +18,7 @@ extension ConsoleRoutes {
                 throw ProviderError.notFound("no app \(input.app) for this session")
             }
             let text = (input.token ?? "").trimmingCharacters(in: .whitespaces)
-            var answer: [String: Any] = ["token": text, "appEnvironment": app.environment]
+            var answer = JSONObject([("token", .string(text)), ("appEnvironment", .string(app.environment))])
             let parsed: Result<APNSDeviceToken, APNSRequestRejection>
             do throws(APNSRequestRejection) {
                 parsed = .success(try APNSDeviceToken(hex: text))
@@ -28,23 +28,23 @@ extension ConsoleRoutes {
             switch parsed {
             case .success(let token):
                 answer["valid"] = true
-                answer["bytes"] = token.bytes.count
+                answer["bytes"] = .number(JSONNumber(token.bytes.count))
                 if let device = try await provider.device(appID: app.id, token: token.hex) {
                     answer["registered"] = true
-                    answer["active"] = device.active
-                    answer["deactivationReason"] = device.deactivationReason ?? NSNull()
-                    answer["userID"] = device.userID ?? NSNull()
+                    answer["active"] = .bool(device.active)
+                    answer["deactivationReason"] = device.deactivationReason.map(JSONValue.string) ?? .null
+                    answer["userID"] = device.userID.map(JSONValue.string) ?? .null
                 } else {
                     answer["registered"] = false
                 }
                 if token.bytes.count != 32 {
-                    answer["warning"] = "tokens from iOS today are 32 bytes; this one is \(token.bytes.count)"
+                    answer["warning"] = .string("tokens from iOS today are 32 bytes; this one is \(token.bytes.count)")
                 }
             case .failure(let error):
                 answer["valid"] = false
-                answer["problem"] = "\(error.reason): \(error.message)"
+                answer["problem"] = .string("\(error.reason): \(error.message)")
             }
-            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys]))
+            return ConsoleRequest.json(JSONValue.object(answer).encoded())
         }
         router.post("console/api/tools/jwt") { request, _ -> Response in
             let (session, input) = try await toolInput(request)
@@ -52,25 +52,25 @@ extension ConsoleRoutes {
                 throw ProviderError.notFound("no app \(input.app) for this session")
             }
             let jwt = (input.jwt ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            var answer: [String: Any] = [:]
+            var answer = JSONObject()
             let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
             if parts.count == 3 {
-                answer["header"] = Self.decodeSegment(parts[0]) ?? NSNull()
-                answer["claims"] = Self.decodeSegment(parts[1]) ?? NSNull()
+                answer["header"] = Self.decodeSegment(parts[0]) ?? .null
+                answer["claims"] = Self.decodeSegment(parts[1]) ?? .null
             }
             switch try await provider.checkProviderToken(jwt, appID: input.app) {
             case .success(let token):
                 answer["valid"] = true
-                answer["keyID"] = token.keyID
-                answer["teamID"] = token.teamID
-                answer["ageSeconds"] = Int(Date().timeIntervalSince(token.issuedAt))
+                answer["keyID"] = .string(token.keyID)
+                answer["teamID"] = .string(token.teamID)
+                answer["ageSeconds"] = .number(JSONNumber(Int(Date().timeIntervalSince(token.issuedAt))))
             case .failure(let rejection):
                 answer["valid"] = false
-                answer["status"] = rejection.status
-                answer["reason"] = rejection.reason.rawValue
-                answer["problem"] = rejection.message
+                answer["status"] = .number(JSONNumber(rejection.status))
+                answer["reason"] = .string(rejection.reason.rawValue)
+                answer["problem"] = .string(rejection.message)
             }
-            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys]))
+            return ConsoleRequest.json(JSONValue.object(answer).encoded())
         }
     }
 
@@ -85,9 +85,9 @@ extension ConsoleRoutes {
     }
 
     /// A JWT segment's JSON, or `nil` when it is not base64url JSON.
-    private static func decodeSegment(_ segment: Substring) -> Any? {
+    private static func decodeSegment(_ segment: Substring) -> JSONValue? {
         var text = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        return Data(base64Encoded: text).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+        return Data(base64Encoded: text).flatMap { try? JSONValue(parsing: $0) }
     }
 }

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import Hummingbird
 import NIOHTTP1
@@ -9,7 +10,7 @@ extension ConsoleRoutes {
             let session = try requireSession(request)
             let query = request.uri.queryParameters
             var apnsID = query.get("apns-id")?.trimmingCharacters(in: .whitespaces).lowercased()
-            var gatewayEntry: Any?
+            var gatewayEntry: JSONValue?
             if apnsID == nil || apnsID == "" {
                 guard let uniqueID = query.get("apns-unique-id")?.trimmingCharacters(in: .whitespaces),
                     !uniqueID.isEmpty
@@ -28,40 +29,43 @@ extension ConsoleRoutes {
                     )
                 }
                 gatewayEntry = try await gatewayLog("apns-unique-id", uniqueID)
-                apnsID = ((gatewayEntry as? [String: Any])?["apns-id"] as? String)?.lowercased()
+                apnsID = gatewayEntry?["apns-id"]?.string?.lowercased()
             }
             guard let apnsID, UUID(uuidString: apnsID) != nil else {
                 throw ProviderError.invalid(field: "apns-id", message: "\(apnsID ?? "") is not a UUID")
             }
-            var answer: [String: Any] = ["apnsID": apnsID]
+            var answer = JSONObject([("apnsID", .string(apnsID))])
             if let trace = try await provider.deliveryTrace(apnsID: apnsID), self.session(session, mayRead: trace.appID)
             {
-                answer["provider"] = try JSONSerialization.jsonObject(with: ConsoleRequest.encoder.encode(trace))
+                answer["provider"] = try JSONValue(parsing: ConsoleRequest.encoder.encode(trace))
             }
             if gatewayEntry == nil, console.configuration.gateway != nil {
                 gatewayEntry = try await gatewayLog("apns-id", apnsID)
             }
             if let gatewayEntry { answer["gateway"] = gatewayEntry }
-            var devices: [[String: Any]] = []
+            var devices: [JSONValue] = []
             for index in console.deviceAPIs.indices {
                 guard let answer = try? await device(index, .GET, "events?apns-id=\(apnsID)"), answer.status == 200,
-                    let events = (try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]],
+                    let events = (try? JSONValue(parsing: answer.body))?.array,
                     !events.isEmpty
                 else { continue }
                 let shown = visible(events, session: session)
-                if !shown.isEmpty { devices.append(["index": index, "events": shown]) }
+                if !shown.isEmpty {
+                    devices.append(
+                        .object(JSONObject([("index", .number(JSONNumber(index))), ("events", .array(shown))])))
+                }
             }
-            answer["devices"] = devices
+            answer["devices"] = .array(devices)
             guard answer["provider"] != nil || answer["gateway"] != nil || !devices.isEmpty else {
                 throw ProviderError.notFound(
                     "no notification with apns-id \(apnsID) is known to the provider, the gateway or the devices")
             }
-            return ConsoleRequest.json(try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys]))
+            return ConsoleRequest.json(JSONValue.object(answer).encoded())
         }
     }
 
     /// The gateway's delivery log entry for one notification; `nil` when it has none.
-    private func gatewayLog(_ name: String, _ value: String) async throws(ProviderError) -> Any? {
+    private func gatewayLog(_ name: String, _ value: String) async throws(ProviderError) -> JSONValue? {
         guard let gateway = console.configuration.gateway, let client = console.gatewayClient else { return nil }
         var components = URLComponents(url: gateway.url, resolvingAgainstBaseURL: false)
         components?.path = "/admin/deliveries"
@@ -70,7 +74,7 @@ extension ConsoleRoutes {
         do {
             let answer = try await client.send(.GET, url, bearer: gateway.adminToken)
             guard answer.status == 200 else { return nil }
-            return try JSONSerialization.jsonObject(with: answer.body)
+            return try JSONValue(parsing: answer.body)
         } catch {
             throw .notFound("the gateway at \(gateway.url.absoluteString) does not answer: \(error)")
         }

@@ -1,3 +1,4 @@
+import APNSCore
 public import Foundation
 
 /// Something that happened on a simulated device: what the terminal shows, tests wait for, and `--report-url`
@@ -54,15 +55,13 @@ public struct DeviceEvent: Sendable, Hashable {
     /// The event as `--report-url` receives it: `event`, `apnsID`, `bundleID`, `token`, `action`, `text`, `time`
     /// (ISO 8601 with milliseconds) and `notificationID`.
     public var reportJSON: Data {
-        var object: [String: Any] = ["event": kind.rawValue, "time": Self.timeFormat.format(time)]
-        object["apnsID"] = apnsID
-        object["bundleID"] = bundleID
-        object["token"] = token
-        object["notificationID"] = notificationID
-        object["action"] = action
-        object["text"] = text
-        object["message"] = message
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        let fields: [(key: String, value: String?)] = [
+            ("action", action), ("apnsID", apnsID), ("bundleID", bundleID), ("event", kind.rawValue),
+            ("message", message), ("notificationID", notificationID), ("text", text),
+            ("time", Self.timeFormat.format(time)), ("token", token),
+        ]
+        return JSONValue.object(JSONObject(fields.compactMap { field in field.value.map { (field.key, .string($0)) } }))
+            .encoded()
     }
 
     static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -242,14 +242,16 @@ public final class SimulatedDevice: Sendable {
         let poster = JSONPoster(url: url)
         for app in apps {
             let replaced = app.replacedToken
-            let body: [String: String?] = [
-                "token": app.token?.hex, "bundleID": app.manifest.bundleID,
-                "environment": app.manifest.environment.rawValue, "publicKey": app.publicKeyBase64,
-                "userID": configuration.user?.id, "userToken": configuration.user?.token, "replaces": replaced?.hex,
+            let fields: [(key: String, value: String?)] = [
+                ("token", app.token?.hex), ("bundleID", app.manifest.bundleID),
+                ("environment", app.manifest.environment.rawValue), ("publicKey", app.publicKeyBase64),
+                ("userID", configuration.user?.id), ("userToken", configuration.user?.token),
+                ("replaces", replaced?.hex),
             ]
+            let body = JSONValue.object(
+                JSONObject(fields.compactMap { field in field.value.map { (field.key, .string($0)) } }))
             do {
-                let answer = try await poster.post(
-                    try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 }))
+                let answer = try await poster.post(body.encoded())
                 guard answer == .accepted else {
                     throw DeviceError("\(url) answered 404: the register URL is the provider's /v1/devices")
                 }

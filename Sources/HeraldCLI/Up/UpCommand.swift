@@ -1,3 +1,4 @@
+import APNSCore
 import ArgumentParser
 import Foundation
 
@@ -72,9 +73,6 @@ struct UpCommand: AsyncParsableCommand {
 
     /// The `NotificationConfig` object of an app manifest, as JSON.
     static func notificationConfig(of manifest: String) -> Data? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any],
-            let config = object["NotificationConfig"]
-        else { return nil }
-        return try? JSONSerialization.data(withJSONObject: config)
+        (try? JSONValue(parsing: Data(manifest.utf8)))?["NotificationConfig"]?.encoded()
     }
 }

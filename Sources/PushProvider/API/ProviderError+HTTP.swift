@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -22,9 +23,10 @@ struct APIError: HTTPResponseError {
 
     /// `{"error": {"status": 400, "code": "invalid", "field": "target.token", "message": "..."}}`.
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var object: [String: Any] = ["status": status.code, "code": code, "message": message]
-        if case .invalid(let field?, _) = error { object["field"] = field }
-        let data = (try? JSONSerialization.data(withJSONObject: ["error": object], options: [.sortedKeys])) ?? Data()
+        var members: [(key: String, value: JSONValue)] = [("code", .string(code))]
+        if case .invalid(let field?, _) = error { members.append(("field", .string(field))) }
+        members += [("message", .string(message)), ("status", .number(JSONNumber(Int(status.code))))]
+        let data = JSONValue.object(JSONObject([("error", .object(JSONObject(members)))])).encoded()
         var headers: HTTPFields = [.contentType: "application/json"]
         if case .unauthorized = error { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -77,19 +77,18 @@ enum NotificationTarget: Sendable, Hashable {
 
     /// The target as stored: the request's `target` object.
     var stored: String {
-        let object: [String: Any] =
+        let object: JSONValue =
             switch self {
-            case .tokens(let tokens): ["tokens": tokens]
-            case .user(let user): ["user": user]
-            case .tags(let expression): ["tags": expression.source]
+            case .tokens(let tokens): ["tokens": .array(tokens.map(JSONValue.string))]
+            case .user(let user): ["user": .string(user)]
+            case .tags(let expression): ["tags": .string(expression.source)]
             case .all: ["all": true]
-            case .activity(let id): ["activity": id]
-            case .activities(let type, let user, _):
-                ["activities": ["type": type, "user": user].compactMapValues { $0 }]
-            case .channel(let id): ["channel": id]
+            case .activity(let id): ["activity": .string(id)]
+            case .activities(let type, let user?, _): ["activities": ["type": .string(type), "user": .string(user)]]
+            case .activities(let type, nil, _): ["activities": ["type": .string(type)]]
+            case .channel(let id): ["channel": .string(id)]
             }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return object.jsonString
     }
 
     /// Reads what ``stored`` wrote.
