@@ -65,7 +65,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var inFlight = InFlightTable()
     private var nextStreamID: Int32 = 1
     private var streamLimit = 0
-    private var lastRead = NIODeadline.now()
+    private var lastRead = NIODeadline.uptimeNanoseconds(0)
     private var pingSentAt: NIODeadline?
     private var timer: RepeatedTask?
     private var needsFlush = false
@@ -144,7 +144,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        lastRead = .now()
+        lastRead = loop.now
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.tick, delay: Self.tick) { _ in
             loopBound.value.onTick()
@@ -181,7 +181,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        lastRead = .now()
+        lastRead = loop.now
         openStreams(context: context)
         flushIfNeeded(context: context)
         context.fireChannelReadComplete()
@@ -234,7 +234,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     private func openStreams(context: ChannelHandlerContext) {
         guard state == .open, context.channel.isWritable else { return }
-        let now = NIODeadline.now()
+        let now = loop.now
         let authorization = tokens?.current
         var opened = false
         while inFlight.count < streamLimit, let pending = waiting.popFirst() {
@@ -376,7 +376,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     /// Deadlines, and the PING that tells a quiet connection from a dead one.
     private func onTick() {
         guard let context else { return }
-        let now = NIODeadline.now()
+        let now = loop.now
         for (streamID, pending) in inFlight.entries where pending.deadline <= now {
             inFlight.remove(streamID)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
