@@ -1,7 +1,7 @@
-public import APNSCore
-public import Courier
+package import APNSCore
+package import Courier
 import Crypto
-public import Foundation
+package import Foundation
 import Synchronization
 
 /// The device tokens the gateway has issued: which app (bundle ID) and environment each belongs to, and whether the
@@ -9,19 +9,19 @@ import Synchronization
 ///
 /// Every token made here comes with a device secret, shown once: a device proves it on the courier's `register`, so
 /// a token can be claimed only by the device that owns it. Only the secret's SHA-256 is kept.
-public final class DeviceRegistry: Sendable {
+package final class DeviceRegistry: Sendable {
     /// One issued token.
-    public struct Device: Sendable, Hashable {
-        public let token: APNSDeviceToken
-        public let bundleID: String
-        public let environment: APNSEnvironment
+    package struct Device: Sendable, Hashable {
+        package let token: APNSDeviceToken
+        package let bundleID: String
+        package let environment: APNSEnvironment
         /// Why and since when pushes to the token get 410, if they do.
-        public var invalidation: Invalidation?
+        package var invalidation: Invalidation?
         /// The SHA-256 of the device secret; `nil` for a token from a journal older than secrets (the first device
         /// to claim it gets a secret).
-        public var secretDigest: Data?
+        package var secretDigest: Data?
 
-        public init(
+        package init(
             token: APNSDeviceToken, bundleID: String, environment: APNSEnvironment, invalidation: Invalidation? = nil,
             secretDigest: Data? = nil
         ) {
@@ -34,7 +34,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// Who asks for a token, and so what they must prove.
-    public enum Claim: Sendable {
+    package enum Claim: Sendable {
         /// The admin API or the gateway's own code: an existing token is answered without proof (and without its
         /// secret, which is never kept).
         case trusted
@@ -43,22 +43,22 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// What a registration answers: the device, and its secret when this registration made one.
-    public struct Registration: Sendable {
-        public let device: Device
+    package struct Registration: Sendable {
+        package let device: Device
         /// The device secret, only when the token (or its secret) was made now: the one time it is seen.
-        public let secret: String?
+        package let secret: String?
         /// The device's token.
-        public var token: APNSDeviceToken { device.token }
+        package var token: APNSDeviceToken { device.token }
     }
 
     /// A token that is no longer valid.
-    public struct Invalidation: Sendable, Hashable {
+    package struct Invalidation: Sendable, Hashable {
         /// `Unregistered` (the app was removed) or `ExpiredToken`.
-        public let reason: APNSReason
+        package let reason: APNSReason
         /// The moment the 410 body's `timestamp` reports.
-        public let since: Date
+        package let since: Date
 
-        public init(reason: APNSReason, since: Date) {
+        package init(reason: APNSReason, since: Date) {
             self.reason = reason
             self.since = since
         }
@@ -68,7 +68,7 @@ public final class DeviceRegistry: Sendable {
     private let changed: @Sendable (Device) -> Void
 
     /// A registry holding `devices`, calling `changed` after every registration and invalidation (for persistence).
-    public init(devices: [Device] = [], changed: @escaping @Sendable (Device) -> Void = { _ in }) {
+    package init(devices: [Device] = [], changed: @escaping @Sendable (Device) -> Void = { _ in }) {
         self.devices = Mutex(Dictionary(devices.map { ($0.token.bytes, $0) }, uniquingKeysWith: { $1 }))
         self.changed = changed
     }
@@ -79,7 +79,7 @@ public final class DeviceRegistry: Sendable {
     /// - Throws: ``GatewayDataError`` when `token` is already issued to another app or environment, or when a device
     ///   claims an existing token without its secret.
     @discardableResult
-    public func register(
+    package func register(
         bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil, claim: Claim = .trusted
     ) throws(GatewayDataError) -> Registration {
         let secret = Self.makeSecret()
@@ -117,7 +117,7 @@ public final class DeviceRegistry: Sendable {
 
     /// Marks a token invalid from `date` on; `false` for an unknown token.
     @discardableResult
-    public func invalidate(_ token: APNSDeviceToken, reason: APNSReason = .unregistered, at date: Date) -> Bool {
+    package func invalidate(_ token: APNSDeviceToken, reason: APNSReason = .unregistered, at date: Date) -> Bool {
         let device = devices.withLock { devices -> Device? in
             devices[token.bytes]?.invalidation = Invalidation(reason: reason, since: date)
             return devices[token.bytes]
@@ -128,12 +128,12 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// The device a token belongs to.
-    public func device(for token: APNSDeviceToken) -> Device? {
+    package func device(for token: APNSDeviceToken) -> Device? {
         devices.withLock { $0[token.bytes] }
     }
 
     /// Every issued token.
-    public var all: [Device] { devices.withLock { Array($0.values) } }
+    package var all: [Device] { devices.withLock { Array($0.values) } }
 
     private static func makeSecret() -> String {
         "ds_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncodedString

@@ -4,9 +4,9 @@ import Synchronization
 
 /// Every request the gateway refuses for who sent it or how: logged with the peer's address and the reason, and
 /// counted by kind (``count(_:)``), so an operator sees probing and floods.
-public final class GatewayRefusals: Sendable {
+package final class GatewayRefusals: Sendable {
     /// What was refused.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// An admin call without the admin token, or with another.
         case admin
         /// A courier message the gateway would not take (another device's token, a malformed message).
@@ -33,7 +33,7 @@ public final class GatewayRefusals: Sendable {
     }
 
     /// How many refusals of `kind` there were since the gateway started.
-    public func count(_ kind: Kind) -> Int {
+    package func count(_ kind: Kind) -> Int {
         counts.withLock { $0[kind, default: 0] }
     }
 }

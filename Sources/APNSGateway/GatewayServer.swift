@@ -1,7 +1,7 @@
-public import APNSCore
+package import APNSCore
 import Courier
-public import Foundation
-public import Logging
+package import Foundation
+package import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -21,58 +21,58 @@ import Synchronization
 /// ```
 ///
 /// ALPN `h2` gets the provider and admin APIs; `http/1.1` gets the admin API and the courier WebSocket (`/courier`).
-public final class GatewayServer: Sendable {
+package final class GatewayServer: Sendable {
     /// Where and how the gateway listens.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The address to bind.
-        public var host = "127.0.0.1"
+        package var host = "127.0.0.1"
         /// The port to bind; 0 picks a free one. APNs' alternate port 2197 by default.
-        public var port = 2197
+        package var port = 2197
         /// The channel management API's port (Apple's development port is 2195); 0 picks a free one, `nil` serves
         /// no channel management.
-        public var managePort: Int?
+        package var managePort: Int?
         /// The most broadcast channels an app may have in one environment.
-        public var channelLimitPerApp = 10_000
+        package var channelLimitPerApp = 10_000
         /// Where the CA, certificates, tokens and stored notifications live.
-        public var dataDirectory: URL
+        package var dataDirectory: URL
         /// The environment for host names that are not Apple's.
-        public var environment = APNSEnvironment.development
+        package var environment = APNSEnvironment.development
         /// A provider connection with no frame for this long gets `GOAWAY` with `IdleTimeout` and is closed.
-        public var idleTimeout: Duration = .seconds(3600)
+        package var idleTimeout: Duration = .seconds(3600)
         /// The TLS handshake and the choice of protocol must be done this soon after a connection opens; an HTTP/1.1
         /// request head must arrive this soon after the previous request (its body within three times this).
-        public var setupTimeout: Duration = .seconds(10)
+        package var setupTimeout: Duration = .seconds(10)
         /// The most connections open at once (providers, devices and admin clients together); one over it is closed
         /// as soon as it is accepted.
-        public var maxConnections = 10_000
+        package var maxConnections = 10_000
         /// Admin calls need no token. Only for a gateway on a loopback address (`--insecure-admin`).
-        public var insecureAdmin = false
+        package var insecureAdmin = false
         /// Where refusals are logged (``GatewayRefusals``).
-        public var logger = Logger(label: "herald-gateway")
+        package var logger = Logger(label: "herald-gateway")
 
-        public init(dataDirectory: URL) {
+        package init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
         }
     }
 
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The tokens the gateway issued.
-    public let registry: DeviceRegistry
+    package let registry: DeviceRegistry
     /// Store-and-forward, with the delivery log.
-    public let store: NotificationStore
+    package let store: NotificationStore
     /// The broadcast channels and their subscribers.
-    public let channels: ChannelRegistry
+    package let channels: ChannelRegistry
     /// The provider keys it trusts.
-    public let keys: ProviderKeys
+    package let keys: ProviderKeys
     /// Failures armed for tests (`POST /admin/faults`).
-    public let faults = InjectedFaults()
+    package let faults = InjectedFaults()
     /// The local CA.
-    public let certificateAuthority: LocalCertificateAuthority
+    package let certificateAuthority: LocalCertificateAuthority
     /// Who may use the admin API: the token in `DATA/admin-token`.
-    public let adminCredential: AdminCredential
+    package let adminCredential: AdminCredential
     /// What was refused, logged and counted.
-    public let refusals: GatewayRefusals
+    package let refusals: GatewayRefusals
     private let journal: GatewayJournal
     private let group: MultiThreadedEventLoopGroup
     private let listeners = Mutex<[any Channel]>([])
@@ -85,7 +85,7 @@ public final class GatewayServer: Sendable {
     ///
     /// - Throws: when the CA, the admin token or the journal cannot be made or read under the data directory;
     ///   ``GatewayDataError`` for `insecureAdmin` on an address other than loopback.
-    public init(configuration: Configuration, verifier: APNSProviderTokenVerifier = APNSProviderTokenVerifier()) throws
+    package init(configuration: Configuration, verifier: APNSProviderTokenVerifier = APNSProviderTokenVerifier()) throws
     {
         if configuration.insecureAdmin, !Self.isLoopback(configuration.host) {
             throw GatewayDataError(
@@ -112,12 +112,12 @@ public final class GatewayServer: Sendable {
     }
 
     /// The port the channel management API listens on, once started (`nil` when it serves none).
-    public var managementPort: Int? { boundManagementPort.withLock { $0 } }
+    package var managementPort: Int? { boundManagementPort.withLock { $0 } }
 
     /// Binds and starts serving.
     ///
     /// - Returns: the bound port of the push API.
-    public func start() async throws -> Int {
+    package func start() async throws -> Int {
         let tls = try makeTLSContext()
         let port = try await listen(api: .push, port: configuration.port, tls: tls)
         if let managePort = configuration.managePort {
@@ -134,13 +134,13 @@ public final class GatewayServer: Sendable {
     }
 
     /// The channel management port could not be bound (the push port was closed again).
-    public struct ChannelManagementListenFailure: Error, CustomStringConvertible {
+    package struct ChannelManagementListenFailure: Error, CustomStringConvertible {
         /// The port asked for.
-        public let port: Int
+        package let port: Int
         /// What binding it threw.
-        public let underlying: any Error
+        package let underlying: any Error
 
-        public var description: String { "the channel management API cannot listen on port \(port): \(underlying)" }
+        package var description: String { "the channel management API cannot listen on port \(port): \(underlying)" }
     }
 
     /// Binds one port serving `api` (and the admin API and the courier).
@@ -195,7 +195,7 @@ public final class GatewayServer: Sendable {
 
     /// Stops listening, sends every provider connection `GOAWAY` with reason `Shutdown`, closes every connection, and
     /// writes what is stored to the journal.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         for listener in listeners.withLock({ $0 }) { try? await listener.close() }
         await connections.closeAll()
         let task = flusher.withLock { task in

@@ -1,22 +1,22 @@
-public import APNSCore
+package import APNSCore
 import Synchronization
 
 /// The provider keys the gateway trusts, which can grow while it runs (`POST /admin/keys`).
-public final class ProviderKeys: Sendable {
+package final class ProviderKeys: Sendable {
     private let verifier: Mutex<APNSProviderTokenVerifier>
 
     /// The keys of `verifier`.
-    public init(_ verifier: APNSProviderTokenVerifier = APNSProviderTokenVerifier()) {
+    package init(_ verifier: APNSProviderTokenVerifier = APNSProviderTokenVerifier()) {
         self.verifier = Mutex(verifier)
     }
 
     /// A copy of the verifier as it is now.
-    public var current: APNSProviderTokenVerifier { verifier.withLock { $0 } }
+    package var current: APNSProviderTokenVerifier { verifier.withLock { $0 } }
 
     /// Adds (or replaces) a key.
     ///
     /// - Throws: ``APNSCredentialError`` when the PEM holds no P-256 key.
-    public func add(
+    package func add(
         pem: String, keyID: String, teamID: String, topics: Set<String>? = nil, environment: APNSEnvironment? = nil
     ) throws {
         var updated = current

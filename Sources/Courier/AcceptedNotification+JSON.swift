@@ -1,4 +1,4 @@
-public import APNSCore
+package import APNSCore
 import Foundation
 
 extension AcceptedNotification {
@@ -7,7 +7,7 @@ extension AcceptedNotification {
     /// `{"apns-id", "apns-unique-id", "token", "topic", "push-type", "priority", "expiration", "collapse-id",
     /// "received", ...extra, "payload"}`: `expiration` is the header's UNIX time (`0` for now-or-never, `null` when the
     /// header was absent), `received` is milliseconds since 1970, and `payload` is the JSON object as sent.
-    public func json(extra: [(key: String, value: JSONValue)] = []) -> [UInt8] {
+    package func json(extra: [(key: String, value: JSONValue)] = []) -> [UInt8] {
         var fields: [(key: String, value: JSONValue)] = [
             ("apns-id", .string(apnsID.lowercasedString)),
             ("apns-unique-id", uniqueID.map { .string($0.lowercasedString) } ?? .null),
@@ -31,7 +31,7 @@ extension AcceptedNotification {
     /// Reads the form ``json(extra:)`` writes.
     ///
     /// - Throws: ``GatewayDataError`` naming the field that is missing or wrong.
-    public init(json object: JSONObject) throws(GatewayDataError) {
+    package init(json object: JSONObject) throws(GatewayDataError) {
         func field(_ key: String) throws(GatewayDataError) -> JSONValue {
             guard let value = object[key] else { throw GatewayDataError("notification: no \"\(key)\"") }
             return value

@@ -1,32 +1,32 @@
-public import APNSCore
-public import Foundation
+package import APNSCore
+package import Foundation
 
 /// A push the gateway accepted (answered 200): what it stores for an offline device and forwards to an online one.
 ///
 /// The payload stays as the bytes the provider sent; it was checked to be a JSON object before it was accepted.
-public struct AcceptedNotification: Sendable, Hashable {
+package struct AcceptedNotification: Sendable, Hashable {
     /// The `apns-id` the gateway answered with.
-    public let apnsID: UUID
+    package let apnsID: UUID
     /// The `apns-unique-id` (development only).
-    public let uniqueID: UUID?
+    package let uniqueID: UUID?
     /// The device token it was sent to.
-    public let token: APNSDeviceToken
+    package let token: APNSDeviceToken
     /// The `apns-topic`.
-    public let topic: String
+    package let topic: String
     /// The push type (`alert` when the header was absent).
-    public let pushType: APNSPushType
+    package let pushType: APNSPushType
     /// The priority (10 when the header was absent).
-    public let priority: APNSPriority
+    package let priority: APNSPriority
     /// The `apns-expiration`.
-    public let expiration: APNSExpiration
+    package let expiration: APNSExpiration
     /// The `apns-collapse-id`.
-    public let collapseID: APNSCollapseID?
+    package let collapseID: APNSCollapseID?
     /// The JSON payload as sent.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
     /// When the gateway accepted it.
-    public let receivedAt: Date
+    package let receivedAt: Date
 
-    public init(
+    package init(
         apnsID: UUID,
         uniqueID: UUID?,
         token: APNSDeviceToken,
@@ -51,8 +51,8 @@ public struct AcceptedNotification: Sendable, Hashable {
     }
 
     /// The last moment it may still be delivered (reference E.2: the expiration, at most 30 days).
-    public var deadline: Date { expiration.deadline(acceptedAt: receivedAt) }
+    package var deadline: Date { expiration.deadline(acceptedAt: receivedAt) }
 
     /// Whether it may be stored for later at all (`apns-expiration: 0` is delivered now or never).
-    public var isStorable: Bool { expiration != .immediately }
+    package var isStorable: Bool { expiration != .immediately }
 }

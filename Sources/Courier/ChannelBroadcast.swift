@@ -1,27 +1,27 @@
-public import APNSCore
-public import Foundation
+package import APNSCore
+package import Foundation
 
 /// A broadcast the gateway accepted (answered 200) on a channel: what it fans out to the channel's subscribers and,
 /// on a Most Recent Message Stored channel, keeps for devices that subscribe later.
-public struct ChannelBroadcast: Sendable, Hashable {
+package struct ChannelBroadcast: Sendable, Hashable {
     /// The `apns-request-id` the gateway answered with.
-    public let requestID: UUID
+    package let requestID: UUID
     /// The `apns-unique-id` the gateway answered with; devices acknowledge by it.
-    public let uniqueID: UUID
+    package let uniqueID: UUID
     /// The channel it was sent on.
-    public let channelID: APNSChannelID
+    package let channelID: APNSChannelID
     /// The app whose channel it is.
-    public let bundleID: String
+    package let bundleID: String
     /// The `apns-priority`.
-    public let priority: APNSPriority
+    package let priority: APNSPriority
     /// The `apns-expiration`: `.immediately` or a date.
-    public let expiration: APNSExpiration
+    package let expiration: APNSExpiration
     /// The JSON payload as sent.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
     /// When the gateway accepted it.
-    public let receivedAt: Date
+    package let receivedAt: Date
 
-    public init(
+    package init(
         requestID: UUID, uniqueID: UUID, channelID: APNSChannelID, bundleID: String, priority: APNSPriority,
         expiration: APNSExpiration, payload: [UInt8], receivedAt: Date
     ) {
@@ -37,7 +37,7 @@ public struct ChannelBroadcast: Sendable, Hashable {
 
     /// The last moment a stored copy may still be delivered: its expiration, at most 8 hours after it was accepted
     /// (reference K.1); the moment it was accepted for `apns-expiration: 0`.
-    public var deadline: Date {
+    package var deadline: Date {
         let limit = receivedAt.addingTimeInterval(
             TimeInterval(APNSChannelStoragePolicy.storagePeriod.components.seconds))
         switch expiration {
@@ -50,7 +50,7 @@ public struct ChannelBroadcast: Sendable, Hashable {
     /// The broadcast as one JSON object, the form the courier and the journal use (docs/courier.md):
     /// `{"apns-request-id", "apns-unique-id", "channel-id", "bundle-id", "priority", "expiration", "received",
     /// ...extra, "payload"}`.
-    public func json(extra: [(key: String, value: JSONValue)] = []) -> [UInt8] {
+    package func json(extra: [(key: String, value: JSONValue)] = []) -> [UInt8] {
         var fields: [(key: String, value: JSONValue)] = extra
         fields += [
             ("apns-request-id", .string(requestID.lowercasedString)),
@@ -72,7 +72,7 @@ public struct ChannelBroadcast: Sendable, Hashable {
     /// Reads the form ``json(extra:)`` writes.
     ///
     /// - Throws: ``GatewayDataError`` naming the field that is missing or wrong.
-    public init(json object: JSONObject) throws(GatewayDataError) {
+    package init(json object: JSONObject) throws(GatewayDataError) {
         guard let requestID = object["apns-request-id"]?.string.flatMap(UUID.init(uuidString:)),
             let uniqueID = object["apns-unique-id"]?.string.flatMap(UUID.init(uuidString:)),
             let channelID = object["channel-id"]?.string.flatMap(APNSChannelID.init(rawValue:)),

@@ -1,4 +1,4 @@
-public import APNSCore
+package import APNSCore
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -16,9 +16,9 @@ import Synchronization
 /// // keep registered.token and registered.secret: the secret proves the token is this device's at the next start
 /// for await event in courier.events { if case .notification(let n) = event { try await courier.acknowledge(n) } }
 /// ```
-public final class CourierClient: Sendable {
+package final class CourierClient: Sendable {
     /// Something the gateway said.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// A notification for one of the registered tokens.
         case notification(AcceptedNotification)
         /// A broadcast on a channel an app's activity subscribed to, for that app's token.
@@ -30,7 +30,7 @@ public final class CourierClient: Sendable {
     }
 
     /// Everything the gateway sends, in order.
-    public let events: AsyncStream<Event>
+    package let events: AsyncStream<Event>
     private let channel: any Channel
     private let replies: CourierReplies
 
@@ -48,7 +48,7 @@ public final class CourierClient: Sendable {
     ///   - caPEM: the gateway's CA certificate (`DATA/ca.pem`), trusted for this connection.
     /// - Returns: a connected client with no app registered yet.
     /// - Throws: when the connection, TLS or the upgrade fails.
-    public static func connect(
+    package static func connect(
         host: String, port: Int, caPEM: String
     ) async throws -> CourierClient {
         let group = MultiThreadedEventLoopGroup.singleton
@@ -105,12 +105,12 @@ public final class CourierClient: Sendable {
     }
 
     /// What the gateway answered a registration.
-    public struct Registration: Sendable {
+    package struct Registration: Sendable {
         /// The app's device token.
-        public let token: APNSDeviceToken
+        package let token: APNSDeviceToken
         /// The device secret for ``token`` when the gateway made it now (a new token): keep it, it is shown once and
         /// proves the token is this device's when it registers again. `nil` when the secret given was proven.
-        public let secret: String?
+        package let secret: String?
     }
 
     /// Registers an app and returns its device token: `token` when the gateway still holds it for this app and
@@ -118,7 +118,7 @@ public final class CourierClient: Sendable {
     /// ``Event/notification(_:)`` right after.
     ///
     /// - Throws: ``GatewayDataError`` with the gateway's message when it refuses (another device's token, say).
-    public func register(
+    package func register(
         bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil, secret: String? = nil
     ) async throws -> Registration {
         var message: [(key: String, value: JSONValue)] = [
@@ -136,7 +136,7 @@ public final class CourierClient: Sendable {
     }
 
     /// Tells the gateway the device received a notification.
-    public func acknowledge(_ notification: AcceptedNotification) {
+    package func acknowledge(_ notification: AcceptedNotification) {
         send([
             "op": "ack", "token": .string(notification.token.hex),
             "apns-id": .string(notification.apnsID.lowercasedString),
@@ -147,21 +147,21 @@ public final class CourierClient: Sendable {
     /// ``Event/broadcast(_:token:)``, beginning with the channel's stored message when it keeps one.
     ///
     /// - Throws: ``GatewayDataError`` with the gateway's message when the app has no such channel.
-    public func subscribe(_ token: APNSDeviceToken, to channel: APNSChannelID) async throws {
+    package func subscribe(_ token: APNSDeviceToken, to channel: APNSChannelID) async throws {
         _ = try await replies.await(key: "subscribed \(token.hex) \(channel.rawValue)") {
             send(["op": "subscribe", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
         }
     }
 
     /// Ends an app's subscription to a channel.
-    public func unsubscribe(_ token: APNSDeviceToken, from channel: APNSChannelID) async throws {
+    package func unsubscribe(_ token: APNSDeviceToken, from channel: APNSChannelID) async throws {
         _ = try await replies.await(key: "unsubscribed \(token.hex) \(channel.rawValue)") {
             send(["op": "unsubscribe", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
         }
     }
 
     /// Tells the gateway the device received a broadcast.
-    public func acknowledge(_ broadcast: ChannelBroadcast, token: APNSDeviceToken) {
+    package func acknowledge(_ broadcast: ChannelBroadcast, token: APNSDeviceToken) {
         send([
             "op": "broadcast-ack", "token": .string(token.hex),
             "apns-unique-id": .string(broadcast.uniqueID.lowercasedString),
@@ -169,14 +169,14 @@ public final class CourierClient: Sendable {
     }
 
     /// Removes an app: later pushes to its token get `410 Unregistered`.
-    public func unregister(_ token: APNSDeviceToken) async throws {
+    package func unregister(_ token: APNSDeviceToken) async throws {
         _ = try await replies.await(key: "unregistered \(token.hex)") {
             send(["op": "unregister", "token": .string(token.hex)])
         }
     }
 
     /// Closes the connection.
-    public func close() async {
+    package func close() async {
         try? await channel.close()
     }
 

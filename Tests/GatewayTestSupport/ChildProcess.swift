@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -10,20 +10,20 @@ public import Foundation
 /// `findMaximumOpenFromProcSelfFD`, a read past a `dirent`: swift-corelibs-foundation#5472); a suite that starts
 /// hundreds of processes hit it in about one full run in three. This spawns with `posix_spawn`; its pipe is made
 /// close-on-exec, so one test's child never holds another's pipe open (NIO's sockets are close-on-exec already).
-public enum ChildProcess {
+package enum ChildProcess {
     /// What the program wrote and how it ended.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Standard output, with standard error after it in the same stream when `mergeErrors` was set.
-        public let output: Data
+        package let output: Data
         /// The exit status (128 + the signal when a signal ended it).
-        public let status: Int32
+        package let status: Int32
     }
 
     /// A program a test needs is not installed.
-    public struct MissingProgram: Error, CustomStringConvertible {
-        public let name: String
+    package struct MissingProgram: Error, CustomStringConvertible {
+        package let name: String
 
-        public var description: String {
+        package var description: String {
             let package = ChildProcess.debianPackages[name] ?? name
             return "the tests need `\(name)`, which is not on PATH: install it (Debian: apt-get install \(package)); "
                 + ".ci/run installs everything the tests use"
@@ -38,7 +38,7 @@ public enum ChildProcess {
     /// The path of `name` on `PATH` (a name with a `/` is taken as a path).
     ///
     /// - Throws: ``MissingProgram`` naming the package to install.
-    public static func locate(_ name: String) throws -> String {
+    package static func locate(_ name: String) throws -> String {
         if name.contains("/") { return name }
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
             .split(separator: ":")
@@ -58,7 +58,7 @@ public enum ChildProcess {
     ///   - mergeErrors: whether standard error goes to the output too; otherwise it is discarded.
     /// - Returns: what it wrote and its exit status.
     /// - Throws: ``MissingProgram`` when it is not installed, `POSIXError` when it cannot be started.
-    public static func run(_ name: String, _ arguments: [String], mergeErrors: Bool = true) async throws
+    package static func run(_ name: String, _ arguments: [String], mergeErrors: Bool = true) async throws
         -> Result
     {
         let executable = try locate(name)

@@ -3,7 +3,7 @@
 /// `Task.yield()` alone ends in microseconds on an idle machine and in nothing useful on a loaded one.
 ///
 /// - Returns: whether it held in time.
-public func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows
+package func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows
     -> Bool
 {
     let deadline = ContinuousClock.now + limit

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import GracefulServer
 import Hummingbird
 import Logging
@@ -7,8 +7,8 @@ import Synchronization
 
 /// An HTTP server on a free port that records the body of every POST, by path: a provider's registration and report
 /// endpoints for devices, or an app's own server for a provider's webhooks.
-public struct PostRecorder: Sendable {
-    public let port: Int
+package struct PostRecorder: Sendable {
+    package let port: Int
     private let received: Received
 
     private final class Received: Sendable {
@@ -16,7 +16,7 @@ public struct PostRecorder: Sendable {
     }
 
     /// Runs `body` with a recorder that answers `204` to a POST on any of `paths`.
-    public static func running<T>(paths: [String], _ body: (PostRecorder) async throws -> T) async throws -> T {
+    package static func running<T>(paths: [String], _ body: (PostRecorder) async throws -> T) async throws -> T {
         let received = Received()
         let router = Router()
         for path in paths {
@@ -38,10 +38,10 @@ public struct PostRecorder: Sendable {
     }
 
     /// The URL of `path` on this recorder.
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
+    package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
 
     /// The JSON bodies POSTed to `path`, in order (an object that is not JSON is empty).
-    public func bodies(_ path: String) -> [[String: Any]] {
+    package func bodies(_ path: String) -> [[String: Any]] {
         received.bodies.withLock { $0.filter { $0.path == path }.map(\.body) }
             .map { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] ?? [:] }
     }

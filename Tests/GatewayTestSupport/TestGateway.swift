@@ -1,22 +1,22 @@
-public import APNSCore
-public import APNSGateway
-public import Crypto
-public import Foundation
+package import APNSCore
+package import APNSGateway
+package import Crypto
+package import Foundation
 import Logging
 
 /// A gateway for live tests: a fresh data directory (or a given one), port 0, and one trusted key (key ID ABC123DEFG,
 /// team DEF123GHIJ) with a signer for it.
-public struct TestGateway: Sendable {
-    public let server: GatewayServer
-    public let port: Int
+package struct TestGateway: Sendable {
+    package let server: GatewayServer
+    package let port: Int
     /// The channel management API's port.
-    public var managePort: Int { server.managementPort ?? 0 }
-    public let key: P256.Signing.PrivateKey
-    public let signer: APNSProviderTokenSigner
-    public let directory: URL
+    package var managePort: Int { server.managementPort ?? 0 }
+    package let key: P256.Signing.PrivateKey
+    package let signer: APNSProviderTokenSigner
+    package let directory: URL
 
     /// Starts a gateway trusting `key`; a restart on the same `directory` keeps what the gateway stored there.
-    public static func start(
+    package static func start(
         directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)"),
         key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
     ) async throws -> TestGateway {
@@ -35,7 +35,7 @@ public struct TestGateway: Sendable {
     }
 
     /// Runs `body`, then stops the gateway, whether `body` threw or not.
-    public func run(_ body: () async throws -> Void) async throws {
+    package func run(_ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch {

@@ -1,20 +1,20 @@
 import APNSCore
-public import Courier
+package import Courier
 import Crypto
-public import Foundation
+package import Foundation
 
 /// Who may use the gateway's admin API: whoever sends `Authorization: Bearer <token>` with the token kept in
 /// `DATA/admin-token` (mode 0600, made at the first start). With ``insecure`` (loopback only, `--insecure-admin`)
 /// every caller may, as before the credential existed.
-public struct AdminCredential: Sendable {
+package struct AdminCredential: Sendable {
     /// The token, as the file holds it.
-    public let token: String
+    package let token: String
     /// Whether this start made the token (so it is shown once, now).
-    public let created: Bool
+    package let created: Bool
     /// The file it is kept in.
-    public let path: URL
+    package let path: URL
     /// Admin calls need no token (loopback gateways only).
-    public let insecure: Bool
+    package let insecure: Bool
 
     /// The `WWW-Authenticate` value a 401 carries.
     static let challenge = "Bearer realm=\"herald gateway admin\""
@@ -22,7 +22,7 @@ public struct AdminCredential: Sendable {
     /// Reads `DATA/admin-token`, or makes a new random token there.
     ///
     /// - Throws: ``GatewayDataError`` when the file cannot be read or written.
-    public static func loadOrCreate(in directory: URL, insecure: Bool = false) throws(GatewayDataError)
+    package static func loadOrCreate(in directory: URL, insecure: Bool = false) throws(GatewayDataError)
         -> AdminCredential
     {
         let path = directory.appendingPathComponent("admin-token")

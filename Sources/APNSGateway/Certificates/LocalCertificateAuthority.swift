@@ -1,6 +1,6 @@
 import APNSCore
 import Crypto
-public import Foundation
+package import Foundation
 import SwiftASN1
 import X509
 
@@ -9,27 +9,27 @@ import X509
 ///
 /// The server certificate names `localhost`, `127.0.0.1`, `::1` and Apple's APNs host names, so a provider pointed at
 /// the gateway by `/etc/hosts` or by URL verifies it like Apple's.
-public struct LocalCertificateAuthority: Sendable {
+package struct LocalCertificateAuthority: Sendable {
     /// The CA certificate, PEM.
-    public let caCertificatePEM: String
+    package let caCertificatePEM: String
     /// The server certificate, PEM.
-    public let serverCertificatePEM: String
+    package let serverCertificatePEM: String
     /// The server's private key, PEM.
     let serverKeyPEM: String
     /// The CA's private key, PEM, for issuing provider certificates.
     let caKeyPEM: String
     /// Where `ca.pem` is.
-    public let caPath: URL
+    package let caPath: URL
 
     /// The host names and addresses the server certificate is valid for.
-    public static let serverNames = [
+    package static let serverNames = [
         "localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
     ]
 
     /// Loads the CA and server certificate from `directory`, making and saving them on first use.
     ///
     /// - Throws: when the directory cannot be written or the saved files are unreadable.
-    public static func loadOrCreate(in directory: URL, now: Date = Date()) throws -> LocalCertificateAuthority {
+    package static func loadOrCreate(in directory: URL, now: Date = Date()) throws -> LocalCertificateAuthority {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let files = Files(directory: directory)
         let (caCertificate, caKey) = try loadOrCreateCA(files, now: now)
@@ -49,7 +49,7 @@ public struct LocalCertificateAuthority: Sendable {
     ///
     /// - Returns: the certificate and its new private key, PEM.
     /// - Throws: when the certificate cannot be made.
-    public func issuePushCertificate(_ push: PushCertificate, now: Date = Date()) throws
+    package func issuePushCertificate(_ push: PushCertificate, now: Date = Date()) throws
         -> (certificatePEM: String, privateKeyPEM: String)
     {
         let caCertificate = try Certificate(pemEncoded: caCertificatePEM)

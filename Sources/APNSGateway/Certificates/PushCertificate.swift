@@ -1,32 +1,32 @@
-public import APNSCore
+package import APNSCore
 import SwiftASN1
-public import X509
+package import X509
 
 /// What a provider certificate allows, read from the extensions Apple puts in it: the topics in
 /// 1.2.840.113635.100.6.3.6 (each followed by its kind: app, voip, complication), and the environments as
 /// 1.2.840.113635.100.6.3.1 (development) and 1.2.840.113635.100.6.3.2 (production).
-public struct PushCertificate: Hashable, Sendable {
+package struct PushCertificate: Hashable, Sendable {
     /// The topics the certificate may push to, in its order.
-    public var topics: [String]
+    package var topics: [String]
     /// The environments the certificate is for.
-    public var environments: Set<APNSEnvironment>
+    package var environments: Set<APNSEnvironment>
 
     static let topicsOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 6]
     static let developmentOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 1]
     static let productionOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 2]
 
-    public init(topics: [String], environments: Set<APNSEnvironment>) {
+    package init(topics: [String], environments: Set<APNSEnvironment>) {
         self.topics = topics
         self.environments = environments
     }
 
     /// The topics of an app's certificate, as Apple issues it: the bundle ID, its VoIP and its complication topics.
-    public init(bundleID: String, environments: Set<APNSEnvironment>) {
+    package init(bundleID: String, environments: Set<APNSEnvironment>) {
         self.init(topics: [bundleID, bundleID + ".voip", bundleID + ".complication"], environments: environments)
     }
 
     /// Reads a certificate's push extensions; `nil` when it has no topics or no environment (not a push certificate).
-    public init?(_ certificate: Certificate) {
+    package init?(_ certificate: Certificate) {
         var topics: [String] = []
         var environments: Set<APNSEnvironment> = []
         for item in certificate.extensions {
@@ -44,7 +44,7 @@ public struct PushCertificate: Hashable, Sendable {
     /// Reads a PEM certificate's push extensions; `nil` when it is not a push certificate.
     ///
     /// - Throws: when the text is not a PEM certificate.
-    public init?(pem: String) throws {
+    package init?(pem: String) throws {
         self.init(try Certificate(pemEncoded: pem))
     }
 

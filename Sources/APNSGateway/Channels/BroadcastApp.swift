@@ -1,14 +1,14 @@
-public import APNSCore
+package import APNSCore
 
 /// An app in one environment: channels are counted, and broadcast is switched on or off, per app and environment.
-public struct BroadcastApp: Sendable, Hashable, CustomStringConvertible {
-    public let bundleID: String
-    public let environment: APNSEnvironment
+package struct BroadcastApp: Sendable, Hashable, CustomStringConvertible {
+    package let bundleID: String
+    package let environment: APNSEnvironment
 
-    public init(bundleID: String, environment: APNSEnvironment) {
+    package init(bundleID: String, environment: APNSEnvironment) {
         self.bundleID = bundleID
         self.environment = environment
     }
 
-    public var description: String { "\(bundleID) (\(environment))" }
+    package var description: String { "\(bundleID) (\(environment))" }
 }

@@ -1,23 +1,23 @@
-public import APNSCore
-public import Courier
-public import Foundation
+package import APNSCore
+package import Courier
+package import Foundation
 
 /// A channel made through the channel management API (reference K.1): whose it is, where, and how it stores.
-public struct BroadcastChannel: Sendable, Hashable {
+package struct BroadcastChannel: Sendable, Hashable {
     /// Its `apns-channel-id`.
-    public let id: APNSChannelID
+    package let id: APNSChannelID
     /// The app it belongs to.
-    public let bundleID: String
+    package let bundleID: String
     /// The environment it was made in; it cannot be used in the other.
-    public let environment: APNSEnvironment
+    package let environment: APNSEnvironment
     /// Whether it keeps its most recent broadcast.
-    public let storagePolicy: APNSChannelStoragePolicy
+    package let storagePolicy: APNSChannelStoragePolicy
     /// When it was made.
-    public let createdAt: Date
+    package let createdAt: Date
     /// On a Most Recent Message Stored channel: the newest broadcast, until its deadline.
-    public var storedMessage: ChannelBroadcast?
+    package var storedMessage: ChannelBroadcast?
 
-    public init(
+    package init(
         id: APNSChannelID, bundleID: String, environment: APNSEnvironment, storagePolicy: APNSChannelStoragePolicy,
         createdAt: Date, storedMessage: ChannelBroadcast? = nil
     ) {
@@ -30,12 +30,12 @@ public struct BroadcastChannel: Sendable, Hashable {
     }
 
     /// Whether this channel belongs to `bundleID` in `environment`.
-    public func belongs(to bundleID: String, in environment: APNSEnvironment) -> Bool {
+    package func belongs(to bundleID: String, in environment: APNSEnvironment) -> Bool {
         self.bundleID == bundleID && self.environment == environment
     }
 
     /// The channel as the journal and the admin API write it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var fields: [(key: String, value: JSONValue)] = [
             ("channel-id", .string(id.rawValue)), ("bundle-id", .string(bundleID)),
             ("environment", .string(environment.rawValue)),
@@ -52,7 +52,7 @@ public struct BroadcastChannel: Sendable, Hashable {
     /// Reads the form ``json`` writes.
     ///
     /// - Throws: ``GatewayDataError`` naming what is missing or wrong.
-    public init(json object: JSONObject) throws(GatewayDataError) {
+    package init(json object: JSONObject) throws(GatewayDataError) {
         guard let id = object["channel-id"]?.string.flatMap(APNSChannelID.init(rawValue:)),
             let bundleID = object["bundle-id"]?.string,
             let environment = object["environment"]?.string.flatMap(APNSEnvironment.init(name:)),

@@ -1,26 +1,26 @@
-public import APNSCore
+package import APNSCore
 import Courier
-public import Foundation
+package import Foundation
 
 /// How far one broadcast got: how many subscribed devices it was written to, how many acknowledged it, and how long
 /// each acknowledgement took from the moment the gateway accepted the broadcast.
-public struct BroadcastReport: Sendable, Hashable {
-    public let requestID: UUID
-    public let uniqueID: UUID
-    public let channelID: APNSChannelID
-    public let bundleID: String
-    public let receivedAt: Date
+package struct BroadcastReport: Sendable, Hashable {
+    package let requestID: UUID
+    package let uniqueID: UUID
+    package let channelID: APNSChannelID
+    package let bundleID: String
+    package let receivedAt: Date
     /// Whether the channel kept it for devices that subscribe later.
-    public let stored: Bool
+    package let stored: Bool
     /// The devices it was written to (including later subscribers given the stored copy).
-    public var reached = 0
+    package var reached = 0
     /// The devices that acknowledged it.
-    public var acknowledged = 0
+    package var acknowledged = 0
     /// Seconds from acceptance to each acknowledgement, in the order they came.
-    public var acknowledgementDelays: [Double] = []
+    package var acknowledgementDelays: [Double] = []
 
     /// The delay at a percentile (0 to 100) of the acknowledgements, or `nil` before the first.
-    public func delay(percentile: Double) -> Double? {
+    package func delay(percentile: Double) -> Double? {
         guard !acknowledgementDelays.isEmpty else { return nil }
         let sorted = acknowledgementDelays.sorted()
         let index = Int((percentile / 100 * Double(sorted.count - 1)).rounded())
@@ -28,7 +28,7 @@ public struct BroadcastReport: Sendable, Hashable {
     }
 
     /// The report as the admin API answers it; delays in milliseconds.
-    public var json: JSONValue {
+    package var json: JSONValue {
         func milliseconds(_ seconds: Double?) -> JSONValue {
             seconds.map { .number(JSONNumber(($0 * 1_000_000).rounded() / 1000)) } ?? .null
         }

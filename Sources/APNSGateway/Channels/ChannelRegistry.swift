@@ -1,6 +1,6 @@
-public import APNSCore
-public import Courier
-public import Foundation
+package import APNSCore
+package import Courier
+package import Foundation
 import NIOCore
 import Synchronization
 
@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// Channels survive a restart (the gateway's journal writes every change, ``changed``); subscriptions belong to a
 /// courier connection and end with it.
-public final class ChannelRegistry: Sendable {
+package final class ChannelRegistry: Sendable {
     /// What changed, for persistence.
-    public enum Change: Sendable, Hashable {
+    package enum Change: Sendable, Hashable {
         /// A channel was made, deleted, or its stored message changed.
         case channel(APNSChannelID)
         /// An app's broadcast switch changed.
@@ -19,7 +19,7 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// Why a channel could not be made or used.
-    public enum Refusal: Error, Sendable, Equatable {
+    package enum Refusal: Error, Sendable, Equatable {
         /// The app already has ``limitPerApp`` channels in that environment.
         case limitReached(BroadcastApp, Int)
         /// No such channel for this app and environment (never made, deleted, or another app's).
@@ -27,7 +27,7 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// The most channels an app may have in one environment (reference K.1).
-    public let limitPerApp: Int
+    package let limitPerApp: Int
     /// How many broadcast reports are kept for the admin API, newest first out.
     static let reportLimit = 256
 
@@ -64,7 +64,7 @@ public final class ChannelRegistry: Sendable {
     ///   - log: where broadcasts are recorded.
     ///   - now: the clock.
     ///   - changed: called (outside any lock) after every change, for persistence.
-    public init(
+    package init(
         channels: [BroadcastChannel] = [], disabled: Set<BroadcastApp> = [], limitPerApp: Int = 10_000,
         log: DeliveryLog = DeliveryLog(), now: @escaping @Sendable () -> Date = { Date() },
         changed: @escaping @Sendable (Change) -> Void = { _ in }
@@ -87,7 +87,7 @@ public final class ChannelRegistry: Sendable {
     /// Makes a channel with a new random ID.
     ///
     /// - Throws: ``Refusal/limitReached(_:_:)`` when the app has ``limitPerApp`` channels in that environment.
-    public func create(
+    package func create(
         for app: BroadcastApp, storagePolicy: APNSChannelStoragePolicy
     ) throws(Refusal) -> BroadcastChannel {
         let channel = BroadcastChannel(
@@ -108,21 +108,21 @@ public final class ChannelRegistry: Sendable {
     /// The channel with this ID when it belongs to `app`.
     ///
     /// - Throws: ``Refusal/notRegistered(_:)`` otherwise.
-    public func channel(_ id: APNSChannelID, of app: BroadcastApp) throws(Refusal) -> BroadcastChannel {
+    package func channel(_ id: APNSChannelID, of app: BroadcastApp) throws(Refusal) -> BroadcastChannel {
         let channel = state.withLock { $0.channels[id] }
         guard let channel, channel.belongs(to: app.bundleID, in: app.environment) else { throw .notRegistered(id) }
         return channel
     }
 
     /// The channel with this ID, whoever it belongs to (persistence and the admin API).
-    public func channel(_ id: APNSChannelID) -> BroadcastChannel? {
+    package func channel(_ id: APNSChannelID) -> BroadcastChannel? {
         state.withLock { $0.channels[id] }
     }
 
     /// Deletes a channel of `app`: it cannot be used again and its subscriptions end; its ID is never made again.
     ///
     /// - Throws: ``Refusal/notRegistered(_:)`` when `app` has no such channel.
-    public func delete(_ id: APNSChannelID, of app: BroadcastApp) throws(Refusal) {
+    package func delete(_ id: APNSChannelID, of app: BroadcastApp) throws(Refusal) {
         let found = state.withLock { state -> Bool in
             guard let channel = state.channels[id], channel.belongs(to: app.bundleID, in: app.environment) else {
                 return false
@@ -137,19 +137,19 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// The IDs of `app`'s channels, oldest first.
-    public func channels(of app: BroadcastApp) -> [BroadcastChannel] {
+    package func channels(of app: BroadcastApp) -> [BroadcastChannel] {
         state.withLock { state in
             state.channels.values.filter { $0.belongs(to: app.bundleID, in: app.environment) }
         }.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
     }
 
     /// Every channel (persistence).
-    public var all: [BroadcastChannel] { state.withLock { Array($0.channels.values) } }
+    package var all: [BroadcastChannel] { state.withLock { Array($0.channels.values) } }
 
     // MARK: The broadcast switch
 
     /// Switches broadcast on or off for an app (off: broadcasts and channel requests get `FeatureNotEnabled`).
-    public func setBroadcastEnabled(_ enabled: Bool, for app: BroadcastApp) {
+    package func setBroadcastEnabled(_ enabled: Bool, for app: BroadcastApp) {
         let didChange = state.withLock { state in
             enabled ? state.disabled.remove(app) != nil : state.disabled.insert(app).inserted
         }
@@ -157,12 +157,12 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// Whether broadcast is on for an app (it is unless switched off).
-    public func isBroadcastEnabled(for app: BroadcastApp) -> Bool {
+    package func isBroadcastEnabled(for app: BroadcastApp) -> Bool {
         state.withLock { !$0.disabled.contains(app) }
     }
 
     /// The apps whose broadcast is off (persistence).
-    public var disabledApps: Set<BroadcastApp> { state.withLock { $0.disabled } }
+    package var disabledApps: Set<BroadcastApp> { state.withLock { $0.disabled } }
 
     // MARK: Subscriptions
 
@@ -171,7 +171,7 @@ public final class ChannelRegistry: Sendable {
     /// - Returns: the courier message of the channel's stored broadcast when there is one still in time, for the
     ///   caller to write once it has answered the subscription (it counts as given to this device).
     /// - Throws: ``Refusal/notRegistered(_:)`` when `app` has no such channel.
-    public func subscribe(
+    package func subscribe(
         _ link: any BroadcastLink, token: APNSDeviceToken, app: BroadcastApp, to id: APNSChannelID
     ) throws(Refusal) -> [UInt8]? {
         let time = now()
@@ -193,7 +193,7 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// Ends a subscription.
-    public func unsubscribe(_ link: any BroadcastLink, token: APNSDeviceToken, from id: APNSChannelID) {
+    package func unsubscribe(_ link: any BroadcastLink, token: APNSDeviceToken, from id: APNSChannelID) {
         let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
         state.withLock { state in
             state.subscribers[id]?.removeValue(forKey: key)
@@ -202,7 +202,7 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// How many device apps are subscribed to a channel now.
-    public func subscriberCount(_ id: APNSChannelID) -> Int {
+    package func subscriberCount(_ id: APNSChannelID) -> Int {
         state.withLock { $0.subscribers[id]?.count ?? 0 }
     }
 
@@ -213,7 +213,7 @@ public final class ChannelRegistry: Sendable {
     /// answer (``BroadcastFanOut``): its cost grows with the subscribers, the answer's must not.
     ///
     /// - Returns: the delivery.
-    public func publish(_ broadcast: ChannelBroadcast) -> @Sendable () -> Void {
+    package func publish(_ broadcast: ChannelBroadcast) -> @Sendable () -> Void {
         let (subscribers, stored) = state.withLock { state -> ([(SubscriberKey, Subscriber)], Bool) in
             guard var channel = state.channels[broadcast.channelID] else { return ([], false) }
             let stores = channel.storagePolicy == .mostRecentMessageStored && broadcast.expiration != .immediately
@@ -268,7 +268,7 @@ public final class ChannelRegistry: Sendable {
     ///
     /// - Returns: `false` when that device was not given it, or it is too old to be reported.
     @discardableResult
-    public func acknowledge(_ uniqueID: UUID, link: any BroadcastLink, token: APNSDeviceToken) -> Bool {
+    package func acknowledge(_ uniqueID: UUID, link: any BroadcastLink, token: APNSDeviceToken) -> Bool {
         let time = now()
         let key = SubscriberKey(link: ObjectIdentifier(link), token: token)
         let completed = state.withLock { state -> BroadcastReport?? in
@@ -291,7 +291,7 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// The reports of the latest broadcasts, newest first; only those on `channel` when it is given.
-    public func reports(channel: APNSChannelID? = nil) -> [BroadcastReport] {
+    package func reports(channel: APNSChannelID? = nil) -> [BroadcastReport] {
         state.withLock { state in
             state.reportOrder.reversed().compactMap { state.reports[$0] }
                 .filter { channel == nil || $0.channelID == channel }

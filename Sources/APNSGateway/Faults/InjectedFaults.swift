@@ -1,12 +1,12 @@
-public import APNSCore
+package import APNSCore
 import NIOConcurrencyHelpers
 
 /// Failures a test asks the gateway to produce, so a provider's handling of them can be tested: the next matching
 /// pushes are answered with a chosen status and reason (`429 TooManyRequests`, `500`, `503 ServiceUnavailable`, ...),
 /// or end their connection with a GOAWAY, instead of being accepted. Set through `POST /admin/faults`.
-public final class InjectedFaults: Sendable {
+package final class InjectedFaults: Sendable {
     /// What happens to a push a fault matches.
-    public enum Effect: Hashable, Sendable {
+    package enum Effect: Hashable, Sendable {
         /// Answer with this status and reason.
         case answer(status: Int, reason: APNSReason)
         /// Leave the push unprocessed and end the connection with GOAWAY carrying `{"reason": ...}`.
@@ -14,17 +14,17 @@ public final class InjectedFaults: Sendable {
     }
 
     /// One armed fault.
-    public struct Fault: Hashable, Sendable {
-        public var effect: Effect
+    package struct Fault: Hashable, Sendable {
+        package var effect: Effect
         /// How many more pushes it applies to.
-        public var remaining: Int
+        package var remaining: Int
         /// Only pushes to this token, or any push when `nil`.
-        public var token: APNSDeviceToken?
+        package var token: APNSDeviceToken?
         /// Only broadcasts on this channel; a fault with neither a token nor a channel applies to any push and any
         /// broadcast.
-        public var channel: APNSChannelID?
+        package var channel: APNSChannelID?
 
-        public init(effect: Effect, count: Int, token: APNSDeviceToken? = nil, channel: APNSChannelID? = nil) {
+        package init(effect: Effect, count: Int, token: APNSDeviceToken? = nil, channel: APNSChannelID? = nil) {
             self.effect = effect
             self.remaining = count
             self.token = token
@@ -34,20 +34,20 @@ public final class InjectedFaults: Sendable {
 
     private let faults = NIOLockedValueBox<[Fault]>([])
 
-    public init() {}
+    package init() {}
 
     /// Arms a fault; faults apply in the order they were added.
-    public func add(_ fault: Fault) {
+    package func add(_ fault: Fault) {
         faults.withLockedValue { $0.append(fault) }
     }
 
     /// Disarms every fault.
-    public func removeAll() {
+    package func removeAll() {
         faults.withLockedValue { $0.removeAll() }
     }
 
     /// How many pushes the armed faults will still change.
-    public var pending: Int { faults.withLockedValue { $0.reduce(0) { $0 + $1.remaining } } }
+    package var pending: Int { faults.withLockedValue { $0.reduce(0) { $0 + $1.remaining } } }
 
     /// The effect for a valid push to `token`, using up one application of the first matching fault.
     func take(for token: APNSDeviceToken) -> Effect? {

@@ -1,27 +1,27 @@
-public import APNSCore
-public import Foundation
+package import APNSCore
+package import Foundation
 import Synchronization
 
 /// What happened to each notification, like Apple's Push Notifications Console delivery log: received, rejected
 /// (with the reason), stored, forwarded, delivered, replaced, expired, discarded, with times.
 ///
 /// It remembers the most recent ``capacity`` notifications (by `apns-id`); older ones are forgotten first.
-public final class DeliveryLog: Sendable {
+package final class DeliveryLog: Sendable {
     /// One thing that happened to a notification.
-    public struct Event: Sendable, Hashable {
+    package struct Event: Sendable, Hashable {
         /// What happened.
-        public enum Kind: String, Sendable {
+        package enum Kind: String, Sendable {
             case received, rejected, stored, forwarded, delivered, replaced, expired, discarded
         }
 
-        public let kind: Kind
-        public let time: Date
+        package let kind: Kind
+        package let time: Date
         /// The reason of a rejection, or why it was replaced, discarded or expired.
-        public let detail: String?
+        package let detail: String?
         /// For ``Kind/replaced``: the notification that replaced it.
-        public let replacedBy: UUID?
+        package let replacedBy: UUID?
 
-        public init(_ kind: Kind, at time: Date, _ detail: String? = nil, replacedBy: UUID? = nil) {
+        package init(_ kind: Kind, at time: Date, _ detail: String? = nil, replacedBy: UUID? = nil) {
             self.kind = kind
             self.time = time
             self.detail = detail
@@ -30,11 +30,11 @@ public final class DeliveryLog: Sendable {
     }
 
     /// Everything known of one notification.
-    public struct Entry: Sendable, Hashable {
-        public let apnsID: UUID
-        public var uniqueID: UUID?
-        public var token: APNSDeviceToken?
-        public var events: [Event]
+    package struct Entry: Sendable, Hashable {
+        package let apnsID: UUID
+        package var uniqueID: UUID?
+        package var token: APNSDeviceToken?
+        package var events: [Event]
     }
 
     private struct State {
@@ -62,21 +62,21 @@ public final class DeliveryLog: Sendable {
     private static let chunkSize = 4096
 
     /// How many notifications it remembers.
-    public let capacity: Int
+    package let capacity: Int
     private let state = Mutex(State())
 
-    public init(capacity: Int = 100_000) {
+    package init(capacity: Int = 100_000) {
         precondition(capacity > 0 && capacity <= Int(Int32.max))
         self.capacity = capacity
     }
 
     /// Adds events to a notification's entry, making the entry when it is new.
-    public func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, _ events: Event...) {
+    package func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, _ events: Event...) {
         record(apnsID, uniqueID: uniqueID, token: token, events: events)
     }
 
     /// Adds events to a notification's entry, making the entry when it is new.
-    public func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, events: [Event]) {
+    package func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, events: [Event]) {
         state.withLock { state in
             if let slot = state.index[apnsID].map(Int.init) {
                 state.update(slot) { record in
@@ -108,7 +108,7 @@ public final class DeliveryLog: Sendable {
     }
 
     /// The sequence number of the latest notification recorded (`-1` before the first).
-    public var lastSequence: Int { state.withLock { $0.total - 1 } }
+    package var lastSequence: Int { state.withLock { $0.total - 1 } }
 
     /// The notifications recorded after sequence number `after` (the oldest still kept when `after` is older), in
     /// the order they arrived, each with its sequence number; and the sequence number to ask after next time.
@@ -117,7 +117,7 @@ public final class DeliveryLog: Sendable {
     ///   - after: the last sequence number already seen; `-1` (or less) for the oldest kept.
     ///   - limit: the most entries answered.
     /// - Returns: the entries with their sequence numbers, and the last sequence number answered (or known).
-    public func entries(after: Int, limit: Int) -> (entries: [(sequence: Int, entry: Entry)], last: Int) {
+    package func entries(after: Int, limit: Int) -> (entries: [(sequence: Int, entry: Entry)], last: Int) {
         state.withLock { state in
             let first = max(after + 1, state.total - state.count)
             let end = min(state.total, first + max(0, limit))
@@ -128,12 +128,12 @@ public final class DeliveryLog: Sendable {
     }
 
     /// The entry for an `apns-id`.
-    public func entry(apnsID: UUID) -> Entry? {
+    package func entry(apnsID: UUID) -> Entry? {
         state.withLock { state in state.index[apnsID].map { state[Int($0)].entry } }
     }
 
     /// The entry for an `apns-unique-id` (a scan: the log keeps no second index, to stay small).
-    public func entry(uniqueID: UUID) -> Entry? {
+    package func entry(uniqueID: UUID) -> Entry? {
         state.withLock { state in
             for chunk in state.chunks {
                 if let record = chunk.first(where: { $0.uniqueID == uniqueID }) { return record.entry }

@@ -1,7 +1,7 @@
-public import APNSCore
-public import Courier
-public import Foundation
-public import Logging
+package import APNSCore
+package import Courier
+package import Foundation
+package import Logging
 import Synchronization
 
 /// Keeps the gateway's issued tokens and stored notifications in `DATA/journal`, so both survive a restart.
@@ -18,11 +18,11 @@ import Synchronization
 ///
 /// The last record of a token wins. At start the journal is read and rewritten with only what is live; while running
 /// it is rewritten the same way when it grows past ``compactionThreshold``.
-public final class GatewayJournal: Sendable {
+package final class GatewayJournal: Sendable {
     /// How often changed tokens are written.
-    public static let flushInterval: Duration = .milliseconds(100)
+    package static let flushInterval: Duration = .milliseconds(100)
     /// The journal size that starts a compaction while running.
-    public let compactionThreshold: Int
+    package let compactionThreshold: Int
 
     private struct State {
         var handle: FileHandle
@@ -39,22 +39,22 @@ public final class GatewayJournal: Sendable {
     }
 
     /// What a journal held when it was opened.
-    public struct Recovered: Sendable {
-        public var devices: [DeviceRegistry.Device] = []
-        public var stored: [AcceptedNotification] = []
-        public var channels: [BroadcastChannel] = []
-        public var disabledApps: Set<BroadcastApp> = []
+    package struct Recovered: Sendable {
+        package var devices: [DeviceRegistry.Device] = []
+        package var stored: [AcceptedNotification] = []
+        package var channels: [BroadcastChannel] = []
+        package var disabledApps: Set<BroadcastApp> = []
     }
 
     /// The journal's path.
-    public let url: URL
+    package let url: URL
     private let state: Mutex<State>
     /// Held by one flush at a time, from taking the changed tokens to writing them.
     private let flushing = Mutex(())
     private let logger: Logger
 
     /// What the journal held when it was opened.
-    public let recovered: Recovered
+    package let recovered: Recovered
 
     /// Opens (or makes) the journal in `directory`, reads it and rewrites it compactly.
     ///
@@ -63,7 +63,7 @@ public final class GatewayJournal: Sendable {
     ///   - compactionThreshold: the size past which a flush rewrites the journal; 64 MiB by default.
     ///   - logger: where a failed write or compaction is logged (they are counted in ``writeFailures`` too).
     /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
-    public init(
+    package init(
         directory: URL, compactionThreshold: Int = 64 << 20,
         logger: Logger = Logger(label: "herald-gateway-journal")
     ) throws {
@@ -78,14 +78,14 @@ public final class GatewayJournal: Sendable {
     }
 
     /// Writes a device record now.
-    public func record(_ device: DeviceRegistry.Device) {
+    package func record(_ device: DeviceRegistry.Device) {
         state.withLock { state in Self.append([Self.deviceRecord(device)], to: &state) }
         logFailures()
     }
 
     /// How many writes or compactions of the journal failed since it was opened (each is logged as an error: what
     /// it held is not on disk).
-    public var writeFailures: Int { state.withLock { $0.failures } }
+    package var writeFailures: Int { state.withLock { $0.failures } }
 
     /// Logs the failures noted under the lock.
     private func logFailures() {
@@ -99,19 +99,19 @@ public final class GatewayJournal: Sendable {
     }
 
     /// Notes that a token's stored notification changed; written at the next flush.
-    public func markChanged(_ token: APNSDeviceToken) {
+    package func markChanged(_ token: APNSDeviceToken) {
         _ = state.withLock { $0.dirty.insert(token) }
     }
 
     /// Notes that a channel or an app's broadcast switch changed; written at the next flush.
-    public func markChanged(_ change: ChannelRegistry.Change) {
+    package func markChanged(_ change: ChannelRegistry.Change) {
         _ = state.withLock { $0.dirtyChannels.insert(change) }
     }
 
     /// Writes what is stored now for every changed token and channel, compacting the journal when it has grown too
     /// large. When it returns, every change marked before the call is in the file (a flush running on another thread
     /// holds ``flushing`` until it has written what it took), so an answer sent after it survives a killed process.
-    public func flush(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry? = nil) {
+    package func flush(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry? = nil) {
         flushing.withLock { _ in flushMarked(from: store, registry: registry, channels: channels) }
     }
 
@@ -156,7 +156,7 @@ public final class GatewayJournal: Sendable {
     }
 
     /// Closes the file.
-    public func close() {
+    package func close() {
         state.withLock { try? $0.handle.close() }
     }
 

@@ -1,6 +1,6 @@
-public import APNSCore
-public import Courier
-public import Foundation
+package import APNSCore
+package import Courier
+package import Foundation
 import Synchronization
 
 /// Store-and-forward (reference E): a push for an online device is forwarded at once; for an offline one the newest
@@ -11,11 +11,11 @@ import Synchronization
 /// - A stored push is dropped at its deadline: the expiration, or 30 days.
 /// - A forwarded push counts as delivered once the device acknowledges it; if the link drops first, the newest
 ///   unacknowledged storable push is stored again.
-public final class NotificationStore: Sendable {
+package final class NotificationStore: Sendable {
     /// A delivered notification and when the device acknowledged it.
-    public struct Delivered: Sendable, Hashable {
-        public let notification: AcceptedNotification
-        public let deliveredAt: Date
+    package struct Delivered: Sendable, Hashable {
+        package let notification: AcceptedNotification
+        package let deliveredAt: Date
     }
 
     /// Kept apart so an offline token's stored push costs one dictionary entry and nothing more.
@@ -46,7 +46,7 @@ public final class NotificationStore: Sendable {
     static let deliveredHistoryLimit = 16
 
     /// What happened to every notification.
-    public let log: DeliveryLog
+    package let log: DeliveryLog
     private let state = Mutex(State())
     private let now: @Sendable () -> Date
     private let changed: @Sendable (APNSDeviceToken) -> Void
@@ -55,7 +55,7 @@ public final class NotificationStore: Sendable {
     ///   - log: where events are recorded.
     ///   - now: the clock.
     ///   - changed: called (outside any lock) whenever a token's stored notification changes, for persistence.
-    public init(
+    package init(
         log: DeliveryLog = DeliveryLog(),
         now: @escaping @Sendable () -> Date = { Date() },
         changed: @escaping @Sendable (APNSDeviceToken) -> Void = { _ in }
@@ -66,7 +66,7 @@ public final class NotificationStore: Sendable {
     }
 
     /// Takes an accepted push: forwards it to the token's link, or stores it, or discards it.
-    public func accept(_ notification: AcceptedNotification) {
+    package func accept(_ notification: AcceptedNotification) {
         let token = notification.token
         let received = DeliveryLog.Event(.received, at: notification.receivedAt)
         let (link, replaced) = state.withLock { state -> ((any DeviceLink)?, AcceptedNotification?) in
@@ -98,7 +98,7 @@ public final class NotificationStore: Sendable {
     }
 
     /// Connects a device's link for a token and forwards what was stored for it (unless it expired).
-    public func attach(_ link: any DeviceLink, token: APNSDeviceToken) {
+    package func attach(_ link: any DeviceLink, token: APNSDeviceToken) {
         let time = now()
         let (pending, expired) = state.withLock { state -> (AcceptedNotification?, AcceptedNotification?) in
             var online = Online(link: link)
@@ -125,7 +125,7 @@ public final class NotificationStore: Sendable {
 
     /// Disconnects a link (only if it is still the token's link); the newest unacknowledged storable push is stored
     /// again, the rest are discarded.
-    public func detach(_ link: any DeviceLink, token: APNSDeviceToken) {
+    package func detach(_ link: any DeviceLink, token: APNSDeviceToken) {
         let time = now()
         let (kept, dropped) = state.withLock { state -> (AcceptedNotification?, [AcceptedNotification]) in
             guard let online = state.online[token], online.link === link else { return (nil, []) }
@@ -149,7 +149,7 @@ public final class NotificationStore: Sendable {
     ///
     /// - Returns: `false` when no such push is waiting for that token.
     @discardableResult
-    public func acknowledge(_ apnsID: UUID, token: APNSDeviceToken) -> Bool {
+    package func acknowledge(_ apnsID: UUID, token: APNSDeviceToken) -> Bool {
         let time = now()
         let found = state.withLock { state -> Bool in
             guard var online = state.online[token],
@@ -168,7 +168,7 @@ public final class NotificationStore: Sendable {
     }
 
     /// The app was removed: its stored push is discarded.
-    public func discardAll(for token: APNSDeviceToken, reason: String) {
+    package func discardAll(for token: APNSDeviceToken, reason: String) {
         let stored = state.withLock { $0.stored.removeValue(forKey: token)?.notification }
         guard let stored else { return }
         log.record(stored.apnsID, .init(.discarded, at: now(), reason))
@@ -177,7 +177,7 @@ public final class NotificationStore: Sendable {
 
     /// What is stored or waiting for acknowledgement for a token (dropping the stored one first if it expired), and
     /// what it was delivered recently.
-    public func notifications(for token: APNSDeviceToken) -> (stored: [AcceptedNotification], delivered: [Delivered]) {
+    package func notifications(for token: APNSDeviceToken) -> (stored: [AcceptedNotification], delivered: [Delivered]) {
         let time = now()
         let (waiting, delivered, expired) = state.withLock {
             state -> ([AcceptedNotification], [Delivered], AcceptedNotification?) in
@@ -198,17 +198,17 @@ public final class NotificationStore: Sendable {
     }
 
     /// The stored (offline) push of a token, for persistence.
-    public func storedNotification(for token: APNSDeviceToken) -> AcceptedNotification? {
+    package func storedNotification(for token: APNSDeviceToken) -> AcceptedNotification? {
         state.withLock { $0.stored[token]?.notification }
     }
 
     /// Every stored push, for persistence.
-    public func allStored() -> [AcceptedNotification] {
+    package func allStored() -> [AcceptedNotification] {
         state.withLock { $0.stored.values.map(\.notification) }
     }
 
     /// Puts back a stored push read from disk, without logging or reporting a change.
-    public func restore(_ notification: AcceptedNotification) {
+    package func restore(_ notification: AcceptedNotification) {
         state.withLock { $0.stored[notification.token] = Stored(notification) }
     }
 

@@ -1,6 +1,6 @@
-public import APNSCore
+package import APNSCore
 public import ActivityKit
-public import Courier
+package import Courier
 public import Foundation
 
 /// ActivityKit's device side over a courier connection: each activity's push token and each push-to-start token is
@@ -16,7 +16,7 @@ public struct CourierActivityTransport: ActivityTransport {
     ///   - appToken: the app's registered token, which holds the channel subscriptions.
     ///   - bundleID: the app.
     ///   - environment: its environment.
-    public init(courier: CourierClient, appToken: APNSDeviceToken, bundleID: String, environment: APNSEnvironment) {
+    package init(courier: CourierClient, appToken: APNSDeviceToken, bundleID: String, environment: APNSEnvironment) {
         self.courier = courier
         self.appToken = appToken
         self.bundleID = bundleID
@@ -48,7 +48,7 @@ public struct CourierActivityTransport: ActivityTransport {
     ///
     /// - Returns: whether the event was an activity's.
     @discardableResult
-    public static func deliver(_ event: CourierClient.Event, to system: ActivitySystem, on courier: CourierClient)
+    package static func deliver(_ event: CourierClient.Event, to system: ActivitySystem, on courier: CourierClient)
         -> Bool
     {
         switch event {
