@@ -36,7 +36,10 @@ extension ConsoleRoutes {
                     ("notifications", .array(visible(try await deviceJSON(index, "notifications"), session: session))),
                     ("pending", .array(visible(try await deviceJSON(index, "pending"), session: session))),
                 ])
-                return JSONValue.object(screen).encoded()
+                // Sorted keys: the device writes dictionaries (userInfo, labels) in an order that changes between
+                // answers, and an event goes out only when the bytes change, so an unsorted screen would redraw the
+                // phone every second (and wipe a reply being typed).
+                return try ConsoleRequest.encoder.encode(JSONValue.object(screen))
             }
         }
     }

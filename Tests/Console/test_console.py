@@ -120,6 +120,24 @@ def test_text_from_a_payload_is_shown_as_text_never_run(page):
     assert page.dialogs == []
 
 
+def test_a_reply_being_typed_survives_a_new_notification(page):
+    compose_and_send(page, "Tea?", "Reply with a time")
+    page.get_by_role("navigation").get_by_role("link", name="Devices").click()
+    article = page.get_by_role("article", name="Tea?")
+    expect(article).to_be_visible(timeout=15000)
+    article.get_by_text("Expand").click()
+    reply = article.get_by_role("textbox", name="想说什么?")
+    reply.fill("half past")
+    device_api = page.evaluate("async () => (await (await fetch('/console/api/simulators')).json())[0]")
+    bundle = device_api["apps"][0]["bundleID"]
+    request = urllib.request.Request(
+        device_api["url"].rstrip("/") + f"/apps/{bundle}/notifications", method="POST",
+        headers={"Content-Type": "application/json"}, data=json.dumps({"title": "Meanwhile"}).encode())
+    assert urllib.request.urlopen(request).status == 201
+    expect(page.get_by_role("article", name="Meanwhile")).to_be_visible(timeout=15000)
+    expect(page.get_by_role("article", name="Tea?").get_by_role("textbox", name="想说什么?")).to_have_value("half past")
+
+
 def test_pending_local_notifications_and_the_state_filter_on_devices(page):
     page.goto(state["base"] + "/console/devices")
     device_api = page.evaluate("async () => (await (await fetch('/console/api/simulators')).json())[0]")

@@ -33,6 +33,9 @@ function phone(simulator) {
 
 function render(list, index, notifications) {
   const open = new Set([...list.querySelectorAll("details[open]")].map((node) => node.dataset.id));
+  // A reply being typed survives the redraw a new notification causes, and keeps the focus.
+  const typed = [...list.querySelectorAll("form.reply input")].filter((input) => input.value).map((input) => [input.id, input.value]);
+  const focused = list.contains(document.activeElement) ? document.activeElement.id : "";
   const threads = new Map();
   for (const notification of notifications) {
     const key = notification.threadIdentifier || `${notification.bundleID}`;
@@ -42,6 +45,11 @@ function render(list, index, notifications) {
   const groups = [...threads.entries()].map(([thread, items]) => el("div", { class: "thread", "aria-label": `Thread ${thread}` },
     items.map((notification) => banner(index, notification, open.has(notification.id)))));
   list.replaceChildren(...(groups.length ? groups : [el("p", { class: "muted" }, "No notifications.")]));
+  for (const [id, value] of typed) {
+    const input = document.getElementById(id);
+    if (input) input.value = value;
+  }
+  if (focused) document.getElementById(focused)?.focus();
 }
 
 /** What a pending request's trigger waits for, in words. */
