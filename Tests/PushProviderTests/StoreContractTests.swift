@@ -140,6 +140,13 @@ struct StoreFixture {
     let store: any ProviderStore
     let appID = "app_contract"
 
+    /// The pool's retries under load are its own business; a failure reaches the test as an error.
+    static let quiet: Logger = {
+        var logger = Logger(label: "contract")
+        logger.logLevel = .critical
+        return logger
+    }()
+
     /// Runs `body` on a new empty store of `kind` with the app in it; closes it after.
     static func with(_ kind: StoreKind, _ body: (StoreFixture) async throws -> Void) async throws {
         let name = "contract_\(UUID().uuidString.prefix(8).lowercased())"
@@ -151,7 +158,7 @@ struct StoreFixture {
             store = try SQLiteStore(path: directory.appendingPathComponent("provider.sqlite").path)
         case .postgres(let url):
             store = try await PostgresStore(
-                url: url + (url.contains("?") ? "&" : "?") + "schema=t_" + name, logger: Logger(label: "contract"))
+                url: url + (url.contains("?") ? "&" : "?") + "schema=t_" + name, logger: Self.quiet)
         }
         let fixture = StoreFixture(store: store)
         do {
