@@ -95,7 +95,7 @@ extension PushProviderService {
     func withChannelClient<T: Sendable>(
         for app: StoredApp, _ body: (APNSChannelClient) async throws(APNSRejection) -> T
     ) async throws(ProviderError) -> T {
-        let client = try ClientRegistry.makeChannelClient(for: app, secrets: secrets)
+        let client = try ClientRegistry.makeChannelClient(for: app, secrets: secrets, logger: logger)
         defer { Task { await client.shutdown() } }
         do {
             return try await body(client)

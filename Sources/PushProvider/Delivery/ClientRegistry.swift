@@ -66,7 +66,9 @@ actor ClientRegistry {
     /// environment its endpoint belongs to, or at its ``ProviderApp/channelEndpoint`` (same host as its endpoint).
     ///
     /// - Throws: ``ProviderError`` when the app has no management endpoint or its credentials cannot be used.
-    static func makeChannelClient(for app: StoredApp, secrets: SecretBox) throws(ProviderError) -> APNSChannelClient {
+    static func makeChannelClient(for app: StoredApp, secrets: SecretBox, logger: Logger) throws(ProviderError)
+        -> APNSChannelClient
+    {
         let credentials = try boundCredentials(of: app, secrets: secrets)
         let endpoint: APNSEndpoint
         if let channelEndpoint = app.app.channelEndpoint {
@@ -87,7 +89,10 @@ actor ClientRegistry {
                     + "--manage-port)")
         }
         do {
-            return try APNSChannelClient(endpoint: endpoint, authentication: try credentials.clientAuthentication())
+            var logger = logger
+            logger[metadataKey: "app"] = "\(app.app.id)"
+            return try APNSChannelClient(
+                endpoint: endpoint, authentication: try credentials.clientAuthentication(), logger: logger)
         } catch {
             throw .configuration("cannot make a channel management client for app \(app.app.id): \(error)")
         }
