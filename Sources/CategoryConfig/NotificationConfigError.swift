@@ -1,5 +1,6 @@
 /// A `NotificationConfig` that cannot be read: what is wrong and where.
 public struct NotificationConfigError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong and where, for a person: `UNNotificationAction.see1.title is missing`.
     public let message: String
 
     init(_ error: any Error) {
