@@ -48,7 +48,7 @@ enum FuzzTarget: String, CaseIterable {
             _ = Self.adminAPI.process(
                 method: parts.first, path: parts.dropFirst().first ?? "",
                 body: Array(parts.dropFirst(2).first?.utf8 ?? "".utf8),
-                authorization: "Bearer \(Self.credential.token)")
+                authorization: "Bearer \(Self.credential.token)", source: nil)
         }
     }
 

@@ -14,6 +14,8 @@ struct GatewayPipelines: Sendable {
     let registry: DeviceRegistry
     let store: NotificationStore
     let channels: ChannelRegistry
+    /// New device tokens per source address, on the courier.
+    let tokenLimit: TokenCreationLimit
     let idleTimeout: Duration
     /// How long a connection may take to set up (``SetupDeadline``) and an HTTP/1.1 request head to arrive.
     let setupTimeout: TimeAmount
@@ -63,7 +65,7 @@ struct GatewayPipelines: Sendable {
 
     /// HTTP/1.1: the admin API, and the courier WebSocket at `/courier`.
     func configureHTTP1(_ channel: any Channel) throws {
-        let (registry, store, channels, refusals) = (registry, store, channels, refusals)
+        let (registry, store, channels, refusals, tokenLimit) = (registry, store, channels, refusals, tokenLimit)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: 1 << 20,
             shouldUpgrade: { channel, head in
@@ -75,7 +77,9 @@ struct GatewayPipelines: Sendable {
                         CourierFrameRules(refusals: refusals),
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: 1 << 20),
-                        CourierHandler(registry: registry, store: store, channels: channels, refusals: refusals),
+                        CourierHandler(
+                            registry: registry, store: store, channels: channels, refusals: refusals,
+                            tokenLimit: tokenLimit),
                     ])
                 }
             }

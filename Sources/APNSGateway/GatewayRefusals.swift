@@ -15,6 +15,8 @@ package final class GatewayRefusals: Sendable {
         case courierFrame = "courier-frame"
         /// A connection over the connection limit.
         case connectionLimit = "connection-limit"
+        /// A new device token over its source address's ``TokenCreationLimit``.
+        case tokenCreationLimit = "token-creation-limit"
     }
 
     private let logger: Logger

@@ -45,6 +45,8 @@ package final class GatewayServer: Sendable {
         /// The most connections open at once (providers, devices and admin clients together); one over it is closed
         /// as soon as it is accepted.
         package var maxConnections = 10_000
+        /// New device tokens one source address may create per minute (courier and admin API together).
+        package var tokenCreationsPerMinute = 1_000_000
         /// Admin calls need no token. Only for a gateway on a loopback address (`--insecure-admin`).
         package var insecureAdmin = false
         /// Where refusals are logged (``GatewayRefusals``).
@@ -80,6 +82,8 @@ package final class GatewayServer: Sendable {
     private let fanOut = BroadcastFanOut()
     private let connections: GatewayConnections
     private let flusher = Mutex<Task<Void, Never>?>(nil)
+    /// One limit for every port, so a source cannot get more by using both.
+    private let tokenLimit: TokenCreationLimit
 
     /// A gateway that accepts tokens signed by `verifier`'s keys, with what `configuration.dataDirectory` holds.
     ///
@@ -96,6 +100,7 @@ package final class GatewayServer: Sendable {
         self.keys = ProviderKeys(verifier)
         self.connections = GatewayConnections(limit: configuration.maxConnections)
         self.refusals = GatewayRefusals(logger: configuration.logger)
+        self.tokenLimit = TokenCreationLimit(perMinute: configuration.tokenCreationsPerMinute)
         try PrivateFile.makeDirectory(configuration.dataDirectory)
         self.adminCredential = try AdminCredential.loadOrCreate(
             in: configuration.dataDirectory, insecure: configuration.insecureAdmin)
@@ -151,11 +156,11 @@ package final class GatewayServer: Sendable {
         let admin = AdminRequestProcessor(
             registry: registry, store: store, channels: channels, keys: keys, faults: faults,
             credential: adminCredential, certificateAuthority: certificateAuthority, refusals: refusals,
-            now: { Date() })
+            tokenLimit: tokenLimit, now: { Date() })
         let (journal, store, registry, channels) = (self.journal, self.store, self.registry, self.channels)
         let pipelines = GatewayPipelines(
             processor: processor, persist: { journal.flush(from: store, registry: registry, channels: channels) },
-            admin: admin, registry: registry, store: store, channels: channels,
+            admin: admin, registry: registry, store: store, channels: channels, tokenLimit: tokenLimit,
             idleTimeout: configuration.idleTimeout, setupTimeout: TimeAmount(configuration.setupTimeout),
             connections: connections, refusals: refusals, eventLoops: Array(group.makeIterator()))
         let (connections, refusals) = (connections, refusals)

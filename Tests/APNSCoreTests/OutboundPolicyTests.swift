@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Which addresses a server may call on someone else's say-so")
@@ -29,7 +30,39 @@ struct OutboundPolicyTests {
         #expect(policy.problem(with: try #require(URL(string: "http://[::1]:9/"))) != nil)
         #expect(policy.problem(with: try #require(URL(string: "http://127.0.0.1:9/"))) != nil)
         #expect(policy.problem(with: try #require(URL(string: "http://127.0.0.1:8000/a.jpg"))) == nil)
-        #expect(await policy.checkResolved(try #require(URL(string: "https://[2606:4700::1111]/"))) == nil)
-        #expect(await policy.checkResolved(try #require(URL(string: "https://8.8.8.8/hook"))) == nil)
+        let literal = try await policy.target(for: try #require(URL(string: "https://[2606:4700::1111]/")))
+        #expect(literal.host == "2606:4700::1111" && literal.address == nil)
+        #expect(try await policy.target(for: try #require(URL(string: "https://8.8.8.8/hook"))).dnsOverride.isEmpty)
+    }
+
+    @Test("a name is looked up once, every address must be public, and the request is pinned to the one checked")
+    func pinned() async throws {
+        let lookups = Mutex(0)
+        let policy = OutboundPolicy(allowedHosts: ["10.9.8.7:8443"], allowOption: "--allow-x") { host in
+            lookups.withLock { $0 += 1 }
+            switch host {
+            case "hooks.example": return [IPAddress("8.8.4.4")!, IPAddress("2606:4700::1111")!]
+            case "rebound.example": return [IPAddress("8.8.4.4")!, IPAddress("192.168.0.10")!]
+            case "inner.example": return [IPAddress("10.9.8.7")!]
+            default: return []
+            }
+        }
+        let target = try await policy.target(for: try #require(URL(string: "https://hooks.example/hook")))
+        #expect(target.dnsOverride == ["hooks.example": "8.8.4.4"])
+        #expect(lookups.withLock { $0 } == 1)
+        let rebound = await #expect(throws: OutboundRefusal.self) {
+            try await policy.target(for: try #require(URL(string: "https://rebound.example/hook")))
+        }
+        #expect(rebound?.message.contains("resolves to 192.168.0.10") == true)
+        #expect(rebound?.message.contains("--allow-x") == true)
+        // An allowed address is allowed through any name, on the allowed port only.
+        let inner = try await policy.target(for: try #require(URL(string: "https://inner.example:8443/")))
+        #expect(inner.address == "10.9.8.7")
+        await #expect(throws: OutboundRefusal.self) {
+            try await policy.target(for: try #require(URL(string: "https://inner.example/")))
+        }
+        await #expect(throws: OutboundRefusal.self) {
+            try await policy.target(for: try #require(URL(string: "https://nowhere.example/")))
+        }
     }
 }

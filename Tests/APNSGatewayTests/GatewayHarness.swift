@@ -16,12 +16,13 @@ struct GatewayHarness {
     var key: P256.Signing.PrivateKey { base.key }
 
     /// A gateway on a fresh data directory, or on `directory` (a restart keeps what the gateway stored there), trusting
-    /// `key` for key ID ABC123DEFG.
+    /// `key` for key ID ABC123DEFG; `configure` changes the configuration first.
     static func start(
         directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)"),
-        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
+        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
+        configure: (inout GatewayServer.Configuration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
-        GatewayHarness(base: try await TestGateway.start(directory: directory, key: key))
+        GatewayHarness(base: try await TestGateway.start(directory: directory, key: key, configure: configure))
     }
 
     /// Runs `body` against a fresh gateway with one development device of `com.example.app` (with its secret), then

@@ -130,7 +130,7 @@ struct AdminRequestProcessorTests {
     )
     func badInput(method: String, path: String, body: String, status: Int) throws {
         let answer = admin.process(
-            method: method, path: path, body: Array(body.utf8), authorization: "Bearer \(credential.token)")
+            method: method, path: path, body: Array(body.utf8), authorization: "Bearer \(credential.token)", source: nil)
         #expect(answer.status == status)
         let error = try JSONValue(parsing: Data(answer.body ?? []))["error"]?.string
         #expect(error?.isEmpty == false)
@@ -149,7 +149,7 @@ struct AdminDeliveryLogTests {
             credential: credential, certificateAuthority: nil, now: { Date() })
         func get(_ path: String) throws -> JSONValue {
             let answer = admin.process(
-                method: "GET", path: path, body: [], authorization: "Bearer \(credential.token)")
+                method: "GET", path: path, body: [], authorization: "Bearer \(credential.token)", source: nil)
             #expect(answer.status == 200)
             return try JSONValue(parsing: Data(answer.body ?? []))
         }

@@ -16,9 +16,11 @@ package struct TestGateway: Sendable {
     package let directory: URL
 
     /// Starts a gateway trusting `key`; a restart on the same `directory` keeps what the gateway stored there.
+    /// `configure` changes the configuration before the gateway starts.
     package static func start(
         directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString)"),
-        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
+        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
+        configure: (inout GatewayServer.Configuration) -> Void = { _ in }
     ) async throws -> TestGateway {
         var verifier = APNSProviderTokenVerifier()
         try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
@@ -27,6 +29,7 @@ package struct TestGateway: Sendable {
         configuration.managePort = 0
         // Refusals are what these tests provoke; they are counted, not printed.
         configuration.logger.logLevel = .warning
+        configure(&configuration)
         let server = try GatewayServer(configuration: configuration, verifier: verifier)
         let port = try await server.start()
         let signer = try APNSProviderTokenSigner(

@@ -4,9 +4,12 @@ import APNSGateway
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import Logging
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import PushProvider
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -171,6 +174,29 @@ struct FeedbackLoopTests {
                 "PUT", "/v1/apps/\(harness.appID)/categories", body: Data(broken.utf8))
             #expect(badStatus == 400)
             #expect(bad["error"]["message"].string?.contains("missing") == true)
+        }
+    }
+
+    @Test("a webhook connects to the address its name was checked at, not to a second lookup (DNS rebinding)")
+    func webhookPinned() async throws {
+        try await PostRecorder.running(paths: ["hook"]) { hook in
+            let lookups = Mutex(0)
+            // `hooks.example` exists only in this resolver: the POST arrives only if it goes to the address checked.
+            let policy = OutboundPolicy(allowedHosts: ["127.0.0.1"], allowOption: "--allow-webhook-host") { host in
+                lookups.withLock { $0 += 1 }
+                return host == "hooks.example" ? [IPAddress("127.0.0.1")!] : []
+            }
+            let sender = WebhookSender(
+                failures: FailureReporter(logger: Logger(label: "test"), metrics: ProviderMetrics()), policy: policy)
+            let url = try #require(URL(string: "http://hooks.example:\(hook.port)/hook"))
+            sender.send(
+                WebhookSender.Body(
+                    event: "action", notificationID: "n1", deliveryID: 1, apnsID: "A", token: "t", time: "now"),
+                to: url)
+            try await eventually("the webhook") { !hook.bodies("hook").isEmpty }
+            let body: [String: Any] = try #require(hook.bodies("hook").first)
+            #expect(JSON(body)["notificationID"].string == "n1")
+            #expect(lookups.withLock { $0 } == 1)
         }
     }
 }

@@ -10,16 +10,24 @@ public import Foundation
 /// attachment downloads): public addresses only, unless the operator allowed the host. A URL pointing at a loopback,
 /// private, link-local, shared or multicast address (the server's own network, a cloud metadata service) is refused,
 /// both when it is set (an address written in the URL, `localhost`) and before every request (what the name resolves
-/// to then).
+/// to then). The request then connects to the address that was checked (``OutboundTarget``), so a name that resolves
+/// to a public address for the check and to an inner one a moment later (DNS rebinding) is not followed.
 public struct OutboundPolicy: Sendable {
-    /// Hosts (`host` or `host:port`, lowercase) the operator allowed whatever their address.
+    /// Hosts (`host` or `host:port`, lowercase) the operator allowed whatever their address. An address allowed this
+    /// way (`10.0.0.5` or `10.0.0.5:8080`) may also be reached through any name that resolves to it.
     public let allowedHosts: Set<String>
     /// The option that allows a host, named in refusals (`herald serve --allow-webhook-host`).
     public let allowOption: String
+    /// Looks a host name up (``IPAddress/resolve(_:)``; tests give their own answers).
+    private let resolve: @Sendable (String) -> [IPAddress]
 
-    public init(allowedHosts: [String], allowOption: String) {
+    public init(
+        allowedHosts: [String], allowOption: String,
+        resolve: @escaping @Sendable (String) -> [IPAddress] = IPAddress.resolve
+    ) {
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
         self.allowOption = allowOption
+        self.resolve = resolve
     }
 
     /// Why `url` may not be called, judging by what it says (no name lookup); `nil` when it may.
@@ -35,28 +43,27 @@ public struct OutboundPolicy: Sendable {
         return nil
     }
 
-    /// Why `url` may not be called now, after looking up its name: every address it resolves to must be public.
-    /// The lookup blocks the calling thread; async code uses ``checkResolved(_:)``.
-    public func resolvedProblem(with url: URL) -> String? {
-        if let problem = problem(with: url) { return problem }
-        guard let host = needsLookup(url) else { return nil }
-        return lookupProblem(host)
-    }
-
-    /// ``resolvedProblem(with:)`` for async code: a name lookup runs on a thread of its own, never on one of the
-    /// few threads Swift concurrency runs on (a slow resolver would stall every task).
-    public func checkResolved(_ url: URL) async -> String? {
-        if let problem = problem(with: url) { return problem }
-        guard let host = needsLookup(url) else { return nil }
-        return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: lookupProblem(host)) }.start()
+    /// Where a request to `url` may connect now, after looking up its name: every address it resolves to must be
+    /// public (or allowed), and the request connects to the one checked. The lookup runs on a thread of its own,
+    /// never on one of the few threads Swift concurrency runs on (a slow resolver would stall every task).
+    ///
+    /// - Throws: ``OutboundRefusal`` saying why `url` may not be called.
+    public func target(for url: URL) async throws(OutboundRefusal) -> OutboundTarget {
+        if let problem = problem(with: url) { throw OutboundRefusal(message: problem) }
+        let host = url.host.map(Self.bare) ?? ""
+        guard !isAllowed(url), IPAddress(host) == nil else { return OutboundTarget(host: host, address: nil) }
+        let port = Self.port(of: url)
+        let (resolve, allowed) = (resolve, allowedHosts)
+        let addresses = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: resolve(host)) }.start()
         }
-    }
-
-    /// The host name to look up, or `nil` when the URL's own text decides (allowed, or an address literal).
-    private func needsLookup(_ url: URL) -> String? {
-        guard let host = url.host.map(Self.bare), !isAllowed(url), IPAddress(host) == nil else { return nil }
-        return host
+        guard let first = addresses.first else { throw OutboundRefusal(message: "\(host) does not resolve") }
+        if let inner = addresses.first(where: {
+            !$0.isPublic && !allowed.contains($0.description) && !allowed.contains("\($0.description):\(port)")
+        }) {
+            throw OutboundRefusal(message: "\(host) resolves to \(inner), which is not a public address; \(advice)")
+        }
+        return OutboundTarget(host: host, address: first.description)
     }
 
     /// A host without the brackets an IPv6 address has in a URL.
@@ -64,25 +71,39 @@ public struct OutboundPolicy: Sendable {
         host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
     }
 
-    private func lookupProblem(_ host: String) -> String? {
-        let addresses = IPAddress.resolve(host)
-        guard !addresses.isEmpty else { return "\(host) does not resolve" }
-        if let inner = addresses.first(where: { !$0.isPublic }) {
-            return "\(host) resolves to \(inner), which is not a public address; \(advice)"
-        }
-        return nil
+    private static func port(of url: URL) -> Int {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 
     private func isAllowed(_ url: URL) -> Bool {
         guard let host = url.host?.lowercased() else { return false }
         if allowedHosts.contains(host) { return true }
-        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
-        return allowedHosts.contains("\(host):\(port)")
+        return allowedHosts.contains("\(host):\(Self.port(of: url))")
     }
 
     private var advice: String {
         "only public addresses are called unless the operator allows the host (\(allowOption))"
     }
+}
+
+/// Where a request to a checked URL connects (``OutboundPolicy/target(for:)``).
+public struct OutboundTarget: Sendable, Equatable {
+    /// The URL's host, which the request still names (its `Host` header and the TLS server name).
+    public let host: String
+    /// The address checked, to connect to instead of looking `host` up again; `nil` when the URL is an address or
+    /// the operator allowed the host (nothing to pin).
+    public let address: String?
+
+    /// `[host: address]`, as AsyncHTTPClient's `dnsOverride` takes it.
+    public var dnsOverride: [String: String] {
+        address.map { [host: $0] } ?? [:]
+    }
+}
+
+/// Why a URL may not be called (``OutboundPolicy``).
+public struct OutboundRefusal: Error, Sendable {
+    /// What is wrong with the URL and how an operator allows it.
+    public let message: String
 }
 
 /// An IPv4 or IPv6 address, to tell public addresses from the rest.

@@ -1,13 +1,15 @@
 import APNSCore
 import Courier
 package import Foundation
+package import NIOCore
 
 /// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it. Every
 /// route needs the admin credential (`Authorization: Bearer <DATA/admin-token>`); without it the answer is 401.
 ///
 /// - `POST /admin/devices` `{"topic", "environment", "token"?}` → `201 {"token", "secret"?}` (the device secret a
 ///   courier `register` proves, for a token made now); with `"count": N` (at most 100,000) → `201 {"tokens": [...],
-///   "secrets": [...]}`: N new tokens at once, for load tests
+///   "secrets": [...]}`: N new tokens at once, for load tests; over the source address's
+///   ``TokenCreationLimit``, `429`
 /// - `DELETE /admin/devices/<token>` → `204`; later pushes get `410 Unregistered` with this time
 /// - `POST /admin/devices/<token>/expire` → `204`; later pushes get `410 ExpiredToken`
 /// - `GET /admin/devices/<token>/notifications` → `{"stored": [...], "delivered": [...]}`
@@ -34,13 +36,15 @@ package struct AdminRequestProcessor: Sendable {
     let certificateAuthority: LocalCertificateAuthority?
     /// The refusals to report; `nil` in tests of the processor alone.
     let refusals: GatewayRefusals?
+    /// How many tokens `POST /admin/devices` may create per source address.
+    let tokenLimit: TokenCreationLimit
     let now: @Sendable () -> Date
 
     package init(
         registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry = ChannelRegistry(),
         keys: ProviderKeys, faults: InjectedFaults, credential: AdminCredential,
         certificateAuthority: LocalCertificateAuthority?, refusals: GatewayRefusals? = nil,
-        now: @escaping @Sendable () -> Date
+        tokenLimit: TokenCreationLimit = TokenCreationLimit(perMinute: .max), now: @escaping @Sendable () -> Date
     ) {
         self.registry = registry
         self.store = store
@@ -50,31 +54,33 @@ package struct AdminRequestProcessor: Sendable {
         self.credential = credential
         self.certificateAuthority = certificateAuthority
         self.refusals = refusals
+        self.tokenLimit = tokenLimit
         self.now = now
     }
 
-    package func process(method: String?, path fullPath: String, body: [UInt8], authorization: String?)
-        -> AdminResponse
-    {
+    /// Answers one admin request from `source` (the peer's address, which ``tokenLimit`` counts by).
+    package func process(
+        method: String?, path fullPath: String, body: [UInt8], authorization: String?, source: SocketAddress?
+    ) -> AdminResponse {
         if let refusal = credential.refusal(authorization: authorization) { return .error(401, refusal) }
         let parts = fullPath.split(separator: "?", maxSplits: 1)
         let path = parts.first.map(String.init) ?? ""
         let query = parts.count > 1 ? AdminQuery(String(parts[1])) : AdminQuery("")
         let segments = path.split(separator: "/").map(String.init)
         do throws(AdminError) {
-            return try route(method ?? "", segments, body: body, query: query)
+            return try route(method ?? "", segments, body: body, query: query, source: source)
         } catch {
             return .error(error.status, error.message)
         }
     }
 
     private func route(
-        _ method: String, _ segments: [String], body: [UInt8], query: AdminQuery
+        _ method: String, _ segments: [String], body: [UInt8], query: AdminQuery, source: SocketAddress?
     ) throws(AdminError) -> AdminResponse {
         let path = "/" + segments.joined(separator: "/")
         let resource = segments.dropFirst().first
         switch (method, resource, segments.count) {
-        case ("POST", "devices", 2): return try register(AdminRequestBody(body))
+        case ("POST", "devices", 2): return try register(AdminRequestBody(body), source: source)
         case ("DELETE", "devices", 3): return try invalidate(segments[2], reason: .unregistered)
         case ("POST", "devices", 4) where segments[3] == "expire":
             return try invalidate(segments[2], reason: .expiredToken)
@@ -103,7 +109,7 @@ package struct AdminRequestProcessor: Sendable {
         }
     }
 
-    private func register(_ body: AdminRequestBody) throws(AdminError) -> AdminResponse {
+    private func register(_ body: AdminRequestBody, source: SocketAddress?) throws(AdminError) -> AdminResponse {
         let topic = try body.string("topic")
         if let problem = APNSTopic.problem(with: topic) { throw AdminError(400, problem) }
         let environmentName = try body.optionalString("environment") ?? "development"
@@ -115,6 +121,7 @@ package struct AdminRequestProcessor: Sendable {
             guard (1...100_000).contains(count), token == nil else {
                 throw AdminError(400, "\"count\" is 1 to 100000 new tokens, without \"token\"")
             }
+            try takeTokens(count, source: source)
             var tokens: [JSONValue] = []
             var secrets: [JSONValue] = []
             tokens.reserveCapacity(count)
@@ -130,6 +137,7 @@ package struct AdminRequestProcessor: Sendable {
             }
             return .json(201, ["tokens": .array(tokens), "secrets": .array(secrets)])
         }
+        try takeTokens(1, source: source)
         do throws(GatewayDataError) {
             let registration = try registry.register(bundleID: topic, environment: environment, token: token)
             var answer = JSONObject([("token", .string(registration.device.token.hex))])
@@ -138,6 +146,13 @@ package struct AdminRequestProcessor: Sendable {
         } catch {
             throw AdminError(409, error.message)
         }
+    }
+
+    /// Takes `count` from the source's ``TokenCreationLimit``; over it, `429`, logged and counted.
+    private func takeTokens(_ count: Int, source: SocketAddress?) throws(AdminError) {
+        guard let refusal = tokenLimit.take(count, from: source) else { return }
+        refusals?.record(.tokenCreationLimit, peer: source, refusal)
+        throw AdminError(429, refusal)
     }
 
     private func invalidate(_ tokenText: String, reason: APNSReason) throws(AdminError) -> AdminResponse {

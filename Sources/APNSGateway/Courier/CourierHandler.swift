@@ -21,6 +21,7 @@ final class CourierHandler: ChannelInboundHandler {
     private let store: NotificationStore
     private let channels: ChannelRegistry
     private let refusals: GatewayRefusals
+    private let tokenLimit: TokenCreationLimit
     private var peer: SocketAddress?
     private var link: CourierLink?
     private var tokens: Set<APNSDeviceToken> = []
@@ -31,11 +32,15 @@ final class CourierHandler: ChannelInboundHandler {
         let channel: APNSChannelID
     }
 
-    init(registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry, refusals: GatewayRefusals) {
+    init(
+        registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry, refusals: GatewayRefusals,
+        tokenLimit: TokenCreationLimit
+    ) {
         self.registry = registry
         self.store = store
         self.channels = channels
         self.refusals = refusals
+        self.tokenLimit = tokenLimit
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -84,6 +89,11 @@ final class CourierHandler: ChannelInboundHandler {
                     throw GatewayDataError(
                         "register: this connection already holds \(Self.maximumTokensPerConnection) tokens, the most "
                             + "one device may have; unregister one first")
+                }
+                if let refusal = creationRefusal(keeping: token) {
+                    refusals.record(.tokenCreationLimit, peer: peer, refusal)
+                    link.send(["op": "error", "message": .string("register: \(refusal)")])
+                    return
                 }
                 let registration = try register(
                     bundleID: bundleID, environment: environment, token: token, secret: secret)
@@ -157,6 +167,13 @@ final class CourierHandler: ChannelInboundHandler {
         subscriptions.insert(subscription)
         link.send(["op": "subscribed", "token": .string(token.hex), "channel-id": .string(channel.rawValue)])
         if let stored { link.send(stored) }
+    }
+
+    /// Why a `register` that would create a token (none asked for, or one unknown or no longer valid) may not, by
+    /// this peer's ``TokenCreationLimit``; `nil` when it may, or when it keeps a valid token.
+    private func creationRefusal(keeping token: APNSDeviceToken?) -> String? {
+        if let token, let device = registry.device(for: token), device.invalidation == nil { return nil }
+        return tokenLimit.take(1, from: peer)
     }
 
     /// The token for an app: the one the device asks to keep when it is still valid for that app and the device

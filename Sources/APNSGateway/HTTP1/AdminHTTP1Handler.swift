@@ -46,7 +46,7 @@ final class AdminHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         } else if head.uri.hasPrefix("/admin/") {
             response = admin.process(
                 method: head.method.rawValue, path: head.uri, body: body,
-                authorization: head.headers.first(name: "authorization"))
+                authorization: head.headers.first(name: "authorization"), source: context.channel.remoteAddress)
         } else if head.uri.hasPrefix("/3/") {
             response = .error(505, "the provider API is HTTP/2 only, as APNs'; use an HTTP/2 client (curl --http2)")
         } else {

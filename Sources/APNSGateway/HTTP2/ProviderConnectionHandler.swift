@@ -50,6 +50,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     /// Answers written since the last flush.
     private var unflushedAnswers = 0
     private var readPending = false
+    /// NIOHTTP2 has just reset a stream for a stream error; the error it reports next is that one
+    /// (``errorCaught(context:error:)``). Forgotten at the end of each read.
+    private var streamJustReset = false
+    /// The stream of the last `RST_STREAM` the peer sent (its `StreamClosedEvent` is no stream error).
+    private var streamResetByPeer: HTTP2StreamID?
 
     init(worker: ProviderRequestWorker, certificate: ClientCertificate, refusals: GatewayRefusals) {
         self.refusals = refusals
@@ -87,22 +92,29 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             }
         case .rstStream:
             requests[frame.streamID] = nil
+            streamResetByPeer = frame.streamID
         default:
             break
         }
     }
 
-    /// A stream error was already answered with `RST_STREAM` by the HTTP/2 handler; a connection error (a malformed
-    /// frame, a header list over the advertised size) was answered with `GOAWAY`, so the connection is closed.
+    /// Closes the connection after a connection error, never after a stream error.
+    ///
+    /// Without a stream multiplexer, NIOHTTP2 reports both alike: the underlying error, through `errorCaught`. A stream
+    /// error (a stream's window overflowed or grown by 0, a body longer than its `content-length`) it answers with
+    /// `RST_STREAM`, and reports that stream's `StreamClosedEvent`, with the reset's code, just before the error: only
+    /// that stream is lost. A connection error (a malformed frame, a header list over the advertised size) it answers
+    /// with `GOAWAY` and no reset: the connection is closed, as after any other error (TLS, I/O).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let streamError = error as? NIOHTTP2Errors.StreamError {
-            requests[streamError.streamID] = nil
+        if streamJustReset {
+            streamJustReset = false
             return
         }
         context.close(promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        streamJustReset = false
         dispatch(context: context)
         flushIfNeeded(context: context)
         context.fireChannelReadComplete()
@@ -111,6 +123,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let closed = event as? StreamClosedEvent {
             requests[closed.streamID] = nil
+            // NIOHTTP2 reset the stream for a stream error (errorCaught); not the peer's reset, nor a GOAWAY's cancel.
+            if let reason = closed.reason, reason != .cancel, closed.streamID != streamResetByPeer {
+                streamJustReset = true
+            }
         } else if event is IdleStateHandler.IdleStateEvent {
             let reason = ByteBuffer(bytes: APNSErrorResponse(reason: .idleTimeout).encoded())
             let goAway = HTTP2Frame.FramePayload.goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: reason)
@@ -163,15 +179,16 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         undecided = []
         let worker = self.worker
         let authentication = self.authentication
+        let peer = context.channel.remoteAddress
         if worker.loop === context.eventLoop || requestsAtWorker + batch.count > Self.workerLimit {
-            apply(worker.decide(batch, connection: authentication), context: context)
+            apply(worker.decide(batch, connection: authentication, peer: peer), context: context)
             return
         }
         requestsAtWorker += batch.count
         let home = context.eventLoop
         let loopBound = NIOLoopBound((context, self), eventLoop: home)
         worker.loop.execute {
-            let decisions = worker.decide(batch, connection: authentication)
+            let decisions = worker.decide(batch, connection: authentication, peer: peer)
             home.execute {
                 let (context, handler) = loopBound.value
                 handler.requestsAtWorker -= decisions.count
@@ -199,6 +216,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 requests[streamID] = nil
                 let reset = HTTP2Frame(streamID: streamID, payload: .rstStream(.protocolError))
                 context.write(wrapOutboundOut(reset), promise: nil)
+                streamJustReset = false  // this handler's own reset explains no error
                 pendingWrites = true
             }
         }

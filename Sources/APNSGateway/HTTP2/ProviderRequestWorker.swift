@@ -28,11 +28,12 @@ struct ProviderRequestWorker: Sendable {
     /// Where batches are decided: the connection's own loop when the gateway has only one.
     let loop: any EventLoop
 
-    /// Decides every request of a batch that can be decided without suspending.
+    /// Decides every request of a batch that can be decided without suspending; `peer` is the connection's remote
+    /// address (admin calls are limited per address).
     func decide(
-        _ batch: [(HTTP2StreamID, ReceivedStream)], connection: ConnectionAuthentication
+        _ batch: [(HTTP2StreamID, ReceivedStream)], connection: ConnectionAuthentication, peer: SocketAddress?
     ) -> [(HTTP2StreamID, Decision)] {
-        let decisions = decideEach(batch, connection: connection)
+        let decisions = decideEach(batch, connection: connection, peer: peer)
         let accepted = decisions.contains {
             if case .provider(let response) = $0.1 { return (200..<300).contains(response.status) }
             return false
@@ -42,7 +43,7 @@ struct ProviderRequestWorker: Sendable {
     }
 
     private func decideEach(
-        _ batch: [(HTTP2StreamID, ReceivedStream)], connection: ConnectionAuthentication
+        _ batch: [(HTTP2StreamID, ReceivedStream)], connection: ConnectionAuthentication, peer: SocketAddress?
     ) -> [(HTTP2StreamID, Decision)] {
         batch.map { streamID, stream in
             let request: ProviderRequest
@@ -57,7 +58,7 @@ struct ProviderRequestWorker: Sendable {
                     .admin(
                         admin.process(
                             method: request.method, path: request.path ?? "", body: request.body,
-                            authorization: request.header("authorization")))
+                            authorization: request.header("authorization"), source: peer))
                 )
             }
             if let response = processor.processImmediately(request, connection: connection) {

@@ -1,11 +1,10 @@
 import APNSCore
+import AsyncHTTPClient
 import Foundation
-import Synchronization
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
 import UserNotifications
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// Downloads a media URL into a file an attachment can be made from, with the rules iOS applies to attachments: a
 /// supported image, audio or movie type (from the `Content-Type`, else the URL's extension) within its size limit.
@@ -24,13 +23,11 @@ struct AttachmentDownloader: Sendable {
         guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw ServiceExtensionStepError("\(url) is not an http or https URL")
         }
-        if let problem = await policy.checkResolved(url) { throw ServiceExtensionStepError("\(url): \(problem)") }
-        let (data, response) = try await fetch(url)
-        guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (status, headers, data) = try await fetch(url)
+        guard (200..<300).contains(status) else {
             throw ServiceExtensionStepError("downloading \(url) answered HTTP \(status)")
         }
-        let mimeType = http.value(forHTTPHeaderField: "Content-Type")?.split(separator: ";").first
+        let mimeType = headers.first(name: "content-type")?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard let fileExtension = mimeType.flatMap({ Self.extensions[$0] }) ?? Self.knownExtension(of: url) else {
             throw ServiceExtensionStepError(
@@ -53,28 +50,56 @@ struct AttachmentDownloader: Sendable {
         }
     }
 
-    private func fetch(_ url: URL) async throws(ServiceExtensionStepError) -> (Data, URLResponse) {
-        let box = DownloadTaskBox()
-        let result: Result<(Data, URLResponse), ServiceExtensionStepError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                // Each redirect is checked against the policy too: a public URL may not bounce the device inward.
-                let session = URLSession(
-                    configuration: .ephemeral, delegate: RedirectPolicy(policy: policy), delegateQueue: nil)
-                let task = session.dataTask(with: url) { data, response, error in
-                    if let data, let response {
-                        continuation.resume(returning: .success((data, response)))
-                    } else {
-                        let reason = error.map { "\($0.localizedDescription)" } ?? "no response"
-                        continuation.resume(returning: .failure(ServiceExtensionStepError("\(url): \(reason)")))
-                    }
-                }
-                box.start(task)
-                session.finishTasksAndInvalidate()
+    /// The most redirects a download follows.
+    static let redirectLimit = 5
+
+    /// GETs `url`, following redirects only to addresses the policy allows, each connection pinned to the address
+    /// checked (``OutboundTarget``); the status, headers and body of the last answer. Cancelling the step cancels it.
+    private func fetch(_ url: URL) async throws(ServiceExtensionStepError) -> (Int, HTTPHeaders, Data) {
+        var current = url
+        for _ in 0...Self.redirectLimit {
+            let target: OutboundTarget
+            do throws(OutboundRefusal) {
+                target = try await policy.target(for: current)
+            } catch {
+                throw ServiceExtensionStepError(current == url ? "\(url): \(error.message)" : error.message)
             }
-        } onCancel: {
-            box.cancel()
+            let response = try await get(current, pinnedTo: target)
+            guard (300..<400).contains(response.0), let location = response.1.first(name: "location") else {
+                return response
+            }
+            guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
+                ["http", "https"].contains(next.scheme?.lowercased() ?? ""), policy.problem(with: next) == nil
+            else {
+                throw ServiceExtensionStepError(
+                    "downloading \(url) answered HTTP \(response.0) to \(location), which is not followed: "
+                        + (URL(string: location, relativeTo: current).flatMap { policy.problem(with: $0) }
+                            ?? "not a public http or https URL"))
+            }
+            current = next
         }
-        return try result.get()
+        throw ServiceExtensionStepError("downloading \(url) was redirected more than \(Self.redirectLimit) times")
+    }
+
+    /// One GET, connected to the address checked, reading at most the largest attachment's size.
+    private func get(_ url: URL, pinnedTo target: OutboundTarget) async throws(ServiceExtensionStepError) -> (
+        Int, HTTPHeaders, Data
+    ) {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(30)))
+        configuration.dnsOverride = target.dnsOverride
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { Task { try? await client.shutdown() } }
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: AttachmentKind.movie.maximumSize)
+            return (Int(response.status.code), response.headers, Data(buffer: body))
+        } catch is NIOTooManyBytesError {
+            throw ServiceExtensionStepError(
+                "\(url) is over \(AttachmentKind.movie.maximumSize) bytes, more than any attachment may be")
+        } catch {
+            throw ServiceExtensionStepError("\(url): \(error)")
+        }
     }
 
     /// File extensions for the MIME types of supported attachments.
@@ -89,50 +114,5 @@ struct AttachmentDownloader: Sendable {
         let pathExtension = url.pathExtension.lowercased()
         return Set(extensions.values).contains(pathExtension) || ["jpeg", "mpeg"].contains(pathExtension)
             ? pathExtension : nil
-    }
-}
-
-/// Follows a redirect only to an address the policy allows; otherwise the 3xx itself is the answer (not 2xx: no
-/// attachment).
-private final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
-    private let policy: OutboundPolicy
-
-    init(policy: OutboundPolicy) {
-        self.policy = policy
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        let allowed = request.url.map { policy.resolvedProblem(with: $0) == nil } ?? false
-        completionHandler(allowed ? request : nil)
-    }
-}
-
-/// The running download, so cancelling the step cancels it.
-private final class DownloadTaskBox: Sendable {
-    private struct State {
-        var task: URLSessionDataTask?
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
-
-    func start(_ task: URLSessionDataTask) {
-        let cancelled = state.withLock {
-            $0.task = task
-            return $0.cancelled
-        }
-        task.resume()
-        if cancelled { task.cancel() }
-    }
-
-    func cancel() {
-        let task = state.withLock {
-            $0.cancelled = true
-            return $0.task
-        }
-        task?.cancel()
     }
 }

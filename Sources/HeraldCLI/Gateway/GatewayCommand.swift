@@ -42,6 +42,11 @@ struct GatewayCommand: AsyncParsableCommand {
         help: "The most connections open at once; one over it is closed as soon as it is accepted.")
     var maxConnections = 10_000
 
+    @Option(
+        name: .customLong("token-creation-limit"),
+        help: "New device tokens one address may create per minute (courier registrations and the admin API).")
+    var tokenCreationLimit = 1_000_000
+
     @Flag(
         name: .customLong("insecure-admin"),
         help: "Let anyone who reaches the port use the admin API without the admin token (loopback --host only).")
@@ -64,6 +69,7 @@ struct GatewayCommand: AsyncParsableCommand {
             }
         }
         guard maxConnections >= 1 else { throw UsageError("--max-connections must be 1 or more") }
+        guard tokenCreationLimit >= 1 else { throw UsageError("--token-creation-limit must be 1 or more") }
         let lock = try DataFolderLock(URL(fileURLWithPath: data), command: "herald gateway")
         let (server, boundPort): (GatewayServer, Int)
         do {
@@ -115,6 +121,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.environment = environment
         configuration.insecureAdmin = insecureAdmin
         configuration.maxConnections = maxConnections
+        configuration.tokenCreationsPerMinute = tokenCreationLimit
         configuration.logger = logging.logger("herald-gateway")
         let server: GatewayServer
         do {

@@ -1,14 +1,13 @@
 import APNSCore
+import AsyncHTTPClient
 import Foundation
 import Logging
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// POSTs every user response to the app's own server (seed 003's reply loop), retrying a failed POST three times.
-/// Before each POST the URL's host is looked up and checked against ``policy`` (public addresses only, unless
-/// allowed), so a name that later points inside the provider's network is not followed.
+/// Before the POSTs the URL's host is looked up and checked against ``policy`` (public addresses only, unless allowed),
+/// and they connect to the address checked, so a name that later points inside the provider's network is not followed.
 struct WebhookSender: Sendable {
     let failures: FailureReporter
     let policy: OutboundPolicy
@@ -32,40 +31,41 @@ struct WebhookSender: Sendable {
         let failures = failures
         let policy = policy
         Task.detached {
-            if let problem = await policy.checkResolved(url) {
-                failures.report(.webhook, "webhook refused", metadata: ["url": "\(url)", "why": "\(problem)"])
+            let target: OutboundTarget
+            do throws(OutboundRefusal) {
+                target = try await policy.target(for: url)
+            } catch {
+                failures.report(.webhook, "webhook refused", metadata: ["url": "\(url)", "why": "\(error.message)"])
                 return
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            var request = URLRequest(url: url)
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try? encoder.encode(body)
-            // Webhooks follow no redirect: the URL checked is the URL called.
-            let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
-            defer { session.finishTasksAndInvalidate() }
-            for attempt in 1...3 {
-                if let (_, response) = try? await session.data(for: request),
-                    let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status)
-                {
-                    return
-                }
-                try? await Task.sleep(for: .seconds(attempt))
-            }
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: (try? encoder.encode(body)) ?? Data()))
+            if await Self.post(request, to: target) { return }
             failures.report(
                 .webhook, "webhook did not answer 2xx after 3 attempts; the response is dropped",
                 metadata: ["url": "\(url)", "event": "\(body.event)", "apns-id": "\(body.apnsID)"])
         }
     }
-}
 
-/// Answers every redirect with "do not follow", so the 3xx is the result (and counts as a failed POST).
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
+    /// POSTs `request` up to three times, connecting only to the address the policy checked and following no
+    /// redirect (the URL checked is the URL called); whether one attempt answered 2xx.
+    private static func post(_ request: HTTPClientRequest, to target: OutboundTarget) async -> Bool {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(30)))
+        configuration.dnsOverride = target.dnsOverride
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { Task { try? await client.shutdown() } }
+        for attempt in 1...3 {
+            if let response = try? await client.execute(request, timeout: .seconds(30)) {
+                _ = try? await response.body.collect(upTo: 1 << 16)
+                if (200..<300).contains(response.status.code) { return true }
+            }
+            try? await Task.sleep(for: .seconds(attempt))
+        }
+        return false
     }
 }
