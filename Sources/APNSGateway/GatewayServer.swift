@@ -47,6 +47,8 @@ package final class GatewayServer: Sendable {
         package var maxConnections = 10_000
         /// New device tokens one source address may create per minute (courier and admin API together).
         package var tokenCreationsPerMinute = 1_000_000
+        /// The time the token creation limit refills by (tests stop it).
+        package var now: @Sendable () -> Date = { Date() }
         /// Admin calls need no token. Only for a gateway on a loopback address (`--insecure-admin`).
         package var insecureAdmin = false
         /// Where refusals are logged (``GatewayRefusals``).
@@ -100,7 +102,8 @@ package final class GatewayServer: Sendable {
         self.keys = ProviderKeys(verifier)
         self.connections = GatewayConnections(limit: configuration.maxConnections)
         self.refusals = GatewayRefusals(logger: configuration.logger)
-        self.tokenLimit = TokenCreationLimit(perMinute: configuration.tokenCreationsPerMinute)
+        self.tokenLimit = TokenCreationLimit(
+            perMinute: configuration.tokenCreationsPerMinute, now: configuration.now)
         try PrivateFile.makeDirectory(configuration.dataDirectory)
         self.adminCredential = try AdminCredential.loadOrCreate(
             in: configuration.dataDirectory, insecure: configuration.insecureAdmin)

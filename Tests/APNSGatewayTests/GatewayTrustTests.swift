@@ -149,10 +149,16 @@ struct GatewayTrustTests {
 
     @Test("one address may create only so many tokens a minute, on the courier and the admin API together")
     func tokenCreationLimit() async throws {
-        let gateway = try await GatewayHarness.start { $0.tokenCreationsPerMinute = 4 }
+        // The limit's clock stands still, so a slow run cannot refill the bucket.
+        let frozen = Date()
+        let gateway = try await GatewayHarness.start {
+            $0.tokenCreationsPerMinute = 4
+            $0.now = { frozen }
+        }
         try await gateway.base.run {
-            #expect(try await gateway.admin("POST", "/admin/devices", body: #"{"topic":"com.example.app","count":3}"#)
-                .status == 201)
+            #expect(
+                try await gateway.admin("POST", "/admin/devices", body: #"{"topic":"com.example.app","count":3}"#)
+                    .status == 201)
             let device = try await gateway.courier()
             let kept = try await device.register(bundleID: "com.example.app", environment: .development)
             let refused = await #expect(throws: GatewayDataError.self) {

@@ -48,7 +48,8 @@ struct ProviderConnectionHandlerTests {
         #expect(updates[3] == nil)
     }
 
-    @Test("a stream-level error (a stream's window overflowed, or grown by 0) resets that stream only; the rest goes on")
+    @Test(
+        "a stream-level error (a stream's window overflowed, or grown by 0) resets that stream only; the rest goes on")
     func streamErrorCostsOnlyTheStream() throws {
         let channel = try Self.channel()
         try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server), position: .first)
@@ -137,10 +138,12 @@ struct RawHTTP2Client {
         var block = ByteBuffer()
         try encoder.encode(
             headers: [
-                ":method": "POST", ":scheme": "https", ":authority": "localhost", ":path": "/3/device/"
+                ":method": "POST", ":scheme": "https", ":authority": "localhost",
+                ":path": "/3/device/"
                     + String(repeating: "ab", count: 32), "apns-topic": "com.example.app",
             ], to: &block)
-        return Self.frame(type: 1, flags: endStream ? 0x5 : 0x4, stream: stream, payload: Array(block.readableBytesView))
+        return Self.frame(
+            type: 1, flags: endStream ? 0x5 : 0x4, stream: stream, payload: Array(block.readableBytesView))
     }
 
     /// A frame with its 9-byte header.

@@ -130,7 +130,8 @@ struct AdminRequestProcessorTests {
     )
     func badInput(method: String, path: String, body: String, status: Int) throws {
         let answer = admin.process(
-            method: method, path: path, body: Array(body.utf8), authorization: "Bearer \(credential.token)", source: nil)
+            method: method, path: path, body: Array(body.utf8), authorization: "Bearer \(credential.token)", source: nil
+        )
         #expect(answer.status == status)
         let error = try JSONValue(parsing: Data(answer.body ?? []))["error"]?.string
         #expect(error?.isEmpty == false)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeviceSimulator
 import Foundation
+import ServiceLifecycle
 
 /// `herald device`: a simulated iPhone connected to a gateway.
 struct DeviceCommand: AsyncParsableCommand {
@@ -84,14 +85,17 @@ struct DeviceCommand: AsyncParsableCommand {
         let manifests = try apps.map(Self.readManifest)
         let configuration = try makeConfiguration(manifests)
         let lock = try DataFolderLock(URL(fileURLWithPath: data), command: "herald device")
-        do {
+        let service: any Service =
             if let fleet {
-                try await DeviceFleet(configuration: configuration, count: fleet).run()
+                DeviceFleet(configuration: configuration, count: fleet)
             } else {
-                try await DeviceSession(
-                    configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal
-                ).run()
+                DeviceSession(
+                    configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal)
             }
+        do {
+            try await CommandServices.run(
+                [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                logger: logging.logger("herald-device"))
         } catch {
             lock.discardIfNew()
             throw error

@@ -1,16 +1,18 @@
 import DeviceSimulator
 import Foundation
+import ServiceLifecycle
 
 /// `herald device --fleet N`: N simulated devices in one process, for load and latency tests. Each device has its
 /// own folder (`DATA/0000`, `DATA/0001`, ...), so a restarted fleet keeps its tokens; every token is written to
-/// `DATA/tokens.txt`, one per line, ready for `herald send --tokens`.
-struct DeviceFleet {
+/// `DATA/tokens.txt`, one per line, ready for `herald send --tokens`. A service of the command's group
+/// (``CommandServices``).
+struct DeviceFleet: Service {
     let configuration: SimulatedDevice.Configuration
     let count: Int
     /// Devices connecting at once.
     static let connectingAtOnce = 50
 
-    /// Runs until SIGINT or SIGTERM.
+    /// Runs until the group shuts down (SIGINT, SIGTERM).
     func run() async throws {
         let started = ContinuousClock.now
         let (devices, tokens, tokensFile) = try await connect()
@@ -21,7 +23,7 @@ struct DeviceFleet {
             \(configuration.gatewayPort) in \(seconds) s; \(tokens.count) tokens in \(tokensFile.path)
 
             """)
-        await TerminationSignal.wait()
+        try? await gracefulShutdown()
         await withTaskGroup(of: Void.self) { group in
             for device in devices { group.addTask { await device.stop() } }
         }

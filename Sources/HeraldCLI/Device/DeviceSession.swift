@@ -1,8 +1,10 @@
 import DeviceSimulator
 import Foundation
+import ServiceLifecycle
 
-/// A running device as a command runs it: the device, its JSON API, its events printed, and the terminal.
-struct DeviceSession {
+/// A running device as a command runs it: the device, its JSON API, its events printed, and the terminal. A service
+/// of the command's group (``CommandServices``): it ends when the group shuts down or the terminal's `quit`.
+struct DeviceSession: Service {
     let configuration: SimulatedDevice.Configuration
     let apiHost: String
     let apiPort: Int
@@ -14,7 +16,7 @@ struct DeviceSession {
     /// Called with the JSON API's port once it listens.
     var onAPIListening: @Sendable (Int) -> Void = { _ in }
 
-    /// Runs until SIGINT, SIGTERM or `quit`.
+    /// Runs until the group shuts down (SIGINT, SIGTERM) or `quit`.
     func run() async throws {
         let io = CommandIO.current
         let device: SimulatedDevice
@@ -56,12 +58,12 @@ struct DeviceSession {
         if interactive {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await DeviceTerminal(device: device, io: io).run() }
-                group.addTask { await TerminationSignal.wait() }
+                group.addTask { try? await gracefulShutdown() }
                 await group.next()
                 group.cancelAll()
             }
         } else {
-            await TerminationSignal.wait()
+            try? await gracefulShutdown()
         }
         api.cancel()
         await device.stop()

@@ -3,6 +3,7 @@ import APNSGateway
 import ArgumentParser
 import Courier
 import Foundation
+import ServiceLifecycle
 
 /// `herald gateway`: run the local APNs.
 struct GatewayCommand: AsyncParsableCommand {
@@ -104,10 +105,11 @@ struct GatewayCommand: AsyncParsableCommand {
                 url: "https://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)",
                 caFile: RunningFile.absolute(server.certificateAuthority.caPath.path),
                 adminTokenFile: RunningFile.absolute(folder.appendingPathComponent("admin-token").path)))
-        await TerminationSignal.wait()
-        RunningFile.remove(from: folder)
-        try await server.shutdown()
-        withExtendedLifetime(lock) {}
+        defer {
+            RunningFile.remove(from: folder)
+            withExtendedLifetime(lock) {}
+        }
+        try await CommandServices.run([.init(service: server)], logger: logging.logger("herald-gateway"))
     }
 
     /// The gateway, listening.

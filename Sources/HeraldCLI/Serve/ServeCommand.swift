@@ -3,6 +3,8 @@ import Foundation
 import HeraldConsole
 import Logging
 import PushProvider
+import ServiceLifecycle
+import Synchronization
 
 /// `herald serve`: the provider service.
 struct ServeCommand: AsyncParsableCommand {
@@ -109,44 +111,37 @@ struct ServeCommand: AsyncParsableCommand {
         let provider = try await PushProviderService(
             configuration: configuration, logger: logging.logger("herald-provider"))
         let console = try await HeraldConsole(configuration: try consoleConfiguration())
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let task = Task {
-            defer { listening.finish() }
-            try await provider.run(plugins: [console]) { listening.yield($0) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            lock?.discardIfNew()
-            do {
-                try await task.value
-            } catch {
-                throw CommandFailure.listening(
-                    error, what: "the provider API", host: host, port: self.port, option: "--port") ?? error
-            }
-            return
-        }
-        let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        io.write(
-            """
-            herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
-            herald serve: provider API on \(base)/v1 (health /healthz, metrics /metrics)
-              \(ProviderBanner.adminTokenLine(provider))
-              data: \(provider.configuration.providerDirectory.path)
-
-            """)
         let folder = provider.configuration.providerDirectory
-        RunningFile.write(
-            to: folder, command: "herald serve",
-            provider: .init(
-                url: base.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"),
-                adminTokenFile: adminToken == nil
-                    ? RunningFile.absolute(folder.appendingPathComponent("admin-token").path) : nil))
-        await TerminationSignal.wait()
+        let listened = Mutex(false)
+        let service = provider.service(plugins: [console]) { [host, adminToken] port in
+            listened.withLock { $0 = true }
+            let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            io.write(
+                """
+                herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
+                herald serve: provider API on \(base)/v1 (health /healthz, metrics /metrics)
+                  \(ProviderBanner.adminTokenLine(provider))
+                  data: \(folder.path)
+
+                """)
+            RunningFile.write(
+                to: folder, command: "herald serve",
+                provider: .init(
+                    url: base.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"),
+                    adminTokenFile: adminToken == nil
+                        ? RunningFile.absolute(folder.appendingPathComponent("admin-token").path) : nil))
+        } onShutdown: {
+            io.write("herald serve: stopping; finishing the deliveries in flight\n")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        do {
+            try await CommandServices.run([.init(service: service)], logger: logging.logger("herald-provider"))
+        } catch  where !listened.withLock({ $0 }) {
+            lock?.discardIfNew()
+            throw CommandFailure.listening(error, what: "the provider API", host: host, port: port, option: "--port")
+                ?? error
+        }
         RunningFile.remove(from: folder)
-        io.write("herald serve: stopping; finishing the deliveries in flight\n")
-        task.cancel()
-        try await task.value
-        withExtendedLifetime(lock) {}
     }
 
     /// What the console shows besides the provider: the gateway and devices named on the command line.

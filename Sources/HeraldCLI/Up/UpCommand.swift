@@ -48,7 +48,6 @@ struct UpCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let io = CommandIO.current
         let root = URL(fileURLWithPath: data)
         let lock = try DataFolderLock(root, command: "herald up")
         let system: UpSystem
@@ -58,17 +57,13 @@ struct UpCommand: AsyncParsableCommand {
             lock.discardIfNew()
             throw error
         }
-        io.write(system.banner)
-        if RunningBinary.isDebugBuild { io.write("herald up: note: \(RunningBinary.releaseAdvice)\n") }
+        defer { withExtendedLifetime(lock) {} }
         do {
-            try await system.runDevice(self, root: root)
+            try await CommandServices.run(system.services, logger: logging.logger("herald"))
         } catch {
-            await system.stop()
             lock.discardIfNew()
             throw error
         }
-        await system.stop()
-        withExtendedLifetime(lock) {}
     }
 
     /// The `NotificationConfig` object of an app manifest, as JSON.
