@@ -9,6 +9,7 @@ extension PushProviderService {
     ///   - plugins: modules served beside the API, such as the console.
     ///   - onListening: called with the bound port once the API accepts connections.
     ///   - onShutdown: called when the graceful shutdown begins.
+    /// - Returns: the service, to run in a `ServiceGroup`.
     public func service(
         plugins: [any ProviderPlugin] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onShutdown: @escaping @Sendable () -> Void = {}
