@@ -4,6 +4,7 @@ import GRDB
 import GracefulServer
 import Hummingbird
 public import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The provider service (`herald serve`): the JSON API under `/v1`, the durable delivery queue and its workers, the
@@ -97,13 +98,34 @@ public final class PushProviderService: Sendable {
             logger: quiet
         )
         let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.runUntilCancelled() }
-            group.addTask { await self.engine.run() }
-            group.addTask { await scheduler.run() }
-            for plugin in plugins { group.addTask { await plugin.run(provider: self) } }
-            defer { group.cancelAll() }
-            try await group.next()
+        // Shut down in the reverse order: the API stops taking requests (and gives its connections 2 s), the plugins
+        // and the scheduler stop, and the engine finishes the deliveries in flight last.
+        let engine = engine
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(
+                service: ClosureService { await cancelWhenGracefulShutdown { await engine.run() } },
+                serviceName: "engine"),
+            .init(
+                service: ClosureService { await cancelWhenGracefulShutdown { await scheduler.run() } },
+                serviceName: "daily scheduler"),
+        ]
+        for plugin in plugins {
+            let service = ClosureService { await cancelWhenGracefulShutdown { await plugin.run(provider: self) } }
+            services.append(.init(service: service, successTerminationBehavior: .ignore, serviceName: "\(plugin)"))
+        }
+        services.append(
+            .init(
+                service: ClosureService {
+                    try await cancelWhenGracefulShutdown { try await application.runUntilCancelled() }
+                },
+                serviceName: "provider API"))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
+        // Unstructured, so cancelling this task shuts the group down gracefully instead of cutting it off.
+        let running = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await running.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
         }
         await clients.shutdown()
         await store.close()
