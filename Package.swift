@@ -50,9 +50,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
+        .target(name: "HeraldJSON", swiftSettings: fuzzedSettings),
         .target(
             name: "APNSCore",
             dependencies: [
+                "HeraldJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -106,7 +108,7 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
-        .target(name: "ActivityKit", swiftSettings: heraldSettings),
+        .target(name: "ActivityKit", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .target(
             name: "GracefulServer",
             dependencies: [
@@ -171,7 +173,8 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(name: "CategoryConfig", swiftSettings: heraldSettings),
         .target(
-            name: "UserNotifications", dependencies: ["CoreLocation", "CategoryConfig"], swiftSettings: heraldSettings),
+            name: "UserNotifications", dependencies: ["CoreLocation", "CategoryConfig", "HeraldJSON"],
+            swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
         .target(
             name: "HeraldCLI",

@@ -1,4 +1,5 @@
 public import Foundation
+import HeraldJSON
 
 /// An activity as JSON, for a host that has no Swift type for its attributes (a simulated device whose apps declare
 /// their activity types in a manifest).
@@ -31,7 +32,7 @@ extension ActivitySystem {
     /// state. A type an ``Activity`` already registered keeps its stricter checks.
     public func declare(type: String) {
         let isObject: @Sendable (Data) -> Bool = { data in
-            (try? JSONSerialization.jsonObject(with: data)) is [String: Any]
+            (try? JSONValue(parsing: data))?.object != nil
         }
         if !isDeclared(type) { register(type: type, .init(contentState: isObject, attributes: isObject)) }
     }

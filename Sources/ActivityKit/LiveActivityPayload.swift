@@ -1,4 +1,5 @@
 import Foundation
+import HeraldJSON
 
 /// The `aps` of a Live Activity push or broadcast (reference D, K.4), as the system reads it.
 struct LiveActivityPayload {
@@ -19,26 +20,25 @@ struct LiveActivityPayload {
 
     /// Reads a payload; `nil` when it is not a Live Activity payload (no `aps.event` of start, update or end).
     init?(_ payload: Data) {
-        guard let root = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
-            let aps = root["aps"] as? [String: Any], let eventText = aps["event"] as? String,
+        guard let aps = (try? JSONValue(parsing: payload))?["aps"], let eventText = aps["event"]?.string,
             let event = Event(rawValue: eventText)
         else { return nil }
         func date(_ key: String) -> Date? {
-            (aps[key] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+            aps[key]?.number.map { Date(timeIntervalSince1970: $0.doubleValue) }
         }
         func json(_ key: String) -> Data? {
-            guard let object = aps[key] as? [String: Any] else { return nil }
-            return try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            guard let object = aps[key]?.object else { return nil }
+            return JSONValue.object(object).encoded()
         }
         self.event = event
-        timestamp = (aps["timestamp"] as? NSNumber)?.intValue
+        timestamp = aps["timestamp"]?.number?.intValue
         contentState = json("content-state")
         staleDate = date("stale-date")
         dismissalDate = date("dismissal-date")
-        relevanceScore = (aps["relevance-score"] as? NSNumber)?.doubleValue
-        attributesType = aps["attributes-type"] as? String
+        relevanceScore = aps["relevance-score"]?.number?.doubleValue
+        attributesType = aps["attributes-type"]?.string
         attributes = json("attributes")
-        inputPushChannel = aps["input-push-channel"] as? String
-        inputPushToken = (aps["input-push-token"] as? NSNumber)?.intValue == 1
+        inputPushChannel = aps["input-push-channel"]?.string
+        inputPushToken = aps["input-push-token"]?.number?.intValue == 1
     }
 }

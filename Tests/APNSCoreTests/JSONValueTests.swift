@@ -93,3 +93,21 @@ struct JSONValueTests {
         #expect(JSONNumber(2.0).literal == "2")
     }
 }
+
+@Suite("JSONValue to and from Foundation types (a notification's userInfo)")
+struct JSONValueFoundationTests {
+    @Test("foundationValue keeps booleans, integers, doubles and nesting; the way back sorts keys")
+    func roundTrip() throws {
+        let value = try JSONValue(parsing: Data(#"{"b":true,"n":1,"d":1.5,"s":"x","a":[null,false],"o":{"k":2}}"#.utf8))
+        let userInfo = try #require(value.foundationValue as? [String: Any])
+        #expect(userInfo["b"] as? Bool == true)
+        #expect(userInfo["n"] as? Int == 1)
+        #expect(userInfo["d"] as? Double == 1.5)
+        #expect((userInfo["a"] as? [Any])?.first is NSNull)
+        let back = try #require(JSONValue(foundationValue: userInfo))
+        #expect(back.jsonString == #"{"a":[null,false],"b":true,"d":1.5,"n":1,"o":{"k":2},"s":"x"}"#)
+        #expect(JSONValue(foundationValue: ["when": Date()]) == nil)
+        #expect(JSONValue(foundationValue: NSNumber(value: 7))?.jsonString == "7")
+        #expect(JSONValue(foundationValue: Double.infinity) == nil)
+    }
+}

@@ -90,10 +90,7 @@ public struct NotificationSnapshot: Sendable, Hashable, Encodable {
     }
 
     private static func json(_ userInfo: [AnyHashable: Any]) -> JSONValue {
-        let object = Dictionary(uniqueKeysWithValues: userInfo.map { ("\($0.key)", $0.value) })
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-            let value = try? JSONValue(parsing: data)
-        else { return .object(JSONObject()) }
-        return value
+        let object = Dictionary(userInfo.map { ("\($0.key)", $0.value) }) { _, last in last }
+        return JSONValue(foundationValue: object) ?? .object(JSONObject())
     }
 }

@@ -122,7 +122,10 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
         } catch {
             throw ServiceExtensionStepError("decrypt: \"\(key)\": \(error.message)")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: plaintext) as? [String: Any] else {
+        guard
+            let object = (try? JSONValue(parsing: plaintext))?.object.map({ JSONValue.object($0).foundationValue })
+                as? [String: Any]
+        else {
             throw ServiceExtensionStepError("decrypt: \"\(key)\" does not hold a JSON object")
         }
         if let title = object["title"] as? String { content.title = title }

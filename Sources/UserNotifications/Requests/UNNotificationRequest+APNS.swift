@@ -1,4 +1,5 @@
 public import Foundation
+import HeraldJSON
 
 extension UNNotificationRequest {
     /// The request iOS makes from a remote notification: content from the payload's `aps` dictionary, the whole
@@ -18,17 +19,14 @@ extension UNNotificationRequest {
         apnsPayload: Data,
         localizedStrings: [String: String]? = nil
     ) throws {
-        let payload: [String: PayloadValue]
-        do {
-            payload = try JSONDecoder().decode([String: PayloadValue].self, from: apnsPayload)
-        } catch {
+        guard let root = try? JSONValue(parsing: apnsPayload), let payload = root.object else {
             throw UNPayloadError(message: "the payload is not a JSON object")
         }
         let content = UNMutableNotificationContent()
         if let aps = payload["aps"] {
             APNSPayloadMapping(localizedStrings: localizedStrings).apply(aps, to: content)
         }
-        content.userInfo = payload.mapValues(\.foundationValue)
+        content.userInfo = root.foundationValue as? [String: Any] ?? [:]
         self.init(identifier: identifier, content: content, trigger: UNPushNotificationTrigger(repeats: false))
     }
 }
@@ -44,9 +42,9 @@ public struct UNPayloadError: Error, Sendable, CustomStringConvertible {
 struct APNSPayloadMapping {
     var localizedStrings: [String: String]?
 
-    func apply(_ aps: PayloadValue, to content: UNMutableNotificationContent) {
+    func apply(_ aps: JSONValue, to content: UNMutableNotificationContent) {
         applyAlert(aps["alert"], to: content)
-        if let badge = aps["badge"]?.number, badge >= 0, badge.rounded() == badge {
+        if let badge = aps["badge"]?.number?.doubleValue, badge >= 0, badge.rounded() == badge {
             content.badge = NSNumber(value: Int(badge))
         }
         content.sound = sound(aps["sound"])
@@ -57,12 +55,12 @@ struct APNSPayloadMapping {
         if let level = aps["interruption-level"]?.string.flatMap(UNNotificationInterruptionLevel.init) {
             content.interruptionLevel = level
         }
-        if let score = aps["relevance-score"]?.number {
+        if let score = aps["relevance-score"]?.number?.doubleValue {
             content.relevanceScore = min(max(score, 0), 1)
         }
     }
 
-    private func applyAlert(_ alert: PayloadValue?, to content: UNMutableNotificationContent) {
+    private func applyAlert(_ alert: JSONValue?, to content: UNMutableNotificationContent) {
         if let text = alert?.string {
             content.body = text
             return
@@ -73,13 +71,15 @@ struct APNSPayloadMapping {
         content.body = text(alert, plain: "body", key: "loc-key", arguments: "loc-args")
         content.launchImageName = alert["launch-image"]?.string ?? ""
         if let argument = alert["summary-arg"]?.string { content.summaryArgument = argument }
-        if let count = alert["summary-arg-count"]?.number, count >= 1 { content.summaryArgumentCount = Int(count) }
+        if let count = alert["summary-arg-count"]?.number?.doubleValue, count >= 1 {
+            content.summaryArgumentCount = Int(count)
+        }
     }
 
-    private func text(_ alert: PayloadValue, plain: String, key: String, arguments: String) -> String {
+    private func text(_ alert: JSONValue, plain: String, key: String, arguments: String) -> String {
         guard let locKey = alert[key]?.string else { return alert[plain]?.string ?? "" }
         let format = localizedStrings?[locKey] ?? locKey
-        return Self.format(format, alert[arguments]?.array?.map(\.text) ?? [])
+        return Self.format(format, alert[arguments]?.array?.map(Self.argumentText) ?? [])
     }
 
     /// Fills `%@` (in order) and `%n$@` (by position) placeholders; `%%` is a percent sign.
@@ -110,15 +110,25 @@ struct APNSPayloadMapping {
         return output + characters
     }
 
-    private func sound(_ value: PayloadValue?) -> UNNotificationSound? {
+    /// The text iOS shows for a value in a `loc-args` array.
+    private static func argumentText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .number(let number): number.intValue.map(String.init) ?? String(number.doubleValue)
+        case .bool(let flag): flag ? "1" : "0"
+        default: ""
+        }
+    }
+
+    private func sound(_ value: JSONValue?) -> UNNotificationSound? {
         if let name = value?.string {
             guard !name.isEmpty else { return nil }
             return name == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName(name))
         }
         guard let sound = value, case .object = sound else { return nil }
         let name = sound["name"]?.string.flatMap { $0 == "default" ? nil : UNNotificationSoundName($0) }
-        let critical = sound["critical"]?.number == 1
-        let volume = sound["volume"]?.number.map { Float($0) }
+        let critical = sound["critical"]?.number?.doubleValue == 1
+        let volume = sound["volume"]?.number.map { Float($0.doubleValue) }
         return UNNotificationSound(name: name, isCritical: critical, volume: volume)
     }
 }
