@@ -116,13 +116,18 @@ struct ProviderHarness {
         try await Self.request(method, baseURL + path, key: key ?? apiKey, body: body)
     }
 
-    /// Waits until the notification has no delivery queued or in flight; returns its report.
+    /// Waits until the notification has no delivery queued or in flight; returns its report. The state is read again
+    /// each time the provider records a batch of APNs' answers (the event that finishes a notification), not on a
+    /// timer.
     func finished(_ id: String, seconds: Double = 60) async throws -> JSON {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
+            // Read before the state, so a batch recorded in between wakes the wait at once.
+            let seen = provider.answersRecorded
             let (_, report) = try await call("GET", "/v1/notifications/\(id)")
             if report["state"].string == "done" { return report }
-            try await Task.sleep(for: .milliseconds(50))
+            // Another process (a shared queue) may record it: then the state is read again a second later.
+            await provider.waitForAnswers(after: seen, upTo: .seconds(1))
         }
         Issue.record("notification \(id) did not finish in \(seconds) s")
         throw CancellationError()

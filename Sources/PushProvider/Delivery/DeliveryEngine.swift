@@ -41,6 +41,8 @@ final class DeliveryEngine: Sendable {
     private let logger: Logger
     private let failures: FailureReporter
     private let signal = WorkSignal()
+    /// Notified after each batch of APNs' answers is recorded.
+    let recorded = WorkSignal()
 
     init(store: any ProviderStore, clients: ClientRegistry, settings: Settings, failures: FailureReporter) {
         self.store = store
@@ -226,6 +228,7 @@ final class DeliveryEngine: Sendable {
         let (store, owner) = (self.store, self.owner)
         do {
             try await Task { try await store.record(results, owner: owner) }.value
+            recorded.notify()
         } catch {
             // The leases run out and the deliveries are sent again with the same apns-id.
             failures.report(

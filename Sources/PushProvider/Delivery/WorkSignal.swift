@@ -1,28 +1,41 @@
 import Foundation
 import Synchronization
 
-/// Wakes idle workers when there is new work, so a notification is leased at once instead of at the next poll.
+/// Wakes whoever waits for an event: idle workers when there is new work (so a notification is leased at once instead
+/// of at the next poll), or a caller waiting for answers to be recorded.
 final class WorkSignal: Sendable {
-    private let waiters = Mutex<[UUID: CheckedContinuation<Void, Never>]>([:])
+    private struct State {
+        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        /// How many times ``notify()`` was called.
+        var count = 0
+    }
 
-    /// Wakes every worker waiting now.
+    private let state = Mutex(State())
+
+    /// How many times ``notify()`` was called: a waiter that reads it before looking at what changes misses no event
+    /// (``wait(after:upTo:)``).
+    var count: Int { state.withLock { $0.count } }
+
+    /// Wakes every waiter now.
     func notify() {
-        let waiting = waiters.withLock { waiters in
-            defer { waiters = [:] }
-            return Array(waiters.values)
+        let waiting = state.withLock { state in
+            state.count += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
         for continuation in waiting { continuation.resume() }
     }
 
-    /// Returns at the next ``notify()``, after `timeout`, or when the task is cancelled, whichever comes first.
-    func wait(upTo timeout: Duration) async {
+    /// Returns at the next ``notify()`` (at once if there was one since `count` was `seen`), after `timeout`, or when
+    /// the task is cancelled, whichever comes first.
+    func wait(after seen: Int? = nil, upTo timeout: Duration) async {
         let id = UUID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // Checked under the lock: a cancellation either finds the waiter here or is seen before it is added.
-                let waiting = waiters.withLock { waiters in
-                    guard !Task.isCancelled else { return false }
-                    waiters[id] = continuation
+                let waiting = state.withLock { state in
+                    guard !Task.isCancelled, seen.map({ $0 == state.count }) ?? true else { return false }
+                    state.waiters[id] = continuation
                     return true
                 }
                 guard waiting else { return continuation.resume() }
@@ -37,6 +50,6 @@ final class WorkSignal: Sendable {
     }
 
     private func resume(_ id: UUID) {
-        waiters.withLock { $0.removeValue(forKey: id) }?.resume()
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
     }
 }

@@ -74,6 +74,17 @@ public final class PushProviderService: Sendable {
         webhooks = WebhookSender(failures: failures, policy: webhookPolicy)
     }
 
+    /// How many batches of APNs' answers (deliveries accepted, rejected or to be retried) this provider has recorded
+    /// since it started. With ``waitForAnswers(after:upTo:)``, a program embedding the provider (or a test) waits for
+    /// a notification to finish by re-reading it after each batch instead of polling.
+    public var answersRecorded: Int { engine.recorded.count }
+
+    /// Returns once this provider records a batch of answers after the `seen`th (at once if it already has), after
+    /// `timeout`, or when the task is cancelled.
+    public func waitForAnswers(after seen: Int, upTo timeout: Duration) async {
+        await engine.recorded.wait(after: seen, upTo: timeout)
+    }
+
     /// The provider's time (``Configuration/now``).
     func now() -> Date { configuration.now() }
 
