@@ -1,7 +1,7 @@
 public import Foundation
 public import Logging
 
-extension APNSClient {
+extension APNSPushClient {
     /// Everything a client needs: where to send, how to authenticate, and its limits.
     public struct Configuration: Sendable {
         /// Where notifications go.

@@ -10,7 +10,7 @@ public protocol APNSClientObserver: Sendable {
     /// A notification will be sent again after `delay` because of `reason`.
     func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration)
     /// The streams open on one connection changed, or its limit did: the server's `SETTINGS_MAX_CONCURRENT_STREAMS`,
-    /// capped at ``APNSClient/Configuration/maximumStreamsPerConnection``.
+    /// capped at ``APNSPushClient/Configuration/maximumStreamsPerConnection``.
     func streamsChanged(open: Int, limit: Int)
     /// The number of open connections changed.
     func connectionsChanged(open: Int)

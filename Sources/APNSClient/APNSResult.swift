@@ -78,7 +78,7 @@ extension APNSReason {
     public static let invalidResponse = APNSReason(rawValue: "InvalidResponse")
 }
 
-/// A finished notification, as reported by ``APNSClient/send(contentsOf:onResult:)``.
+/// A finished notification, as reported by ``APNSPushClient/send(contentsOf:onResult:)``.
 public struct APNSSendOutcome: Sendable {
     /// The notification as given.
     public var notification: APNSNotification

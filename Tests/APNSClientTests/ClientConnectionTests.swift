@@ -100,7 +100,7 @@ struct ClientConnectionTests {
             }
             try await client.send(contentsOf: input) { _ in _ = finished.increment() }
             #expect(finished.value == count)
-            #expect(highWater.value <= window + APNSClient.batchSize)
+            #expect(highWater.value <= window + APNSPushClient.batchSize)
             await client.shutdown()
         }
     }
@@ -173,7 +173,7 @@ struct ClientCertificateTests {
             configuration.authentication = .certificate(try .pem(certificatePath: both.path))
             let streams = StreamRecorder()
             configuration.observer = streams
-            let client = try APNSClient(configuration: configuration)
+            let client = try APNSPushClient(configuration: configuration)
             #expect(try await client.send(gateway.notification()).isAccepted)
             #expect(streams.all.first?.limit == 100, "no one-stream start without a token")
             await client.shutdown()
@@ -196,7 +196,7 @@ struct ClientCertificateTests {
                 try .pem(certificatePath: certificate.path, keyPath: key.path))
             let retries = RetryRecorder()
             configuration.observer = retries
-            let client = try APNSClient(configuration: configuration)
+            let client = try APNSPushClient(configuration: configuration)
             guard case .rejected(let rejection) = try await client.send(gateway.notification()) else {
                 Issue.record("expected a rejection")
                 return
@@ -214,7 +214,7 @@ struct ClientStreamOrderTests {
     @Test("one connection ends its requests in the order it was given them, so the server sees and answers them so")
     func requestsLeaveInOrder() async throws {
         let server = try await StreamOrderServer.start()
-        var configuration = APNSClient.Configuration(
+        var configuration = APNSPushClient.Configuration(
             endpoint: try APNSEndpoint(
                 url: "https://127.0.0.1:\(server.port)", additionalTrustRootsPEM: server.caCertificatePEM),
             authentication: .token(
@@ -222,7 +222,7 @@ struct ClientStreamOrderTests {
                     privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG",
                     teamID: "DEF123GHIJ")))
         configuration.maximumConnections = 1
-        let client = try APNSClient(configuration: configuration)
+        let client = try APNSPushClient(configuration: configuration)
         let results = ResultCollector()
         let notification = APNSNotification(
             deviceToken: String(repeating: "ab", count: 32), headers: APNSRequestHeaders(topic: "com.example.app"),

@@ -21,8 +21,8 @@ struct ClientHarness {
     }
 
     /// The client's configuration for this gateway, with token authentication.
-    func configuration() throws -> APNSClient.Configuration {
-        APNSClient.Configuration(
+    func configuration() throws -> APNSPushClient.Configuration {
+        APNSPushClient.Configuration(
             endpoint: try APNSEndpoint(
                 url: "https://127.0.0.1:\(port)",
                 additionalTrustRootsPEM: server.certificateAuthority.caCertificatePEM),
@@ -31,10 +31,10 @@ struct ClientHarness {
     }
 
     /// A client for this gateway; `adjust` changes its configuration first.
-    func client(_ adjust: (inout APNSClient.Configuration) -> Void = { _ in }) throws -> APNSClient {
+    func client(_ adjust: (inout APNSPushClient.Configuration) -> Void = { _ in }) throws -> APNSPushClient {
         var configuration = try configuration()
         adjust(&configuration)
-        return try APNSClient(configuration: configuration)
+        return try APNSPushClient(configuration: configuration)
     }
 
     /// An alert for `token` (the harness's device by default) to `com.example.app`.

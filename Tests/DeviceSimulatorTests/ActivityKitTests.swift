@@ -10,7 +10,7 @@ import NIOCore
 import Testing
 
 /// A live score as an iOS app writes it with ActivityKit, on a device connected to a running gateway, updated by a
-/// provider through `APNSClient`.
+/// provider through `APNSPushClient`.
 struct ScoreAttributes: ActivityAttributes {
     struct ContentState: Codable, Hashable, Sendable {
         var score: String
@@ -95,7 +95,7 @@ struct ActivityKitTests {
 
     /// A gateway, a device whose courier feeds ActivityKit, and a provider's client; ActivityKit starts empty.
     private func withDevice(
-        _ body: (TestGateway, APNSClient, CourierClient) async throws -> Void
+        _ body: (TestGateway, APNSPushClient, CourierClient) async throws -> Void
     ) async throws {
         let gateway = try await TestGateway.start()
         try await gateway.run {
@@ -112,7 +112,7 @@ struct ActivityKitTests {
                     CourierActivityTransport.deliver(event, to: system, on: courier)
                 }
             }
-            let client = try APNSClient(
+            let client = try APNSPushClient(
                 configuration: .init(
                     endpoint: APNSEndpoint(
                         host: "127.0.0.1", port: gateway.port,

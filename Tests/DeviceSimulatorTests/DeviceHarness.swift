@@ -8,10 +8,10 @@ import NIOCore
 import Synchronization
 import Testing
 
-/// A live gateway, a provider's APNSClient to it, and simulated devices connected to its courier.
+/// A live gateway, a provider's APNSPushClient to it, and simulated devices connected to its courier.
 struct DeviceHarness {
     let gateway: TestGateway
-    let client: APNSClient
+    let client: APNSPushClient
 
     /// The repository's `examples/` folder.
     static let examples = URL(fileURLWithPath: #filePath)
@@ -21,8 +21,8 @@ struct DeviceHarness {
     /// Runs `body` against a fresh gateway, then stops the client and the gateway.
     static func with(_ body: (DeviceHarness) async throws -> Void) async throws {
         let gateway = try await TestGateway.start()
-        let client = try APNSClient(
-            configuration: APNSClient.Configuration(
+        let client = try APNSPushClient(
+            configuration: APNSPushClient.Configuration(
                 endpoint: try APNSEndpoint(
                     url: "https://127.0.0.1:\(gateway.port)",
                     additionalTrustRootsPEM: gateway.server.certificateAuthority.caCertificatePEM),

@@ -121,7 +121,7 @@ struct FeedbackLoopTests {
             try await eventually("the device's registration") {
                 try await harness.call("GET", "/v1/devices/\(token)").0 == 200
             }
-            let client = try APNSClient(
+            let client = try APNSPushClient(
                 configuration: .init(
                     endpoint: try APNSEndpoint(
                         url: "https://127.0.0.1:\(harness.gateway.port)",

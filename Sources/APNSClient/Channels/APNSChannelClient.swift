@@ -5,7 +5,7 @@ import NIOCore
 
 /// A client for APNs' channel management API (reference K.1): create, read, delete and list an app's broadcast
 /// channels on `api-manage-broadcast(.sandbox).push.apple.com` (ports 2196 and 2195), or on `herald gateway`'s
-/// management port. It keeps its own HTTP/2 connection (an ``APNSClient`` of its own), apart from the client that
+/// management port. It keeps its own HTTP/2 connection (an ``APNSPushClient`` of its own), apart from the client that
 /// sends the broadcasts.
 ///
 /// ```swift
@@ -24,7 +24,7 @@ public final class APNSChannelClient: Sendable {
     /// Where requests go.
     public let endpoint: APNSEndpoint
     private let authentication: APNSClientAuthentication
-    private let client: APNSClient
+    private let client: APNSPushClient
 
     /// Apple's channel management endpoint for an environment.
     public static func endpoint(for environment: APNSEnvironment) -> APNSEndpoint {
@@ -37,7 +37,7 @@ public final class APNSChannelClient: Sendable {
     ///   - endpoint: Apple's management host (``endpoint(for:)``) or the local gateway's management port.
     ///   - authentication: a provider token signer or a client certificate, as for device pushes.
     ///   - timeout: how long one request may take, retries included.
-    ///   - logger: where the client says what it does (see ``APNSClient/Configuration/logger``).
+    ///   - logger: where the client says what it does (see ``APNSPushClient/Configuration/logger``).
     /// - Throws: ``APNSClientError`` when TLS cannot be set up (an unreadable CA).
     public init(
         endpoint: APNSEndpoint, authentication: APNSClientAuthentication, timeout: Duration = .seconds(10),
@@ -45,11 +45,11 @@ public final class APNSChannelClient: Sendable {
     ) throws(APNSClientError) {
         self.endpoint = endpoint
         self.authentication = authentication
-        var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
+        var configuration = APNSPushClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.maximumConnections = 1
         configuration.timeout = timeout
         configuration.logger = logger
-        client = try APNSClient(configuration: configuration)
+        client = try APNSPushClient(configuration: configuration)
     }
 
     /// Makes a channel: APNs chooses its ID.

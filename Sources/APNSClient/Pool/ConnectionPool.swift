@@ -7,7 +7,7 @@ import NIOCore
 /// The client's connections: it sends each batch where there is room, opens a connection when every open one is
 /// full (up to the limit), and turns each attempt's outcome into a result or a retry.
 final class ConnectionPool: Sendable {
-    private let configuration: APNSClient.Configuration
+    private let configuration: APNSPushClient.Configuration
     private let group: any EventLoopGroup
     private let bootstrap: ConnectionBootstrap
     private let tokens: ProviderTokenCache?
@@ -15,7 +15,7 @@ final class ConnectionPool: Sendable {
     private let connections = NIOLockedValueBox<[PooledConnection]>([])
 
     init(
-        configuration: APNSClient.Configuration,
+        configuration: APNSPushClient.Configuration,
         group: any EventLoopGroup,
         bootstrap: ConnectionBootstrap,
         tokens: ProviderTokenCache?,

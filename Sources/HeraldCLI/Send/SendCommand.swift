@@ -176,10 +176,10 @@ struct SendCommand: AsyncParsableCommand {
                 ).text)
             return
         }
-        var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
+        var configuration = APNSPushClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.timeout = .milliseconds(Int(timeout * 1000))
         configuration.logger = logging.logger("herald-send")
-        let client = try APNSClient(configuration: configuration)
+        let client = try APNSPushClient(configuration: configuration)
         let result = try await client.send(
             APNSNotification(
                 broadcast: APNSBroadcast(bundleID: bundleID, headers: headers), payload: ByteBuffer(bytes: request.body)
@@ -200,7 +200,7 @@ struct SendCommand: AsyncParsableCommand {
         _ request: SendRequest, endpoint: APNSEndpoint, authentication: APNSClientAuthentication, io: CommandIO
     ) async throws -> SendSummary {
         let summary = SendSummary()
-        var configuration = APNSClient.Configuration(endpoint: endpoint, authentication: authentication)
+        var configuration = APNSPushClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.maximumConnections = connections
         configuration.timeout = .milliseconds(Int(timeout * 1000))
         if let concurrency {
@@ -209,7 +209,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         configuration.observer = SendObserver(summary: summary)
         configuration.logger = logging.logger("herald-send")
-        let client = try APNSClient(configuration: configuration)
+        let client = try APNSPushClient(configuration: configuration)
         let progress = tokenFile != nil && isatty(STDERR_FILENO) == 1 && !json ? SendProgress(summary: summary) : nil
         progress?.start()
         defer { progress?.stop() }

@@ -3,9 +3,9 @@ import APNSCore
 import Foundation
 import Logging
 
-/// One `APNSClient` per app, made on first use from its stored credentials and remade when the app changes.
+/// One `APNSPushClient` per app, made on first use from its stored credentials and remade when the app changes.
 actor ClientRegistry {
-    private var clients: [String: (version: Date, client: APNSClient)] = [:]
+    private var clients: [String: (version: Date, client: APNSPushClient)] = [:]
     private let secrets: SecretBox
     private let observer: ProviderMetrics
     private let connectionsPerApp: Int
@@ -21,7 +21,7 @@ actor ClientRegistry {
     /// The client for `app`.
     ///
     /// - Throws: ``ProviderError`` when its credentials cannot be opened or used.
-    func client(for app: StoredApp) throws(ProviderError) -> APNSClient {
+    func client(for app: StoredApp) throws(ProviderError) -> APNSPushClient {
         if let current = clients[app.app.id], current.version == app.app.updatedAt { return current.client }
         var logger = logger
         logger[metadataKey: "app"] = "\(app.app.id)"
@@ -41,7 +41,7 @@ actor ClientRegistry {
     static func makeClient(
         for app: StoredApp, secrets: SecretBox, observer: ProviderMetrics, connections: Int, logger: Logger
     )
-        throws(ProviderError) -> APNSClient
+        throws(ProviderError) -> APNSPushClient
     {
         let credentials = try boundCredentials(of: app, secrets: secrets)
         let endpoint: APNSEndpoint
@@ -50,13 +50,13 @@ actor ClientRegistry {
         } catch {
             throw .configuration("app \(app.app.id) has a bad endpoint \(app.app.endpoint): \(error)")
         }
-        var configuration = APNSClient.Configuration(
+        var configuration = APNSPushClient.Configuration(
             endpoint: endpoint, authentication: try credentials.clientAuthentication())
         configuration.maximumConnections = connections
         configuration.observer = observer
         configuration.logger = logger
         do {
-            return try APNSClient(configuration: configuration)
+            return try APNSPushClient(configuration: configuration)
         } catch {
             throw .configuration("cannot make an APNs client for app \(app.app.id): \(error)")
         }

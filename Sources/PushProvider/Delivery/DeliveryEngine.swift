@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 
-/// The workers: lease batches of deliveries from the queue, send each through the app's `APNSClient`, and record
+/// The workers: lease batches of deliveries from the queue, send each through the app's `APNSPushClient`, and record
 /// every result, retrying with backoff what APNs says may succeed later.
 ///
 /// Results are written while a batch is still in flight (every ``flushInterval``), so a killed process leaves at most
@@ -146,7 +146,7 @@ final class DeliveryEngine: Sendable {
     private func send(_ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer) async {
         let attempts = Dictionary(uniqueKeysWithValues: deliveries.map { ($0.id, $0.attempts) })
         let prepared: PreparedBatch
-        let client: APNSClient
+        let client: APNSPushClient
         do {
             guard let app = try await store.app(id: appID) else {
                 throw ProviderError.notFound("app \(appID) no longer exists")

@@ -11,11 +11,11 @@ public import NIOPosix
 ///
 /// ```swift
 /// let signer = try APNSProviderTokenSigner(privateKeyPEM: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-/// let client = try APNSClient(configuration: .init(endpoint: .sandbox, authentication: .token(signer)))
+/// let client = try APNSPushClient(configuration: .init(endpoint: .sandbox, authentication: .token(signer)))
 /// let result = try await client.send(APNSNotification(deviceToken: token, headers: headers, payload: payload))
 /// await client.shutdown()
 /// ```
-public final class APNSClient: Sendable {
+public final class APNSPushClient: Sendable {
     /// The configuration the client was made with.
     public let configuration: Configuration
     private let pool: ConnectionPool
