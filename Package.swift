@@ -52,6 +52,11 @@ let package = Package(
     targets: [
         .target(name: "HeraldJSON", swiftSettings: fuzzedSettings),
         .target(
+            name: "HeraldHTTP2",
+            dependencies: [.product(name: "NIOHTTP2", package: "swift-nio-http2")],
+            swiftSettings: heraldSettings
+        ),
+        .target(
             name: "APNSCore",
             dependencies: [
                 "HeraldJSON",
@@ -75,7 +80,7 @@ let package = Package(
         .target(
             name: "APNSGateway",
             dependencies: [
-                "APNSCore", "Courier",
+                "APNSCore", "Courier", "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -95,7 +100,7 @@ let package = Package(
         .target(
             name: "APNSClient",
             dependencies: [
-                "APNSCore",
+                "APNSCore", "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -230,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "APNSGatewayTests",
             dependencies: [
-                "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport",
+                "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "HeraldHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -243,7 +248,7 @@ let package = Package(
         .testTarget(
             name: "APNSClientTests",
             dependencies: [
-                "APNSClient", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport",
+                "APNSClient", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

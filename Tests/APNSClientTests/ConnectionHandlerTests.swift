@@ -1,4 +1,5 @@
 import APNSCore
+import HeraldHTTP2
 import NIOCore
 import NIOEmbedded
 import NIOHPACK
@@ -110,19 +111,20 @@ struct ConnectionHandlerTests {
         let connection = try HandlerFixture()
         try connection.receive(.settings(.settings([])))
         let root = NIOHTTP2WindowUpdatedEvent(
-            streamID: .rootStream, inboundWindowSize: APNSConnectionHandler.connectionWindow / 2 - 1,
+            streamID: .rootStream, inboundWindowSize: APNSConnectionHandler.receiveWindow.connectionTarget / 2 - 1,
             outboundWindowSize: nil)
         connection.channel.pipeline.fireUserInboundEventTriggered(root)
         let stream = NIOHTTP2WindowUpdatedEvent(
             streamID: HTTP2StreamID(1), inboundWindowSize: 1000, outboundWindowSize: nil)
         connection.channel.pipeline.fireUserInboundEventTriggered(stream)
         let plenty = NIOHTTP2WindowUpdatedEvent(
-            streamID: HTTP2StreamID(3), inboundWindowSize: APNSConnectionHandler.streamWindow, outboundWindowSize: nil)
+            streamID: HTTP2StreamID(3), inboundWindowSize: APNSConnectionHandler.receiveWindow.streamTarget,
+            outboundWindowSize: nil)
         connection.channel.pipeline.fireUserInboundEventTriggered(plenty)
         connection.advance(by: .milliseconds(100))
         let updates = try connection.written().windowUpdates
-        #expect(updates[0] == APNSConnectionHandler.connectionWindow / 2 + 1)
-        #expect(updates[1] == APNSConnectionHandler.streamWindow - 1000)
+        #expect(updates[0] == APNSConnectionHandler.receiveWindow.connectionTarget / 2 + 1)
+        #expect(updates[1] == APNSConnectionHandler.receiveWindow.streamTarget - 1000)
         #expect(updates[3] == nil, "a full window is left alone")
     }
 }

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldHTTP2
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -32,8 +33,9 @@ struct ProviderConnectionHandlerTests {
     func windowTopUp() throws {
         let channel = try Self.channel()
         for (stream, size) in [
-            (HTTP2StreamID.rootStream, ProviderConnectionHandler.connectionWindow / 2 - 1), (HTTP2StreamID(1), 5120),
-            (HTTP2StreamID(3), ProviderConnectionHandler.streamWindow),
+            (HTTP2StreamID.rootStream, ProviderConnectionHandler.receiveWindow.connectionTarget / 2 - 1),
+            (HTTP2StreamID(1), 5120),
+            (HTTP2StreamID(3), ProviderConnectionHandler.receiveWindow.streamTarget),
         ] {
             channel.pipeline.fireUserInboundEventTriggered(
                 NIOHTTP2WindowUpdatedEvent(streamID: stream, inboundWindowSize: size, outboundWindowSize: nil))
@@ -43,29 +45,23 @@ struct ProviderConnectionHandlerTests {
         while let frame = try channel.readOutbound(as: HTTP2Frame.self) {
             if case .windowUpdate(let increment) = frame.payload { updates[Int(frame.streamID)] = increment }
         }
-        #expect(updates[0] == ProviderConnectionHandler.connectionWindow / 2 + 1)
-        #expect(updates[1] == ProviderConnectionHandler.streamWindow - 5120)
+        #expect(updates[0] == ProviderConnectionHandler.receiveWindow.connectionTarget / 2 + 1)
+        #expect(updates[1] == ProviderConnectionHandler.receiveWindow.streamTarget - 5120)
         #expect(updates[3] == nil)
     }
 
     @Test(
         "a stream-level error (a stream's window overflowed, or grown by 0) resets that stream only; the rest goes on")
     func streamErrorCostsOnlyTheStream() throws {
-        let channel = try Self.channel()
-        try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server), position: .first)
         var client = RawHTTP2Client()
-        try channel.writeInbound(client.preface())
-        try channel.writeInbound(client.headers(stream: 1, endStream: false))
-        try channel.writeInbound(RawHTTP2Client.frame(type: 8, stream: 1, payload: [0x7f, 0xff, 0xff, 0xff]))
-        try channel.writeInbound(client.headers(stream: 3, endStream: false))
-        try channel.writeInbound(RawHTTP2Client.frame(type: 8, stream: 3, payload: [0, 0, 0, 0]))
-        try channel.writeInbound(client.headers(stream: 5, endStream: true))
-        try channel.writeInbound(RawHTTP2Client.frame(type: 6, stream: 0, payload: Array("pingpong".utf8)))
-        channel.embeddedEventLoop.run()
-
-        var written = ByteBuffer()
-        while var bytes = try channel.readOutbound(as: ByteBuffer.self) { written.writeBuffer(&bytes) }
-        let frames = RawHTTP2Client.frames(in: written)
+        let (channel, frames) = try Self.exchange([
+            try client.headers(stream: 1, endStream: false),
+            RawHTTP2Client.frame(type: 8, stream: 1, payload: [0x7f, 0xff, 0xff, 0xff]),
+            try client.headers(stream: 3, endStream: false),
+            RawHTTP2Client.frame(type: 8, stream: 3, payload: [0, 0, 0, 0]),
+            try client.headers(stream: 5, endStream: true),
+            RawHTTP2Client.frame(type: 6, stream: 0, payload: Array("pingpong".utf8)),
+        ])
         let resets = frames.filter { $0.type == 3 }.map { ($0.stream, $0.payload) }
         #expect(resets.map(\.0) == [1, 3])
         #expect(resets.first?.1 == [0, 0, 0, 3])  // FLOW_CONTROL_ERROR
@@ -78,18 +74,27 @@ struct ProviderConnectionHandlerTests {
 
     @Test("a connection error (the connection's window grown by 0) is answered with GOAWAY and closes the connection")
     func connectionErrorCloses() throws {
-        let channel = try Self.channel()
-        try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server), position: .first)
         var client = RawHTTP2Client()
-        try channel.writeInbound(client.preface())
-        try channel.writeInbound(client.headers(stream: 1, endStream: false))
-        try channel.writeInbound(RawHTTP2Client.frame(type: 8, stream: 0, payload: [0, 0, 0, 0]))
+        let (channel, frames) = try Self.exchange([
+            try client.headers(stream: 1, endStream: false),
+            RawHTTP2Client.frame(type: 8, stream: 0, payload: [0, 0, 0, 0]),
+        ])
+        let goAway = frames.first { $0.type == 7 }
+        #expect(goAway?.payload.dropFirst(4).prefix(4).elementsEqual([0, 0, 0, 1]) == true)  // PROTOCOL_ERROR
+        #expect(!channel.isActive)
+    }
+
+    /// Sends the preface and `frames` as bytes through NIOHTTP2's server handler and the gateway's handler; the
+    /// channel and every frame written back.
+    static func exchange(_ frames: [ByteBuffer]) throws -> (EmbeddedChannel, [RawHTTP2Client.Frame]) {
+        let channel = try channel()
+        try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server), position: .first)
+        try channel.writeInbound(RawHTTP2Client().preface())
+        for frame in frames { try channel.writeInbound(frame) }
         channel.embeddedEventLoop.run()
         var written = ByteBuffer()
         while var bytes = try channel.readOutbound(as: ByteBuffer.self) { written.writeBuffer(&bytes) }
-        let goAway = RawHTTP2Client.frames(in: written).first { $0.type == 7 }
-        #expect(goAway?.payload.dropFirst(4).prefix(4).elementsEqual([0, 0, 0, 1]) == true)  // PROTOCOL_ERROR
-        #expect(!channel.isActive)
+        return (channel, RawHTTP2Client.frames(in: written))
     }
 
     /// The pipeline the gateway builds after the HTTP/2 handler, over in-memory state.

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldHTTP2
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -28,10 +29,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    /// The receive window kept open for the connection; answers are small, so this is never the limit.
-    static let connectionWindow = 1 << 20
-    /// The receive window of a stream (HTTP/2's default).
-    static let streamWindow = 65535
+    /// The receive windows kept open: 1 MiB for the connection (answers are small, so this is never the limit),
+    /// HTTP/2's default for a stream.
+    static let receiveWindow = ReceiveWindow()
     /// While answers are being read, the streams they free are refilled and flushed this many at a time, so the server
     /// works on new requests while the client reads the rest: reading a whole burst before sending the next would make
     /// the two take turns.
@@ -68,6 +68,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var lastRead = NIODeadline.uptimeNanoseconds(0)
     private var pingSentAt: NIODeadline?
     private var timer: RepeatedTask?
+    /// Tells the stream errors NIOHTTP2 reports from connection errors.
+    private var streamErrors = StreamErrorFilter()
     private var needsFlush = false
     private var connectionError: (any Error)?
     /// Notifications handed back during this turn of the event loop; they leave together when it ends.
@@ -163,6 +165,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
             pending.response.add(data.data)
             if data.endStream { finishStream(frame.streamID, pending, pending.response.outcome) }
         case .rstStream(let code):
+            streamErrors.peerReset(frame.streamID)
             guard let pending = inFlight[frame.streamID] else { return }
             let outcome: AttemptOutcome =
                 code == .refusedStream
@@ -181,6 +184,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        streamErrors.readComplete()
         lastRead = loop.now
         openStreams(context: context)
         flushIfNeeded(context: context)
@@ -196,26 +200,24 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent {
+            streamErrors.streamClosed(closed)
+        }
         if let closed = event as? StreamClosedEvent, let pending = inFlight[closed.streamID] {
             let reason = closed.reason.map { "the stream closed (\($0))" } ?? "the stream closed without an answer"
             finishStream(closed.streamID, pending, .lost(reason: reason))
-        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let size = window.inboundWindowSize {
-            let target = window.streamID == .rootStream ? Self.connectionWindow : Self.streamWindow
-            if size < target / 2 {
-                let update = HTTP2Frame.FramePayload.windowUpdate(windowSizeIncrement: target - size)
-                context.write(wrapOutboundOut(HTTP2Frame(streamID: window.streamID, payload: update)), promise: nil)
-                needsFlush = true
-            }
+        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let update = Self.receiveWindow.update(for: window)
+        {
+            context.write(wrapOutboundOut(update), promise: nil)
+            needsFlush = true
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// A stream error was answered with RST_STREAM by the HTTP/2 handler; anything else ends the connection.
+    /// A stream error NIOHTTP2 answered with `RST_STREAM` costs only its stream, which its `StreamClosedEvent`
+    /// already ended (``StreamErrorFilter``); anything else ends the connection.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let streamError = error as? NIOHTTP2Errors.StreamError, let pending = inFlight[streamError.streamID] {
-            finishStream(streamError.streamID, pending, .lost(reason: "stream error: \(streamError.baseError)"))
-            return
-        }
+        guard !streamErrors.isStreamError() else { return }
         recordConnectionError(error)
         context.close(promise: nil)
     }
@@ -380,6 +382,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         for (streamID, pending) in inFlight.entries where pending.deadline <= now {
             inFlight.remove(streamID)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+            streamErrors.ownReset()
             needsFlush = true
             handBack(pending, .deadlineExceeded)
         }

@@ -1,4 +1,5 @@
 import APNSCore
+import HeraldHTTP2
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -23,11 +24,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     /// Answers are flushed after this many even while requests are still being read, so the client gets to work on
     /// them (and send more) instead of waiting for the whole burst: the two sides overlap instead of taking turns.
     static let flushEvery = 16
-    /// The connection receive window the handler keeps open.
-    static let connectionWindow = 1 << 20
-    /// A stream's receive window (HTTP/2's default), topped up so a body over the limit can be read to its end after
-    /// the stream was answered `413`.
-    static let streamWindow = 65535
+    /// The receive windows the handler keeps open: 1 MiB for the connection, HTTP/2's default for a stream (topped up
+    /// so a body over the limit can be read to its end after the stream was answered `413`).
+    static let receiveWindow = ReceiveWindow()
 
     /// Complete requests wait for the worker in batches of at most this many (a read burst is usually fewer).
     static let batchLimit = 16
@@ -50,11 +49,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     /// Answers written since the last flush.
     private var unflushedAnswers = 0
     private var readPending = false
-    /// NIOHTTP2 has just reset a stream for a stream error; the error it reports next is that one
-    /// (``errorCaught(context:error:)``). Forgotten at the end of each read.
-    private var streamJustReset = false
-    /// The stream of the last `RST_STREAM` the peer sent (its `StreamClosedEvent` is no stream error).
-    private var streamResetByPeer: HTTP2StreamID?
+    /// Tells the stream errors NIOHTTP2 reports from connection errors (``errorCaught(context:error:)``).
+    private var streamErrors = StreamErrorFilter()
 
     init(worker: ProviderRequestWorker, certificate: ClientCertificate, refusals: GatewayRefusals) {
         self.refusals = refusals
@@ -92,29 +88,21 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             }
         case .rstStream:
             requests[frame.streamID] = nil
-            streamResetByPeer = frame.streamID
+            streamErrors.peerReset(frame.streamID)
         default:
             break
         }
     }
 
-    /// Closes the connection after a connection error, never after a stream error.
-    ///
-    /// Without a stream multiplexer, NIOHTTP2 reports both alike: the underlying error, through `errorCaught`. A stream
-    /// error (a stream's window overflowed or grown by 0, a body longer than its `content-length`) it answers with
-    /// `RST_STREAM`, and reports that stream's `StreamClosedEvent`, with the reset's code, just before the error: only
-    /// that stream is lost. A connection error (a malformed frame, a header list over the advertised size) it answers
-    /// with `GOAWAY` and no reset: the connection is closed, as after any other error (TLS, I/O).
+    /// Closes the connection after a connection error (a malformed frame, a header list over the advertised size),
+    /// never after a stream error, which NIOHTTP2 already answered with `RST_STREAM` (``StreamErrorFilter``).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if streamJustReset {
-            streamJustReset = false
-            return
-        }
+        guard !streamErrors.isStreamError() else { return }
         context.close(promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        streamJustReset = false
+        streamErrors.readComplete()
         dispatch(context: context)
         flushIfNeeded(context: context)
         context.fireChannelReadComplete()
@@ -123,10 +111,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let closed = event as? StreamClosedEvent {
             requests[closed.streamID] = nil
-            // NIOHTTP2 reset the stream for a stream error (errorCaught); not the peer's reset, nor a GOAWAY's cancel.
-            if let reason = closed.reason, reason != .cancel, closed.streamID != streamResetByPeer {
-                streamJustReset = true
-            }
+            streamErrors.streamClosed(closed)
         } else if event is IdleStateHandler.IdleStateEvent {
             let reason = ByteBuffer(bytes: APNSErrorResponse(reason: .idleTimeout).encoded())
             let goAway = HTTP2Frame.FramePayload.goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: reason)
@@ -134,13 +119,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)))
                 .whenComplete { _ in loopBound.value.close(promise: nil) }
             return
-        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let size = window.inboundWindowSize {
-            let target = window.streamID == .rootStream ? Self.connectionWindow : Self.streamWindow
-            if size < target / 2 {
-                let update = HTTP2Frame.FramePayload.windowUpdate(windowSizeIncrement: target - size)
-                context.write(wrapOutboundOut(HTTP2Frame(streamID: window.streamID, payload: update)), promise: nil)
-                pendingWrites = true
-            }
+        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let update = Self.receiveWindow.update(for: window)
+        {
+            context.write(wrapOutboundOut(update), promise: nil)
+            pendingWrites = true
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -216,7 +198,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 requests[streamID] = nil
                 let reset = HTTP2Frame(streamID: streamID, payload: .rstStream(.protocolError))
                 context.write(wrapOutboundOut(reset), promise: nil)
-                streamJustReset = false  // this handler's own reset explains no error
+                streamErrors.ownReset()
                 pendingWrites = true
             }
         }
