@@ -52,8 +52,6 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private let load: ConnectionLoad
     private let tokens: ProviderTokenCache?
     private let observer: any APNSClientObserver
-    private let pingInterval: TimeAmount
-    private let pingTimeout: TimeAmount
     private let streamCap: Int
     private var headerBuilder: RequestHeaderBuilder
     /// The handler below HTTP/2 that holds back the flush after each stream (see ``FlushGate``).
@@ -65,8 +63,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var inFlight = InFlightTable()
     private var nextStreamID: Int32 = 1
     private var streamLimit = 0
-    private var lastRead = NIODeadline.uptimeNanoseconds(0)
-    private var pingSentAt: NIODeadline?
+    /// When to PING a quiet connection and when an unanswered PING ends it.
+    private var keepAlive: KeepAlive
     private var timer: RepeatedTask?
     /// Tells the stream errors NIOHTTP2 reports from connection errors.
     private var streamErrors = StreamErrorFilter()
@@ -93,8 +91,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         self.tokens = tokens
         self.load = load
         self.observer = observer
-        self.pingInterval = TimeAmount(pingInterval)
-        self.pingTimeout = TimeAmount(pingTimeout)
+        self.keepAlive = KeepAlive(
+            interval: TimeAmount(pingInterval), timeout: TimeAmount(pingTimeout), now: loop.now)
         self.events = events
     }
 
@@ -146,7 +144,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        lastRead = loop.now
+        keepAlive.read(at: loop.now)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.tick, delay: Self.tick) { _ in
             loopBound.value.onTick()
@@ -177,7 +175,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         case .goAway(let lastStreamID, let code, let opaqueData):
             receivedGoAway(lastStreamID: lastStreamID, code: code, reason: opaqueData.flatMap(Self.reason(in:)))
         case .ping(_, ack: true):
-            pingSentAt = nil
+            keepAlive.pingAnswered()
         default:
             break
         }
@@ -185,7 +183,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         streamErrors.readComplete()
-        lastRead = loop.now
+        keepAlive.read(at: loop.now)
         openStreams(context: context)
         flushIfNeeded(context: context)
         context.fireChannelReadComplete()
@@ -391,18 +389,18 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
             waiting.removeAll { $0.deadline <= now }
             for pending in expired { handBack(pending, .deadlineExceeded) }
         }
-        if let sentAt = pingSentAt {
-            if now - sentAt > pingTimeout {
-                recordConnectionError(APNSClientError("the server did not answer a PING within \(pingTimeout)"))
-                context.close(promise: nil)
-                return
-            }
-        } else if state == .open, now - lastRead > pingInterval {
-            pingSentAt = now
+        switch keepAlive.tick(at: now, canPing: state == .open) {
+        case .close(let reason):
+            recordConnectionError(APNSClientError(reason))
+            context.close(promise: nil)
+            return
+        case .ping:
             context.write(
                 wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(), ack: false))),
                 promise: nil)
             needsFlush = true
+        case .none:
+            break
         }
         closeIfDrained()
         flushIfNeeded(context: context)
