@@ -39,30 +39,19 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     /// How often deadlines and the PING check run.
     static let tick = TimeAmount.milliseconds(100)
 
-    private enum State {
-        /// Added, waiting for the server's first SETTINGS.
-        case starting
-        case open
-        /// GOAWAY received or a graceful close asked for: no new streams; closes when the last answer is in.
-        case draining
-        case closed
-    }
-
     private let events: ConnectionEvents
     private let load: ConnectionLoad
     private let tokens: ProviderTokenCache?
     private let observer: any APNSClientObserver
-    private let streamCap: Int
     private var headerBuilder: RequestHeaderBuilder
     /// The handler below HTTP/2 that holds back the flush after each stream (see ``FlushGate``).
     let flushGate = FlushGate()
 
     private var context: ChannelHandlerContext?
-    private var state = State.starting
+    /// Where the connection is in its life and which stream opens next.
+    private var connection: ConnectionStateMachine
     private var waiting = CircularBuffer<PendingNotification>()
     private var inFlight = InFlightTable()
-    private var nextStreamID: Int32 = 1
-    private var streamLimit = 0
     /// When to PING a quiet connection and when an unanswered PING ends it.
     private var keepAlive: KeepAlive
     private var timer: RepeatedTask?
@@ -86,7 +75,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         events: ConnectionEvents
     ) {
         self.loop = loop
-        self.streamCap = max(1, streamCap)
+        self.connection = ConnectionStateMachine(streamCap: streamCap)
         self.headerBuilder = RequestHeaderBuilder(authority: authority)
         self.tokens = tokens
         self.load = load
@@ -100,7 +89,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     /// Takes notifications to send; they wait for a stream when all allowed ones are busy.
     func enqueue(_ batch: [PendingNotification]) {
-        guard state != .closed, state != .draining else {
+        guard connection.takesWork else {
             for pending in batch { handBack(pending, .notProcessed(reason: "the connection was closing")) }
             return
         }
@@ -113,8 +102,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     /// The connection could not be opened: everything waiting goes back to the pool.
     func failedToConnect(_ error: any Error) {
-        guard state != .closed else { return }
-        state = .closed
+        guard connection.close() else { return }
         load.takesWork.store(false, ordering: .relaxed)
         events.stoppedTakingWork()
         let cause = connectionError ?? error
@@ -132,10 +120,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     /// Stops taking work and closes once every stream has its answer, with a GOAWAY saying no stream was ignored.
     func closeGracefully() {
-        switch state {
-        case .closed: return
-        case .starting, .open, .draining: break
-        }
+        guard connection.state != .closed else { return }
         startDraining()
         closeIfDrained()
     }
@@ -233,34 +218,38 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     // MARK: Streams
 
     private func openStreams(context: ChannelHandlerContext) {
-        guard state == .open, context.channel.isWritable else { return }
+        guard connection.state == .open, context.channel.isWritable else { return }
         let now = loop.now
         let authorization = tokens?.current
         var opened = false
-        while inFlight.count < streamLimit, let pending = waiting.popFirst() {
+        opening: while let pending = waiting.first {
             if pending.deadline <= now {
+                waiting.removeFirst()
                 handBack(pending, .deadlineExceeded)
                 continue
             }
-            guard nextStreamID < Int32.max - 2 else {
-                waiting.prepend(pending)
+            switch connection.openStream(inFlight: inFlight.count) {
+            case .stream(let streamID):
+                waiting.removeFirst()
+                write(pending, on: streamID, authorization: authorization, now: now, context: context)
+                opened = true
+            case .none:
+                break opening
+            case .idsExhausted:
                 startDraining()
-                break
+                break opening
             }
-            write(pending, authorization: authorization, now: now, context: context)
-            opened = true
         }
-        if opened { observer.streamsChanged(open: inFlight.count, limit: streamLimit) }
+        if opened { observer.streamsChanged(open: inFlight.count, limit: connection.streamLimit) }
     }
 
     private func write(
-        _ pending: PendingNotification, authorization: String?, now: NIODeadline, context: ChannelHandlerContext
+        _ pending: PendingNotification, on streamID: HTTP2StreamID, authorization: String?, now: NIODeadline,
+        context: ChannelHandlerContext
     ) {
         pending.attempts += 1
         pending.response = ResponseParts(bodyLimit: pending.notification.channelRequest == nil ? 4096 : 1 << 20)
         if pending.firstSent == nil { pending.firstSent = now }
-        let streamID = HTTP2StreamID(nextStreamID)
-        nextStreamID += 2
         let headers = headerBuilder.headers(for: pending.notification, authorization: authorization)
         let payload = pending.notification.payload
         let endsWithHeaders = payload.readableBytes == 0
@@ -286,6 +275,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         inFlight.remove(streamID)
         handBack(pending, outcome)
         closeIfDrained()
+        let streamLimit = connection.streamLimit
         guard let context, !waiting.isEmpty, streamLimit - inFlight.count >= min(Self.flushEvery, streamLimit) else {
             return
         }
@@ -320,13 +310,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     // MARK: Connection management
 
     private func apply(_ settings: HTTP2Settings) {
-        var limit = state == .starting ? streamCap : streamLimit
-        for setting in settings where setting.parameter == .maxConcurrentStreams {
-            limit = min(setting.value, streamCap)
-        }
-        streamLimit = limit
+        let limit = connection.settingsReceived(settings)
         load.streamLimit.store(limit, ordering: .relaxed)
-        if state == .starting { state = .open }
         observer.streamsChanged(open: inFlight.count, limit: limit)
     }
 
@@ -341,8 +326,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     }
 
     private func startDraining() {
-        guard state == .starting || state == .open else { return }
-        state = .draining
+        guard connection.startDraining() else { return }
         load.takesWork.store(false, ordering: .relaxed)
         events.stoppedTakingWork()
         while let pending = waiting.popFirst() {
@@ -351,8 +335,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     }
 
     private func closeIfDrained() {
-        guard state == .draining, inFlight.isEmpty, let context else { return }
-        state = .closed
+        guard let context, connection.closeIfDrained(streamsLeft: !inFlight.isEmpty) else { return }
         let goAway = HTTP2Frame.FramePayload.goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)))
@@ -362,8 +345,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private func closed(reason: String) {
         timer?.cancel()
         timer = nil
-        if state != .closed {
-            state = .closed
+        if connection.close() {
             load.takesWork.store(false, ordering: .relaxed)
             events.stoppedTakingWork()
         }
@@ -389,7 +371,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
             waiting.removeAll { $0.deadline <= now }
             for pending in expired { handBack(pending, .deadlineExceeded) }
         }
-        switch keepAlive.tick(at: now, canPing: state == .open) {
+        switch keepAlive.tick(at: now, canPing: connection.state == .open) {
         case .close(let reason):
             recordConnectionError(APNSClientError(reason))
             context.close(promise: nil)
