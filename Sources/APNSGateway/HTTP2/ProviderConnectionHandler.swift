@@ -38,10 +38,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private let worker: ProviderRequestWorker
     private let refusals: GatewayRefusals
     private let authentication: ConnectionAuthentication
-    /// Open streams: the request being read, or a marker once it went to the worker.
-    private var requests: [HTTP2StreamID: ReceivedStream] = [:]
-    /// Complete requests not yet handed to the worker.
-    private var undecided: [(HTTP2StreamID, ReceivedStream)] = []
+    /// The open streams and the complete requests not yet handed to the worker.
+    private var requests = ReceivedStreams(bodyLimit: ProviderConnectionHandler.bodyLimit)
     /// Requests handed to the worker whose decisions have not come back yet.
     private var requestsAtWorker = 0
     private var streamLimitRaised = false
@@ -63,31 +61,14 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let frame = unwrapInboundIn(data)
         switch frame.payload {
         case .headers(let headers):
-            guard requests[frame.streamID] == nil || requests[frame.streamID]?.answered == false else { return }
-            if var request = requests[frame.streamID] {
-                request.trailers = headers.headers
-                requests[frame.streamID] = request
-            } else {
-                requests[frame.streamID] = ReceivedStream(head: headers.headers)
+            if requests.headers(headers.headers, endStream: headers.endStream, on: frame.streamID) {
+                completed(context: context)
             }
-            if headers.endStream { answer(frame.streamID, context: context) }
         case .data(let data):
-            guard var request = requests[frame.streamID], !request.answered else { return }
-            if case .byteBuffer(let buffer) = data.data {
-                if request.body.count + buffer.readableBytes > Self.bodyLimit {
-                    request.bodyTooLarge = true
-                } else {
-                    request.body.append(contentsOf: buffer.readableBytesView)
-                }
-            }
-            requests[frame.streamID] = request
-            if data.endStream {
-                answer(frame.streamID, context: context)
-            } else if request.bodyTooLarge {
-                answer(frame.streamID, context: context)
-            }
+            let bytes: ByteBuffer? = if case .byteBuffer(let buffer) = data.data { buffer } else { nil }
+            if requests.data(bytes, endStream: data.endStream, on: frame.streamID) { completed(context: context) }
         case .rstStream:
-            requests[frame.streamID] = nil
+            requests.remove(frame.streamID)
             streamErrors.peerReset(frame.streamID)
         default:
             break
@@ -110,7 +91,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let closed = event as? StreamClosedEvent {
-            requests[closed.streamID] = nil
+            requests.remove(closed.streamID)
             streamErrors.streamClosed(closed)
         } else if event is IdleStateHandler.IdleStateEvent {
             let reason = ByteBuffer(bytes: APNSErrorResponse(reason: .idleTimeout).encoded())
@@ -144,21 +125,16 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// A request is complete: it joins the batch the worker decides next.
-    private func answer(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard var request = requests[streamID] else { return }
-        requests[streamID] = ReceivedStream(answered: true)
-        request.answered = true
-        undecided.append((streamID, request))
-        if undecided.count >= Self.batchLimit { dispatch(context: context) }
+    /// A request is complete and joined the batch the worker decides next; a full batch goes now.
+    private func completed(context: ChannelHandlerContext) {
+        if requests.undecidedCount >= Self.batchLimit { dispatch(context: context) }
     }
 
     /// Hands the waiting requests to the worker (or decides them here when the worker has enough); their answers are
     /// written when the decisions come back.
     private func dispatch(context: ChannelHandlerContext) {
-        guard !undecided.isEmpty else { return }
-        let batch = undecided
-        undecided = []
+        let batch = requests.takeUndecided()
+        guard !batch.isEmpty else { return }
         let worker = self.worker
         let authentication = self.authentication
         let peer = context.channel.remoteAddress
@@ -181,7 +157,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     /// Writes the answers of a decided batch, except to streams that closed meanwhile.
     private func apply(_ decisions: [(HTTP2StreamID, ProviderRequestWorker.Decision)], context: ChannelHandlerContext) {
-        for (streamID, decision) in decisions where requests[streamID] != nil {
+        for (streamID, decision) in decisions where requests.isOpen(streamID) {
             switch decision {
             case .provider(let response):
                 write(streamID, response, context: context)
@@ -195,7 +171,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             case .needsVerification(let request):
                 verify(request, streamID: streamID, context: context)
             case .malformed:
-                requests[streamID] = nil
+                requests.remove(streamID)
                 let reset = HTTP2Frame(streamID: streamID, payload: .rstStream(.protocolError))
                 context.write(wrapOutboundOut(reset), promise: nil)
                 streamErrors.ownReset()
@@ -218,7 +194,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let loopBound = NIOLoopBound((context, self), eventLoop: context.eventLoop)
         promise.futureResult.whenSuccess { response in
             let (context, handler) = loopBound.value
-            guard handler.requests[streamID] != nil else { return }
+            guard handler.requests.isOpen(streamID) else { return }
             handler.write(streamID, response, context: context)
             handler.flushIfNeeded(context: context)
         }
@@ -248,7 +224,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         _ streamID: HTTP2StreamID, status: Int, extra: [(String, String)], body: [UInt8]?,
         context: ChannelHandlerContext
     ) {
-        requests[streamID] = nil
+        requests.remove(streamID)
         var headers = HPACKHeaders([(":status", String(status))])
         // Values unique to each answer are not indexed: indexing them would only churn HPACK's dynamic table.
         for (name, value) in extra { headers.add(name: name, value: value, indexing: .nonIndexable) }
