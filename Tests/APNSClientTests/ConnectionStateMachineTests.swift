@@ -9,93 +9,42 @@ struct ConnectionStateMachineTests {
     @Test("no stream before SETTINGS; then odd stream IDs up to the limit, capped; a lowered limit is honoured")
     func streamsFromSettings() {
         var connection = ConnectionStateMachine(streamCap: 100)
-        do {
-            let result = connection.openStream(inFlight: 0)
-            #expect(result == .none)
+        func open(_ inFlight: Int) -> ConnectionStateMachine.Opening { connection.openStream(inFlight: inFlight) }
+        func limit(_ value: Int?) -> Int {
+            connection.settingsReceived(value.map { [HTTP2Setting(parameter: .maxConcurrentStreams, value: $0)] } ?? [])
         }
-        do {
-            let result = connection.settingsReceived([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000)])
-            #expect(result == 100)
-        }
+        #expect(open(0) == .none)
+        #expect(limit(1000) == 100)
         #expect(connection.state == .open)
-        do {
-            let result = connection.openStream(inFlight: 0)
-            #expect(result == .stream(1))
-        }
-        do {
-            let result = connection.openStream(inFlight: 1)
-            #expect(result == .stream(3))
-        }
-        do {
-            let result = connection.openStream(inFlight: 100)
-            #expect(result == .none)
-        }
-        do {
-            let result = connection.settingsReceived([HTTP2Setting(parameter: .maxConcurrentStreams, value: 2)])
-            #expect(result == 2)
-        }
-        do {
-            let result = connection.openStream(inFlight: 2)
-            #expect(result == .none)
-        }
-        do {
-            let result = connection.openStream(inFlight: 1)
-            #expect(result == .stream(5))
-        }
-        do {
-            let result = connection.settingsReceived([])
-            #expect(result == 2, "SETTINGS without the limit keeps it")
-        }
+        #expect([open(0), open(1), open(100)] == [.stream(1), .stream(3), .none])
+        #expect(limit(2) == 2)
+        #expect([open(2), open(1)] == [.none, .stream(5)])
+        #expect(limit(nil) == 2, "SETTINGS without the limit keeps it")
     }
 
     @Test("the first SETTINGS without a limit opens the connection at the cap")
     func capWithoutLimit() {
         var connection = ConnectionStateMachine(streamCap: 100)
-        do {
-            let result = connection.settingsReceived([])
-            #expect(result == 100)
-        }
-        #expect(connection.takesWork)
+        let limit = connection.settingsReceived([])
+        #expect(limit == 100 && connection.takesWork)
     }
 
     @Test("draining takes no work and opens no stream; it closes once no stream is left, and closes only once")
     func drainAndClose() {
         var connection = ConnectionStateMachine(streamCap: 10)
         _ = connection.settingsReceived([])
-        do {
-            let result = connection.startDraining()
-            #expect(result)
-        }
-        do {
-            let result = connection.startDraining()
-            #expect(!result, "draining begins once")
-        }
-        #expect(!connection.takesWork)
-        do {
-            let result = connection.openStream(inFlight: 0)
-            #expect(result == .none)
-        }
-        do {
-            let result = connection.closeIfDrained(streamsLeft: true)
-            #expect(!result)
-        }
-        do {
-            let result = connection.closeIfDrained(streamsLeft: false)
-            #expect(result)
-        }
+        let drains = [connection.startDraining(), connection.startDraining()]
+        #expect(drains == [true, false], "draining begins once")
+        let opening = connection.openStream(inFlight: 0)
+        #expect(!connection.takesWork && opening == .none)
+        let closes = [
+            connection.closeIfDrained(streamsLeft: true), connection.closeIfDrained(streamsLeft: false),
+            connection.close(),
+        ]
+        #expect(closes == [false, true, false], "closed once the last stream is done, and only once")
         #expect(connection.state == .closed)
-        do {
-            let result = connection.close()
-            #expect(!result, "already closed")
-        }
         var failed = ConnectionStateMachine(streamCap: 10)
-        do {
-            let result = failed.close()
-            #expect(result)
-        }
-        do {
-            let result = failed.startDraining()
-            #expect(!result)
-        }
+        let failedOnce = [failed.close(), failed.startDraining()]
+        #expect(failedOnce == [true, false])
     }
 }
