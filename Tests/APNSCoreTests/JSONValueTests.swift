@@ -108,6 +108,8 @@ struct JSONValueFoundationTests {
         #expect(back.jsonString == #"{"a":[null,false],"b":true,"d":1.5,"n":1,"o":{"k":2},"s":"x"}"#)
         #expect(JSONValue(foundationValue: ["when": Date()]) == nil)
         #expect(JSONValue(foundationValue: NSNumber(value: 7))?.jsonString == "7")
+        #expect(JSONValue(foundationValue: NSNumber(value: true))?.jsonString == "true")
+        #expect(JSONValue(foundationValue: NSNumber(value: 2.5))?.jsonString == "2.5")
         #expect(JSONValue(foundationValue: Double.infinity) == nil)
     }
 }

@@ -199,6 +199,18 @@ struct GatewayTrustTests {
         #expect(limit.take(61, from: other)?.contains("ask for fewer") == true)
     }
 
+    @Test("the token creation limit tracks a bounded number of addresses, however many a client uses")
+    func tokenCreationMemory() throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 0))
+        let limit = TokenCreationLimit(perMinute: 60) { clock.withLock { $0 } }
+        for index in 0..<(TokenCreationLimit.trackedAddresses + 50) {
+            clock.withLock { $0 += 0.001 }
+            let address = try SocketAddress(ipAddress: "2001:db8::\(String(index, radix: 16))", port: 1)
+            #expect(limit.take(1, from: address) == nil)
+        }
+        #expect(limit.trackedCount <= TokenCreationLimit.trackedAddresses)
+    }
+
     @Test("--insecure-admin is refused off loopback; on loopback admin calls need no token")
     func insecureAdmin() async throws {
         var configuration = GatewayServer.Configuration(

@@ -13,8 +13,9 @@ package final class TokenCreationLimit: Sendable {
     package let perMinute: Int
     /// The option that sets the limit, named in refusals.
     static let option = "--token-creation-limit"
-    /// Above this many addresses tracked, the buckets that refilled completely are forgotten.
-    private static let trackedAddresses = 10_000
+    /// Above this many addresses tracked, the buckets that refilled completely are forgotten, and if that is not
+    /// enough, the least recently used half: memory stays bounded however many addresses a client uses.
+    package static let trackedAddresses = 10_000
 
     private struct Bucket {
         var available: Double
@@ -59,9 +60,15 @@ package final class TokenCreationLimit: Sendable {
         }
     }
 
+    /// How many addresses the limit tracks now.
+    package var trackedCount: Int { buckets.withLock { $0.count } }
+
     private func forgetFull(_ buckets: inout [String: Bucket], at date: Date, capacity: Double) {
         buckets = buckets.filter { _, bucket in
             bucket.available + date.timeIntervalSince(bucket.updated) * capacity / 60 < capacity
         }
+        guard buckets.count > Self.trackedAddresses else { return }
+        let newest = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(Self.trackedAddresses / 2)
+        buckets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
     }
 }

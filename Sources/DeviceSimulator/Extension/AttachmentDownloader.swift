@@ -57,24 +57,24 @@ struct AttachmentDownloader: Sendable {
     /// checked (``OutboundTarget``); the status, headers and body of the last answer. Cancelling the step cancels it.
     private func fetch(_ url: URL) async throws(ServiceExtensionStepError) -> (Int, HTTPHeaders, Data) {
         var current = url
+        /// How the download got to `current`, when a redirect did: said with a refusal of it.
+        var redirect: String?
         for _ in 0...Self.redirectLimit {
             let target: OutboundTarget
             do throws(OutboundRefusal) {
                 target = try await policy.target(for: current)
             } catch {
-                throw ServiceExtensionStepError(current == url ? "\(url): \(error.message)" : error.message)
+                throw ServiceExtensionStepError("\(redirect ?? "\(url)"): \(error.message)")
             }
             let response = try await get(current, pinnedTo: target)
             guard (300..<400).contains(response.0), let location = response.1.first(name: "location") else {
                 return response
             }
+            redirect = "downloading \(url) answered HTTP \(response.0) to \(location), which is not followed"
             guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
-                ["http", "https"].contains(next.scheme?.lowercased() ?? ""), policy.problem(with: next) == nil
+                ["http", "https"].contains(next.scheme?.lowercased() ?? "")
             else {
-                throw ServiceExtensionStepError(
-                    "downloading \(url) answered HTTP \(response.0) to \(location), which is not followed: "
-                        + (URL(string: location, relativeTo: current).flatMap { policy.problem(with: $0) }
-                            ?? "not a public http or https URL"))
+                throw ServiceExtensionStepError("\(redirect ?? ""): not an http or https URL")
             }
             current = next
         }

@@ -133,7 +133,10 @@ struct ServeCommand: AsyncParsableCommand {
         } onShutdown: {
             io.write("herald serve: stopping; finishing the deliveries in flight\n")
         }
-        defer { withExtendedLifetime(lock) {} }
+        defer {
+            RunningFile.remove(from: folder)
+            withExtendedLifetime(lock) {}
+        }
         do {
             try await CommandServices.run([.init(service: service)], logger: logging.logger("herald-provider"))
         } catch  where !listened.withLock({ $0 }) {
@@ -141,7 +144,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure.listening(error, what: "the provider API", host: host, port: port, option: "--port")
                 ?? error
         }
-        RunningFile.remove(from: folder)
     }
 
     /// What the console shows besides the provider: the gateway and devices named on the command line.

@@ -35,17 +35,16 @@ struct UpDemo: Service {
         if let config = UpCommand.notificationConfig(of: DemoApp.manifest) {
             try await system.provider.setCategories(appID: app.id, notificationConfig: config)
         }
-        let running = Running(
-            system: system, providerURL: providerURL, app: app, manifest: manifest)
+        let demo = ListeningDemo(system: system, providerURL: providerURL, app: app, manifest: manifest)
         let io = CommandIO.current
-        io.write(running.banner)
+        io.write(demo.banner)
         if RunningBinary.isDebugBuild { io.write("herald up: note: \(RunningBinary.releaseAdvice)\n") }
-        try await running.runDevice()
+        try await demo.runDevice()
     }
 }
 
 /// The demo once the provider listens: what `herald up` prints, and the device it runs.
-private struct Running {
+private struct ListeningDemo {
     let system: UpSystem
     let providerURL: String
     let app: PushProviderService.AppHandle
