@@ -1,4 +1,5 @@
 public import Foundation
+import HeraldJSON
 
 /// The `apns-expiration` header: how long APNs may store a notification it cannot deliver at once.
 public enum APNSExpiration: Hashable, Sendable {
@@ -12,21 +13,27 @@ public enum APNSExpiration: Hashable, Sendable {
     /// How long APNs keeps a notification with no `apns-expiration` header: 30 days.
     public static let defaultStoragePeriod: Duration = .seconds(30 * 24 * 3600)
 
-    /// Parses a header value: a non-negative whole number of seconds since 1970. `nil` for anything else (APNs
-    /// answers `400 BadExpirationDate`).
+    /// The latest moment an expiration is kept as: 9999-12-31 23:59:59 UTC. A later one (up to 2^63-1 seconds) is
+    /// accepted and kept as this, which changes nothing a device sees: APNs stores a notification 30 days at most.
+    public static let latestMoment: Int64 = 253_402_300_799
+
+    /// Parses a header value: a non-negative whole number of seconds since 1970 that fits in 64 bits. `nil` for
+    /// anything else (APNs answers `400 BadExpirationDate`). A moment after ``latestMoment`` is kept as that.
     public init?(headerValue: String) {
         guard !headerValue.isEmpty, headerValue.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let seconds = Int64(headerValue)
         else { return nil }
-        self = seconds == 0 ? .immediately : .at(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let kept = min(seconds, Self.latestMoment)
+        self = kept == 0 ? .immediately : .at(Date(timeIntervalSince1970: TimeInterval(kept)))
     }
 
-    /// The header value, or `nil` for ``storagePolicy`` (send no header).
+    /// The header value, or `nil` for ``storagePolicy`` (send no header). A date outside what the header can carry
+    /// is written as the nearest value it can: `1` for a date before 1970, `2^63-1` past the 64-bit range.
     public var headerValue: String? {
         switch self {
         case .storagePolicy: nil
         case .immediately: "0"
-        case .at(let date): String(Int64(date.timeIntervalSince1970.rounded(.down)))
+        case .at(let date): String(max(1, date.timeIntervalSince1970.rounded(.down).clampedInt64 ?? 1))
         }
     }
 

@@ -65,10 +65,14 @@ package final class DeviceRegistry: Sendable {
     }
 
     private let devices: Mutex<[Data: Device]>
-    private let changed: @Sendable (Device) -> Void
+    private let changed: @Sendable (Device) throws(GatewayDataError) -> Void
 
     /// A registry holding `devices`, calling `changed` after every registration and invalidation (for persistence).
-    package init(devices: [Device] = [], changed: @escaping @Sendable (Device) -> Void = { _ in }) {
+    /// When `changed` throws (the journal cannot be written), the change is undone and the error thrown to the caller:
+    /// a token is never handed out, nor a token's invalidation acknowledged, unless it is on disk.
+    package init(
+        devices: [Device] = [], changed: @escaping @Sendable (Device) throws(GatewayDataError) -> Void = { _ in }
+    ) {
         self.devices = Mutex(Dictionary(devices.map { ($0.token.bytes, $0) }, uniquingKeysWith: { $1 }))
         self.changed = changed
     }
@@ -76,8 +80,8 @@ package final class DeviceRegistry: Sendable {
     /// Issues a token for an app in an environment: a new random 32-byte one, or `token` when given (a device keeping
     /// the token it had, or a test that wants a known one).
     ///
-    /// - Throws: ``GatewayDataError`` when `token` is already issued to another app or environment, or when a device
-    ///   claims an existing token without its secret.
+    /// - Throws: ``GatewayDataError`` when `token` is already issued to another app or environment, when a device
+    ///   claims an existing token without its secret, or when the journal cannot be written (``isStorageFailure``).
     @discardableResult
     package func register(
         bundleID: String, environment: APNSEnvironment, token: APNSDeviceToken? = nil, claim: Claim = .trusted
@@ -86,21 +90,24 @@ package final class DeviceRegistry: Sendable {
         let fresh = Device(
             token: token ?? Self.randomToken(), bundleID: bundleID, environment: environment,
             secretDigest: Self.digest(secret))
-        let outcome = devices.withLock { devices -> Result<Registration, GatewayDataError> in
+        let outcome = devices.withLock { devices -> Result<(Registration, previous: Device?), GatewayDataError> in
             guard var existing = devices[fresh.token.bytes] else {
                 devices[fresh.token.bytes] = fresh
-                return .success(Registration(device: fresh, secret: secret))
+                return .success((Registration(device: fresh, secret: secret), nil))
             }
+            let previous = existing
             guard existing.bundleID == bundleID, existing.environment == environment else {
                 return .failure(
                     GatewayDataError(
                         "token \(fresh.token.logPrefix)… belongs to \(existing.bundleID) (\(existing.environment))"))
             }
-            guard case .device(let given) = claim else { return .success(Registration(device: existing, secret: nil)) }
+            guard case .device(let given) = claim else {
+                return .success((Registration(device: existing, secret: nil), previous))
+            }
             guard let expected = existing.secretDigest else {
                 existing.secretDigest = fresh.secretDigest
                 devices[fresh.token.bytes] = existing
-                return .success(Registration(device: existing, secret: secret))
+                return .success((Registration(device: existing, secret: secret), previous))
             }
             guard let given, Self.digest(given) == expected else {
                 return .failure(
@@ -108,23 +115,42 @@ package final class DeviceRegistry: Sendable {
                         "token \(fresh.token.logPrefix)… belongs to another device: send the \"secret\" the gateway "
                             + "gave with it, or register without \"token\" for a new one"))
             }
-            return .success(Registration(device: existing, secret: nil))
+            return .success((Registration(device: existing, secret: nil), previous))
         }
-        let registration = try outcome.get()
-        if registration.secret != nil { changed(registration.device) }
+        let (registration, previous) = try outcome.get()
+        if registration.secret != nil { try keep(registration.device, undo: previous) }
         return registration
     }
 
     /// Marks a token invalid from `date` on; `false` for an unknown token.
+    ///
+    /// - Throws: ``GatewayDataError`` when the journal cannot be written; the token stays as it was.
     @discardableResult
-    package func invalidate(_ token: APNSDeviceToken, reason: APNSReason = .unregistered, at date: Date) -> Bool {
-        let device = devices.withLock { devices -> Device? in
+    package func invalidate(_ token: APNSDeviceToken, reason: APNSReason = .unregistered, at date: Date)
+        throws(GatewayDataError) -> Bool
+    {
+        let change = devices.withLock { devices -> (Device, previous: Device)? in
+            guard let previous = devices[token.bytes] else { return nil }
             devices[token.bytes]?.invalidation = Invalidation(reason: reason, since: date)
-            return devices[token.bytes]
+            return devices[token.bytes].map { ($0, previous) }
         }
-        guard let device else { return false }
-        changed(device)
+        guard let (device, previous) = change else { return false }
+        try keep(device, undo: previous)
         return true
+    }
+
+    /// Writes a change through `changed`; when that fails, puts back what was there before (a token made now is
+    /// removed again) and throws.
+    private func keep(_ device: Device, undo previous: Device?) throws(GatewayDataError) {
+        do {
+            try changed(device)
+        } catch {
+            devices.withLock { devices in
+                // Only our own change is undone: another registration may have changed the token since.
+                if devices[device.token.bytes] == device { devices[device.token.bytes] = previous }
+            }
+            throw error
+        }
     }
 
     /// The device a token belongs to.

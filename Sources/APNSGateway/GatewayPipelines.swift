@@ -9,7 +9,7 @@ import NIOWebSocket
 struct GatewayPipelines: Sendable {
     let processor: ProviderRequestProcessor
     /// Writes the store's changes to the journal (``ProviderRequestWorker/persist``).
-    let persist: @Sendable () -> Void
+    let persist: @Sendable () -> Bool
     let admin: AdminRequestProcessor
     let registry: DeviceRegistry
     let store: NotificationStore

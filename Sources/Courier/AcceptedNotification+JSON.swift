@@ -76,8 +76,8 @@ extension AcceptedNotification {
 }
 
 extension Date {
-    /// Whole milliseconds since 1970, as APNs writes times.
-    package var millisecondsSince1970: Int { Int((timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Whole milliseconds since 1970, as APNs writes times (clamped to `Int`'s range).
+    package var millisecondsSince1970: Int { (timeIntervalSince1970 * 1000).rounded(.down).clampedInt }
 
     package init(millisecondsSince1970 milliseconds: Int) {
         self.init(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)

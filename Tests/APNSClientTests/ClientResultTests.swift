@@ -67,7 +67,7 @@ struct ClientResultTests {
     func unregistered() async throws {
         try await ClientHarness.with { gateway in
             let removedAt = Date(timeIntervalSince1970: 1_700_000_000.123)
-            #expect(gateway.server.registry.invalidate(gateway.device.token, reason: .unregistered, at: removedAt))
+            #expect(try gateway.server.registry.invalidate(gateway.device.token, reason: .unregistered, at: removedAt))
             let client = try gateway.client()
             let result = try await client.send(gateway.notification())
             guard case .rejected(let rejection) = result else {

@@ -82,7 +82,7 @@ private enum JournalFixture {
         let journal = try GatewayJournal(
             directory: directory, compactionThreshold: threshold,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let registry = DeviceRegistry(changed: { journal.record($0) })
+        let registry = DeviceRegistry(changed: { device throws(GatewayDataError) in try journal.record(device) })
         let store = NotificationStore(changed: { journal.markChanged($0) })
         let devices = try (0..<count).map { _ in
             try registry.register(bundleID: "com.example.app", environment: .development).device

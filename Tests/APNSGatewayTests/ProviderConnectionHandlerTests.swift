@@ -110,7 +110,7 @@ struct ProviderConnectionHandlerTests {
             admin: AdminRequestProcessor(
                 registry: registry, store: store, keys: ProviderKeys(), faults: faults, credential: credential,
                 certificateAuthority: nil, now: { Date() }),
-            persist: {}, loop: channel.embeddedEventLoop)
+            persist: { true }, loop: channel.embeddedEventLoop)
         try channel.pipeline.syncOperations.addHandler(
             ProviderConnectionHandler(
                 worker: worker, certificate: .none, refusals: GatewayRefusals(logger: Logger(label: "test"))))

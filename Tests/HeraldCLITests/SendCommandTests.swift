@@ -64,7 +64,7 @@ struct SendCommandTests {
     func unregistered() async throws {
         try await SendGateway.with { gateway in
             let token = try APNSDeviceToken(hex: gateway.token)
-            #expect(gateway.server.registry.invalidate(token, at: Date(timeIntervalSince1970: 1_750_000_000)))
+            #expect(try gateway.server.registry.invalidate(token, at: Date(timeIntervalSince1970: 1_750_000_000)))
             let result = await runHerald(gateway.arguments(["--token", gateway.token, "--body", "x", "--json"]))
             #expect(result.status == 1)
             let first = try JSONValue(parsing: Data(result.output.utf8))["results"]?.array?.first

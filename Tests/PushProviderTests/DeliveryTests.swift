@@ -136,7 +136,7 @@ struct DeliveryTests {
             let token = try harness.gatewayToken()
             _ = try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: ["token": token])
             let removedAt = Date()
-            harness.gateway.server.registry.invalidate(try APNSDeviceToken(hex: token), at: removedAt)
+            try harness.gateway.server.registry.invalidate(try APNSDeviceToken(hex: token), at: removedAt)
             let (_, first) = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
             let report = try await harness.finished(try #require(first["id"].string))
@@ -155,7 +155,7 @@ struct DeliveryTests {
                 "POST", "/v1/devices", key: harness.publishableKey, body: ["token": other, "tags": ["news"]])
             _ = try await harness.call(
                 "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "tags": ["news"]])
-            harness.gateway.server.registry.invalidate(try APNSDeviceToken(hex: token), at: Date() + 1)
+            try harness.gateway.server.registry.invalidate(try APNSDeviceToken(hex: token), at: Date() + 1)
             let (_, again) = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
             _ = try await harness.finished(try #require(again["id"].string))

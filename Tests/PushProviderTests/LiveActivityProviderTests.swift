@@ -138,7 +138,7 @@ struct LiveActivityProviderTests {
             #expect(created["warning"].string?.contains("no activity token") == true, "\(created)")
 
             // The activity ended on the device: APNs answers 410 for its token, and the provider forgets it.
-            harness.gateway.server.registry.invalidate(
+            try harness.gateway.server.registry.invalidate(
                 try APNSDeviceToken(hex: updateToken), reason: .unregistered, at: Date())
             (_, created) = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["activity": "match-1"], "payload": ["aps": update]])

@@ -1,4 +1,5 @@
 public import Foundation
+import HeraldJSON
 
 /// Apple's timing rules for provider tokens, shared by the client (when to sign a new one) and the gateway (what to
 /// refuse).
@@ -34,14 +35,14 @@ public struct APNSProviderTokenPolicy: Hashable, Sendable {
         if age > maximumAge.timeInterval {
             return APNSRequestRejection(
                 .expiredProviderToken,
-                "the provider token was issued \(Int(age / 60)) minutes ago; APNs accepts tokens up to 60 minutes "
+                "the provider token was issued \((age / 60).clampedInt) minutes ago; APNs accepts tokens up to 60 minutes "
                     + "old. Sign a new one"
             )
         }
         if -age > maximumAge.timeInterval {
             return APNSRequestRejection(
                 .invalidProviderToken,
-                "the provider token's iat is \(Int(-age / 60)) minutes in the future; check the signer's clock"
+                "the provider token's iat is \((-age / 60).clampedInt) minutes in the future; check the signer's clock"
             )
         }
         return nil

@@ -1,4 +1,5 @@
 public import Foundation
+import HeraldJSON
 
 /// What APNs remembers about token authentication on one connection: the team and key of its first push, and the
 /// token in use and since when.
@@ -44,7 +45,7 @@ public struct APNSTokenConnectionState: Sendable, Hashable {
         if elapsed < APNSProviderTokenPolicy.minimumRefreshInterval.timeInterval {
             return APNSRequestRejection(
                 .tooManyProviderTokenUpdates,
-                "the provider token changed \(Int(elapsed / 60)) minutes after the last one on this connection; "
+                "the provider token changed \((elapsed / 60).clampedInt) minutes after the last one on this connection; "
                     + "reuse a token for at least 20 minutes"
             )
         }

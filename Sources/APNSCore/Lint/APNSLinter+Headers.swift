@@ -1,4 +1,5 @@
 import Foundation
+import HeraldJSON
 
 extension APNSLinter {
     /// The header rules: each header on its own, then against the push type.
@@ -110,7 +111,7 @@ extension APNSLinter {
 
         private static func checkExpiration(_ date: Date, now: Date, into found: inout [APNSDiagnostic]) {
             let header = APNSRequestHeaders.Name.expiration
-            let seconds = Int64(date.timeIntervalSince1970)
+            let seconds = date.timeIntervalSince1970.clampedInt64 ?? 0
             if seconds < 1_000_000_000 {
                 found.append(
                     .warning(
@@ -118,7 +119,7 @@ extension APNSLinter {
                         at: header,
                         "apns-expiration \(seconds) is a moment in \(1970 + seconds / 31_557_600), not a duration; "
                             + "it has passed, so APNs will not store the notification. Send now + \(seconds) "
-                            + "(\(Int64(now.timeIntervalSince1970) + seconds))"
+                            + "(\((now.timeIntervalSince1970.clampedInt64 ?? 0) + seconds))"
                     )
                 )
             } else if date < now {

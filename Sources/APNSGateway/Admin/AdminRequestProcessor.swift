@@ -132,7 +132,7 @@ package struct AdminRequestProcessor: Sendable {
                     tokens.append(.string(registration.device.token.hex))
                     secrets.append(registration.secret.map(JSONValue.string) ?? .null)
                 } catch {
-                    throw AdminError(409, error.message)
+                    throw AdminError(error.isStorageFailure ? 503 : 409, error.message)
                 }
             }
             return .json(201, ["tokens": .array(tokens), "secrets": .array(secrets)])
@@ -144,7 +144,7 @@ package struct AdminRequestProcessor: Sendable {
             if let secret = registration.secret { answer["secret"] = .string(secret) }
             return .json(201, .object(answer))
         } catch {
-            throw AdminError(409, error.message)
+            throw AdminError(error.isStorageFailure ? 503 : 409, error.message)
         }
     }
 
@@ -157,9 +157,13 @@ package struct AdminRequestProcessor: Sendable {
 
     private func invalidate(_ tokenText: String, reason: APNSReason) throws(AdminError) -> AdminResponse {
         let token = try parseToken(tokenText)
-        guard registry.invalidate(token, reason: reason, at: now()) else {
-            throw AdminError(404, "no device has token \(tokenText)")
+        let known: Bool
+        do throws(GatewayDataError) {
+            known = try registry.invalidate(token, reason: reason, at: now())
+        } catch {
+            throw AdminError(503, error.message)
         }
+        guard known else { throw AdminError(404, "no device has token \(tokenText)") }
         store.discardAll(for: token, reason: "the token became invalid (\(reason.rawValue))")
         return AdminResponse(status: 204, body: nil)
     }

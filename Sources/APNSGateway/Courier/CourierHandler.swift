@@ -113,7 +113,7 @@ final class CourierHandler: ChannelInboundHandler {
                 guard tokens.contains(token) else {
                     throw GatewayDataError("unregister \(token.hex): this connection did not register it")
                 }
-                registry.invalidate(token, reason: .unregistered, at: Date())
+                try registry.invalidate(token, reason: .unregistered, at: Date())
                 store.detach(link, token: token)
                 store.discardAll(for: token, reason: "the app was removed from the device")
                 tokens.remove(token)

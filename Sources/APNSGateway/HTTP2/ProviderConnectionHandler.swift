@@ -183,13 +183,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     /// Answers a request whose provider token needs its signature checked first.
     private func verify(_ request: ProviderRequest, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        let (processor, persist) = (worker.processor, worker.persist)
+        let worker = self.worker
         let authentication = self.authentication
         let promise = context.eventLoop.makePromise(of: ProviderResponse.self)
         promise.completeWithTask {
-            let response = await processor.process(request, connection: authentication)
-            if (200..<300).contains(response.status) { persist() }
-            return response
+            let response = await worker.processor.process(request, connection: authentication)
+            guard (200..<300).contains(response.status), !worker.persist() else { return response }
+            return worker.unstoredIfNeeded(response)
         }
         let loopBound = NIOLoopBound((context, self), eventLoop: context.eventLoop)
         promise.futureResult.whenSuccess { response in

@@ -1,4 +1,5 @@
 import APNSCore
+import Courier
 import NIOHPACK
 
 /// One request on the provider API as it arrived: pseudo-headers, headers in order, body bytes.
@@ -91,6 +92,19 @@ struct ProviderResponse: Sendable {
     var extraHeaders: [(String, String)] = []
     /// The body of a success that has one: a channel's configuration, the list of channels.
     var body: [UInt8]?
+    /// A push this answer stored for an offline device, and the push it replaced: taken back, and the answer turned
+    /// into ``unstored(_:)``, when the journal cannot be written.
+    var stored: (notification: AcceptedNotification, replaced: AcceptedNotification?)?
+
+    /// The answer to a push that was stored but could not be written to the journal: `503 ServiceUnavailable`, which
+    /// a provider retries; the push is not kept.
+    static func unstored(_ accepted: ProviderResponse) -> ProviderResponse {
+        var response = rejected(
+            APNSRequestRejection(.serviceUnavailable, "the gateway could not write its journal"),
+            apnsID: accepted.apnsID)
+        response.idHeader = accepted.idHeader
+        return response
+    }
 
     static func rejected(_ rejection: APNSRequestRejection, apnsID: String) -> ProviderResponse {
         ProviderResponse(

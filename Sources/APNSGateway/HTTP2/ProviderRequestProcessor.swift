@@ -83,9 +83,10 @@ struct ProviderRequestProcessor: Sendable {
             if let effect = faults.take(for: accepted.token) {
                 return injected(effect, apnsID: apnsID, apnsIDText: apnsIDText)
             }
-            store.accept(accepted)
-            return ProviderResponse(
+            var response = ProviderResponse(
                 status: 200, apnsID: apnsIDText, uniqueID: accepted.uniqueID?.lowercasedString, error: nil)
+            if case .stored(let replaced) = store.accept(accepted) { response.stored = (accepted, replaced) }
+            return response
         } catch is NeedsVerification {
             return nil
         } catch let rejection as APNSRequestRejection {

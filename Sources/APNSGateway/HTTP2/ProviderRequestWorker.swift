@@ -23,8 +23,9 @@ struct ProviderRequestWorker: Sendable {
     let processor: ProviderRequestProcessor
     let admin: AdminRequestProcessor
     /// Writes what the store holds now to the journal; called after a batch accepted a push and before its answers
-    /// go out, so a 200 means the push is on disk (one write for the whole batch: group commit).
-    let persist: @Sendable () -> Void
+    /// go out, so a 200 means the push is on disk (one write for the whole batch: group commit). `false` when the
+    /// write failed.
+    let persist: @Sendable () -> Bool
     /// Where batches are decided: the connection's own loop when the gateway has only one.
     let loop: any EventLoop
 
@@ -38,8 +39,19 @@ struct ProviderRequestWorker: Sendable {
             if case .provider(let response) = $0.1 { return (200..<300).contains(response.status) }
             return false
         }
-        if accepted { persist() }
-        return decisions
+        guard accepted, !persist() else { return decisions }
+        return decisions.map { streamID, decision in
+            guard case .provider(let response) = decision else { return (streamID, decision) }
+            return (streamID, .provider(unstoredIfNeeded(response)))
+        }
+    }
+
+    /// After a failed journal write: a push that was stored for an offline device is taken back and answered `503`
+    /// (the provider retries it). A push forwarded to an online device needed no disk and keeps its 200.
+    func unstoredIfNeeded(_ response: ProviderResponse) -> ProviderResponse {
+        guard let stored = response.stored else { return response }
+        processor.store.withdraw(stored.notification, restoring: stored.replaced)
+        return .unstored(response)
     }
 
     private func decideEach(

@@ -119,8 +119,9 @@ package final class DeliveryLog: Sendable {
     /// - Returns: the entries with their sequence numbers, and the last sequence number answered (or known).
     package func entries(after: Int, limit: Int) -> (entries: [(sequence: Int, entry: Entry)], last: Int) {
         state.withLock { state in
-            let first = max(after + 1, state.total - state.count)
-            let end = min(state.total, first + max(0, limit))
+            // `after` is a client's number: Int.max must not overflow.
+            let first = max(after.saturatingSuccessor, state.total - state.count)
+            let end = first >= state.total ? first : min(state.total, first + max(0, limit))
             guard first < end else { return ([], max(after, state.total - 1)) }
             let entries = (first..<end).map { ($0, state[$0 % capacity].entry) }
             return (entries, end - 1)

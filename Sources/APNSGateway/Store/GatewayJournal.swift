@@ -16,8 +16,14 @@ import Synchronization
 ///   commit: a 200 means the push is in the file), every ``flushInterval`` for changes no request makes (acks,
 ///   expiry), and at shutdown. The file is written, not synced: a killed process loses nothing, a power loss may.
 ///
-/// The last record of a token wins. At start the journal is read and rewritten with only what is live; while running
-/// it is rewritten the same way when it grows past ``compactionThreshold``.
+/// A write that fails (a full disk) is never half kept: the file is cut back to its last whole record, the changes
+/// it carried are written again at the next flush, and the caller learns of it (``flush(from:registry:channels:)``
+/// returns `false`, ``record(_:)`` throws), so nothing is acknowledged that is not in the file.
+///
+/// The last record of a token wins. At start the journal is read (a torn last record, cut short by a crash, is cut
+/// off, kept aside in `journal.torn` and reported) and rewritten with only what is live; while running it is
+/// rewritten the same way when it grows past ``compactionThreshold``. A rewrite goes to a new file that is synced and
+/// renamed over the journal only when it is whole: a rewrite that fails leaves the journal as it was.
 package final class GatewayJournal: Sendable {
     /// How often changed tokens are written.
     package static let flushInterval: Duration = .milliseconds(100)
@@ -72,15 +78,36 @@ package final class GatewayJournal: Sendable {
         try PrivateFile.makeDirectory(directory)
         url = directory.appendingPathComponent("journal")
         let existing = (try? Data(contentsOf: url)) ?? Data()
-        recovered = try Self.read(existing)
-        let (handle, size) = try Self.rewrite(url, recovered)
-        state = Mutex(State(handle: handle, size: size))
+        let (recovered, whole) = try Self.read(existing)
+        self.recovered = recovered
+        if whole < existing.count { Self.cutTornTail(of: existing, at: whole, url: url, logger: logger) }
+        do {
+            let (handle, size) = try Self.rewrite(url, recovered)
+            state = Mutex(State(handle: handle, size: size, liveSize: size))
+        } catch {
+            // A full disk at start: the journal stays as it was (cut at its last whole record) and is appended to.
+            logger.error(
+                "journal compaction at start failed; appending to the journal as it is",
+                metadata: ["file": "\(url.path)", "error": "\(error)"])
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: UInt64(whole))
+            try handle.seekToEnd()
+            state = Mutex(State(handle: handle, size: whole, liveSize: whole, failures: 1))
+        }
     }
 
     /// Writes a device record now.
-    package func record(_ device: DeviceRegistry.Device) {
-        state.withLock { state in Self.append([Self.deviceRecord(device)], to: &state) }
+    ///
+    /// - Throws: ``GatewayDataError`` (``GatewayDataError/isStorageFailure``) when the journal cannot be written:
+    ///   the registration must not be acknowledged.
+    package func record(_ device: DeviceRegistry.Device) throws(GatewayDataError) {
+        let written = state.withLock { state in
+            var bytes: [UInt8] = []
+            Self.frame(Self.deviceRecord(device), into: &bytes)
+            return Self.write(&bytes, to: &state)
+        }
         logFailures()
+        guard written else { throw GatewayDataError.storage(url) }
     }
 
     /// How many writes or compactions of the journal failed since it was opened (each is logged as an error: what
@@ -109,13 +136,22 @@ package final class GatewayJournal: Sendable {
     }
 
     /// Writes what is stored now for every changed token and channel, compacting the journal when it has grown too
-    /// large. When it returns, every change marked before the call is in the file (a flush running on another thread
-    /// holds ``flushing`` until it has written what it took), so an answer sent after it survives a killed process.
-    package func flush(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry? = nil) {
+    /// large. When it returns `true`, every change marked before the call is in the file (a flush running on another
+    /// thread holds ``flushing`` until it has written what it took), so an answer sent after it survives a killed
+    /// process.
+    ///
+    /// - Returns: `false` when the write failed (the disk is full): the file is as it was before, the changes stay
+    ///   marked for the next flush, and nothing the caller was about to acknowledge is on disk.
+    @discardableResult
+    package func flush(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry? = nil)
+        -> Bool
+    {
         flushing.withLock { _ in flushMarked(from: store, registry: registry, channels: channels) }
     }
 
-    private func flushMarked(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry?) {
+    private func flushMarked(from store: NotificationStore, registry: DeviceRegistry, channels: ChannelRegistry?)
+        -> Bool
+    {
         defer { logFailures() }
         let (dirty, dirtyChannels) = state.withLock { state in
             defer {
@@ -124,16 +160,20 @@ package final class GatewayJournal: Sendable {
             }
             return (state.dirty, state.dirtyChannels)
         }
-        guard !dirty.isEmpty || !dirtyChannels.isEmpty else { return }
+        guard !dirty.isEmpty || !dirtyChannels.isEmpty else { return true }
         // Encoded before taking the journal's lock (pushes mark tokens under it), into one buffer.
         var bytes: [UInt8] = []
         for token in dirty { Self.frame(Self.slotRecord(token, store.storedNotification(for: token)), into: &bytes) }
         if let channels {
             for change in dirtyChannels { Self.frame(Self.record(change, in: channels), into: &bytes) }
         }
-        state.withLock { state in
-            Self.write(&bytes, to: &state)
-            guard state.size > max(compactionThreshold, 2 * state.liveSize) else { return }
+        return state.withLock { state in
+            guard Self.write(&bytes, to: &state) else {
+                state.dirty.formUnion(dirty)
+                state.dirtyChannels.formUnion(dirtyChannels)
+                return false
+            }
+            guard state.size > max(compactionThreshold, 2 * state.liveSize) else { return true }
             // The snapshot is taken under the journal's lock: a device record racing it waits for the lock and lands
             // in the new file, never in the old one about to be replaced.
             let live = Recovered(
@@ -143,15 +183,18 @@ package final class GatewayJournal: Sendable {
             do {
                 rewritten = try Self.rewrite(url, live)
             } catch {
+                // The journal is whole as it is; the next compaction is tried once it has grown as much again.
                 state.failures += 1
                 state.unlogged.append("cannot compact: \(error)")
-                return
+                state.liveSize = state.size
+                return true
             }
             let (handle, size) = rewritten
             try? state.handle.close()
             state.handle = handle
             state.size = size
             state.liveSize = size
+            return true
         }
     }
 
@@ -207,15 +250,23 @@ package final class GatewayJournal: Sendable {
     /// more than this (and one record) in memory.
     private static let writeChunk = 64 << 10
 
-    /// Writes `records`, each framed, a chunk at a time.
-    private static func append(_ records: some Sequence<[UInt8]>, to state: inout State) {
+    /// Writes `records` to a new file, each framed, a chunk at a time.
+    ///
+    /// - Throws: the first write that fails.
+    private static func append(_ records: some Sequence<[UInt8]>, to handle: FileHandle) throws -> Int {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(writeChunk)
+        var size = 0
         for record in records {
             frame(record, into: &bytes)
-            if bytes.count >= writeChunk { write(&bytes, to: &state) }
+            if bytes.count >= writeChunk {
+                try handle.write(contentsOf: bytes)
+                size += bytes.count
+                bytes.removeAll(keepingCapacity: true)
+            }
         }
-        write(&bytes, to: &state)
+        try handle.write(contentsOf: bytes)
+        return size + bytes.count
     }
 
     /// Adds `record` to `bytes` as the journal frames it: its byte count, a newline, the record, a newline.
@@ -226,19 +277,31 @@ package final class GatewayJournal: Sendable {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    private static func write(_ bytes: inout [UInt8], to state: inout State) {
-        guard !bytes.isEmpty else { return }
+    /// Appends `bytes` to the journal. A write that fails is undone: the file is cut back to its size before it (a
+    /// full disk may have taken part of the bytes), so the next record starts on a record boundary.
+    ///
+    /// - Returns: whether the bytes are in the file.
+    private static func write(_ bytes: inout [UInt8], to state: inout State) -> Bool {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        guard !bytes.isEmpty else { return true }
         do {
             try state.handle.write(contentsOf: bytes)
             state.size += bytes.count
+            return true
         } catch {
             state.failures += 1
             state.unlogged.append("\(error)")
+            do {
+                try state.handle.truncate(atOffset: UInt64(state.size))
+            } catch {
+                state.unlogged.append("cannot cut the journal back to its last whole record: \(error)")
+            }
+            return false
         }
-        bytes.removeAll(keepingCapacity: true)
     }
 
-    /// Writes a fresh journal holding just what is live next to the old one, then renames it over the old.
+    /// Writes a fresh journal holding just what is live next to the old one, syncs it, then renames it over the old
+    /// one. Nothing replaces the journal unless the new file was written whole.
     private static func rewrite(_ url: URL, _ live: Recovered) throws -> (FileHandle, Int) {
         let temporary = url.appendingPathExtension("new")
         guard
@@ -247,34 +310,67 @@ package final class GatewayJournal: Sendable {
         else {
             throw GatewayDataError("cannot create \(temporary.path)")
         }
-        var state = State(handle: try FileHandle(forWritingTo: temporary), size: 0)
-        append(live.devices.lazy.map(deviceRecord), to: &state)
-        append(live.stored.lazy.map { slotRecord($0.token, $0) }, to: &state)
-        append(live.channels.lazy.map { channelRecord($0.id, $0) }, to: &state)
-        append(live.disabledApps.lazy.map { appRecord($0, enabled: false) }, to: &state)
-        guard rename(temporary.path, url.path) == 0 else {
-            throw GatewayDataError("cannot rename \(temporary.path) to \(url.path) (errno \(errno))")
+        let handle = try FileHandle(forWritingTo: temporary)
+        do {
+            var size = try append(live.devices.lazy.map(deviceRecord), to: handle)
+            size += try append(live.stored.lazy.map { slotRecord($0.token, $0) }, to: handle)
+            size += try append(live.channels.lazy.map { channelRecord($0.id, $0) }, to: handle)
+            size += try append(live.disabledApps.lazy.map { appRecord($0, enabled: false) }, to: handle)
+            try handle.synchronize()
+            guard rename(temporary.path, url.path) == 0 else {
+                throw GatewayDataError("cannot rename \(temporary.path) to \(url.path) (errno \(errno))")
+            }
+            syncDirectory(of: url)
+            return (handle, size)
+        } catch {
+            try? handle.close()
+            unlink(temporary.path)
+            throw error
         }
-        return (state.handle, state.size)
     }
 
-    /// Reads every complete record; a record cut short by a crash ends the journal.
-    private static func read(_ data: Data) throws -> Recovered {
+    /// Syncs the folder holding `url`, so a rename in it survives a power loss.
+    private static func syncDirectory(of url: URL) {
+        let folder = try? FileHandle(forReadingFrom: url.deletingLastPathComponent())
+        try? folder?.synchronize()
+        try? folder?.close()
+    }
+
+    /// Cuts a torn tail off the journal, keeping the cut bytes in `journal.torn` for a person to look at.
+    private static func cutTornTail(of data: Data, at whole: Int, url: URL, logger: Logger) {
+        let torn = url.appendingPathExtension("torn")
+        let kept = (try? Data(data[whole...]).write(to: torn)) != nil
+        logger.error(
+            "the journal's last record was cut short (the gateway was stopped mid-write); it is cut off",
+            metadata: [
+                "file": "\(url.path)", "whole-bytes": "\(whole)", "torn-bytes": "\(data.count - whole)",
+                "kept-in": "\(kept ? torn.path : "nowhere: it could not be written")",
+            ])
+    }
+
+    /// Reads every whole record; a record cut short by a crash ends the journal.
+    ///
+    /// - Returns: what the records hold, and the byte count of the whole records (the rest is a torn tail).
+    private static func read(_ data: Data) throws -> (Recovered, whole: Int) {
         var devices: [Data: DeviceRegistry.Device] = [:]
         var slots: [Data: AcceptedNotification] = [:]
         var channels: [APNSChannelID: BroadcastChannel] = [:]
         var disabled: Set<BroadcastApp> = []
         let bytes = [UInt8](data)
         var offset = 0
+        // A count is a file's number: checked against what is left before any arithmetic.
         while let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")),
             let count = Int(String(decoding: bytes[offset..<newline], as: UTF8.self)),
-            newline + 1 + count <= bytes.count
+            count >= 0, count < bytes.count - newline - 1, bytes[newline + 1 + count] == UInt8(ascii: "\n")
         {
             let record = Data(bytes[(newline + 1)..<(newline + 1 + count)])
-            offset = newline + 2 + count
+            let end = newline + 2 + count
             guard case .object(let object) = try? JSONValue(parsing: record) else {
+                // The last record may be torn inside (its count written, its bytes not all): that ends the journal.
+                if end == bytes.count { break }
                 throw GatewayDataError("journal record at byte \(newline + 1) is not a JSON object")
             }
+            offset = end
             if case .object(let device) = object["device"] {
                 let parsed = try Self.device(device)
                 devices[parsed.token.bytes] = parsed
@@ -300,9 +396,10 @@ package final class GatewayJournal: Sendable {
                     "journal record at byte \(newline + 1) is not a device, a slot, a channel or a broadcast app")
             }
         }
-        return Recovered(
+        let recovered = Recovered(
             devices: Array(devices.values), stored: Array(slots.values), channels: Array(channels.values),
             disabledApps: disabled)
+        return (recovered, offset)
     }
 
     private static func device(_ object: JSONObject) throws -> DeviceRegistry.Device {

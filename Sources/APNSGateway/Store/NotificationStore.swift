@@ -65,8 +65,20 @@ package final class NotificationStore: Sendable {
         self.changed = changed
     }
 
+    /// What ``accept(_:)`` did with a push.
+    package enum Acceptance: Sendable {
+        /// Forwarded to the online device.
+        case forwarded
+        /// Not kept: the device is offline and the push may not be stored.
+        case discarded
+        /// Stored for the offline device, in place of `replaced` if there was one; it reaches the disk at the next
+        /// journal flush.
+        case stored(replaced: AcceptedNotification?)
+    }
+
     /// Takes an accepted push: forwards it to the token's link, or stores it, or discards it.
-    package func accept(_ notification: AcceptedNotification) {
+    @discardableResult
+    package func accept(_ notification: AcceptedNotification) -> Acceptance {
         let token = notification.token
         let received = DeliveryLog.Event(.received, at: notification.receivedAt)
         let (link, replaced) = state.withLock { state -> ((any DeviceLink)?, AcceptedNotification?) in
@@ -83,10 +95,12 @@ package final class NotificationStore: Sendable {
         if let link {
             log.record(apnsID, uniqueID: uniqueID, token: token, received, .init(.forwarded, at: now()))
             link.deliver(notification)
+            return .forwarded
         } else if !notification.isStorable {
             log.record(
                 apnsID, uniqueID: uniqueID, token: token, received,
                 .init(.discarded, at: now(), "the device is offline and apns-expiration is 0 (deliver now or never)"))
+            return .discarded
         } else {
             log.record(apnsID, uniqueID: uniqueID, token: token, received, .init(.stored, at: now()))
             if let replaced {
@@ -94,6 +108,26 @@ package final class NotificationStore: Sendable {
                 log.record(replaced.apnsID, .init(.replaced, at: now(), detail, replacedBy: apnsID))
             }
             changed(token)
+            return .stored(replaced: replaced)
+        }
+    }
+
+    /// Takes back a stored push that could not be written to disk (its request is answered with an error instead of
+    /// 200), putting back the push it replaced. Nothing changes when another push has replaced it since.
+    package func withdraw(_ notification: AcceptedNotification, restoring replaced: AcceptedNotification?) {
+        let token = notification.token
+        let withdrawn = state.withLock { state -> Bool in
+            guard state.stored[token]?.notification.apnsID == notification.apnsID else { return false }
+            state.stored[token] = replaced.map(Stored.init)
+            return true
+        }
+        guard withdrawn else { return }
+        let time = now()
+        log.record(
+            notification.apnsID,
+            .init(.rejected, at: time, "ServiceUnavailable: the gateway could not write its journal; not stored"))
+        if let replaced {
+            log.record(replaced.apnsID, .init(.stored, at: time, "kept again: the push that replaced it was not stored"))
         }
     }
 

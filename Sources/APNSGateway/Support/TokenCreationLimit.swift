@@ -1,3 +1,4 @@
+import APNSCore
 package import Foundation
 package import NIOCore
 import Synchronization
@@ -46,7 +47,7 @@ package final class TokenCreationLimit: Sendable {
             bucket.updated = date
             guard Double(count) <= bucket.available else {
                 buckets[address] = bucket
-                let wait = Int(((Double(count) - bucket.available) * 60 / capacity).rounded(.up))
+                let wait = ((Double(count) - bucket.available) * 60 / capacity).rounded(.up).clampedInt
                 return count > perMinute
                     ? "\(count) new tokens at once is over the limit of \(perMinute) per minute from one address "
                         + "(\(Self.option)); ask for fewer"

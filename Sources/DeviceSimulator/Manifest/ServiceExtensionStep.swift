@@ -13,6 +13,9 @@ public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
     /// `{"fail": "reason"}`: the extension crashes here; the original content is shown at once.
     case fail(reason: String)
 
+    /// The longest `delay` a step may ask for: a day, far past any extension's time limit.
+    static let longestDelay: Double = 86_400
+
     private enum CodingKeys: String, CodingKey { case rewrite, attachFrom, decrypt, delay, fail }
     private struct Rewrite: Decodable {
         var title: String?
@@ -39,9 +42,10 @@ public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
             self = .decrypt(userInfoKey: try container.decode(String.self, forKey: .decrypt))
         case .delay:
             let seconds = try container.decode(Double.self, forKey: .delay)
-            guard seconds >= 0, seconds.isFinite else {
+            guard seconds >= 0, seconds <= Self.longestDelay else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .delay, in: container, debugDescription: "a delay is a number of seconds, 0 or more")
+                    forKey: .delay, in: container,
+                    debugDescription: "a delay is a number of seconds from 0 to \(Int(Self.longestDelay))")
             }
             self = .delay(seconds: seconds)
         case .fail:

@@ -121,7 +121,10 @@ struct DeviceCommand: AsyncParsableCommand {
         guard let ca = try? String(contentsOfFile: caFile, encoding: .utf8) else {
             throw UsageError("--ca-file: cannot read \(caFile); it is the gateway's DATA/ca.pem")
         }
-        guard extensionTimeLimit > 0 else { throw UsageError("--extension-time-limit is a number of seconds above 0") }
+        guard extensionTimeLimit > 0, extensionTimeLimit <= 86_400 else {
+            throw UsageError(
+                "--extension-time-limit is a number of seconds above 0 and at most 86400; got \(extensionTimeLimit)")
+        }
         var configuration = SimulatedDevice.Configuration(
             gatewayHost: host, gatewayPort: url.port ?? 443, caPEM: ca, apps: manifests,
             dataDirectory: URL(fileURLWithPath: data))

@@ -85,7 +85,7 @@ struct LogPrinter {
     }
 
     /// The cursor to poll from: the oldest entry still watched.
-    var watchFrom: Int { (watched.first?.sequence ?? (last + 1)) - 1 }
+    var watchFrom: Int { (watched.first?.sequence ?? last.saturatingSuccessor) - 1 }
 
     mutating func print(_ answer: JSONValue) {
         for entry in answer["entries"]?.array ?? [] {

@@ -16,10 +16,15 @@ struct APIError: HTTPResponseError {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
-        case .configuration, .storage: .internalServerError
+        case .configuration: .internalServerError
+        // The database failed or did not answer in time: the same request may succeed in a moment.
+        case .storage: .serviceUnavailable
         case .upstream: .badGateway
         }
     }
+
+    /// The seconds a client is asked to wait (`Retry-After`) after a `503` for a database that failed.
+    static let storageRetryAfter = 2
 
     /// `{"error": {"status": 400, "code": "invalid", "field": "target.token", "message": "..."}}`.
     func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -29,6 +34,7 @@ struct APIError: HTTPResponseError {
         let data = JSONValue.object(JSONObject([("error", .object(JSONObject(members)))])).encoded()
         var headers: HTTPFields = [.contentType: "application/json"]
         if case .unauthorized = error { headers[.wwwAuthenticate] = "Bearer" }
+        if case .storage = error { headers[.retryAfter] = String(Self.storageRetryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

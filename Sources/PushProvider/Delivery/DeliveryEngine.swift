@@ -126,9 +126,11 @@ final class DeliveryEngine: Sendable {
     /// Sends one leased batch and records its results.
     private func send(_ leased: [LeasedDelivery]) async {
         let buffer = ResultBuffer()
+        // The leases were taken just before this call; a little is kept back for the write itself.
+        let leasedUntil = settings.now().addingTimeInterval(settings.leaseDuration * 0.9)
         let flusher = Task {
             while (try? await Task.sleep(for: settings.flushInterval)) != nil {
-                await record(buffer.take())
+                await record(buffer.take(), leasedUntil: leasedUntil)
             }
         }
         var byApp: [String: [LeasedDelivery]] = [:]
@@ -140,7 +142,7 @@ final class DeliveryEngine: Sendable {
         }
         flusher.cancel()
         await flusher.value
-        await record(buffer.take())
+        await record(buffer.take(), leasedUntil: leasedUntil)
     }
 
     private func send(_ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer) async {
@@ -222,18 +224,38 @@ final class DeliveryEngine: Sendable {
         return .retry(id: id, reason: reason, notBefore: settings.now().addingTimeInterval(delay))
     }
 
-    private func record(_ results: [DeliveryResult]) async {
+    /// Writes APNs' answers. A write that fails (the database restarting, a lost connection) is tried again with
+    /// backoff (50 ms doubling to 2 s) for as long as the batch's leases hold: a blip shorter than the lease costs a
+    /// blip, and nothing is sent twice because of it. Past the lease, another worker may have leased the deliveries
+    /// again; the answers are dropped and those deliveries are resent with the same `apns-id`.
+    private func record(_ results: [DeliveryResult], leasedUntil: Date) async {
         guard !results.isEmpty else { return }
         // A separate task, so that shutting down (cancelling the workers) never cancels writing what APNs answered.
-        let (store, owner) = (self.store, self.owner)
-        do {
-            try await Task { try await store.record(results, owner: owner) }.value
-            recorded.notify()
-        } catch {
-            // The leases run out and the deliveries are sent again with the same apns-id.
-            failures.report(
-                .record, "cannot record APNs' answers; they are sent again when their leases run out", error: error,
-                metadata: ["count": "\(results.count)", "owner": "\(owner)"])
-        }
+        let (store, owner, now) = (self.store, self.owner, settings.now)
+        let written = await Task { () -> Bool in
+            var wait: TimeInterval = 0.05
+            var failures = 0
+            while true {
+                do {
+                    try await store.record(results, owner: owner)
+                    return true
+                } catch {
+                    failures += 1
+                    let retry = now().addingTimeInterval(wait) < leasedUntil
+                    if failures == 1 || !retry {
+                        self.failures.report(
+                            .record,
+                            retry
+                                ? "cannot record APNs' answers; trying again while the leases hold"
+                                : "cannot record APNs' answers; they are sent again when their leases run out",
+                            error: error, metadata: ["count": "\(results.count)", "owner": "\(owner)"])
+                    }
+                    guard retry else { return false }
+                    try? await Task.sleep(for: .seconds(wait))
+                    wait = min(wait * 2, 2)
+                }
+            }
+        }.value
+        if written { recorded.notify() }
     }
 }

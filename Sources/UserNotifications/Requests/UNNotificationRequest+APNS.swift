@@ -45,7 +45,7 @@ struct APNSPayloadMapping {
     func apply(_ aps: JSONValue, to content: UNMutableNotificationContent) {
         applyAlert(aps["alert"], to: content)
         if let badge = aps["badge"]?.number?.doubleValue, badge >= 0, badge.rounded() == badge {
-            content.badge = NSNumber(value: Int(badge))
+            content.badge = NSNumber(value: badge.clampedInt)
         }
         content.sound = sound(aps["sound"])
         content.categoryIdentifier = aps["category"]?.string ?? ""
@@ -72,7 +72,7 @@ struct APNSPayloadMapping {
         content.launchImageName = alert["launch-image"]?.string ?? ""
         if let argument = alert["summary-arg"]?.string { content.summaryArgument = argument }
         if let count = alert["summary-arg-count"]?.number?.doubleValue, count >= 1 {
-            content.summaryArgumentCount = Int(count)
+            content.summaryArgumentCount = count.clampedInt
         }
     }
 

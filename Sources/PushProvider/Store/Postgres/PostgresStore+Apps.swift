@@ -5,7 +5,7 @@ extension PostgresStore {
     func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError) {
         let (a, auth) = (app.app, app.app.authentication)
         let categories = String(decoding: app.categories, as: UTF8.self)
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             try await connection.rows(
                 """
                 INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,

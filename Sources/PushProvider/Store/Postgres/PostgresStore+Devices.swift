@@ -25,7 +25,7 @@ extension PostgresStore {
             throw .storage("cannot encode the registrations: \(error)")
         }
         let retagged = registrations.filter { $0.tags != nil }.map(\.token)
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             let created =
                 try await connection.rows(
                     """
@@ -115,7 +115,7 @@ extension PostgresStore {
 
     func deleteDevice(appID: String, token: String) async throws(ProviderError) -> Bool {
         let token = token.lowercased()
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             try await connection.rows("DELETE FROM device_tags WHERE app_id = \(appID) AND token = \(token)", logger)
             return try await connection.rows(
                 "DELETE FROM devices WHERE app_id = \(appID) AND token = \(token) RETURNING 1", logger
@@ -125,7 +125,7 @@ extension PostgresStore {
 
     func deactivateDevice(appID: String, token: String, reason: String, at: Date) async throws(ProviderError) -> Bool {
         let token = token.lowercased()
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             try await connection.rows(
                 """
                 UPDATE devices SET active = false, deactivated_at = \(at), deactivation_reason = \(reason),

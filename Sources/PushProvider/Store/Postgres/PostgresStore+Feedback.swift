@@ -5,7 +5,7 @@ extension PostgresStore {
     func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
     {
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             guard
                 let row = try await connection.rows(
                     """

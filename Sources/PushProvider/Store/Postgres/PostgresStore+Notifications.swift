@@ -62,7 +62,7 @@ extension PostgresStore {
             Self.appendCondition(for: target, requireKey: requireKey, to: &fanOut)
         }
         let fanOutQuery = fanOut.query
-        let targeted = try await transaction { connection in
+        let targeted = try await transaction { [logger, budget] connection in
             try await connection.rows(
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
@@ -113,7 +113,7 @@ extension PostgresStore {
     {
         let tokens = times.map(\.0)
         let dates = times.map(\.1)
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             let count =
                 try await connection.rows(
                     """

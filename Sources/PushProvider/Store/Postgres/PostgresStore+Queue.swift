@@ -36,7 +36,7 @@ extension PostgresStore {
     func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
         guard !results.isEmpty else { return }
         let batch = ResultColumns(results)
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             if !batch.acceptedIDs.isEmpty {
                 try await connection.rows(
                     """

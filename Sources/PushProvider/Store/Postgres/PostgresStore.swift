@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The shared store: PostgreSQL through PostgresNIO's connection pool. Several provider processes may use one
 /// database at once; workers lease deliveries with `FOR UPDATE SKIP LOCKED`, so two processes never lease the same
@@ -40,20 +41,58 @@ final class PostgresStore: ProviderStore {
         await running.value
     }
 
+    /// How long a statement waits for a connection from the pool. While the database is down or restarting the
+    /// pool has none to give; past this the statement fails (the API answers `503` with `Retry-After`) instead of
+    /// hanging. A statement that got its connection runs as long as it needs.
+    static let connectionWait: Duration = .seconds(3)
+
     /// Runs one statement and returns its rows.
     @discardableResult
     func rows(_ query: PostgresQuery) async throws(ProviderError) -> [PostgresRow] {
-        do {
-            return try await client.query(query, logger: logger).collect()
-        } catch {
-            throw Self.failure(error)
-        }
+        let logger = self.logger
+        return try await withConnection { connection in try await connection.query(query, logger: logger).collect() }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(ProviderError) -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws(ProviderError) -> T
+    {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+
+    /// Runs `body` on a connection from the pool, failing with ``ProviderError/storage(_:)`` when none is given
+    /// within ``connectionWait``.
+    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws(ProviderError) -> T
+    {
+        let (client, leased) = (self.client, Atomic<Bool>.Box())
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        leased.value.store(true, ordering: .relaxed)
+                        return try await body(connection)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.connectionWait)
+                    guard leased.value.load(ordering: .relaxed) else {
+                        throw ProviderError.storage(
+                            "PostgreSQL gave no connection within \(Self.connectionWait) (is it running, or are "
+                                + "all connections busy?); try again")
+                    }
+                    return nil
+                }
+                while let result = try await group.next() {
+                    guard let value = result else { continue }
+                    group.cancelAll()
+                    return value
+                }
+                throw ProviderError.storage("PostgreSQL: the statement ended without an answer")
+            }
         } catch {
             throw Self.failure(error)
         }
@@ -115,5 +154,12 @@ extension PostgresRandomAccessRow {
     /// The value of the column `name`.
     func column<T: PostgresDecodable>(_ name: String, as type: T.Type = T.self) throws -> T {
         try self[name].decode(T.self)
+    }
+}
+
+extension Atomic<Bool> {
+    /// An atomic flag that child tasks can share.
+    final class Box: Sendable {
+        let value = Atomic<Bool>(false)
     }
 }

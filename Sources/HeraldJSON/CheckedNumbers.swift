@@ -1,0 +1,20 @@
+/// Conversions of numbers that came from outside (a header, a JSON value, a query parameter, a JWT claim, a file)
+/// that never trap. Swift traps when `Int(hugeDouble)` or `after + 1` leaves the type's range, and a trap on input is
+/// a remote crash: these clamp instead, and callers that must refuse a value out of range check it first.
+extension BinaryFloatingPoint {
+    /// The whole part of the value (rounded toward zero), clamped to `Int64`'s range; `nil` for NaN.
+    package var clampedInt64: Int64? {
+        guard !isNaN else { return nil }
+        if self >= 9_223_372_036_854_775_807 { return .max }
+        if self <= -9_223_372_036_854_775_808 { return .min }
+        return Int64(self.rounded(.towardZero))
+    }
+
+    /// ``clampedInt64`` as an `Int` (64-bit on every platform Herald runs on); `0` for NaN.
+    package var clampedInt: Int { Int(truncatingIfNeeded: clampedInt64 ?? 0) }
+}
+
+extension Int {
+    /// `self + 1`, or `Int.max` when that would overflow.
+    package var saturatingSuccessor: Int { self == .max ? .max : self + 1 }
+}
