@@ -2,6 +2,7 @@ import APNSCore
 import APNSGateway
 import Courier
 import Foundation
+import GatewayTestSupport
 import Logging
 import Testing
 
@@ -29,14 +30,96 @@ struct GatewayJournalTests {
         reopened.close()
     }
 
-    @Test("a write that fails is counted and logged, not printed and dropped")
+    @Test("a device record that cannot be written fails the registration, which is undone, and is counted")
     func failedWrite() throws {
         let (_, journal, registry, _, _) = try JournalFixture.make(threshold: 1 << 20, devices: 1)
         #expect(journal.writeFailures == 0)
         journal.close()
         // Registering a device writes its record at once, to a file that is closed now.
-        _ = try registry.register(bundleID: "com.example.app", environment: .development)
+        let count = registry.all.count
+        do {
+            _ = try registry.register(bundleID: "com.example.app", environment: .development)
+            Issue.record("a registration the journal could not keep succeeded")
+        } catch {
+            #expect(error.isStorageFailure)
+            #expect(error.message.contains("could not write its journal"))
+        }
+        #expect(registry.all.count == count, "the token that could not be written was handed out anyway")
         #expect(journal.writeFailures == 1)
+    }
+
+    @Test("a torn last record is cut off at start, kept aside and reported; every whole record is kept")
+    func tornTail() throws {
+        let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 1 << 20, devices: 5)
+        for device in devices { store.accept(JournalFixture.push(to: device, alert: "kept")) }
+        #expect(journal.flush(from: store, registry: registry))
+        journal.close()
+        let whole = try Data(contentsOf: journal.url)
+        for torn in ["200\n{\"slot\":\"ab", "12", "5\n{\"de"] {
+            try (whole + Data(torn.utf8)).write(to: journal.url)
+            let reopened = try GatewayJournal(directory: directory)
+            #expect(Set(reopened.recovered.devices.map(\.token)) == Set(devices.map(\.token)))
+            #expect(reopened.recovered.stored.count == 5)
+            reopened.close()
+            let kept = try Data(contentsOf: directory.appendingPathComponent("journal.torn"))
+            #expect(String(decoding: kept, as: UTF8.self) == torn)
+        }
+    }
+
+    @Test("a count in the journal past Int's range is a torn record, not a crash")
+    func hugeCount() throws {
+        let (directory, journal, _, _, devices) = try JournalFixture.make(threshold: 1 << 20, devices: 2)
+        journal.close()
+        let whole = try Data(contentsOf: journal.url)
+        try (whole + Data("9223372036854775807\n{}\n".utf8)).write(to: journal.url)
+        let reopened = try GatewayJournal(directory: directory)
+        #expect(reopened.recovered.devices.count == devices.count)
+        reopened.close()
+    }
+
+    @Test(
+        "on a full disk a flush fails and says so, a compaction leaves the journal whole, and nothing is lost once there is room",
+        .enabled(if: SmallDisk.isAvailable, "mounts a small tmpfs, which needs root"))
+    func fullDisk() async throws {
+        try await SmallDisk.with(kilobytes: 512) { disk in try Self.fullDisk(disk) }
+    }
+
+    private static func fullDisk(_ disk: SmallDisk) throws {
+        let (directory, journal, registry, store, devices) = try JournalFixture.make(
+            threshold: 8 << 10, devices: 20, in: disk.url)
+        let body = String(repeating: "x", count: 1500)
+        try disk.fill(leaving: 12 << 10)
+        var failed = 0
+        var acknowledged: [APNSDeviceToken: UUID] = [:]
+        for round in 0..<20 {
+            var pushed: [APNSDeviceToken: UUID] = [:]
+            for device in devices {
+                let push = JournalFixture.push(to: device, alert: "\(round) \(body)")
+                store.accept(push)
+                pushed[device.token] = push.apnsID
+            }
+            if journal.flush(from: store, registry: registry) {
+                acknowledged.merge(pushed) { $1 }
+            } else {
+                failed += 1
+            }
+        }
+        #expect(failed > 0, "the disk never filled")
+        #expect(journal.writeFailures >= failed)
+        // What a process killed now leaves: every device, and for each the last push a flush acknowledged.
+        let killed = try SmallDisk.copy(directory)
+        let recovered = try GatewayJournal(directory: killed).recovered
+        #expect(Set(recovered.devices.map(\.token)) == Set(devices.map(\.token)))
+        let stored = Dictionary(uniqueKeysWithValues: recovered.stored.map { ($0.token, $0.apnsID) })
+        #expect(stored == acknowledged)
+        // With room again, the changes that failed are written at the next flush.
+        try disk.release()
+        #expect(journal.flush(from: store, registry: registry))
+        journal.close()
+        let reopened = try GatewayJournal(directory: directory)
+        #expect(Set(reopened.recovered.devices.map(\.token)) == Set(devices.map(\.token)))
+        #expect(Set(reopened.recovered.stored.map(\.apnsID)) == Set(store.allStored().map(\.apnsID)))
+        reopened.close()
     }
 
     @Test("a journal whose live content is past the threshold is not rewritten at every flush")
@@ -76,9 +159,9 @@ struct GatewayJournalTests {
 /// A journal in a fresh directory with a registry and a store writing to it, and registered devices.
 private enum JournalFixture {
     static func make(
-        threshold: Int, devices count: Int
+        threshold: Int, devices count: Int, in parent: URL = FileManager.default.temporaryDirectory
     ) throws -> (URL, GatewayJournal, DeviceRegistry, NotificationStore, [DeviceRegistry.Device]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        let directory = parent.appendingPathComponent("journal-\(UUID().uuidString)")
         let journal = try GatewayJournal(
             directory: directory, compactionThreshold: threshold,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -41,7 +41,10 @@ package final class GatewayJournal: Sendable {
         var dirtyChannels: Set<ChannelRegistry.Change> = []
         /// Writes that failed since the start, and those not logged yet (logged outside the lock).
         var failures = 0
-        var unlogged: [String] = []
+        var unlogged: [(level: Logger.Level, message: String)] = []
+        /// Whether the last write failed: a full disk is logged once when writes start failing and once when they
+        /// work again, not at every flush in between.
+        var failing = false
     }
 
     /// What a journal held when it was opened.
@@ -120,8 +123,8 @@ package final class GatewayJournal: Sendable {
             defer { state.unlogged = [] }
             return state.unlogged
         }
-        for message in messages {
-            logger.error("journal write failed", metadata: ["file": "\(url.path)", "error": "\(message)"])
+        for (level, message) in messages {
+            logger.log(level: level, "\(message)", metadata: ["file": "\(url.path)"])
         }
     }
 
@@ -185,7 +188,7 @@ package final class GatewayJournal: Sendable {
             } catch {
                 // The journal is whole as it is; the next compaction is tried once it has grown as much again.
                 state.failures += 1
-                state.unlogged.append("cannot compact: \(error)")
+                state.unlogged.append((.error, "journal compaction failed; the journal is kept as it is: \(error)"))
                 state.liveSize = state.size
                 return true
             }
@@ -287,14 +290,21 @@ package final class GatewayJournal: Sendable {
         do {
             try state.handle.write(contentsOf: bytes)
             state.size += bytes.count
+            if state.failing {
+                state.failing = false
+                state.unlogged.append((.notice, "journal writes work again after \(state.failures) failed"))
+            }
             return true
         } catch {
             state.failures += 1
-            state.unlogged.append("\(error)")
+            if !state.failing {
+                state.unlogged.append((.error, "journal write failed; what it carried is refused or retried: \(error)"))
+            }
+            state.failing = true
             do {
                 try state.handle.truncate(atOffset: UInt64(state.size))
             } catch {
-                state.unlogged.append("cannot cut the journal back to its last whole record: \(error)")
+                state.unlogged.append((.critical, "cannot cut the journal back to its last whole record: \(error)"))
             }
             return false
         }
