@@ -5,8 +5,8 @@ extension BinaryFloatingPoint {
     /// The whole part of the value (rounded toward zero), clamped to `Int64`'s range; `nil` for NaN.
     package var clampedInt64: Int64? {
         guard !isNaN else { return nil }
-        if self >= 9_223_372_036_854_775_807 { return .max }
-        if self <= -9_223_372_036_854_775_808 { return .min }
+        if self >= 0x1p63 { return .max }
+        if self <= -0x1p63 { return .min }
         return Int64(self.rounded(.towardZero))
     }
 

@@ -61,6 +61,19 @@ def test_a_broken_priority_is_linted_as_you_type_then_fixed(page):
     expect(lint).not_to_contain_text("apns-priority")
 
 
+def test_an_expiration_past_64_bits_is_linted_and_crashes_nothing(page, herald):
+    page.goto(state["base"] + "/console/compose")
+    lint = page.get_by_role("status", name="Lint")
+    page.get_by_label("Expiration", exact=False).fill("9223372036854775807")
+    expect(lint).not_to_contain_text("BadExpirationDate")
+    page.get_by_label("Expiration", exact=False).fill("99999999999999999999999")
+    expect(lint).to_contain_text("BadExpirationDate")
+    page.get_by_label("Expiration", exact=False).fill("")
+    # herald up (gateway, provider and device in one process) is still running and answering.
+    status = page.evaluate("async () => (await fetch('/console/compose')).status")
+    assert status == 200
+
+
 def test_a_sent_push_shows_on_the_device_with_its_attachment(page, media):
     apns_id = compose_and_send(page, "Lunch is ready", "Come down", media=f"http://{media}/lunch.png")
     state["first"] = apns_id

@@ -46,7 +46,15 @@ enum JSONCoding {
         do {
             return try decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty { _ = try Self.parse(data) }
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                // Foundation calls a number that fits no Swift integer "not valid JSON": name it instead.
+                if let (field, literal) = Self.hugeNumber(in: try Self.parse(data)) {
+                    throw ProviderError.invalid(
+                        field: field,
+                        message: "\(literal) is out of range: a whole number here is -9223372036854775808 to "
+                            + "9223372036854775807")
+                }
+            }
             throw Self.problem(error)
         } catch {
             throw ProviderError.invalid(field: nil, message: "the body is not JSON: \(error)")
@@ -61,6 +69,27 @@ enum JSONCoding {
             return try JSONValue(parsing: data)
         } catch {
             throw .invalid(field: nil, message: "the body is not valid JSON: \(error)")
+        }
+    }
+
+    /// The first number in `value` that no 64-bit integer holds (`1e30`, `9223372036854775808`), with its path.
+    private static func hugeNumber(in value: JSONValue, path: String? = nil) -> (String?, String)? {
+        switch value {
+        case .number(let number):
+            let huge = Int64(number.literal) == nil && abs(number.doubleValue) >= 0x1p63
+            return huge ? (path, number.literal) : nil
+        case .array(let values):
+            for (index, element) in values.enumerated() {
+                if let found = hugeNumber(in: element, path: (path ?? "") + "[\(index)]") { return found }
+            }
+            return nil
+        case .object(let object):
+            for member in object.members {
+                let child = path.map { "\($0).\(member.key)" } ?? member.key
+                if let found = hugeNumber(in: member.value, path: child) { return found }
+            }
+            return nil
+        default: return nil
         }
     }
 
