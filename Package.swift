@@ -42,6 +42,8 @@ let package = Package(
         .package(
             url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -118,6 +120,10 @@ let package = Package(
             name: "GracefulServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: heraldSettings
@@ -190,6 +196,7 @@ let package = Package(
                 "DeviceSimulator",
                 "HeraldConsole",
                 "PushProvider",
+                "GracefulServer",
                 "CategoryConfig",
                 "UserNotifications",
                 "CoreLocation",
@@ -275,7 +282,7 @@ let package = Package(
             name: "PushProviderTests",
             dependencies: [
                 "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "Courier", "DeviceSimulator",
-                "GatewayTestSupport",
+                "GatewayTestSupport", "GracefulServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -3,9 +3,13 @@ import NIOCore
 import NIOHTTP2
 import Synchronization
 
-/// The gateway's open connections: at most ``limit`` at once (a connection over it is closed the moment it is
-/// accepted), and shutdown says goodbye properly: provider connections get `GOAWAY` with
-/// `{"reason": "Shutdown"}` before they close.
+/// The gateway's open connections: at most ``limit`` at once, and shutdown says goodbye properly: provider
+/// connections get `GOAWAY` with `{"reason": "Shutdown"}` before they close.
+///
+/// At the limit, a new connection takes the place of the oldest one still setting up (TLS and ALPN not done yet): a
+/// flood of sockets that connect and say nothing cannot lock a real client out for the whole set-up deadline, since
+/// each of them now lasts only until `limit` newer ones have arrived, while a real client finishes its handshake in
+/// milliseconds. Only when every connection has finished setting up is a new one refused (closed at once).
 final class GatewayConnections: Sendable {
     enum Kind {
         case provider, http1
@@ -14,22 +18,77 @@ final class GatewayConnections: Sendable {
     /// The most connections open at once.
     let limit: Int
     private let open = Mutex<[ObjectIdentifier: (channel: any Channel, kind: Kind)]>([:])
-    private let accepted = Mutex(0)
+    private let admission = Mutex(Admission())
+
+    /// The accepted connections, and those still setting up, oldest first.
+    private struct Admission {
+        var count = 0
+        var settingUp: [ObjectIdentifier: any Channel] = [:]
+        /// The order the connections in ``settingUp`` arrived in; entries that finished or closed are skipped.
+        var arrivals: [ObjectIdentifier] = []
+        var oldest = 0
+
+        /// Takes the oldest connection still setting up out of the books.
+        mutating func takeOldestSettingUp() -> (any Channel)? {
+            while oldest < arrivals.count {
+                let id = arrivals[oldest]
+                oldest += 1
+                if let channel = settingUp.removeValue(forKey: id) { return channel }
+            }
+            return nil
+        }
+
+        mutating func compact() {
+            guard oldest > 1024, oldest * 2 > arrivals.count else { return }
+            arrivals.removeFirst(oldest)
+            oldest = 0
+        }
+    }
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// Takes a newly accepted connection when fewer than ``limit`` are open; `false` when not.
-    func admit(_ channel: any Channel) -> Bool {
-        let admitted = accepted.withLock { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
+    /// What ``admit(_:)`` decided.
+    enum Admitted {
+        /// Taken, within the limit.
+        case admitted
+        /// Taken in place of an older connection that had not finished setting up, which is closed now.
+        case shed(oldest: any Channel)
+        /// Refused: every open connection has set up.
+        case refused
+    }
+
+    /// Takes a newly accepted connection while fewer than ``limit`` are open, or in place of the oldest one still
+    /// setting up; else refuses it. A taken connection counts as setting up until ``setUp(_:)``.
+    func admit(_ channel: any Channel) -> Admitted {
+        let id = ObjectIdentifier(channel)
+        let decision = admission.withLock { admission -> Admitted in
+            var decision = Admitted.admitted
+            if admission.count >= limit {
+                guard let oldest = admission.takeOldestSettingUp() else { return .refused }
+                decision = .shed(oldest: oldest)
+            }
+            admission.count += 1
+            admission.settingUp[id] = channel
+            admission.arrivals.append(id)
+            admission.compact()
+            return decision
         }
-        guard admitted else { return false }
-        channel.closeFuture.whenComplete { [self] _ in accepted.withLock { $0 -= 1 } }
-        return true
+        if case .refused = decision { return decision }
+        channel.closeFuture.whenComplete { [self] _ in
+            admission.withLock { admission in
+                admission.count -= 1
+                admission.settingUp[id] = nil
+            }
+        }
+        if case .shed(let oldest) = decision { oldest.close(promise: nil) }
+        return decision
+    }
+
+    /// The connection finished setting up (its protocol is chosen): it is no longer the first to make room.
+    func setUp(_ channel: any Channel) {
+        _ = admission.withLock { $0.settingUp.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     func add(_ channel: any Channel, kind: Kind) {

@@ -51,10 +51,12 @@ struct GatewayPipelines: Sendable {
         connections.add(channel, kind: .provider)
     }
 
-    /// The connection chose its protocol: its setup deadline no longer applies.
+    /// The connection chose its protocol: its setup deadline no longer applies, and it is no longer the first to
+    /// make room when the connection limit is reached.
     private func removeSetupDeadline(_ channel: any Channel) throws {
         let deadline = try channel.pipeline.syncOperations.handler(type: SetupDeadline.self)
         channel.pipeline.syncOperations.removeHandler(deadline, promise: nil)
+        connections.setUp(channel)
     }
 
     /// The loop after the channel's own (its own when there is only one), so connections spread their work evenly.

@@ -173,7 +173,13 @@ package final class GatewayServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                guard connections.admit(channel) else {
+                switch connections.admit(channel) {
+                case .admitted: break
+                case .shed(let oldest):
+                    refusals.record(
+                        .connectionLimit, peer: oldest.remoteAddress,
+                        "closed while still setting up: \(connections.limit) connections were open and a new one came")
+                case .refused:
                     refusals.record(
                         .connectionLimit, peer: channel.remoteAddress, "\(connections.limit) connections are open")
                     return channel.close()

@@ -43,6 +43,7 @@ public struct DeviceAPI: Sendable {
     public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let application = Application(
             router: makeRouter(),
+            server: HTTPServerLimits(maximumConnections: 256).server(),
             configuration: .init(address: .hostname(host, port: port), serverName: "herald-device"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: Self.quietLogger

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GracefulServer
 import HeraldConsole
 import Logging
 import PushProvider
@@ -44,6 +45,11 @@ struct ServeCommand: AsyncParsableCommand {
     var connections = 2
 
     @Option(
+        name: .customLong("max-connections"),
+        help: "The most API connections open at once; past it a new one is answered 503 (lowered to fit the open-file limit).")
+    var maxConnections = 1000
+
+    @Option(
         name: .customLong("allow-endpoint"),
         help: "An endpoint besides Apple's that apps' API keys may choose, such as https://127.0.0.1:2197. Repeatable.")
     var allowedEndpoints: [String] = []
@@ -85,8 +91,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        guard workers > 0, batchSize > 0, connections > 0 else {
-            throw ValidationError("--workers, --batch-size and --connections must be at least 1")
+        guard (1...1024).contains(workers), (1...100_000).contains(batchSize), (1...64).contains(connections) else {
+            throw ValidationError(
+                "--workers is 1 to 1024, --batch-size 1 to 100000 and --connections 1 to 64; got \(workers), "
+                    + "\(batchSize) and \(connections)")
+        }
+        guard (1...1_000_000).contains(maxConnections) else {
+            throw ValidationError("--max-connections is 1 to 1000000; got \(maxConnections)")
         }
     }
 
@@ -104,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connectionsPerApp = connections
         configuration.allowedEndpoints = allowedEndpoints
         configuration.allowedWebhookHosts = allowedWebhookHosts
+        configuration.httpLimits.maximumConnections = maxConnections
         // One process per SQLite file; PostgreSQL is shared by design.
         let lock =
             configuration.database == .sqlite

@@ -1,4 +1,5 @@
 public import Foundation
+public import GracefulServer
 
 extension PushProviderService {
     /// How `herald serve` runs: where it listens and keeps its data, its secrets, and the delivery workers' limits.
@@ -30,6 +31,9 @@ extension PushProviderService {
         /// Hosts (`host` or `host:port`) on loopback, private or link-local addresses that webhooks may still reach
         /// (`--allow-webhook-host`).
         public var allowedWebhookHosts: [String] = []
+        /// The API server's connection limits: idle 60 s, the first request head within 10 s, at most 1,000
+        /// connections (`--max-connections`).
+        public var httpLimits = HTTPServerLimits()
         /// How often idle workers look for deliveries that became due (scheduled or retried); new notifications wake
         /// them at once.
         public var pollInterval: Duration = .milliseconds(250)

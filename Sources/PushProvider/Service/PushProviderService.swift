@@ -103,6 +103,7 @@ public final class PushProviderService: Sendable {
         quiet.logLevel = .critical
         let application = Application(
             router: makeRouter(plugins: plugins),
+            server: configuration.httpLimits.server(),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "herald-provider"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
