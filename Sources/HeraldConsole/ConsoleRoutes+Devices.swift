@@ -7,7 +7,7 @@ import NIOHTTP1
 import PushProvider
 
 extension ConsoleRoutes {
-    func addDeviceRoutes(to router: Router<BasicRequestContext>) {
+    func addDeviceRoutes(to router: Router<ProviderRequestContext>) {
         router.get("console/api/simulators") { request, _ -> Response in
             let session = try requireSession(request)
             var answer: [JSONValue] = []
@@ -71,7 +71,7 @@ extension ConsoleRoutes {
     }
 
     /// The device index in the path, checked against the devices configured.
-    func deviceIndex(_ context: BasicRequestContext) throws -> Int {
+    func deviceIndex(_ context: ProviderRequestContext) throws -> Int {
         let text = try context.parameters.require("index")
         guard let index = Int(text), console.deviceAPIs.indices.contains(index) else {
             throw ProviderError.notFound("the console shows no simulated device \(text)")

@@ -39,7 +39,7 @@ extension ConsoleRoutes {
     /// The largest payload text the lint route reads: any larger is over every push type's limit already.
     static let lintInputLimit = 64 << 10
 
-    func addLintRoutes(to router: Router<BasicRequestContext>) {
+    func addLintRoutes(to router: Router<ProviderRequestContext>) {
         router.post("console/api/lint") { request, _ -> Response in
             _ = try requireSession(request)
             let input: LintInput

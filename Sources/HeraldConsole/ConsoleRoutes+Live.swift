@@ -10,7 +10,7 @@ extension ConsoleRoutes {
     static let historyInterval: Duration = .seconds(1)
     static let deviceInterval: Duration = .milliseconds(300)
 
-    func addLiveRoutes(to router: Router<BasicRequestContext>) {
+    func addLiveRoutes(to router: Router<ProviderRequestContext>) {
         router.get("console/api/history/stream") { request, _ -> Response in
             let session = try requireSession(request)
             let query = request.uri.queryParameters

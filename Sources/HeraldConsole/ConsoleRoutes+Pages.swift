@@ -5,34 +5,37 @@ import NIOCore
 import PushProvider
 
 extension ConsoleRoutes {
-    func addPageRoutes(to router: Router<BasicRequestContext>) {
+    func addPageRoutes(to router: Router<ProviderRequestContext>) {
         let console = self.console
         router.get("console") { _, _ in ConsoleRequest.redirect(to: "/console/compose") }
-        router.get("console/login") { request, _ -> Response in
+        router.get("console/login") { request, context -> Response in
             if let code = request.uri.queryParameters.get("code") {
-                if let refusal = self.signInRefusal() { return refusal }
+                let address = Self.address(context)
+                if let refusal = self.signInRefusal(address) { return refusal }
                 guard let key = console.sessions.redeem(code: code) else {
-                    console.sessions.recordFailedSignIn()
+                    console.sessions.recordFailedSignIn(from: address)
                     return ConsoleRequest.html(
                         console.pages.login(
                             message:
                                 "This sign-in link was used already or is older than 15 minutes. Restart herald up for a new one, or sign in with the admin token."
                         ), status: .unauthorized)
                 }
-                return try await self.signIn(key: key)
+                return try await self.signIn(key: key, from: address)
             }
             if console.session(of: request) != nil { return ConsoleRequest.redirect(to: "/console/compose") }
             return ConsoleRequest.html(console.pages.login(message: nil))
         }
-        router.post("console/login") { request, _ -> Response in
-            if let refusal = self.signInRefusal() { return refusal }
+        router.post("console/login") { request, context -> Response in
+            let address = Self.address(context)
             let key = try await ConsoleRequest.form(request)["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            // The admin token is never held back: others' failures from the same address must not lock it out.
+            if key != self.provider.adminToken, let refusal = self.signInRefusal(address) { return refusal }
             guard !key.isEmpty else {
                 return ConsoleRequest.html(
                     console.pages.login(message: "Enter the admin token or an app's API key (sk_…)."),
                     status: .badRequest)
             }
-            return try await self.signIn(key: key)
+            return try await self.signIn(key: key, from: address)
         }
         router.post("console/logout") { request, _ -> Response in
             guard let session = console.session(of: request) else {
@@ -67,26 +70,31 @@ extension ConsoleRoutes {
         }
     }
 
-    /// Opens a session for `key`, or shows the sign-in page with why not.
-    func signIn(key: String) async throws -> Response {
+    /// The address failed sign-ins are counted by: the client's IP address.
+    static func address(_ context: ProviderRequestContext) -> String {
+        context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// Opens a session for `key`, or shows the sign-in page with why not (a failure counted for `address`).
+    func signIn(key: String, from address: String) async throws -> Response {
         do {
             let holder = try await provider.holder(of: key)
             let session = console.sessions.open(key: key, holder: holder)
             return ConsoleRequest.redirect(to: "/console/compose", cookie: ConsoleRequest.cookie(for: session.id))
         } catch .unauthorized(let message) {
-            console.sessions.recordFailedSignIn()
+            console.sessions.recordFailedSignIn(from: address)
             return ConsoleRequest.html(console.pages.login(message: message), status: .unauthorized)
         }
     }
 
     /// The sign-in page with 429 and `Retry-After` while too many sign-ins failed in the last minute; `nil` otherwise.
-    func signInRefusal() -> Response? {
-        guard let wait = console.sessions.signInWait() else { return nil }
+    func signInRefusal(_ address: String) -> Response? {
+        guard let wait = console.sessions.signInWait(from: address) else { return nil }
         let seconds = max(1, Int(wait.rounded(.up)))
         var response = ConsoleRequest.html(
             console.pages.login(
                 message:
-                    "More than \(ConsoleSessions.failedSignInsPerMinute) sign-ins failed in the last minute; try again in \(seconds) s."
+                    "More than \(ConsoleSessions.failedSignInsPerMinute) sign-ins from your address failed in the last minute; try again in \(seconds) s, or sign in with the admin token."
             ), status: .tooManyRequests)
         response.headers[.retryAfter] = String(seconds)
         return response

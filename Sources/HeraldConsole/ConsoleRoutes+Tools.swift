@@ -11,7 +11,7 @@ extension ConsoleRoutes {
         var jwt: String?
     }
 
-    func addToolRoutes(to router: Router<BasicRequestContext>) {
+    func addToolRoutes(to router: Router<ProviderRequestContext>) {
         router.post("console/api/tools/token") { request, _ -> Response in
             let (session, input) = try await toolInput(request)
             guard let app = try await provider.app(id: input.app), self.session(session, mayRead: app.id) else {

@@ -5,7 +5,7 @@ import NIOHTTP1
 import PushProvider
 
 extension ConsoleRoutes {
-    func addTraceRoutes(to router: Router<BasicRequestContext>) {
+    func addTraceRoutes(to router: Router<ProviderRequestContext>) {
         router.get("console/api/trace") { request, _ -> Response in
             let session = try requireSession(request)
             let query = request.uri.queryParameters

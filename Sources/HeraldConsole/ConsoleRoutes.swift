@@ -8,7 +8,7 @@ struct ConsoleRoutes: Sendable {
     let console: HeraldConsole
     let provider: PushProviderService
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<ProviderRequestContext>) {
         addPageRoutes(to: router)
         addLintRoutes(to: router)
         addTraceRoutes(to: router)

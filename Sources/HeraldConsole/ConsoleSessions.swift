@@ -28,14 +28,17 @@ final class ConsoleSessions: Sendable {
     static let capacity = 1000
     /// At most this many live views (Server-Sent Events streams) open at once per session: enough for a few tabs.
     static let streamsPerSession = 16
-    /// At most this many failed sign-ins a minute, from anywhere; more are refused (429) until the minute has passed.
+    /// At most this many failed sign-ins a minute from one address; more from it are refused (429) until the minute
+    /// has passed. Other addresses, and the admin token from any address, are not held back.
     static let failedSignInsPerMinute = 20
+    /// At most this many addresses are remembered with failures; the one whose last failure is oldest goes first.
+    static let failingAddressCapacity = 10_000
 
     private struct State {
         var sessions: [String: Session] = [:]
         var codes: [String: (key: String, expires: Date)] = [:]
         var streams: [String: Int] = [:]
-        var failedSignIns: [Date] = []
+        var failedSignIns: [String: [Date]] = [:]
     }
 
     private let state = Mutex(State())
@@ -116,18 +119,29 @@ final class ConsoleSessions: Sendable {
 
     /// How long until another sign-in may be tried, when the last minute's failures reached
     /// ``failedSignInsPerMinute``; `nil` when one may be tried now.
-    func signInWait(now: Date = Date()) -> TimeInterval? {
+    func signInWait(from address: String, now: Date = Date()) -> TimeInterval? {
         state.withLock { state in
-            state.failedSignIns.removeAll { now.timeIntervalSince($0) >= 60 }
-            guard state.failedSignIns.count >= Self.failedSignInsPerMinute, let first = state.failedSignIns.first
-            else { return nil }
+            var failures = state.failedSignIns[address] ?? []
+            failures.removeAll { now.timeIntervalSince($0) >= 60 }
+            state.failedSignIns[address] = failures.isEmpty ? nil : failures
+            guard failures.count >= Self.failedSignInsPerMinute, let first = failures.first else { return nil }
             return 60 - now.timeIntervalSince(first)
         }
     }
 
-    /// Counts a failed sign-in (a wrong key or a spent login code).
-    func recordFailedSignIn(now: Date = Date()) {
-        state.withLock { $0.failedSignIns.append(now) }
+    /// Counts a failed sign-in (a wrong key or a spent login code) from `address`.
+    func recordFailedSignIn(from address: String, now: Date = Date()) {
+        state.withLock { state in
+            if state.failedSignIns[address] == nil, state.failedSignIns.count >= Self.failingAddressCapacity {
+                state.failedSignIns = state.failedSignIns.filter { $0.value.contains { now.timeIntervalSince($0) < 60 } }
+                if state.failedSignIns.count >= Self.failingAddressCapacity,
+                    let stalest = state.failedSignIns.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) })
+                {
+                    state.failedSignIns[stalest.key] = nil
+                }
+            }
+            state.failedSignIns[address, default: []].append(now)
+        }
     }
 
     /// 32 random bytes, base64url.

@@ -58,7 +58,7 @@ public final class HeraldConsole: ProviderPlugin {
         "\(base)/console/login?code=\(sessions.makeLoginCode(for: key))"
     }
 
-    public func addRoutes(to router: Router<BasicRequestContext>, provider: PushProviderService) {
+    public func addRoutes(to router: Router<ProviderRequestContext>, provider: PushProviderService) {
         let routes = ConsoleRoutes(console: self, provider: provider)
         routes.add(to: router)
     }

@@ -85,8 +85,14 @@ struct AppAndDeviceAPITests {
                 ])
             #expect(status == 201)
             #expect(device["active"].bool == true)
+            // A device bound to alice changes only with alice's user token.
             (status, device) = try await harness.call(
                 "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "appVersion": "2.0"])
+            #expect(status == 403)
+            #expect(device["error"]["message"].string?.contains("alice") == true)
+            (status, device) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey,
+                body: ["token": token, "appVersion": "2.0", "userToken": userToken])
             #expect(status == 200)
             #expect(device["userID"].string == "alice")
             #expect(device["appVersion"].string == "2.0")

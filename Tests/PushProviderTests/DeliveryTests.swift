@@ -32,7 +32,12 @@ struct DeliveryTests {
             }
             #expect(stored.count == 200)
             #expect(Set(stored.map(\.apnsID)).count == 200)
-            #expect(stored.allSatisfy { $0.apnsID.uuidString.hasPrefix(String(id.prefix(23))) })
+            // Each apns-id leads back to its own delivery of this notification, and to no other.
+            for notification in stored.prefix(5) {
+                let (status, trace) = try await harness.call("GET", "/v1/deliveries/\(notification.apnsID.uuidString)")
+                #expect(status == 200 && trace["notificationID"].string == id)
+                #expect(trace["token"].string == notification.token.hex)
+            }
         }
     }
 
@@ -239,12 +244,12 @@ struct DeliveryTests {
     @Test("feedback with another app's key is refused and records nothing")
     func feedbackFromAnotherApp() async throws {
         try await ProviderHarness.with { harness in
-            let (id, apnsID) = try await harness.sentToOneDevice()
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
             let (_, other) = try await harness.call(
                 "POST", "/v1/apps", key: harness.adminToken,
                 body: ProviderHarness.appBody(harness.gateway, bundleID: "com.example.other"))
             let otherKey = try #require(other["app"]["publishableKey"].string)
-            let report = ["event": "displayed", "apnsID": apnsID]
+            let report = ["event": "displayed", "apnsID": apnsID, "token": token]
             let (status, _) = try await harness.call("POST", "/v1/feedback", key: otherKey, body: report)
             #expect(status == 404)
             #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["displayed"].int == 0)
@@ -257,19 +262,19 @@ struct DeliveryTests {
     @Test("a device reporting the same event twice counts once; a reply counts once; opened counts taps, not actions")
     func repeatedFeedback() async throws {
         try await ProviderHarness.with { harness in
-            let (id, apnsID) = try await harness.sentToOneDevice()
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
             for event: [String: Any] in [
                 ["event": "delivered"], ["event": "delivered"], ["event": "displayed"],
                 ["event": "action", "action": "reply", "text": "first"],
                 ["event": "action", "action": "reply", "text": "second"],
             ] {
-                let report = event.merging(["apnsID": apnsID]) { first, _ in first }
+                let report = event.merging(["apnsID": apnsID, "token": token]) { first, _ in first }
                 #expect(
                     try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)
             }
             #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["opened"].int == 0)
             for event: [String: Any] in [["event": "response", "action": "default"], ["event": "opened"]] {
-                let report = event.merging(["apnsID": apnsID]) { first, _ in first }
+                let report = event.merging(["apnsID": apnsID, "token": token]) { first, _ in first }
                 #expect(
                     try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)
             }

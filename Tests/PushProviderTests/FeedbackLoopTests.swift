@@ -74,7 +74,8 @@ struct FeedbackLoopTests {
                 let shown = try #require(await device.notifications().first)
                 #expect(shown.title == "Alice")
                 #expect(shown.body == "the meeting moved to 3 pm")
-                #expect(shown.apnsID?.uppercased().hasPrefix(String(id.prefix(23))) == true)
+                let trace = try await harness.call("GET", "/v1/deliveries/\(try #require(shown.apnsID))").1
+                #expect(trace["notificationID"].string == id)
                 _ = try await device.respond(to: shown.id, action: "comment", text: "see you there")
                 try await eventually("the reply in the statistics") {
                     let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]

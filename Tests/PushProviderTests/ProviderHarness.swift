@@ -100,15 +100,15 @@ struct ProviderHarness {
     }
 
     /// Sends one notification to a new device token and waits for APNs' answer; returns the notification's id and the
-    /// `apns-id` the device got, as a device reports it.
-    func sentToOneDevice() async throws -> (id: String, apnsID: String) {
+    /// `apns-id` the device got and its token, as a device reports them.
+    func sentToOneDevice() async throws -> (id: String, apnsID: String, token: String) {
         let token = try gatewayToken()
         let (_, created) = try await call(
             "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
         let id = try #require(created["id"].string)
         _ = try await finished(id)
         let stored = try #require(gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)))
-        return (id, stored.apnsID.uuidString)
+        return (id, stored.apnsID.uuidString, token)
     }
 
     /// Calls the API with the app's secret key unless another is given.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import Logging
@@ -91,12 +92,12 @@ struct StoreContractTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("provider.sqlite").path
         let t0 = Date(timeIntervalSince1970: 2_000_000_000)
-        let first = StoreFixture(store: try SQLiteStore(path: path))
+        let first = StoreFixture(store: try SQLiteStore(path: path, messageKey: SymmetricKey(size: .bits256)))
         try await first.seed()
         _ = try await first.notification(tokens: 4, at: t0)
         #expect(try await first.store.lease(owner: "killed", limit: 10, now: t0, leaseFor: 3600).count == 4)
         await first.store.close()  // nothing recorded, nothing released: as after kill -9
-        let reopened = try SQLiteStore(path: path)
+        let reopened = try SQLiteStore(path: path, messageKey: SymmetricKey(size: .bits256))
         #expect(try await reopened.queueDepth() == 4)
         #expect(try await reopened.lease(owner: "next", limit: 10, now: t0, leaseFor: 30).count == 4)
         await reopened.close()
@@ -155,10 +156,12 @@ struct StoreFixture {
         let store: any ProviderStore
         switch kind {
         case .sqlite:
-            store = try SQLiteStore(path: directory.appendingPathComponent("provider.sqlite").path)
+            store = try SQLiteStore(
+                path: directory.appendingPathComponent("provider.sqlite").path, messageKey: SymmetricKey(size: .bits256))
         case .postgres(let url):
             store = try await PostgresStore(
-                url: url + (url.contains("?") ? "&" : "?") + "schema=t_" + name, logger: Self.quiet)
+                url: url + (url.contains("?") ? "&" : "?") + "schema=t_" + name, logger: Self.quiet,
+                messageKey: SymmetricKey(size: .bits256))
         }
         let fixture = StoreFixture(store: store)
         do {

@@ -6,7 +6,7 @@ extension PushProviderService {
     /// `/v1/activities/tokens`: the Live Activity tokens apps report (reference K.4). A push-to-start token lets a
     /// notification start an activity (`{"target": {"activities": {"type": ...}}}` with `event: start`); an
     /// activity's update token lets one update or end it (`{"target": {"activity": id}}`).
-    func addActivityRoutes(to router: Router<BasicRequestContext>) {
+    func addActivityRoutes(to router: Router<ProviderRequestContext>) {
         router.post("v1/activities/tokens") { request, _ -> Response in
             let caller = try await self.caller(request)
             let app = try await caller.anyApp(request, store: self.store)

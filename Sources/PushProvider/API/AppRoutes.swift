@@ -16,7 +16,7 @@ extension PushProviderService {
         var apiKey: String
     }
 
-    func addAppRoutes(to router: Router<BasicRequestContext>) {
+    func addAppRoutes(to router: Router<ProviderRequestContext>) {
         router.post("v1/apps") { request, _ -> Response in
             guard case .admin = try await self.caller(request) else {
                 throw ProviderError.forbidden("creating an app needs the admin token")

@@ -6,7 +6,7 @@ import NIOCore
 import NIOFoundationCompat
 
 extension PushProviderService {
-    func addCategoryRoutes(to router: Router<BasicRequestContext>) {
+    func addCategoryRoutes(to router: Router<ProviderRequestContext>) {
         // What devices fetch at launch: the app's categories in seed 003's NotificationConfig form, with an ETag.
         router.get("v1/categories") { request, _ -> Response in
             let app = try await self.caller(request).anyApp(request, store: self.store)

@@ -7,7 +7,7 @@ import Hummingbird
 extension PushProviderService {
     /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API (reference K.1)
     /// with the app's credentials, and kept here so notifications can target them and the limit is known.
-    func addChannelRoutes(to router: Router<BasicRequestContext>) {
+    func addChannelRoutes(to router: Router<ProviderRequestContext>) {
         router.post("v1/channels") { request, _ -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(ChannelInput.self, from: request)
@@ -76,7 +76,7 @@ extension PushProviderService {
     }
 
     /// The channel ID in a path: base64 as APNs gives it, percent-encoded, or base64url (`-` for `+`, `_` for `/`).
-    private static func channelID(_ context: BasicRequestContext) throws -> String {
+    private static func channelID(_ context: ProviderRequestContext) throws -> String {
         let text = try context.parameters.require("id")
         let decoded = (text.removingPercentEncoding ?? text)
         return decoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

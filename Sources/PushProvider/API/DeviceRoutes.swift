@@ -5,7 +5,7 @@ import HTTPTypes
 import Hummingbird
 
 extension PushProviderService {
-    func addDeviceRoutes(to router: Router<BasicRequestContext>) {
+    func addDeviceRoutes(to router: Router<ProviderRequestContext>) {
         router.post("v1/devices") { request, _ -> Response in
             let caller = try await self.caller(request)
             let app = try await caller.anyApp(request, store: self.store)
@@ -121,6 +121,21 @@ extension PushProviderService {
         if let existing, let key = input.publicKey, existing.publicKey != nil, key != existing.publicKey {
             try checkOwnership(of: existing, app: app, userToken: userToken, change: "replacing its public key")
         }
+        // Tags and time zone decide who gets what: on a device bound to a user only that user may change them.
+        if let existing, existing.userID != nil, input.userID == nil || input.userID == existing.userID,
+            Self.changes(existing, input)
+        {
+            try checkOwnership(
+                of: existing, app: app, userToken: userToken, change: "changing its tags, time zone or locale")
+        }
+    }
+
+    /// Whether a registration changes what the device's record says (a field left out changes nothing).
+    static func changes(_ existing: DeviceRecord, _ input: DeviceInput) -> Bool {
+        (input.tags.map { Set($0) != Set(existing.tags) } ?? false)
+            || (input.timeZone.map { $0 != existing.timeZone } ?? false)
+            || (input.locale.map { $0 != existing.locale } ?? false)
+            || (input.appVersion.map { $0 != existing.appVersion } ?? false)
     }
 
     /// Checks that a publishable-key caller may change `device`: a device bound to a user needs that user's token;

@@ -14,20 +14,42 @@ extension PushProviderService {
         /// A text-input action's reply.
         var text: String?
         var time: Date?
+        /// The device token the notification reached: with the publishable key, the proof that the caller holds
+        /// the delivery's device.
+        var token: String?
     }
 
-    func addFeedbackRoutes(to router: Router<BasicRequestContext>) {
+    /// The longest reply text recorded: UNTextInputNotificationResponse sets none, a server must.
+    static let replyLimit = 4096
+    /// The longest action identifier.
+    static let actionLimit = 256
+
+    func addFeedbackRoutes(to router: Router<ProviderRequestContext>) {
         router.post("v1/feedback") { request, _ -> Response in
-            let app = try await self.caller(request).anyApp(request, store: self.store)
-            let input = try await JSONCoding.decode(FeedbackInput.self, from: request)
+            let caller = try await self.caller(request)
+            let app = try await caller.anyApp(request, store: self.store)
+            let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
             let event = try Self.feedbackEvent(input, now: self.now())
             guard let id = DeliveryMessageID(input.apnsID) else {
                 throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
             }
+            let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
+            guard let trace = try await self.deliveryTrace(apnsID: input.apnsID), trace.appID == app.app.id else {
+                throw unknown
+            }
+            if case .device = caller {
+                // The publishable key is in every copy of the app: only the device the push reached may report on it.
+                guard let token = input.token else {
+                    throw ProviderError.field(
+                        "token", "with the publishable key, send the device token the notification reached")
+                }
+                guard token.lowercased() == trace.token.lowercased() else { throw unknown }
+            }
             guard
                 let context = try await self.store.recordFeedback(
-                    appID: app.app.id, deliveryID: id.deliveryID, notificationPrefix: id.notificationPrefix, event)
-            else { throw ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app") }
+                    appID: app.app.id, deliveryID: id.deliveryID,
+                    notificationPrefix: String(trace.notificationID.prefix(23)), event)
+            else { throw unknown }
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
                 let url = URL(string: hook)
             {
@@ -46,6 +68,13 @@ extension PushProviderService {
     /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.
     static func feedbackEvent(_ input: FeedbackInput, now: Date) throws(ProviderError) -> FeedbackEvent {
         let at = input.time ?? now
+        if let text = input.text, text.utf8.count > replyLimit {
+            throw .tooLarge(
+                field: "text", "the reply is \(text.utf8.count) bytes; at most \(replyLimit) are recorded: shorten it")
+        }
+        if let action = input.action, action.utf8.count > actionLimit {
+            throw .field("action", "an action identifier is at most \(actionLimit) bytes")
+        }
         switch input.event {
         case "delivered", "displayed", "opened", "dismissed":
             return FeedbackEvent(event: input.event, action: nil, reply: nil, at: at)

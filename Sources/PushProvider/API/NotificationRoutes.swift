@@ -4,7 +4,7 @@ import Hummingbird
 import Prometheus
 
 extension PushProviderService {
-    func addNotificationRoutes(to router: Router<BasicRequestContext>) {
+    func addNotificationRoutes(to router: Router<ProviderRequestContext>) {
         router.post("v1/notifications") { request, _ -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(NotificationInput.self, from: request)
@@ -71,7 +71,7 @@ extension PushProviderService {
     /// The notification the path's `id` names, when it belongs to the caller's app.
     ///
     /// - Throws: ``ProviderError`` when the caller may not read the app, or the app has no such notification.
-    private func callersNotification(_ request: Request, _ context: BasicRequestContext) async throws
+    private func callersNotification(_ request: Request, _ context: ProviderRequestContext) async throws
         -> StoredNotification
     {
         let app = try await caller(request).serverApp(request, store: store)

@@ -5,7 +5,7 @@ import NIOCore
 import Prometheus
 
 extension PushProviderService {
-    func addOperationsRoutes(to router: Router<BasicRequestContext>) {
+    func addOperationsRoutes(to router: Router<ProviderRequestContext>) {
         router.get("healthz") { _, _ -> Response in
             let depth = try await self.store.queueDepth()
             return try JSONCoding.response(["status": "ok", "queueDepth": "\(depth)"])

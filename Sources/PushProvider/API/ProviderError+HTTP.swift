@@ -16,6 +16,7 @@ struct APIError: HTTPResponseError {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
+        case .tooLarge: .contentTooLarge
         case .configuration: .internalServerError
         // The database failed or did not answer in time: the same request may succeed in a moment.
         case .storage: .serviceUnavailable
@@ -30,6 +31,7 @@ struct APIError: HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var members: [(key: String, value: JSONValue)] = [("code", .string(code))]
         if case .invalid(let field?, _) = error { members.append(("field", .string(field))) }
+        if case .tooLarge(let field, _) = error { members.append(("field", .string(field))) }
         members += [("message", .string(message)), ("status", .number(JSONNumber(Int(status.code))))]
         let data = JSONValue.object(JSONObject([("error", .object(JSONObject(members)))])).encoded()
         var headers: HTTPFields = [.contentType: "application/json"]
@@ -45,6 +47,7 @@ struct APIError: HTTPResponseError {
         case .forbidden: "forbidden"
         case .notFound: "not_found"
         case .conflict: "conflict"
+        case .tooLarge: "too_large"
         case .configuration: "configuration"
         case .storage: "storage"
         case .upstream: "upstream"
@@ -54,7 +57,8 @@ struct APIError: HTTPResponseError {
     private var message: String {
         switch error {
         case .invalid(_, let message), .unauthorized(let message), .forbidden(let message), .notFound(let message),
-            .conflict(let message), .configuration(let message), .storage(let message), .upstream(let message):
+            .conflict(let message), .configuration(let message), .storage(let message), .upstream(let message),
+            .tooLarge(_, let message):
             message
         }
     }

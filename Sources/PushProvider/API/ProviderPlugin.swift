@@ -4,7 +4,7 @@ public import Hummingbird
 /// may vouch for the key behind a request that carries none in its headers (a signed-in browser's session).
 public protocol ProviderPlugin: Sendable {
     /// Adds the plugin's routes to the provider's router.
-    func addRoutes(to router: Router<BasicRequestContext>, provider: PushProviderService)
+    func addRoutes(to router: Router<ProviderRequestContext>, provider: PushProviderService)
 
     /// The admin token or API key of the session `request` belongs to; `nil` when it belongs to none.
     ///

@@ -4,8 +4,8 @@ import Synchronization
 
 extension PushProviderService {
     /// Every route of the API; docs/api.md and docs/openapi.json describe them.
-    func makeRouter(plugins: [any ProviderPlugin]) -> Router<BasicRequestContext> {
-        let router = Router()
+    func makeRouter(plugins: [any ProviderPlugin]) -> Router<ProviderRequestContext> {
+        let router = Router(context: ProviderRequestContext.self)
         router.add(middleware: ProviderErrorMiddleware { error, request in self.recordRefusal(error, request) })
         addOperationsRoutes(to: router)
         addAppRoutes(to: router)

@@ -8,7 +8,7 @@ extension PushProviderService {
         var expiresAt: Date
     }
 
-    func addUserRoutes(to router: Router<BasicRequestContext>) {
+    func addUserRoutes(to router: Router<ProviderRequestContext>) {
         // The app's server vouches for a signed-in user (`?ttl=SECONDS`, 30 days by default): the token lets the
         // app bind its device to that user with the publishable key (UserToken).
         router.post("v1/users/:userID/token") { request, context -> Response in

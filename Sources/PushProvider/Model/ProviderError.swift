@@ -11,6 +11,8 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     /// The request conflicts with what is stored (409).
     case conflict(String)
+    /// A field is larger than the provider keeps (413).
+    case tooLarge(field: String, String)
     /// The provider is misconfigured (a bad master key, an unreadable file).
     case configuration(String)
     /// The database failed.
@@ -21,6 +23,7 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalid(let field?, let message): "\(field): \(message)"
+        case .tooLarge(let field, let message): "\(field): \(message)"
         case .invalid(nil, let message), .unauthorized(let message), .forbidden(let message),
             .notFound(let message), .conflict(let message), .configuration(let message), .storage(let message),
             .upstream(let message):

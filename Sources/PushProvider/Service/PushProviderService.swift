@@ -45,14 +45,17 @@ public final class PushProviderService: Sendable {
         self.configuration = configuration
         self.logger = logger
         let directory = configuration.providerDirectory
-        switch configuration.database {
-        case .sqlite: store = try SQLiteStore(path: directory.appendingPathComponent("provider.sqlite").path)
-        case .postgres(let url): store = try await PostgresStore(url: url, logger: logger)
-        }
         if let key = configuration.masterKey {
             secrets = try SecretBox(masterKey: key)
         } else {
             secrets = try SecretBox.loadOrCreate(at: directory.appendingPathComponent("master.key"))
+        }
+        let messageKey = secrets.derivedKey(for: "herald apns-id")
+        switch configuration.database {
+        case .sqlite:
+            store = try SQLiteStore(
+                path: directory.appendingPathComponent("provider.sqlite").path, messageKey: messageKey)
+        case .postgres(let url): store = try await PostgresStore(url: url, logger: logger, messageKey: messageKey)
         }
         if let token = configuration.adminToken {
             (adminToken, adminTokenCreated) = (token, false)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Where the provider keeps apps, devices, notifications and the delivery queue. SQLite (``SQLiteStore``) is the
@@ -5,6 +6,9 @@ import Foundation
 protocol ProviderStore: Sendable {
     /// Closes the store's connections; nothing may use it afterwards.
     func close() async
+
+    /// The key deliveries' `apns-id`s are made with (``DeliveryMessageID``), derived from the master key.
+    var messageKey: SymmetricKey { get }
 
     // Apps and keys
     func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError)

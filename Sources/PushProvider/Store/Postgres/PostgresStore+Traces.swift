@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PostgresNIO
 
@@ -11,7 +12,7 @@ extension PostgresStore {
         guard let row = found.first else { return nil }
         var trace: DeliveryTrace
         do {
-            trace = try Self.trace(from: row.makeRandomAccess())
+            trace = try Self.trace(from: row.makeRandomAccess(), key: messageKey)
         } catch {
             throw Self.failure(error)
         }
@@ -38,16 +39,16 @@ extension PostgresStore {
             WHERE d.notification_id = \(notificationID) AND d.id > \(after) ORDER BY d.id LIMIT \(limit)
             """)
         do {
-            return try found.map { try Self.trace(from: $0.makeRandomAccess()) }
+            return try found.map { try Self.trace(from: $0.makeRandomAccess(), key: messageKey) }
         } catch {
             throw Self.failure(error)
         }
     }
 
-    private static func trace(from row: PostgresRandomAccessRow) throws -> DeliveryTrace {
+    private static func trace(from row: PostgresRandomAccessRow, key: SymmetricKey) throws -> DeliveryTrace {
         let notificationID: String = try row.column("notification_id")
         return DeliveryTrace(
-            apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: try row.column("id")).string,
+            apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: try row.column("id"), key: key).string,
             notificationID: notificationID, appID: try row.column("app_id"), token: try row.column("token"),
             state: try DeliveryState(stored: try row.column("state")),
             attempts: Int(try row.column("attempts", as: Int64.self)),

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -9,12 +10,14 @@ import Synchronization
 final class PostgresStore: ProviderStore {
     let client: PostgresClient
     let logger: Logger
+    let messageKey: SymmetricKey
     private let running: Task<Void, Never>
 
     /// Connects to the database `url` names (see ``PostgresDatabaseURL``) and brings its tables up to date.
     ///
     /// - Throws: ``ProviderError`` when the URL is wrong or the database cannot be reached or migrated.
-    init(url: String, logger: Logger) async throws(ProviderError) {
+    init(url: String, logger: Logger, messageKey: SymmetricKey) async throws(ProviderError) {
+        self.messageKey = messageKey
         let parsed = try PostgresDatabaseURL(url)
         // The pool retries a refused connection for a minute; one connection first reports a wrong address,
         // password or database name at once, and brings the tables up to date before the pool starts.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 
@@ -7,7 +8,7 @@ extension SQLiteStore {
             guard let row = try Row.fetchOne(db, sql: Self.traceQuery + " WHERE d.id = ?", arguments: [id]) else {
                 return nil
             }
-            var trace = try Self.trace(from: row)
+            var trace = try Self.trace(from: row, key: self.messageKey)
             trace.reports = try Row.fetchAll(
                 db,
                 sql: """
@@ -27,7 +28,7 @@ extension SQLiteStore {
             try Row.fetchAll(
                 db, sql: Self.traceQuery + " WHERE d.notification_id = ? AND d.id > ? ORDER BY d.id LIMIT ?",
                 arguments: [notificationID, after, limit]
-            ).map { row in try Self.trace(from: row) }
+            ).map { row in try Self.trace(from: row, key: self.messageKey) }
         }
     }
 
@@ -35,11 +36,11 @@ extension SQLiteStore {
         SELECT d.*, n.created_at AS queued_at FROM deliveries d JOIN notifications n ON n.id = d.notification_id
         """
 
-    private static func trace(from row: Row) throws -> DeliveryTrace {
+    private static func trace(from row: Row, key: SymmetricKey) throws -> DeliveryTrace {
         let notificationID: String = row["notification_id"]
         func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(stored:)) }
         return DeliveryTrace(
-            apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["id"]).string,
+            apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["id"], key: key).string,
             notificationID: notificationID, appID: row["app_id"], token: row["token"],
             state: try DeliveryState(stored: row["state"]),
             attempts: row["attempts"], queuedAt: Date(stored: row["queued_at"]),

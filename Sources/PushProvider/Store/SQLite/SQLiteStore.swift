@@ -1,4 +1,5 @@
 import APNSCore
+import Crypto
 import Foundation
 import GRDB
 
@@ -6,11 +7,14 @@ import GRDB
 /// share a queue only through PostgreSQL.
 final class SQLiteStore: ProviderStore {
     let pool: DatabasePool
+    let messageKey: SymmetricKey
 
-    /// Opens (or creates) the database at `path` and brings its tables up to date.
+    /// Opens (or creates) the database at `path` and brings its tables up to date; `messageKey` makes the deliveries'
+    /// `apns-id`s (``DeliveryMessageID``).
     ///
     /// - Throws: ``ProviderError`` when the file cannot be opened.
-    init(path: String) throws(ProviderError) {
+    init(path: String, messageKey: SymmetricKey) throws(ProviderError) {
+        self.messageKey = messageKey
         do {
             try PrivateFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
             var configuration = Configuration()
