@@ -110,7 +110,9 @@ package final class GatewayServer: Sendable {
         self.certificateAuthority = try LocalCertificateAuthority.loadOrCreate(in: configuration.dataDirectory)
         let journal = try GatewayJournal(directory: configuration.dataDirectory, logger: configuration.logger)
         self.journal = journal
-        self.registry = DeviceRegistry(devices: journal.recovered.devices, changed: { device throws(GatewayDataError) in try journal.record(device) })
+        self.registry = DeviceRegistry(
+            devices: journal.recovered.devices,
+            changed: { device throws(GatewayDataError) in try journal.record(device) })
         self.store = NotificationStore(changed: { journal.markChanged($0) })
         for notification in journal.recovered.stored { store.restore(notification) }
         self.channels = ChannelRegistry(

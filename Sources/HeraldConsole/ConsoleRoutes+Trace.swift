@@ -42,7 +42,11 @@ extension ConsoleRoutes {
             if gatewayEntry == nil, console.configuration.gateway != nil {
                 gatewayEntry = try await gatewayLog("apns-id", apnsID)
             }
-            if let gatewayEntry { answer["gateway"] = gatewayEntry }
+            if let entry = gatewayEntry,
+                try await self.session(session, mayRead: entry, knownToProvider: answer["provider"] != nil)
+            {
+                answer["gateway"] = entry
+            }
             var devices: [JSONValue] = []
             for index in console.deviceAPIs.indices {
                 guard let answer = try? await device(index, .GET, "events?apns-id=\(apnsID)"), answer.status == 200,
@@ -62,6 +66,16 @@ extension ConsoleRoutes {
             }
             return ConsoleRequest.json(JSONValue.object(answer).encoded())
         }
+    }
+
+    /// Whether an app's session may see a gateway log entry: the admin sees every one, an app only those of a push
+    /// the provider sent for it or of a token registered with it (the gateway's log holds every app's pushes).
+    private func session(_ session: ConsoleSessions.Session, mayRead entry: JSONValue, knownToProvider: Bool)
+        async throws(ProviderError) -> Bool
+    {
+        guard case .app(let app) = session.holder, !knownToProvider else { return true }
+        guard let token = entry["token"]?.string else { return false }
+        return try await provider.device(appID: app.id, token: token) != nil
     }
 
     /// The gateway's delivery log entry for one notification; `nil` when it has none.

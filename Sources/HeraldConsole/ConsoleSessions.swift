@@ -133,7 +133,9 @@ final class ConsoleSessions: Sendable {
     func recordFailedSignIn(from address: String, now: Date = Date()) {
         state.withLock { state in
             if state.failedSignIns[address] == nil, state.failedSignIns.count >= Self.failingAddressCapacity {
-                state.failedSignIns = state.failedSignIns.filter { $0.value.contains { now.timeIntervalSince($0) < 60 } }
+                state.failedSignIns = state.failedSignIns.filter {
+                    $0.value.contains { now.timeIntervalSince($0) < 60 }
+                }
                 if state.failedSignIns.count >= Self.failingAddressCapacity,
                     let stalest = state.failedSignIns.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) })
                 {

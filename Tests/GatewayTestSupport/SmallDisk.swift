@@ -13,7 +13,8 @@ package struct SmallDisk {
     package init(kilobytes: Int = 1024) async throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("small-disk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        let result = try await ChildProcess.run("mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", url.path])
+        let result = try await ChildProcess.run(
+            "mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", url.path])
         guard result.status == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "mount failed: \(result.output)"])
         }

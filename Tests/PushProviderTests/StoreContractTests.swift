@@ -157,7 +157,8 @@ struct StoreFixture {
         switch kind {
         case .sqlite:
             store = try SQLiteStore(
-                path: directory.appendingPathComponent("provider.sqlite").path, messageKey: SymmetricKey(size: .bits256))
+                path: directory.appendingPathComponent("provider.sqlite").path, messageKey: SymmetricKey(size: .bits256)
+            )
         case .postgres(let url):
             store = try await PostgresStore(
                 url: url + (url.contains("?") ? "&" : "?") + "schema=t_" + name, logger: Self.quiet,

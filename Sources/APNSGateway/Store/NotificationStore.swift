@@ -127,7 +127,8 @@ package final class NotificationStore: Sendable {
             notification.apnsID,
             .init(.rejected, at: time, "ServiceUnavailable: the gateway could not write its journal; not stored"))
         if let replaced {
-            log.record(replaced.apnsID, .init(.stored, at: time, "kept again: the push that replaced it was not stored"))
+            log.record(
+                replaced.apnsID, .init(.stored, at: time, "kept again: the push that replaced it was not stored"))
         }
     }
 

@@ -46,7 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-connections"),
-        help: "The most API connections open at once; past it a new one is answered 503 (lowered to fit the open-file limit).")
+        help:
+            "The most API connections open at once; past it a new one is answered 503 (lowered to fit the open-file limit)."
+    )
     var maxConnections = 1000
 
     @Option(

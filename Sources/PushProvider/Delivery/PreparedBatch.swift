@@ -32,8 +32,10 @@ struct PreparedBatch: Sendable {
                 continue
             }
             let messageID = APNSMessageID(
-                headerValue: DeliveryMessageID(notificationID: delivery.notificationID, deliveryID: delivery.id, key: store.messageKey)
-                    .string)
+                headerValue: DeliveryMessageID(
+                    notificationID: delivery.notificationID, deliveryID: delivery.id, key: store.messageKey
+                )
+                .string)
             if delivery.token.hasPrefix(NotificationTarget.channelPrefix) {
                 guard
                     let channel = APNSChannelID(

@@ -72,7 +72,8 @@ extension PostgresStore {
                     (Int64, Int64, String, String?, String?, Date, String, String?).self)
                 return NotificationResponse(
                     id: id, event: event, action: action, text: reply,
-                    apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: deliveryID, key: messageKey).string,
+                    apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: deliveryID, key: messageKey)
+                        .string,
                     token: token, userID: userID, at: at)
             }
         } catch {

@@ -48,7 +48,8 @@ extension PostgresStore {
     private static func trace(from row: PostgresRandomAccessRow, key: SymmetricKey) throws -> DeliveryTrace {
         let notificationID: String = try row.column("notification_id")
         return DeliveryTrace(
-            apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: try row.column("id"), key: key).string,
+            apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: try row.column("id"), key: key)
+                .string,
             notificationID: notificationID, appID: try row.column("app_id"), token: try row.column("token"),
             state: try DeliveryState(stored: try row.column("state")),
             attempts: Int(try row.column("attempts", as: Int64.self)),

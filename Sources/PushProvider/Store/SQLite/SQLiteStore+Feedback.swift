@@ -60,7 +60,9 @@ extension SQLiteStore {
             ).map { row in
                 NotificationResponse(
                     id: row["id"], event: row["event"], action: row["action"], text: row["reply"],
-                    apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["delivery_id"], key: self.messageKey).string,
+                    apnsID: DeliveryMessageID(
+                        notificationID: notificationID, deliveryID: row["delivery_id"], key: self.messageKey
+                    ).string,
                     token: row["token"], userID: row["user_id"], at: Date(stored: row["at"]))
             }
         }
