@@ -219,7 +219,10 @@ let package = Package(
         .target(name: "CHeraldMalloc"),
         .executableTarget(
             name: "HeraldFuzz",
-            dependencies: ["APNSCore", "APNSGateway", "Courier", "PushProvider"],
+            dependencies: [
+                "APNSCore", "APNSGateway", "Courier", "PushProvider",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Fuzz/HeraldFuzz",
             swiftSettings: fuzzedSettings,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []

@@ -1,6 +1,7 @@
 import APNSCore
 import APNSGateway
 import Courier
+import Crypto
 import Dispatch
 import Foundation
 import PushProvider
@@ -13,6 +14,9 @@ enum FuzzTarget: String, CaseIterable {
     case lint
     /// Provider token verification (the gateway's `authorization` header).
     case jwt
+    /// A provider token's claims, signed with a key the verifier trusts, so the claims' checks (`iat` at any
+    /// number) are reached: the bytes are the claims JSON.
+    case claims
     /// Device tokens in hex (the gateway's path, the courier, the provider's API).
     case token
     /// The provider's tag expressions (`target.tags`).
@@ -40,6 +44,17 @@ enum FuzzTarget: String, CaseIterable {
                 done.signal()
             }
             done.wait()
+        case .claims:
+            let header = Self.base64URL(Data(#"{"alg":"ES256","kid":"SIGNED1234"}"#.utf8))
+            let signed = header + "." + Self.base64URL(Data(bytes))
+            guard let signature = try? Self.signingKey.signature(for: Data(signed.utf8)) else { return }
+            let jwt = "bearer " + signed + "." + Self.base64URL(signature.rawRepresentation)
+            let done = DispatchSemaphore(value: 0)
+            Task.detached {
+                _ = await Self.verifier.verify(authorization: jwt, now: Date())
+                done.signal()
+            }
+            done.wait()
         case .token: _ = try? APNSDeviceToken(hex: text)
         case .tags: _ = try? TagExpression(parsing: text)
         case .courier: _ = try? CourierMessage(bytes)
@@ -63,8 +78,17 @@ enum FuzzTarget: String, CaseIterable {
                 mKUhALVr+kPyxHEO0yMV5lUAwOWFTfz9pZSTDlVPdOugRwR2no7Cu9jMGQ==
                 -----END PUBLIC KEY-----
                 """, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        try? verifier.addKey(pem: signingKey.publicKey.pemRepresentation, keyID: "SIGNED1234", teamID: "DEF123GHIJ")
         return verifier
     }()
+
+    /// The key ``claims`` inputs are signed with (key ID SIGNED1234, team DEF123GHIJ).
+    static let signingKey = P256.Signing.PrivateKey()
+
+    private static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
 
     static let credential = try! AdminCredential.loadOrCreate(
         in: FileManager.default.temporaryDirectory.appendingPathComponent("herald-fuzz-admin"))

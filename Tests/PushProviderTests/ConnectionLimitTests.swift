@@ -12,7 +12,7 @@ struct ConnectionLimitTests {
     func idleFlood() async throws {
         try await ProviderHarness.with(configure: {
             $0.httpLimits = HTTPServerLimits(
-                idleTimeout: .seconds(2), requestHeadTimeout: .milliseconds(500), maximumConnections: 20)
+                idleTimeout: .seconds(10), requestHeadTimeout: .seconds(3), maximumConnections: 20)
         }) { harness in
             let script = #"""
                 import socket, sys, time
@@ -46,7 +46,7 @@ struct ConnectionLimitTests {
             #expect(output.contains("over: HTTP/1.1 503"), "\(output)")
             #expect(output.contains("closed: 20 "), "\(output)")
             let within = output.split(separator: "within: ").last.flatMap { Double($0.prefix(while: { $0 != "\n" })) }
-            #expect((within ?? 99) < 2, "the head deadline is 0.5 s: \(output)")
+            #expect((within ?? 99) < 4, "the head deadline is 3 s: \(output)")
             #expect(output.contains("fresh: HTTP/1.1 401"), "a new client did not get in: \(output)")
         }
     }

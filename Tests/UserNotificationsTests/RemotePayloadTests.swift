@@ -58,6 +58,18 @@ struct RemotePayloadTests {
         #expect(try pushRequest(#"{"aps":{"badge":0}}"#).content.badge == 0)
     }
 
+    @Test(
+        "numbers past Int's range map to the nearest value instead of crashing the device",
+        arguments: ["1e30", "9223372036854775808", "1.7976931348623157e308"])
+    func extremeNumbers(number: String) throws {
+        let content = try pushRequest(
+            #"{"aps":{"badge":\#(number),"relevance-score":\#(number),"alert":{"body":"b","summary-arg":"x","summary-arg-count":\#(number)}}}"#
+        ).content
+        #expect(content.badge?.intValue == Int.max)
+        #expect(content.summaryArgumentCount == Int.max)
+        #expect(content.relevanceScore == 1)
+    }
+
     @Test("a critical sound dictionary")
     func criticalSound() throws {
         let sound = try #require(
