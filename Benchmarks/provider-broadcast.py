@@ -26,7 +26,7 @@ watched and unwatched windows are compared (medians).
 import argparse, http.client, json, os, re, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, \
     time, urllib.parse, uuid
 
-HERALD = os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald")
+HERALD = os.environ.get("HERALD_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald"))
 
 
 def start(args, pattern, out):
@@ -180,6 +180,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--restart-database", metavar="COMMAND",
+                        help="a shell command that restarts the database (pg_ctlcluster 15 main restart), run a third "
+                             "of the way through; reports the stall after it and checks nothing was lost")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when a device did not get exactly one notification (with --kill or "
+                             "--restart-database)")
     parser.add_argument("--workers", type=int, default=2, help="herald serve --workers")
     parser.add_argument("--batch-size", type=int, default=5000, help="herald serve --batch-size")
     parser.add_argument("--connections", type=int, default=2, help="herald serve --connections")
@@ -247,13 +253,33 @@ def main():
         assert status == 202, notification
         created_at = time.monotonic()
         killed = False
+        restarted = None  # (accepted before, when the database was back)
+        stall = None
+        slowest_read = 0.0
+        unavailable_reads = 0
         while True:
+            asked = time.monotonic()
             try:
                 status, report = api.call("GET", f"/v1/notifications/{notification['id']}")
             except (ConnectionError, http.client.HTTPException):
                 api = Client("127.0.0.1", port, created["apiKey"])
                 continue
+            slowest_read = max(slowest_read, time.monotonic() - asked)
+            if status == 503:
+                unavailable_reads += 1
+                time.sleep(options.poll)
+                continue
+            assert status == 200, report
             stats = report["stats"]
+            if options.restart_database and restarted is None and stats["accepted"] >= options.devices // 3:
+                began_restart = time.monotonic()
+                subprocess.run(options.restart_database, shell=True, check=True)
+                restarted = (stats["accepted"], time.monotonic())
+                print(f"restarted the database in {time.monotonic() - began_restart:.1f} s at "
+                      f"{stats['accepted']} accepted", flush=True)
+                continue
+            if restarted and stall is None and (stats["accepted"] > restarted[0] or report["state"] == "done"):
+                stall = time.monotonic() - restarted[1]
             if options.kill and not killed and stats["accepted"] >= options.devices // 3:
                 os.kill(provider.pid, signal.SIGKILL)
                 provider.wait()
@@ -277,7 +303,11 @@ def main():
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "killed": killed}), flush=True)
-        if options.kill:
+        if options.restart_database:
+            print(json.dumps({"stallSecondsAfterDatabaseCameBack": round(stall or 0, 2),
+                              "slowestAPIReadSeconds": round(slowest_read, 2),
+                              "readsAnswered503": unavailable_reads}), flush=True)
+        if options.kill or options.restart_database:
             missing = resent = 0
             ids = set()
             for token in tokens:
@@ -293,6 +323,8 @@ def main():
                 resent += received - 1
             print(json.dumps({"devicesWithExactlyOneNotification": options.devices - missing,
                               "distinctApnsIDs": len(ids), "resentToAPNs": resent}), flush=True)
+            if options.check and missing:
+                sys.exit(f"{missing} devices did not get exactly one notification")
     finally:
         for process in [provider] + others:
             process.kill()
