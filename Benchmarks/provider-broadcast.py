@@ -183,6 +183,9 @@ def main():
     parser.add_argument("--restart-database", metavar="COMMAND",
                         help="a shell command that restarts the database (pg_ctlcluster 15 main restart), run a third "
                              "of the way through; reports the stall after it and checks nothing was lost")
+    parser.add_argument("--max-stall", type=float, default=0, metavar="SECONDS",
+                        help="with --check and --restart-database: exit 1 when sending stalled longer than this after "
+                             "the database came back")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a device did not get exactly one notification (with --kill or "
                              "--restart-database)")
@@ -307,6 +310,8 @@ def main():
             print(json.dumps({"stallSecondsAfterDatabaseCameBack": round(stall or 0, 2),
                               "slowestAPIReadSeconds": round(slowest_read, 2),
                               "readsAnswered503": unavailable_reads}), flush=True)
+            if options.check and options.max_stall and (stall or 0) > options.max_stall:
+                sys.exit(f"sending stalled {stall:.1f} s after the database came back (at most {options.max_stall})")
         if options.kill or options.restart_database:
             missing = resent = 0
             ids = set()
