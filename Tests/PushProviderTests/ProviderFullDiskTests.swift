@@ -5,7 +5,8 @@ import Testing
 @Suite(
     "The provider on a full disk", .enabled(if: SmallDisk.isAvailable, "mounts a small tmpfs, which needs root"),
     .enabled(
-        if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] == nil, "SQLite's disk; PostgreSQL has its own"))
+        if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] == nil, "SQLite's disk; PostgreSQL has its own")
+)
 struct ProviderFullDiskTests {
     @Test("SQLite that cannot write answers 503 with a message, reads go on, and once there is room writes work again")
     func sqliteFull() async throws {
