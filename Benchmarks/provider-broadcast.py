@@ -256,7 +256,8 @@ def main():
         assert status == 202, notification
         created_at = time.monotonic()
         killed = False
-        restarted = None  # (accepted before, when the database was back)
+        restarting = None  # (the restart command, accepted before, when it began)
+        restarted = None  # (accepted when the database was back, when)
         stall = None
         slowest_read = 0.0
         unavailable_reads = 0
@@ -274,14 +275,18 @@ def main():
                 continue
             assert status == 200, report
             stats = report["stats"]
-            if options.restart_database and restarted is None and stats["accepted"] >= options.devices // 3:
-                began_restart = time.monotonic()
-                subprocess.run(options.restart_database, shell=True, check=True)
-                restarted = (stats["accepted"], time.monotonic())
-                print(f"restarted the database in {time.monotonic() - began_restart:.1f} s at "
-                      f"{stats['accepted']} accepted", flush=True)
+            if options.restart_database and restarting is None and stats["accepted"] >= options.devices // 3:
+                # In the background: the API is read on, as users would, while the database is down.
+                restarting = (subprocess.Popen(options.restart_database, shell=True), stats["accepted"],
+                              time.monotonic())
                 continue
+            if restarting and restarted is None and restarting[0].poll() is not None:
+                assert restarting[0].returncode == 0, "the database restart command failed"
+                restarted = (stats["accepted"], time.monotonic())
+                print(f"restarted the database in {time.monotonic() - restarting[2]:.1f} s at "
+                      f"{restarting[1]} accepted", flush=True)
             if restarted and stall is None and (stats["accepted"] > restarted[0] or report["state"] == "done"):
+                # The first progress after the database came back.
                 stall = time.monotonic() - restarted[1]
             if options.kill and not killed and stats["accepted"] >= options.devices // 3:
                 os.kill(provider.pid, signal.SIGKILL)
