@@ -54,7 +54,8 @@ struct ConnectionLimitTests {
     @Test("a connection idle between requests closes after the idle timeout")
     func idleKeepAlive() async throws {
         try await ProviderHarness.with(configure: {
-            $0.httpLimits = HTTPServerLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(30))
+            // Long enough that the harness's own first request (over a loaded machine) is not cut off.
+            $0.httpLimits = HTTPServerLimits(idleTimeout: .seconds(4), requestHeadTimeout: .seconds(30))
         }) { harness in
             let script = #"""
                 import socket, sys, time
@@ -69,7 +70,7 @@ struct ConnectionLimitTests {
             let result = try await ChildProcess.run("python3", ["-c", script, String(harness.port)])
             let output = String(decoding: result.output, as: UTF8.self)
             let after = output.split(separator: "after: ").last.flatMap { Double($0.prefix(while: { $0 != "\n" })) }
-            #expect(after.map { $0 >= 0.5 && $0 < 5 } == true, "\(output)")
+            #expect(after.map { $0 >= 3 && $0 < 12 } == true, "\(output)")
         }
     }
 }

@@ -225,23 +225,30 @@ final class DeliveryEngine: Sendable {
     }
 
     /// Writes APNs' answers. A write that fails (the database restarting, a lost connection) is tried again with
-    /// backoff (50 ms doubling to 2 s) for as long as the batch's leases hold: a blip shorter than the lease costs a
-    /// blip, and nothing is sent twice because of it. Past the lease, another worker may have leased the deliveries
-    /// again; the answers are dropped and those deliveries are resent with the same `apns-id`.
+    /// backoff (50 ms doubling to 2 s) for as long as the batch's leases hold, extending them while it can: a blip
+    /// shorter than the lease costs a blip, and nothing is sent twice because of it. Past the lease, another worker
+    /// may have leased the deliveries again; the answers are dropped (the store writes only the owner's leases) and
+    /// those deliveries are resent with the same `apns-id`.
     private func record(_ results: [DeliveryResult], leasedUntil: Date) async {
         guard !results.isEmpty else { return }
         // A separate task, so that shutting down (cancelling the workers) never cancels writing what APNs answered.
-        let (store, owner, now) = (self.store, self.owner, settings.now)
+        let (store, owner, now, leaseDuration) = (self.store, self.owner, settings.now, settings.leaseDuration)
         let written = await Task { () -> Bool in
             var wait: TimeInterval = 0.05
             var failures = 0
+            var until = leasedUntil
+            // A write that fails for good (not a blip) must not hold the batch forever.
+            let giveUpAt = now().addingTimeInterval(leaseDuration * 5)
             while true {
                 do {
                     try await store.record(results, owner: owner)
                     return true
                 } catch {
                     failures += 1
-                    let retry = now().addingTimeInterval(wait) < leasedUntil
+                    let extended = now().addingTimeInterval(leaseDuration * 0.9)
+                    if (try? await store.extendLeases(owner: owner, until: extended)) != nil { until = extended }
+                    let next = now().addingTimeInterval(wait)
+                    let retry = next < until && next < giveUpAt
                     if failures == 1 || !retry {
                         self.failures.report(
                             .record,

@@ -59,6 +59,9 @@ protocol ProviderStore: Sendable {
     func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError)
     func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int
     func releaseLeases(owner: String) async throws(ProviderError) -> Int
+    /// Moves the end of every lease `owner` holds to `until` (while it retries writing APNs' answers, so no other
+    /// worker takes them back); the number of leases extended.
+    func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int
     /// Says `owner` is alive, and requeues the leases of owners that have not said so for `staleAfter` seconds (a
     /// process that died, on a store several processes share); the number requeued. One process per SQLite file
     /// reclaims everything at start instead, so there it does nothing.

@@ -140,6 +140,16 @@ extension PostgresStore {
             """)
     }
 
+    func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET lease_until = \(until)
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
+            SELECT count(*) FROM changed
+            """)
+    }
+
     func queueDepth() async throws(ProviderError) -> Int {
         try await count("SELECT count(*) FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql)")
     }

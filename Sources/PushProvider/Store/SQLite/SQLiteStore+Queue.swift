@@ -134,6 +134,16 @@ extension SQLiteStore {
         }
     }
 
+    func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql:
+                    "UPDATE deliveries SET lease_until = ? WHERE state = \(DeliveryState.leased.sql) AND lease_owner = ?",
+                arguments: [until.stored, owner])
+            return db.changesCount
+        }
+    }
+
     func queueDepth() async throws(ProviderError) -> Int {
         try await read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = \(DeliveryState.queued.sql)") ?? 0
