@@ -4,6 +4,7 @@
 # one connection can carry at most 1,000 / RTT notifications a second; each rate is printed with its ratio to that
 # limit and to h2load's (-m 1000, as many streams as the server allows) in the same round.
 #   bash Benchmarks/latency-lab.sh [notifications] [rounds]        (RTTS="0 50 150" by default)
+# With CAPPED=N, `herald send --concurrency N` runs too (N=100: the client's old cap), to compare in the same run.
 # Needs h2load (Debian nghttp2-client), openssl and python3; builds the release binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,8 @@ count=${1:-50000}
 rounds=${2:-3}
 rtts=${RTTS:-"0 50 150"}
 source Benchmarks/start-gateway.sh
+# The proxies start in command substitutions, out of reach of `jobs`: their pids are kept to be stopped at exit.
+trap 'kill $(cat "$work/proxies" 2>/dev/null) $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 herald=.build/release/herald
 echo '{"aps":{"alert":"Hello"}}' >"$work/payload.json"
 awk -v t="$token" -v n="$count" 'BEGIN {for (i = 0; i < n; i++) print t}' >"$work/tokens.txt"
@@ -19,6 +22,7 @@ awk -v t="$token" -v n="$count" 'BEGIN {for (i = 0; i < n; i++) print t}' >"$wor
 far_port() {
     if [ "$1" = 0 ]; then echo "$port"; return; fi
     python3 Benchmarks/latency-proxy.py --target "127.0.0.1:$port" --rtt-ms "$1" >"$work/proxy-$1.out" 2>&1 &
+    echo $! >>"$work/proxies"
     for _ in $(seq 50); do grep -q "listening on" "$work/proxy-$1.out" 2>/dev/null && break; sleep 0.1; done
     sed -n 's/listening on //p' "$work/proxy-$1.out"
 }
@@ -26,7 +30,7 @@ far_port() {
 herald_rate() {
     local start end
     start=$(date +%s.%N)
-    "$herald" send --url "https://127.0.0.1:$1" --ca-file "$work/gateway/ca.pem" \
+    "$herald" send --url "https://127.0.0.1:$1" "${@:2}" --ca-file "$work/gateway/ca.pem" \
         --auth-key DEF123GHIJ:ABC123DEFG:"$work/AuthKey.p8" --topic com.example.app --payload "$work/payload.json" \
         --tokens "$work/tokens.txt" --json >"$work/summary.json"
     end=$(date +%s.%N)
@@ -42,15 +46,17 @@ median() { tr ' ' '\n' | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) /
 
 for rtt in $rtts; do
     far=$(far_port "$rtt")
-    hs=() hl=()
+    hs=() hl=() hc=()
     for round in $(seq "$rounds"); do
         h=$(h2load_rate "$far")
         s=$(herald_rate "$far")
-        echo "rtt ${rtt} ms round $round: h2load $h/s, herald send $s/s"
-        hs+=("$s") hl+=("$h")
+        c=$([ -n "${CAPPED:-}" ] && herald_rate "$far" --concurrency "$CAPPED" || echo 0)
+        echo "rtt ${rtt} ms round $round: h2load $h/s, herald send $s/s${CAPPED:+, herald send --concurrency $CAPPED $c/s}"
+        hs+=("$s") hl+=("$h") hc+=("$c")
     done
     ms=$(echo "${hs[@]}" | median)
     ml=$(echo "${hl[@]}" | median)
+    [ -n "${CAPPED:-}" ] && echo "RTT $rtt ms: herald send --concurrency $CAPPED $(echo "${hc[@]}" | median)/s (median)"
     limit=$([ "$rtt" = 0 ] && echo "-" || echo $((1000 * 1000 / rtt)))
     awk -v r="$rtt" -v s="$ms" -v l="$ml" -v lim="$limit" 'BEGIN {
         printf "RTT %s ms: herald send %d/s, h2load %d/s, herald/h2load %.2f", r, s, l, s / l

@@ -7,7 +7,7 @@ through the proxy is 2 x DELAY plus the server's own time. Bandwidth is not limi
 
 Prints "listening on PORT" once it accepts connections (--listen 0 picks a free port).
 """
-import argparse, asyncio, sys
+import argparse, asyncio, os, sys
 
 
 async def pipe(reader, writer, delay):
@@ -55,6 +55,8 @@ async def main():
     parser.add_argument("--listen", type=int, default=0)
     parser.add_argument("--target", required=True, help="host:port")
     parser.add_argument("--rtt-ms", type=float, required=True, help="the round trip to add (half each way)")
+    parser.add_argument("--exit-with-stdin", action="store_true",
+                        help="exit when standard input closes (a test's proxy ends with the test, however it ends)")
     options = parser.parse_args()
     host, port = options.target.rsplit(":", 1)
     delay = options.rtt_ms / 2000
@@ -69,6 +71,9 @@ async def main():
 
     server = await asyncio.start_server(handle, "127.0.0.1", options.listen)
     print(f"listening on {server.sockets[0].getsockname()[1]}", flush=True)
+    if options.exit_with_stdin:
+        loop = asyncio.get_running_loop()
+        loop.add_reader(sys.stdin.fileno(), lambda: sys.stdin.buffer.read1(4096) or os._exit(0))
     async with server:
         await server.serve_forever()
 

@@ -52,6 +52,8 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var connection: ConnectionStateMachine
     private var waiting = CircularBuffer<PendingNotification>()
     private var inFlight = InFlightTable()
+    /// How many streams to keep in flight: rate × round trip, within the server's limit.
+    private var inFlightTarget: InFlightTarget
     /// When to PING a quiet connection and when an unanswered PING ends it.
     private var keepAlive: KeepAlive
     private var timer: RepeatedTask?
@@ -76,6 +78,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     ) {
         self.loop = loop
         self.connection = ConnectionStateMachine(streamCap: streamCap)
+        self.inFlightTarget = InFlightTarget(now: loop.now)
         self.headerBuilder = RequestHeaderBuilder(authority: authority)
         self.tokens = tokens
         self.load = load
@@ -228,6 +231,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
                 handBack(pending, .deadlineExceeded)
                 continue
             }
+            guard inFlight.count < inFlightTarget.target else { break opening }
             switch connection.openStream(inFlight: inFlight.count) {
             case .stream(let streamID):
                 waiting.removeFirst()
@@ -250,6 +254,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         pending.attempts += 1
         pending.response = ResponseParts(bodyLimit: pending.notification.channelRequest == nil ? 4096 : 1 << 20)
         if pending.firstSent == nil { pending.firstSent = now }
+        pending.lastSent = now
         let headers = headerBuilder.headers(for: pending.notification, authorization: authorization)
         let payload = pending.notification.payload
         let endsWithHeaders = payload.readableBytes == 0
@@ -273,9 +278,14 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
 
     private func finishStream(_ streamID: HTTP2StreamID, _ pending: PendingNotification, _ outcome: AttemptOutcome) {
         inFlight.remove(streamID)
+        if case .answered = outcome, let sent = pending.lastSent {
+            let now = loop.now
+            inFlightTarget.answered(latency: now - sent)
+            inFlightTarget.evaluate(at: now, limit: connection.streamLimit)
+        }
         handBack(pending, outcome)
         closeIfDrained()
-        let streamLimit = connection.streamLimit
+        let streamLimit = min(connection.streamLimit, inFlightTarget.target)
         guard let context, !waiting.isEmpty, streamLimit - inFlight.count >= min(Self.flushEvery, streamLimit) else {
             return
         }

@@ -17,6 +17,8 @@ final class PendingNotification: @unchecked Sendable {
     var attempts = 0
     /// When it was first written, for latency.
     var firstSent: NIODeadline?
+    /// When the current attempt was written: its answer's latency tells the connection the round trip.
+    var lastSent: NIODeadline?
     /// The answer to the current attempt, as its frames arrive.
     var response = ResponseParts()
 
