@@ -12,6 +12,11 @@ public struct APNSRetryPolicy: Hashable, Sendable {
     public var initialBackoff: Duration
     /// The longest wait between two attempts.
     public var maximumBackoff: Duration
+    /// Whether answers that may succeed later (`429`, `500`, `503 ServiceUnavailable`) are sent again here. A caller
+    /// that keeps its own queue and backoff (the provider) turns it off, so one decision counts every send to APNs;
+    /// sends the server never processed (GOAWAY, `REFUSED_STREAM`, `503 Shutdown`) and an expired provider token are
+    /// still handled here, since they are not APNs refusing the notification.
+    public var retriesAnswers = true
 
     public init(
         maximumAttempts: Int = 4,

@@ -184,7 +184,7 @@ struct DeliveryTests {
             let token = try harness.gatewayToken()
             let parsed = try APNSDeviceToken(hex: token)
             harness.gateway.server.faults.add(
-                .init(effect: .answer(status: 503, reason: .serviceUnavailable), count: 4, token: parsed))
+                .init(effect: .answer(status: 503, reason: .serviceUnavailable), count: 3, token: parsed))
             let (_, created) = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
             let report = try await harness.finished(try #require(created["id"].string))
@@ -195,6 +195,29 @@ struct DeliveryTests {
                 "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
             let final = try await harness.finished(try #require(second["id"].string))
             #expect(final["stats"]["rejected"]["BadTopic"].int == 1)
+        }
+    }
+
+    @Test("under a permanent 500 a notification reaches APNs at most 4 times in all, client and engine together")
+    func oneRetryDecision() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            harness.gateway.server.faults.add(
+                .init(
+                    effect: .answer(status: 500, reason: .internalServerError), count: 100,
+                    token: try APNSDeviceToken(hex: token)))
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
+            let id = try #require(created["id"].string)
+            let report = try await harness.finished(id)
+            #expect(report["stats"]["rejected"]["InternalServerError"].int == 1)
+            let delivery = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1[0]
+            #expect(delivery["attempts"].int == 4)
+            let apnsIDText = try #require(delivery["apnsID"].string)
+            let apnsID = try #require(UUID(uuidString: apnsIDText))
+            let entry = try #require(harness.gateway.server.store.log.entry(apnsID: apnsID))
+            let sends = entry.events.filter { $0.kind == .rejected }.count
+            #expect(sends == 4, "APNs saw \(sends) sends (before: up to 20)")
         }
     }
 

@@ -112,6 +112,8 @@ final class ConnectionPool: Sendable {
             }
             let rejection = Self.rejection(status: status, apnsID: parts.apnsID, body: parts.body)
             switch rejection.reason.retryAdvice(status: status) {
+            case .afterBackoff where !configuration.retryPolicy.retriesAnswers:
+                finish(pending, .rejected(rejection))
             case .afterBackoff, .onNewConnection:
                 retry(pending, after: rejection)
             case .withNewProviderToken where tokens != nil:

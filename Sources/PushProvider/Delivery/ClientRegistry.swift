@@ -53,6 +53,9 @@ actor ClientRegistry {
         var configuration = APNSPushClient.Configuration(
             endpoint: endpoint, authentication: try credentials.clientAuthentication())
         configuration.maximumConnections = connections
+        // The engine decides every retry of an answer APNs gave (DeliveryEngine.retryOrGiveUp), counted in the
+        // database across leases and restarts: the client must not multiply them.
+        configuration.retryPolicy.retriesAnswers = false
         configuration.observer = observer
         configuration.logger = logger
         do {

@@ -27,8 +27,9 @@ final class DeliveryEngine: Sendable {
         var heartbeatInterval: Duration = .seconds(1)
         /// How long an engine may be silent before its leases are taken back.
         var staleAfter: TimeInterval = 5
-        /// Attempts before a delivery APNs keeps refusing with a temporary reason is given up.
-        var maximumAttempts = 5
+        /// Sends of one delivery in all (leases, across restarts) before one APNs keeps refusing with a temporary
+        /// reason is given up; the client sends each lease once (`retriesAnswers` off), so this is the only count.
+        var maximumAttempts = 4
         /// The time leases, retries and results are dated by (``PushProviderService/Configuration/now``).
         var now: @Sendable () -> Date = { Date() }
     }
