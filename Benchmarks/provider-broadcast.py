@@ -180,6 +180,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--rtt-ms", type=float, default=0,
+                        help="put the gateway this round trip away (Benchmarks/latency-proxy.py), as APNs is")
     parser.add_argument("--restart-database", metavar="COMMAND",
                         help="a shell command that restarts the database (pg_ctlcluster 15 main restart), run a third "
                              "of the way through; reports the stall after it and checks nothing was lost")
@@ -213,6 +215,13 @@ def main():
                             "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}"], r"listening on https://127.0.0.1:(\d+)",
                            f"{work}/gateway.out")
     gateway_port = int(found.group(1))
+    endpoint_port = gateway_port
+    proxy = None
+    if options.rtt_ms:
+        proxy, found = start([sys.executable, os.path.join(os.path.dirname(__file__), "latency-proxy.py"), "--target",
+                              f"127.0.0.1:{gateway_port}", "--rtt-ms", str(options.rtt_ms)], r"listening on (\d+)",
+                             f"{work}/proxy.out")
+        endpoint_port = int(found.group(1))
     serve_args = [HERALD, "serve", "--port", "0", "--data", work, "--database", database,
                   "--workers", str(options.workers), "--batch-size", str(options.batch_size),
                   "--connections", str(options.connections)]
@@ -227,7 +236,7 @@ def main():
         gw = Client("127.0.0.1", gateway_port, open(f"{work}/gateway/admin-token").read().strip(), context=context)
         status, created = Client("127.0.0.1", port, admin).call("POST", "/v1/apps", {
             "bundleID": "com.example.bench", "environment": "development",
-            "endpoint": f"https://127.0.0.1:{gateway_port}", "caPEM": ca,
+            "endpoint": f"https://127.0.0.1:{endpoint_port}", "caPEM": ca,
             "authentication": {"kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
                                "privateKey": open(key).read()}})
         assert status == 201, created
@@ -307,6 +316,7 @@ def main():
         seconds = time.monotonic() - began
         rss = max(peak_rss_mb(process.pid) for process in [provider] + others)
         print(json.dumps({"devices": options.devices, "database": options.database.split("://")[0],
+                          "rttMilliseconds": options.rtt_ms,
                           "providers": options.providers, "fanOutSeconds": round(created_at - began, 2),
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
@@ -339,6 +349,8 @@ def main():
         for process in [provider] + others:
             process.kill()
         gateway.kill()
+        if proxy:
+            proxy.kill()
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -24,7 +24,7 @@ struct ConnectionLimitTests {
                     held.append(s)
                 time.sleep(0.1)
                 over = socket.create_connection(("127.0.0.1", port))
-                over.settimeout(5)
+                over.settimeout(20)
                 print("over:", over.recv(4096).decode().split("\r\n")[0])
                 start = time.time()
                 closed = 0
@@ -39,7 +39,7 @@ struct ConnectionLimitTests {
                         closed += 1
                 print("closed:", closed, "within:", round(time.time() - start, 1))
                 fresh = socket.create_connection(("127.0.0.1", port))
-                fresh.settimeout(5)
+                fresh.settimeout(20)
                 fresh.sendall(b"GET /v1/apps HTTP/1.1\r\nHost: x\r\n\r\n")
                 print("fresh:", fresh.recv(4096).decode().split("\r\n")[0])
                 """#
