@@ -21,7 +21,7 @@ struct ClientConnectionTests {
             let changes = streams.all
             #expect(changes.first?.limit == 1, "the gateway allows one stream before the first valid token")
             #expect(changes.allSatisfy { $0.open <= $0.limit })
-            #expect(changes.contains { $0.limit == 1000 }, "the gateway's 1000, as APNs allows once a token is accepted")
+            #expect(changes.contains { $0.limit == 1000 }, "the gateway's 1000, as APNs allows after a token")
             #expect(changes.contains { $0.open > 1 }, "after the first token, streams run side by side")
             let firstRaise = changes.firstIndex { $0.limit > 1 } ?? 0
             #expect(changes[..<firstRaise].allSatisfy { $0.open <= 1 })
