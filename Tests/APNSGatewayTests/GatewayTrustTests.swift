@@ -239,7 +239,8 @@ struct GatewayTrustTests {
         configuration.port = 0
         configuration.maxConnections = 3
         configuration.logger.logLevel = .warning
-        configuration.setupTimeout = .seconds(3)
+        // Long enough that "at once" (under 5 s, on a loaded machine) is clearly not the deadline.
+        configuration.setupTimeout = .seconds(12)
         let server = try GatewayServer(configuration: configuration)
         let port = try await server.start()
         // Connections whose TLS handshake starts and never ends: each is known to be accepted once the server's
@@ -260,7 +261,7 @@ struct GatewayTrustTests {
                 except ssl.SSLWantReadError:
                     pass
                 s.sendall(hello.read())
-                s.settimeout(20)
+                s.settimeout(45)
                 assert s.recv(1) != b""
                 return s
             def closed(s):
@@ -273,29 +274,29 @@ struct GatewayTrustTests {
             def set_up():
                 s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
                 s.sendall(b"PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
-                s.settimeout(20)
+                s.settimeout(45)
                 assert s.recv(1) != b""
                 return s
             flood = [half_open() for _ in range(3)]
             began = time.monotonic()
             newer = half_open()
-            print("shed", closed(flood[0]), round(time.monotonic() - began, 2) < 1.5)
+            print("shed", closed(flood[0]), round(time.monotonic() - began, 2) < 6)
             real = set_up()
-            print("real", real.selected_alpn_protocol(), round(time.monotonic() - began, 2) < 1.5)
+            print("real", real.selected_alpn_protocol(), round(time.monotonic() - began, 2) < 6)
             for s in flood[1:] + [newer]:
                 print("idle", closed(s), round(time.monotonic() - began, 2))
             full = [real, set_up(), set_up()]
             extra = socket.create_connection(("127.0.0.1", port))
-            extra.settimeout(20)
+            extra.settimeout(45)
             began = time.monotonic()
-            print("refused", closed(extra), round(time.monotonic() - began, 2) < 1.5)
+            print("refused", closed(extra), round(time.monotonic() - began, 2) < 6)
             """
         let lines = try await GatewayHarness.python(script, [String(port)]).split(separator: "\n").map(String.init)
         #expect(lines.first == "shed True True", "\(lines)")
         #expect(lines.dropFirst().first == "real h2 True", "\(lines)")
         let idle = lines.filter { $0.hasPrefix("idle") }.map { $0.split(separator: " ") }
         #expect(idle.count == 3 && idle.allSatisfy { $0[1] == "True" }, "\(lines)")
-        #expect(idle.allSatisfy { Double($0[2]) ?? 99 < 15 }, "\(lines)")
+        #expect(idle.allSatisfy { Double($0[2]) ?? 99 < 45 }, "\(lines)")
         #expect(lines.last == "refused True True", "\(lines)")
         #expect(server.refusals.count(.connectionLimit) == 3)
         try await server.shutdown()

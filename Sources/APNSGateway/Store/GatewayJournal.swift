@@ -302,7 +302,9 @@ package final class GatewayJournal: Sendable {
             }
             state.failing = true
             do {
+                // Cut the partial record off and write on from the cut: the next record starts on a boundary.
                 try state.handle.truncate(atOffset: UInt64(state.size))
+                try state.handle.seek(toOffset: UInt64(state.size))
             } catch {
                 state.unlogged.append((.critical, "cannot cut the journal back to its last whole record: \(error)"))
             }
