@@ -38,9 +38,12 @@ final class GatewayConnections: Sendable {
             return nil
         }
 
+        /// Drops the arrivals of connections that have set up or closed once they are most of the list, so it stays
+        /// about as long as the connections still setting up (it never shrinks through ``takeOldestSettingUp()``
+        /// alone while the limit is not reached).
         mutating func compact() {
-            guard oldest > 1024, oldest * 2 > arrivals.count else { return }
-            arrivals.removeFirst(oldest)
+            guard arrivals.count > 1024, arrivals.count > 2 * settingUp.count else { return }
+            arrivals = arrivals[oldest...].filter { settingUp[$0] != nil }
             oldest = 0
         }
     }
@@ -85,6 +88,9 @@ final class GatewayConnections: Sendable {
         if case .shed(let oldest) = decision { oldest.close(promise: nil) }
         return decision
     }
+
+    /// How many arrivals the admission books hold (for tests: it must stay near the connections setting up).
+    var arrivalsKept: Int { admission.withLock { $0.arrivals.count - $0.oldest } }
 
     /// The connection finished setting up (its protocol is chosen): it is no longer the first to make room.
     func setUp(_ channel: any Channel) {
