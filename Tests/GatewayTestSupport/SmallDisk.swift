@@ -34,14 +34,15 @@ package struct SmallDisk {
 
     /// Fills the disk with a file of its own until at most `leaving` bytes are free.
     package func fill(leaving: Int) throws {
-        let filler = url.appendingPathComponent("filler")
-        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: filler)
-        defer { try? handle.close() }
-        let chunk = Data(count: 4096)
+        // Close-on-exec: a process another test starts meanwhile must not inherit the file and keep its space after
+        // ``release()`` (a file's space is freed only when its last descriptor closes).
+        let descriptor = open(url.appendingPathComponent("filler").path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let chunk = [UInt8](repeating: 0, count: 4096)
         while freeBytes > leaving {
             let size = min(chunk.count, max(1, freeBytes - leaving))
-            do { try handle.write(contentsOf: chunk.prefix(size)) } catch { break }
+            guard chunk.withUnsafeBytes({ write(descriptor, $0.baseAddress, size) }) > 0 else { break }
         }
     }
 

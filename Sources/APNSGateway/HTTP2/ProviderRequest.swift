@@ -78,6 +78,18 @@ extension ProviderRequest {
 }
 
 /// What the gateway answers.
+/// A push an answer stored for an offline device, and the push it replaced. A reference: every answer carries the
+/// field through the batch's decisions, and two notifications inline would make each answer several times larger.
+final class StoredPush: Sendable {
+    let notification: AcceptedNotification
+    let replaced: AcceptedNotification?
+
+    init(_ notification: AcceptedNotification, replaced: AcceptedNotification?) {
+        self.notification = notification
+        self.replaced = replaced
+    }
+}
+
 struct ProviderResponse: Sendable {
     var status: Int
     var apnsID: String
@@ -94,7 +106,7 @@ struct ProviderResponse: Sendable {
     var body: [UInt8]?
     /// A push this answer stored for an offline device, and the push it replaced: taken back, and the answer turned
     /// into ``unstored(_:)``, when the journal cannot be written.
-    var stored: (notification: AcceptedNotification, replaced: AcceptedNotification?)?
+    var stored: StoredPush?
 
     /// The answer to a push that was stored but could not be written to the journal: `503 ServiceUnavailable`, which
     /// a provider retries; the push is not kept.

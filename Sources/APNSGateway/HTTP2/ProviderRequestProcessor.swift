@@ -85,7 +85,9 @@ struct ProviderRequestProcessor: Sendable {
             }
             var response = ProviderResponse(
                 status: 200, apnsID: apnsIDText, uniqueID: accepted.uniqueID?.lowercasedString, error: nil)
-            if case .stored(let replaced) = store.accept(accepted) { response.stored = (accepted, replaced) }
+            if case .stored(let replaced) = store.accept(accepted) {
+                response.stored = StoredPush(accepted, replaced: replaced)
+            }
             return response
         } catch is NeedsVerification {
             return nil
