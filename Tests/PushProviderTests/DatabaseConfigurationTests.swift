@@ -7,7 +7,7 @@ struct DatabaseConfigurationTests {
     @Test("sqlite and postgres URLs are taken; anything else is refused with what to write")
     func parsing() throws {
         #expect(try PushProviderService.Database(parsing: "sqlite") == .sqlite)
-        let url = "postgres://herald:secret@db.example.com:6432/herald?sslmode=require&schema=team_a"
+        let url = "postgres://herald:secret@db.example.com:6432/herald?sslmode=require&schema=team_a&pool_max_conns=4"
         #expect(try PushProviderService.Database(parsing: url) == .postgres(url: url))
         #expect(
             try PushProviderService.Database(parsing: "postgresql:///herald?host=/var/run/postgresql")
@@ -17,6 +17,10 @@ struct DatabaseConfigurationTests {
             ("postgres://localhost/herald?sslmode=sometimes", "sslmode"),
             ("postgres://localhost/herald?schema=Bad-Name", "schema"),
             ("postgres://localhost/herald?pool=3", "\"pool\""),
+            ("postgres://localhost/herald?pool_max_conns=0", "pool_max_conns"),
+            ("postgres://localhost/herald?pool_max_conns=-1", "pool_max_conns"),
+            ("postgres://localhost/herald?pool_max_conns=9223372036854775808", "pool_max_conns"),
+            ("postgres://localhost/herald?pool_max_conns=1001", "1 to 1000"),
         ]
         for (text, named) in refusals {
             let error = #expect(throws: ProviderError.self) { try PushProviderService.Database(parsing: text) }

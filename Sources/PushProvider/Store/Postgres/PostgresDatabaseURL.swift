@@ -9,6 +9,8 @@ import PostgresNIO
 /// - `host=/var/run/postgresql` connects through the Unix socket in that directory.
 /// - `schema`: the tables go into this schema (created when missing) instead of `public`, so several Herald
 ///   deployments (or test runs) can share one database.
+/// - `pool_max_conns`: how many connections this process keeps open at most (1 to 1,000; default 20), as pgx names it:
+///   the sum over every process on one database must stay under the server's `max_connections`.
 struct PostgresDatabaseURL: Sendable {
     /// The pool's configuration.
     var configuration: PostgresClient.Configuration
@@ -31,10 +33,10 @@ struct PostgresDatabaseURL: Sendable {
         }
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        let known: Set = ["sslmode", "host", "schema"]
+        let known: Set = ["sslmode", "host", "schema", "pool_max_conns"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
             throw .configuration(
-                "the database URL's \"\(unknown)\" parameter is not known; use sslmode, host or schema")
+                "the database URL's \"\(unknown)\" parameter is not known; use sslmode, host, schema or pool_max_conns")
         }
         let user = components.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
         let password = components.password
@@ -60,10 +62,20 @@ struct PostgresDatabaseURL: Sendable {
             configuration.options.additionalStartupParameters = [("search_path", schema)]
             probe.options.additionalStartupParameters = [("search_path", schema)]
         }
+        if let pool = query["pool_max_conns"] {
+            guard let count = Int(pool), Self.poolSizes.contains(count) else {
+                throw .configuration(
+                    "the database URL's pool_max_conns \"\(pool)\" must be a whole number from 1 to 1000")
+            }
+            configuration.options.maximumConnections = count
+        }
         var shown = components
         if shown.password != nil { shown.password = "***" }
         redacted = shown.string ?? "postgres://"
     }
+
+    /// The pool sizes `pool_max_conns` accepts.
+    static let poolSizes = 1...1000
 
     private static func tls(_ mode: String) throws(ProviderError) -> (
         PostgresClient.Configuration.TLS, PostgresConnection.Configuration.TLS
