@@ -14,6 +14,8 @@ public protocol APNSClientObserver: Sendable {
     func streamsChanged(open: Int, limit: Int)
     /// The number of open connections changed.
     func connectionsChanged(open: Int)
+    /// A connection measured the network's round trip (a PING sent as it opened, and its answer).
+    func roundTripMeasured(_ roundTrip: Duration)
 }
 
 extension APNSClientObserver {
@@ -22,6 +24,7 @@ extension APNSClientObserver {
     public func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration) {}
     public func streamsChanged(open: Int, limit: Int) {}
     public func connectionsChanged(open: Int) {}
+    public func roundTripMeasured(_ roundTrip: Duration) {}
 }
 
 /// The observer that ignores everything.

@@ -66,6 +66,25 @@ struct ConnectionHandlerTests {
         #expect(try connection.written().pings == 0)
     }
 
+    @Test("as it opens, the connection measures the round trip with one PING, apart from the keep-alive's")
+    func roundTripProbe() throws {
+        let watcher = RoundTripWatcher()
+        let connection = try HandlerFixture(pingInterval: .seconds(60), pingTimeout: .seconds(10), observer: watcher)
+        try connection.receive(.settings(.settings([])))
+        #expect(try connection.written().probes == 1)
+        connection.advance(by: .milliseconds(150))
+        try connection.receive(.ping(HTTP2PingData(), ack: true))
+        #expect(watcher.measured.withLock { $0 }.isEmpty, "a keep-alive's answer measures nothing")
+        try connection.receive(.ping(APNSConnectionHandler.roundTripProbe, ack: true))
+        #expect(watcher.measured.withLock { $0 } == [.milliseconds(150)])
+        try connection.receive(.ping(APNSConnectionHandler.roundTripProbe, ack: true))
+        #expect(watcher.measured.withLock { $0 }.count == 1, "an answer nobody asked for is ignored")
+        try connection.receive(.settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 5)])))
+        #expect(try connection.written().probes == 0, "later SETTINGS send no probe")
+        connection.advance(by: .seconds(30))
+        #expect(connection.channel.isActive)
+    }
+
     @Test("a stream past its deadline is reset with CANCEL and ends DeadlineExceeded; one waiting for a stream too")
     func deadlines() throws {
         let connection = try HandlerFixture()
@@ -136,12 +155,15 @@ private final class HandlerFixture {
     private let handedBack = HandedBack()
     private let load = ConnectionLoad()
 
-    init(pingInterval: Duration = .seconds(60), pingTimeout: Duration = .seconds(10)) throws {
+    init(
+        pingInterval: Duration = .seconds(60), pingTimeout: Duration = .seconds(10),
+        observer: any APNSClientObserver = SilentObserver()
+    ) throws {
         let loop = EmbeddedEventLoop()
         channel = EmbeddedChannel(loop: loop)
         let handedBack = handedBack
         handler = APNSConnectionHandler(
-            authority: "api.sandbox.push.apple.com", tokens: nil, load: load, observer: SilentObserver(),
+            authority: "api.sandbox.push.apple.com", tokens: nil, load: load, observer: observer,
             pingInterval: pingInterval, pingTimeout: pingTimeout, streamCap: 100, loop: loop,
             events: ConnectionEvents(
                 finished: { batch in handedBack.outcomes.withLock { $0 += batch.map(\.outcome) } },
@@ -192,6 +214,12 @@ private final class HandlerFixture {
     }
 }
 
+/// The round trips the handler reported.
+private final class RoundTripWatcher: APNSClientObserver {
+    let measured = Mutex<[Duration]>([])
+    func roundTripMeasured(_ roundTrip: Duration) { measured.withLock { $0.append(roundTrip) } }
+}
+
 /// What the handler told its pool.
 private final class HandedBack: Sendable {
     let outcomes = Mutex<[AttemptOutcome]>([])
@@ -210,8 +238,26 @@ private struct WrittenFrames {
         }
     }
 
+    /// Keep-alive PINGs.
     var pings: Int {
-        frames.count { if case .ping(_, ack: false) = $0.payload { true } else { false } }
+        frames.count {
+            if case .ping(let data, ack: false) = $0.payload {
+                data != APNSConnectionHandler.roundTripProbe
+            } else {
+                false
+            }
+        }
+    }
+
+    /// PINGs that measure the round trip.
+    var probes: Int {
+        frames.count {
+            if case .ping(let data, ack: false) = $0.payload {
+                data == APNSConnectionHandler.roundTripProbe
+            } else {
+                false
+            }
+        }
     }
 
     var goAways: Int {

@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import APNSGateway
 import Foundation
+import GatewayTestSupport
 import Synchronization
 import Testing
 
@@ -22,23 +23,9 @@ struct FarServerTests {
     @Test("60 ms away, one connection keeps well over 100 streams in flight and loses or repeats nothing")
     func manyStreamsWhenFar() async throws {
         try await ClientHarness.with { gateway in
-            let proxy = Process()
-            proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Benchmarks/latency-proxy.py")
-            proxy.arguments = [
-                "python3", script.path, "--target", "127.0.0.1:\(gateway.port)", "--rtt-ms", "60", "--exit-with-stdin",
-            ]
-            let output = Pipe()
-            proxy.standardOutput = output
-            proxy.standardError = FileHandle.nullDevice
-            let input = Pipe()
-            proxy.standardInput = input
-            try proxy.run()
-            // Closing its standard input ends the proxy (python3 may run behind a shim that terminate() misses).
-            defer { try? input.fileHandleForWriting.close() }
-            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            let port = try #require(Int(line.replacingOccurrences(of: "listening on ", with: "").trimmed))
+            let proxy = try LatencyProxy(targetPort: gateway.port, roundTripMilliseconds: 60)
+            defer { proxy.stop() }
+            let port = proxy.port
             let watcher = StreamWatcher()
             var configuration = try gateway.configuration()
             configuration.endpoint = try APNSEndpoint(
@@ -60,8 +47,4 @@ struct FarServerTests {
             #expect(most <= 1000)
         }
     }
-}
-
-extension String {
-    fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }

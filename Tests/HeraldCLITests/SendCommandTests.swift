@@ -97,6 +97,40 @@ struct SendCommandTests {
         }
     }
 
+    @Test(
+        "the summary says where the time went: round trip, streams in flight, the limit they allow, what held it back")
+    func whereTheTimeWent() async throws {
+        try await SendGateway.with { gateway in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+            try Data(String(repeating: gateway.token + "\n", count: 4000).utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let proxy = try LatencyProxy(targetPort: gateway.port, roundTripMilliseconds: 80)
+            defer { proxy.stop() }
+            var far = gateway.arguments(["--tokens", file.path, "--body", "x", "--json"])
+            far[try #require(far.firstIndex(of: gateway.url))] = "https://127.0.0.1:\(proxy.port)"
+            let result = await runHerald(far)
+            #expect(result.status == 0, "\(result.errorOutput)")
+            let summary = try JSONValue(parsing: Data(result.output.utf8))
+            let roundTrip = try #require(summary["roundTripMilliseconds"]?.number?.doubleValue)
+            #expect(roundTrip >= 80 && roundTrip < 200, "\(roundTrip) ms through an 80 ms proxy")
+            #expect(summary["streamLimit"] == 1000, "the gateway allows APNs' 1,000 streams once the token is good")
+            #expect(summary["connections"] == 1)
+            let limit = try #require(summary["limitPerSecond"]?.number?.doubleValue)
+            #expect(abs(limit * roundTrip / 1_000_000 - 1) < 0.01, "1,000 streams / \(roundTrip) ms is not \(limit)/s")
+            let ofLimit = try #require(summary["ofLimit"]?.number?.doubleValue)
+            let rate = try #require(summary["notificationsPerSecond"]?.number?.doubleValue)
+            #expect(abs(ofLimit - rate / limit) < 0.01)
+            #expect(try #require(summary["averageInFlight"]?.number?.doubleValue) > 100)
+            #expect(summary["bottleneck"]?.string?.isEmpty == false)
+
+            let text = await runHerald(gateway.arguments(["--tokens", file.path, "--body", "x"]))
+            #expect(
+                text.output.contains("streams in flight on average, 1000 allowed on each of 1 connection"),
+                "\(text.output)")
+            #expect(text.output.contains("held back by the round trip is local"), "\(text.output)")
+        }
+    }
+
     @Test("a line that is no device token is reported as BadDeviceToken and not sent; the rest go")
     func invalidLine() async throws {
         try await SendGateway.with { gateway in
@@ -180,6 +214,7 @@ struct SendCommandTests {
 /// A gateway in this process with a key on disk and a registered device, for `herald send`.
 struct SendGateway {
     let server: GatewayServer
+    let port: Int
     let url: String
     let caFile: String
     let authKey: String
@@ -191,7 +226,7 @@ struct SendGateway {
         try Data(gateway.key.pemRepresentation.utf8).write(to: keyFile)
         let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)
         let sendGateway = SendGateway(
-            server: gateway.server, url: "https://127.0.0.1:\(gateway.port)",
+            server: gateway.server, port: gateway.port, url: "https://127.0.0.1:\(gateway.port)",
             caFile: gateway.server.certificateAuthority.caPath.path,
             authKey: "DEF123GHIJ:ABC123DEFG:\(keyFile.path)", token: device.token.hex)
         try await gateway.run { try await body(sendGateway) }

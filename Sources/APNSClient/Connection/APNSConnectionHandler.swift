@@ -56,6 +56,10 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     private var inFlightTarget: InFlightTarget
     /// When to PING a quiet connection and when an unanswered PING ends it.
     private var keepAlive: KeepAlive
+    /// When the PING that measures the round trip went out (one, as the connection opens), until its answer.
+    private var roundTripProbeSentAt: NIODeadline?
+    /// The PING data that tells the round-trip probe's answer from a keep-alive's.
+    static let roundTripProbe = HTTP2PingData(withInteger: 0x4845_5241_4C44_5254)
     private var timer: RepeatedTask?
     /// Tells the stream errors NIOHTTP2 reports from connection errors.
     private var streamErrors = StreamErrorFilter()
@@ -162,6 +166,11 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
             apply(settings)
         case .goAway(let lastStreamID, let code, let opaqueData):
             receivedGoAway(lastStreamID: lastStreamID, code: code, reason: opaqueData.flatMap(Self.reason(in:)))
+        case .ping(let data, ack: true) where data == Self.roundTripProbe:
+            if let sentAt = roundTripProbeSentAt {
+                roundTripProbeSentAt = nil
+                observer.roundTripMeasured(.nanoseconds((loop.now - sentAt).nanoseconds))
+            }
         case .ping(_, ack: true):
             keepAlive.pingAnswered()
         default:
@@ -320,9 +329,19 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
     // MARK: Connection management
 
     private func apply(_ settings: HTTP2Settings) {
+        let opening = connection.state == .starting
         let limit = connection.settingsReceived(settings)
         load.streamLimit.store(limit, ordering: .relaxed)
         observer.streamsChanged(open: inFlight.count, limit: limit)
+        if opening, let context {
+            // The server answers a PING at once, before any request: the network's round trip, without the time a
+            // request spends being processed or waiting behind others.
+            roundTripProbeSentAt = loop.now
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(Self.roundTripProbe, ack: false))),
+                promise: nil)
+            needsFlush = true
+        }
     }
 
     private func receivedGoAway(lastStreamID: HTTP2StreamID, code: HTTP2ErrorCode, reason: APNSReason?) {

@@ -63,7 +63,11 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "How many connections to open at most.")
     var connections = 1
 
-    @Option(help: "How many notifications may be in flight at once, over all connections (default 100 per connection).")
+    @Option(
+        help: """
+            How many notifications may be in flight at once, over all connections (default: as many as each server \
+            allows, 1,000 on APNs).
+            """)
     var concurrency: Int?
 
     @Option(
@@ -254,11 +258,27 @@ struct SendCommand: AsyncParsableCommand {
     }
 }
 
-/// Counts the client's retries into the summary.
+/// Counts the client's retries, answer times, stream limits and connections into the summary.
 private struct SendObserver: APNSClientObserver {
     let summary: SendSummary
 
     func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration) {
         summary.recordRetry()
+    }
+
+    func notificationFinished(_ result: APNSResult, latency: Duration) {
+        summary.recordAnswer(after: latency)
+    }
+
+    func streamsChanged(open: Int, limit: Int) {
+        summary.recordStreamLimit(limit)
+    }
+
+    func connectionsChanged(open: Int) {
+        summary.recordConnections(open)
+    }
+
+    func roundTripMeasured(_ roundTrip: Duration) {
+        summary.recordRoundTrip(roundTrip)
     }
 }

@@ -3,7 +3,8 @@ import APNSCore
 import Foundation
 import Synchronization
 
-/// What `herald send` did: counts by result and reason, retries, time; and the first results in full.
+/// What `herald send` did: counts by result and reason, retries, time and where it went; and the first results in
+/// full.
 final class SendSummary: Sendable {
     /// At most this many results are kept one by one (all of them for small sends).
     static let keptResults = 100
@@ -15,6 +16,7 @@ final class SendSummary: Sendable {
         var retried = 0
         var firstMessages: [String: String] = [:]
         var results: [(token: String, result: APNSResult)] = []
+        var timing = SendTiming()
     }
 
     private let counts = Mutex(Counts())
@@ -47,6 +49,26 @@ final class SendSummary: Sendable {
         counts.withLock { $0.retried += 1 }
     }
 
+    /// APNs answered a notification `latency` after it was first written.
+    func recordAnswer(after latency: Duration) {
+        counts.withLock { $0.timing.answered(after: latency) }
+    }
+
+    /// A connection measured the round trip.
+    func recordRoundTrip(_ roundTrip: Duration) {
+        counts.withLock { $0.timing.measured(roundTrip) }
+    }
+
+    /// A connection may keep `limit` streams in flight.
+    func recordStreamLimit(_ limit: Int) {
+        counts.withLock { $0.timing.streamsAllowed(limit) }
+    }
+
+    /// `count` connections are open.
+    func recordConnections(_ count: Int) {
+        counts.withLock { $0.timing.connectionsOpen(count) }
+    }
+
     var snapshot: Counts { counts.withLock { $0 } }
 
     /// Seconds since the send started.
@@ -72,11 +94,14 @@ final class SendSummary: Sendable {
         for (reason, count) in counts.rejected.sorted(by: { $0.value > $1.value }) {
             lines.append("  \(reason): \(count) (\(counts.firstMessages[reason] ?? ""))")
         }
+        if counts.sent > 1 { lines += Self.timingLines(counts.timing, sent: counts.sent, seconds: seconds) }
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// The summary as one JSON object: `sent`, `accepted`, `rejected` (reason to count), `retried`, `seconds`,
-    /// `notificationsPerSecond`, and `results` (each notification's result, for up to 100 notifications).
+    /// `notificationsPerSecond`, where the time went (`roundTripMilliseconds`, `averageInFlight`, `streamLimit`,
+    /// `connections`, `limitPerSecond`, `ofLimit`, `bottleneck`), and `results` (each notification's result, for up
+    /// to 100 notifications).
     func json() -> String {
         let counts = snapshot
         let seconds = seconds
@@ -95,10 +120,48 @@ final class SendSummary: Sendable {
                 value: .number(JSONNumber((Double(counts.sent) / max(seconds, 1e-9)).rounded()))
             ),
         ])
+        for (key, value) in Self.timingJSON(counts.timing, sent: counts.sent, seconds: seconds) {
+            object[key] = value
+        }
         if counts.sent <= Self.keptResults {
             object["results"] = .array(counts.results.map { Self.json(token: $0.token, $0.result) })
         }
         return String(decoding: JSONValue.object(object).encoded(), as: UTF8.self) + "\n"
+    }
+
+    private static func timingLines(_ timing: SendTiming, sent: Int, seconds: Double) -> [String] {
+        guard let roundTrip = timing.roundTrip else { return [] }
+        let rate = Double(sent) / max(seconds, 1e-9)
+        var line = String(
+            format: "round trip %@ (%@), %.0f streams in flight on average, %d allowed on each of %d "
+                + "connection%@", SendTiming.milliseconds(roundTrip),
+            timing.roundTripMeasured ? "PING" : "the fastest answer", timing.averageInFlight(over: seconds),
+            timing.streamLimit, timing.connections, timing.connections == 1 ? "" : "s")
+        if let limit = timing.limitPerSecond {
+            line += String(format: ": at most %.0f/s, reached %.2f of it", limit, rate / limit)
+        }
+        var lines = [line]
+        if let bottleneck = timing.bottleneck(rate: rate, seconds: seconds) {
+            lines.append("held back by \(bottleneck)")
+        }
+        return lines
+    }
+
+    private static func timingJSON(_ timing: SendTiming, sent: Int, seconds: Double) -> [(String, JSONValue)] {
+        let rate = Double(sent) / max(seconds, 1e-9)
+        let limit = timing.limitPerSecond
+        return [
+            (
+                "roundTripMilliseconds",
+                timing.roundTrip.map { .number(JSONNumber(($0 * 10_000).rounded() / 10)) } ?? .null
+            ),
+            ("averageInFlight", .number(JSONNumber((timing.averageInFlight(over: seconds) * 10).rounded() / 10))),
+            ("streamLimit", .number(JSONNumber(timing.streamLimit))),
+            ("connections", .number(JSONNumber(timing.connections))),
+            ("limitPerSecond", limit.map { .number(JSONNumber($0.rounded())) } ?? .null),
+            ("ofLimit", limit.map { .number(JSONNumber((rate / $0 * 1000).rounded() / 1000)) } ?? .null),
+            ("bottleneck", timing.bottleneck(rate: rate, seconds: seconds).map { .string($0) } ?? .null),
+        ]
     }
 
     private static func describe(token: String, _ result: APNSResult) -> String {
