@@ -221,6 +221,39 @@ struct DeliveryTests {
         }
     }
 
+    @Test("when APNs answers a whole chunk 503, the app's next notifications wait instead of following at full speed")
+    func stormSlowsTheApp() async throws {
+        try await ProviderHarness.with(configure: {
+            $0.workers = 1; $0.batchSize = 50
+        }) { harness in
+            var tokens: [String] = []
+            for _ in 0..<150 { tokens.append(try harness.gatewayToken()) }
+            let (imported, _) = try await harness.call(
+                "POST", "/v1/devices/import", body: ["devices": tokens.map { ["token": $0] }])
+            #expect(imported == 200)
+            harness.gateway.server.faults.add(
+                .init(effect: .answer(status: 503, reason: .serviceUnavailable), count: 50))
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "x"]])
+            let report = try await harness.finished(try #require(created["id"].string))
+            #expect(report["stats"]["accepted"].int == 150)
+            var refused: [Date] = []
+            var received: [Date] = []
+            for (_, entry) in harness.gateway.server.store.log.entries(after: -1, limit: 10_000).entries {
+                for event in entry.events where event.kind == .rejected { refused.append(event.time) }
+                for event in entry.events where event.kind == .received { received.append(event.time) }
+            }
+            #expect(refused.count == 50)
+            let storm = try #require(refused.max())
+            let afterStorm = received.filter { $0 > storm }
+            let next = try #require(afterStorm.min())
+            #expect(
+                next.timeIntervalSince(storm) >= 0.9,
+                "the next notification went \(next.timeIntervalSince(storm)) s after 50 answers of 503 (before: at once)"
+            )
+        }
+    }
+
     @Test("a notification scheduled for later waits in the queue")
     func scheduled() async throws {
         try await ProviderHarness.with { harness in

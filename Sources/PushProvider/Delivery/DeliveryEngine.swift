@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import Logging
 import NIOCore
+import Synchronization
 
 /// The workers: lease batches of deliveries from the queue, send each through the app's `APNSPushClient`, and record
 /// every result, retrying with backoff what APNs says may succeed later.
@@ -39,6 +40,7 @@ final class DeliveryEngine: Sendable {
     private let clients: ClientRegistry
     private let settings: Settings
     private let limiter = RateLimiter()
+    private let serverTrouble = ServerTroubleBackoff()
     private let logger: Logger
     private let failures: FailureReporter
     private let signal = WorkSignal()
@@ -166,15 +168,33 @@ final class DeliveryEngine: Sendable {
             return
         }
         for failure in prepared.failures { buffer.append(failure) }
-        let chunkSize = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
+        let rateChunk = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
         var start = 0
         while start < prepared.notifications.count {
+            await serverTrouble.wait(appID: appID, now: Date())
+            let chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
             let chunk = prepared.notifications[start..<min(start + chunkSize, prepared.notifications.count)]
             start += chunk.count
             await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit)
+            let answers = Mutex((answered: 0, troubled: 0))
             do {
                 try await client.send(contentsOf: chunk) { outcome in
+                    if case .rejected(let rejection) = outcome.result, let status = rejection.status {
+                        answers.withLock {
+                            $0 = ($0.answered + 1, $0.troubled + (status == 500 || status == 503 ? 1 : 0))
+                        }
+                    } else if case .accepted = outcome.result {
+                        answers.withLock { $0.answered += 1 }
+                    }
                     buffer.append(self.result(of: outcome, appID: appID, attempts: attempts))
+                }
+                let (answered, troubled) = answers.withLock { $0 }
+                if let pause = serverTrouble.record(
+                    appID: appID, answered: answered, troubled: troubled, now: Date())
+                {
+                    logger.warning(
+                        "APNs answered most of the app's notifications with 500 or 503; its sends pause",
+                        metadata: ["app": "\(appID)", "seconds": "\(pause)", "troubled": "\(troubled)/\(answered)"])
                 }
             } catch {
                 failures.report(.sign, "cannot sign a provider token", error: error, metadata: ["app": "\(appID)"])

@@ -1,0 +1,43 @@
+import APNSCore
+import Foundation
+import Testing
+
+@testable import PushProvider
+
+@Suite("A 500/503 storm slows the app's whole send")
+struct ServerTroubleBackoffTests {
+    let now = Date(timeIntervalSince1970: 1_900_000_000)
+
+    @Test("mostly 500/503 pauses the app 1 s, doubling to a minute; a normal chunk ends it; few answers change nothing")
+    func decisions() {
+        let backoff = ServerTroubleBackoff()
+        #expect(backoff.chunkSize(5000, appID: "a") == 5000)
+        #expect(backoff.record(appID: "a", answered: 9, troubled: 9, now: now) == nil, "nine failing devices")
+        #expect(backoff.chunkSize(5000, appID: "a") == 5000)
+        #expect(backoff.record(appID: "a", answered: 100, troubled: 49, now: now) == nil, "under half")
+        #expect(backoff.record(appID: "a", answered: 100, troubled: 50, now: now) == 1)
+        #expect(backoff.chunkSize(5000, appID: "a") == ServerTroubleBackoff.probeChunk)
+        #expect(backoff.chunkSize(7, appID: "a") == 7)
+        #expect(backoff.chunkSize(5000, appID: "b") == 5000, "another app is not slowed")
+        var pauses: [TimeInterval] = []
+        for _ in 0..<8 { pauses.append(backoff.record(appID: "a", answered: 50, troubled: 50, now: now) ?? 0) }
+        #expect(pauses == [2, 4, 8, 16, 32, 60, 60, 60])
+        #expect(backoff.record(appID: "a", answered: 3, troubled: 3, now: now) == nil)
+        #expect(backoff.chunkSize(5000, appID: "a") == ServerTroubleBackoff.probeChunk, "a few answers leave it paused")
+        #expect(backoff.record(appID: "a", answered: 0, troubled: 0, now: now) == nil)
+        #expect(backoff.record(appID: "a", answered: 50, troubled: 0, now: now) == nil)
+        #expect(backoff.chunkSize(5000, appID: "a") == 5000, "answered normally: full speed again")
+        #expect(backoff.record(appID: "a", answered: 50, troubled: 50, now: now) == 1, "a new storm starts at 1 s")
+    }
+
+    @Test("a pause holds the app's next chunk for its length, and is over at once when it has passed")
+    func waits() async {
+        let backoff = ServerTroubleBackoff()
+        backoff.record(appID: "a", answered: 20, troubled: 20, now: Date())
+        let clock = ContinuousClock()
+        let paused = await clock.measure { await backoff.wait(appID: "a", now: Date()) }
+        #expect(paused >= .milliseconds(900))
+        let over = await clock.measure { await backoff.wait(appID: "a", now: Date().addingTimeInterval(2)) }
+        #expect(over < .milliseconds(500))
+    }
+}
