@@ -33,6 +33,33 @@ struct InFlightTargetTests {
         #expect(seen == [400, 1000, 1000, 1000])
     }
 
+    @Test("a PING that measured a far round trip sets the target to the server's limit at once, following its changes")
+    func farFromTheStart() {
+        let start = NIODeadline.uptimeNanoseconds(0)
+        var target = InFlightTarget(now: start)
+        target.roundTripMeasured(.microseconds(300))
+        #expect(target.target == InFlightTarget.floor, "a local round trip changes nothing")
+        target.roundTripMeasured(.milliseconds(5))
+        #expect(target.target == InFlightTarget.floor, "nor does a loopback PING answered late by a busy server")
+        target.roundTripMeasured(.milliseconds(50))
+        #expect(target.target > 1000, "until the next answer, the server's limit alone decides")
+        #expect(
+            window(&target, start: start, count: 1, latency: .milliseconds(50), length: .milliseconds(150), limit: 1)
+                == 1, "one stream until the provider token is accepted")
+        #expect(
+            window(&target, start: start, count: 1, latency: .milliseconds(50), length: .milliseconds(1), limit: 1000)
+                == 1000, "the whole limit at once, however few answers came yet")
+        #expect(
+            window(&target, start: start, count: 9, latency: .milliseconds(50), length: .milliseconds(1), limit: 0) == 1
+        )
+        #expect(
+            window(&target, start: start, count: 9, latency: .milliseconds(50), length: .milliseconds(1), limit: 500)
+                == 500, "a lowered limit is followed")
+        #expect(
+            window(&target, start: start, count: 9, latency: .microseconds(500), length: .milliseconds(60), limit: 1000)
+                == InFlightTarget.floor, "an answer in half a millisecond: the server is near after all")
+    }
+
     @Test("on loopback the floor holds whatever the rate: more streams would only cost bookkeeping")
     func loopbackStaysAtTheFloor() {
         let start = NIODeadline.uptimeNanoseconds(0)

@@ -125,7 +125,8 @@ struct SendCommandTests {
 
             let text = await runHerald(gateway.arguments(["--tokens", file.path, "--body", "x"]))
             #expect(
-                text.output.contains("streams in flight on average, 1000 allowed on each of 1 connection"),
+                text.output.contains(
+                    "in flight on average (first write to result), 1000 streams allowed on each of 1 connection"),
                 "\(text.output)")
             #expect(text.output.contains("held back by the round trip is local"), "\(text.output)")
         }

@@ -169,7 +169,9 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         case .ping(let data, ack: true) where data == Self.roundTripProbe:
             if let sentAt = roundTripProbeSentAt {
                 roundTripProbeSentAt = nil
-                observer.roundTripMeasured(.nanoseconds((loop.now - sentAt).nanoseconds))
+                let roundTrip = loop.now - sentAt
+                inFlightTarget.roundTripMeasured(roundTrip)
+                observer.roundTripMeasured(.nanoseconds(roundTrip.nanoseconds))
             }
         case .ping(_, ack: true):
             keepAlive.pingAnswered()

@@ -133,7 +133,8 @@ final class SendSummary: Sendable {
         guard let roundTrip = timing.roundTrip else { return [] }
         let rate = Double(sent) / max(seconds, 1e-9)
         var line = String(
-            format: "round trip %@ (%@), %.0f streams in flight on average, %d allowed on each of %d "
+            format:
+                "round trip %@ (%@), %.0f notifications in flight on average (first write to result), %d streams allowed on each of %d "
                 + "connection%@", SendTiming.milliseconds(roundTrip),
             timing.roundTripMeasured ? "PING" : "the fastest answer", timing.averageInFlight(over: seconds),
             timing.streamLimit, timing.connections, timing.connections == 1 ? "" : "s")
