@@ -31,10 +31,11 @@ struct StoreUpgradeTests {
                         ('old-notification', 'old-app', 'bb', 'accepted', 0, 1, NULL, NULL);
                     INSERT INTO deliveries (notification_id, app_id, token, state, reason, not_before)
                     VALUES ('old-notification', 'old-app', 'cc', 'rejected', 'BadDeviceToken', 0),
-                        ('old-notification', 'old-app', 'dd', 'queued', NULL, 0);
+                        ('old-notification', 'old-app', 'dd', 'queued', NULL, 4102444800);
                     """)
         }
         try pool.close()
+        // The queued delivery is due in 2100: a worker that leased it before the read would count it as in flight.
         try await ProviderHarness.with(dataDirectory: directory) { harness in
             let (status, report) = try await harness.call(
                 "GET", "/v1/notifications/old-notification?app=old-app", key: harness.adminToken)
