@@ -169,6 +169,28 @@ def watched_rounds(rounds, api, port, admin, app, devices, poll):
                       "slowdownPercent": round((watched / unwatched - 1) * 100, 1)}), flush=True)
 
 
+def compare_send(options, work, key, endpoint_port, tokens, provider_rate):
+    """herald send, as many connections as the provider has, the broadcast's payload to the same tokens through the same
+    endpoint: the rate a client alone reaches there, beside the provider's from the same run."""
+    with open(f"{work}/tokens.txt", "w") as file:
+        file.write("\n".join(tokens) + "\n")
+    with open(f"{work}/payload.json", "w") as file:
+        json.dump({"aps": {"alert": {"title": "Broadcast", "body": "to everyone"}}}, file)
+    began = time.monotonic()
+    sent = subprocess.run([HERALD, "send", "--url", f"https://127.0.0.1:{endpoint_port}", "--ca-file",
+                           f"{work}/gateway/ca.pem", "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}",
+                           "--topic", "com.example.bench", "--payload", f"{work}/payload.json",
+                           "--tokens", f"{work}/tokens.txt", "--connections", str(options.connections), "--json"],
+                          capture_output=True, text=True)
+    seconds = time.monotonic() - began
+    summary = json.loads(sent.stdout)
+    assert summary["accepted"] == len(tokens), sent.stdout + sent.stderr
+    send_rate = len(tokens) / seconds
+    print(json.dumps({"providerPerSecond": round(provider_rate), "heraldSendPerSecond": round(send_rate),
+                      "connections": options.connections, "providerOfHeraldSend": round(provider_rate / send_rate, 2)}),
+          flush=True)
+
+
 def peak_rss_mb(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmHWM"):
@@ -197,6 +219,10 @@ def main():
     parser.add_argument("--poll", type=float, default=0.2, help="seconds between progress reads")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     parser.add_argument("--providers", type=int, default=1, help="herald serve processes (more than 1: PostgreSQL)")
+    parser.add_argument("--compare-send", action="store_true",
+                        help="after the broadcast, herald send with as many connections sends the same notification "
+                             "to the same tokens through the same endpoint (far too, with --rtt-ms): both rates and "
+                             "their ratio, from one run")
     parser.add_argument("--watch", type=int, default=0, metavar="ROUNDS",
                         help="rounds of one unwatched and one watched broadcast (History open live)")
     parser.add_argument("--watch-windows", type=float, default=0, metavar="SECONDS",
@@ -321,6 +347,8 @@ def main():
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "killed": killed}), flush=True)
+        if options.compare_send:
+            compare_send(options, work, key, endpoint_port, tokens, options.devices / seconds)
         if options.restart_database:
             print(json.dumps({"stallSecondsAfterDatabaseCameBack": round(stall or 0, 2),
                               "slowestAPIReadSeconds": round(slowest_read, 2),
@@ -351,7 +379,7 @@ def main():
         gateway.kill()
         if proxy:
             proxy.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True) if not os.environ.get("KEEP") else print(work)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ public struct APNSMessageID: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// An identifier from a header value, or `nil` when it is not a UUID in 8-4-4-4-12 form.
     public init?(headerValue: String) {
-        guard headerValue.utf8.count == 36, UUID(uuidString: headerValue) != nil else { return nil }
+        guard UUIDText.isValid(headerValue) else { return nil }
         self.rawValue = headerValue
     }
 

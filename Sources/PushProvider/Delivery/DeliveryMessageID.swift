@@ -14,22 +14,79 @@ struct DeliveryMessageID: Hashable, Sendable {
 
     /// The `apns-id` made for delivery `deliveryID` of notification `notificationID`.
     init(notificationID: String, deliveryID: Int64, key: SymmetricKey) {
+        self = Maker(notificationID: notificationID, key: key).messageID(for: deliveryID)
+    }
+
+    private init(deliveryID: Int64, string: String) {
         self.deliveryID = deliveryID
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(notificationID)/\(deliveryID)".utf8), using: key)
-        let hex = Array(mac.prefix(10)).map { String(format: "%02X", $0) }.joined()
-        let number = String(UInt64(truncatingIfNeeded: deliveryID) & 0xFFFF_FFFF_FFFF, radix: 16, uppercase: true)
-        let tail = String(repeating: "0", count: max(0, 12 - number.count)) + number
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16)]
-        string = parts.joined(separator: "-") + "-" + tail
+        self.string = string
     }
 
     /// Reads the delivery's number from an `apns-id`; `nil` for text that is not a UUID. Whether it is the apns-id
     /// this provider made for that delivery is checked against the delivery (``string``).
     init?(_ apnsID: String) {
-        let text = apnsID.uppercased()
-        guard text.utf8.count == 36, UUID(uuidString: text) != nil, let id = Int64(text.suffix(12), radix: 16)
-        else { return nil }
-        deliveryID = id
-        string = text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(36)
+        var number: UInt64 = 0
+        for (index, byte) in apnsID.utf8.enumerated() {
+            guard index < 36 else { return nil }
+            if Self.dashPositions.contains(index) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                bytes.append(byte)
+                continue
+            }
+            guard let value = Self.hexValue(byte) else { return nil }
+            bytes.append(Self.hexDigits[Int(value)])
+            if index >= 24 { number = number << 4 | UInt64(value) }
+        }
+        guard bytes.count == 36 else { return nil }
+        deliveryID = Int64(bitPattern: number)
+        string = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Makes the `apns-id`s of one notification's deliveries: the HMAC's key and the notification's id are taken in
+    /// once, so each delivery costs one HMAC finish and no formatting (a broadcast makes millions).
+    struct Maker: Sendable {
+        private let prefix: HMAC<SHA256>
+
+        init(notificationID: String, key: SymmetricKey) {
+            var hmac = HMAC<SHA256>(key: key)
+            hmac.update(data: Array("\(notificationID)/".utf8))
+            prefix = hmac
+        }
+
+        /// The `apns-id` of delivery `deliveryID`.
+        func messageID(for deliveryID: Int64) -> DeliveryMessageID {
+            var hmac = prefix
+            hmac.update(data: Array(String(deliveryID).utf8))
+            let mac = hmac.finalize()
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(36)
+            mac.withUnsafeBytes { raw in
+                for (index, byte) in raw.prefix(10).enumerated() {
+                    if index == 4 || index == 6 || index == 8 { bytes.append(UInt8(ascii: "-")) }
+                    bytes.append(DeliveryMessageID.hexDigits[Int(byte >> 4)])
+                    bytes.append(DeliveryMessageID.hexDigits[Int(byte & 0x0F)])
+                }
+            }
+            bytes.append(UInt8(ascii: "-"))
+            let number = UInt64(bitPattern: deliveryID) & 0xFFFF_FFFF_FFFF
+            for shift in stride(from: 44, through: 0, by: -4) {
+                bytes.append(DeliveryMessageID.hexDigits[Int((number >> UInt64(shift)) & 0x0F)])
+            }
+            return DeliveryMessageID(deliveryID: deliveryID, string: String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+    private static let dashPositions: Set<Int> = [8, 13, 18, 23]
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 }

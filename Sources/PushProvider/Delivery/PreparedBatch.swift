@@ -20,7 +20,7 @@ struct PreparedBatch: Sendable {
         var keys: [String: String] = [:]
         for notificationID in Set(deliveries.map(\.notificationID)) {
             guard let stored = try await store.notification(id: notificationID) else { continue }
-            templates[notificationID] = Template(stored, bundleID: app.app.bundleID)
+            templates[notificationID] = Template(stored, bundleID: app.app.bundleID, messageKey: store.messageKey)
         }
         if templates.values.contains(where: { $0.encrypted != nil }) {
             keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.map(\.token))
@@ -31,11 +31,7 @@ struct PreparedBatch: Sendable {
                 failures.append(Self.failure(delivery, "NotificationDeleted", at: now))
                 continue
             }
-            let messageID = APNSMessageID(
-                headerValue: DeliveryMessageID(
-                    notificationID: delivery.notificationID, deliveryID: delivery.id, key: store.messageKey
-                )
-                .string)
+            let messageID = APNSMessageID(headerValue: template.messageIDs.messageID(for: delivery.id).string)
             if delivery.token.hasPrefix(NotificationTarget.channelPrefix) {
                 guard
                     let channel = APNSChannelID(
@@ -83,10 +79,13 @@ struct PreparedBatch: Sendable {
         var payload: APNSPayload
         var body: ByteBuffer
         var encrypted: (key: String, plaintext: Data)?
+        /// The deliveries' `apns-id`s.
+        var messageIDs: DeliveryMessageID.Maker
         /// A broadcast's `apns-expiration`, which APNs requires: `0` (one attempt) unless one was given.
         var broadcastExpiration: APNSExpiration
 
-        init(_ stored: StoredNotification, bundleID: String) {
+        init(_ stored: StoredNotification, bundleID: String, messageKey: SymmetricKey) {
+            messageIDs = DeliveryMessageID.Maker(notificationID: stored.id, key: messageKey)
             let pushType = APNSPushType(rawValue: stored.pushType)
             headers = APNSRequestHeaders(
                 pushType: pushType, priority: stored.priority.map(APNSPriority.init(rawValue:)),
