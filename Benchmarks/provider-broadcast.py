@@ -379,7 +379,7 @@ def main():
         gateway.kill()
         if proxy:
             proxy.kill()
-        shutil.rmtree(work, ignore_errors=True) if not os.environ.get("KEEP") else print(work)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
