@@ -177,7 +177,7 @@ def compare_send(options, work, key, endpoint_port, tokens, provider_rate):
     with open(f"{work}/payload.json", "w") as file:
         json.dump({"aps": {"alert": {"title": "Broadcast", "body": "to everyone"}}}, file)
     began = time.monotonic()
-    sent = subprocess.run([HERALD, "send", "--url", f"https://127.0.0.1:{endpoint_port}", "--ca-file",
+    sent = subprocess.run(options.sender_cpus + [HERALD, "send", "--url", f"https://127.0.0.1:{endpoint_port}", "--ca-file",
                            f"{work}/gateway/ca.pem", "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}",
                            "--topic", "com.example.bench", "--payload", f"{work}/payload.json",
                            "--tokens", f"{work}/tokens.txt", "--connections", str(options.connections), "--json"],
@@ -223,11 +223,16 @@ def main():
                         help="after the broadcast, herald send with as many connections sends the same notification "
                              "to the same tokens through the same endpoint (far too, with --rtt-ms): both rates and "
                              "their ratio, from one run")
+    parser.add_argument("--pin", action="store_true",
+                        help="the gateway and the latency proxy (APNs and the network) on CPU 0, the provider and herald "
+                             "send on CPU 1 (taskset), so the sender's own cost decides its rate instead of what it "
+                             "leaves the gateway on a shared machine")
     parser.add_argument("--watch", type=int, default=0, metavar="ROUNDS",
                         help="rounds of one unwatched and one watched broadcast (History open live)")
     parser.add_argument("--watch-windows", type=float, default=0, metavar="SECONDS",
                         help="one broadcast, History watched live in every other window of SECONDS")
     options = parser.parse_args()
+    options.apns_cpus, options.sender_cpus = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if options.pin else ([], [])
     database = options.database
     if database != "sqlite":
         database += ("&" if "?" in database else "?") + "schema=bench_" + uuid.uuid4().hex[:12]
@@ -237,18 +242,18 @@ def main():
     key = os.path.join(work, "AuthKey.p8")
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
                    check=True, capture_output=True)
-    gateway, found = start([HERALD, "gateway", "--port", "0", "--data", f"{work}/gateway",
+    gateway, found = start(options.apns_cpus + [HERALD, "gateway", "--port", "0", "--data", f"{work}/gateway",
                             "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}"], r"listening on https://127.0.0.1:(\d+)",
                            f"{work}/gateway.out")
     gateway_port = int(found.group(1))
     endpoint_port = gateway_port
     proxy = None
     if options.rtt_ms:
-        proxy, found = start([sys.executable, os.path.join(os.path.dirname(__file__), "latency-proxy.py"), "--target",
+        proxy, found = start(options.apns_cpus + [sys.executable, os.path.join(os.path.dirname(__file__), "latency-proxy.py"), "--target",
                               f"127.0.0.1:{gateway_port}", "--rtt-ms", str(options.rtt_ms)], r"listening on (\d+)",
                              f"{work}/proxy.out")
         endpoint_port = int(found.group(1))
-    serve_args = [HERALD, "serve", "--port", "0", "--data", work, "--database", database,
+    serve_args = options.sender_cpus + [HERALD, "serve", "--port", "0", "--data", work, "--database", database,
                   "--workers", str(options.workers), "--batch-size", str(options.batch_size),
                   "--connections", str(options.connections)]
     provider, found = start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")

@@ -21,9 +21,9 @@ struct ChannelsCommandTests {
             #expect(APNSChannelID(rawValue: id) != nil)
 
             let listed = await runHerald(["channels", "list"] + common)
-            #expect(listed.output == "\(id)\n")
+            #expect(listed.output == "\(id)\n", "\(listed.errorOutput)")
             let read = await runHerald(["channels", "read"] + common + ["--channel", id])
-            #expect(read.output.contains("message-storage-policy 1"))
+            #expect(read.output.contains("message-storage-policy 1"), "exit \(read.status): \(read.errorOutput)")
 
             let expiration = String(Int(Date().timeIntervalSince1970) + 600)
             let sent = await runHerald(
