@@ -77,6 +77,12 @@ struct SendCommand: AsyncParsableCommand {
             """)
     var timeout = 30.0
 
+    /// The most connections one send may open: each is a socket and a TLS session, and APNs advises against opening
+    /// and closing many.
+    static let mostConnections = 1000
+    /// The most notifications one send may keep in flight: 1,000 connections at APNs' 1,000 streams each.
+    static let mostConcurrency = 1_000_000
+
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
 
@@ -85,8 +91,13 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let io = CommandIO.current
-        guard connections >= 1, (concurrency ?? 1) >= 1 else {
-            throw UsageError("--connections and --concurrency are 1 or more")
+        guard (1...Self.mostConnections).contains(connections) else {
+            throw UsageError("--connections is 1 to \(Self.mostConnections); got \(connections)")
+        }
+        if let concurrency, !(1...Self.mostConcurrency).contains(concurrency) {
+            throw UsageError(
+                "--concurrency is 1 to \(Self.mostConcurrency) notifications in flight (APNs allows 1,000 streams a "
+                    + "connection); got \(concurrency)")
         }
         guard timeout > 0, timeout <= 86_400 else {
             throw UsageError("--timeout is a number of seconds above 0 and at most 86400; got \(timeout)")
