@@ -92,14 +92,7 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
     /// The first 8 hex digits, for logs: enough to find a token, too little to use it.
     public var logPrefix: String { String(hex.prefix(8)) }
 
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    private static func nibble(_ byte: UInt8) -> UInt8? { HexDigit.value(byte) }
 
     private static func firstNonHex(_ utf8: [UInt8], from start: Int) -> Int {
         (start..<utf8.count).first { nibble(utf8[$0]) == nil } ?? start

@@ -10,20 +10,11 @@ package enum UUIDText {
             case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
             default:
-                guard isHexDigit(byte) else { return false }
+                guard HexDigit.value(byte) != nil else { return false }
             }
             count += 1
             if count > 36 { return false }
         }
         return count == 36
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
-            true
-        default: false
-        }
     }
 }

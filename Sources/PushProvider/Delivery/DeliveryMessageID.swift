@@ -1,3 +1,4 @@
+import APNSCore
 import Crypto
 import Foundation
 
@@ -35,8 +36,8 @@ struct DeliveryMessageID: Hashable, Sendable {
                 bytes.append(byte)
                 continue
             }
-            guard let value = Self.hexValue(byte) else { return nil }
-            bytes.append(Self.hexDigits[Int(value)])
+            guard let value = HexDigit.value(byte) else { return nil }
+            bytes.append(HexDigit.upperCase[Int(value)])
             if index >= 24 { number = number << 4 | UInt64(value) }
         }
         guard bytes.count == 36 else { return nil }
@@ -65,28 +66,18 @@ struct DeliveryMessageID: Hashable, Sendable {
             mac.withUnsafeBytes { raw in
                 for (index, byte) in raw.prefix(10).enumerated() {
                     if index == 4 || index == 6 || index == 8 { bytes.append(UInt8(ascii: "-")) }
-                    bytes.append(DeliveryMessageID.hexDigits[Int(byte >> 4)])
-                    bytes.append(DeliveryMessageID.hexDigits[Int(byte & 0x0F)])
+                    bytes.append(HexDigit.upperCase[Int(byte >> 4)])
+                    bytes.append(HexDigit.upperCase[Int(byte & 0x0F)])
                 }
             }
             bytes.append(UInt8(ascii: "-"))
             let number = UInt64(bitPattern: deliveryID) & 0xFFFF_FFFF_FFFF
             for shift in stride(from: 44, through: 0, by: -4) {
-                bytes.append(DeliveryMessageID.hexDigits[Int((number >> UInt64(shift)) & 0x0F)])
+                bytes.append(HexDigit.upperCase[Int((number >> UInt64(shift)) & 0x0F)])
             }
             return DeliveryMessageID(deliveryID: deliveryID, string: String(decoding: bytes, as: UTF8.self))
         }
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
     private static let dashPositions: Set<Int> = [8, 13, 18, 23]
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
 }

@@ -1,0 +1,16 @@
+/// Hexadecimal digits as bytes, for the wire forms made of them (device tokens, `apns-id`s), read and written without
+/// Foundation's formatting or scanning.
+package enum HexDigit {
+    /// The value of one hexadecimal digit in either case, or `nil` for any other byte.
+    package static func value(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The digits 0 to F, upper case, indexed by their value.
+    package static let upperCase: [UInt8] = Array("0123456789ABCDEF".utf8)
+}
