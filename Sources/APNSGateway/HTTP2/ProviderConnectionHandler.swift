@@ -42,6 +42,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var requests = ReceivedStreams(bodyLimit: ProviderConnectionHandler.bodyLimit)
     /// Requests handed to the worker whose decisions have not come back yet.
     private var requestsAtWorker = 0
+    /// Batches decided here while an earlier one is still at the worker wait for it, so answers leave in order.
+    private var answerOrder = AnswerOrder<[(HTTP2StreamID, ProviderRequestWorker.Decision)]>()
     private var streamLimitRaised = false
     private var pendingWrites = false
     /// Answers written since the last flush.
@@ -138,8 +140,12 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let worker = self.worker
         let authentication = self.authentication
         let peer = context.channel.remoteAddress
+        let sequence = answerOrder.handOver()
         if worker.loop === context.eventLoop || requestsAtWorker + batch.count > Self.workerLimit {
-            apply(worker.decide(batch, connection: authentication, peer: peer), context: context)
+            let decisions = worker.decide(batch, connection: authentication, peer: peer)
+            for ready in answerOrder.decided(sequence, decisions) {
+                apply(ready, context: context)
+            }
             return
         }
         requestsAtWorker += batch.count
@@ -150,7 +156,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             home.execute {
                 let (context, handler) = loopBound.value
                 handler.requestsAtWorker -= decisions.count
-                handler.apply(decisions, context: context)
+                let ready = handler.answerOrder.decided(sequence, decisions)
+                for batch in ready { handler.apply(batch, context: context) }
             }
         }
     }
