@@ -86,6 +86,28 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "a lease call whose answer was lost is put back by the end it gave its leases, and no other call's",
+        arguments: kinds)
+    func releaseOneLease(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 4, at: t0)
+            let kept = try await fixture.store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
+            // The engine's next call is 10 µs later; this is the one whose answer the worker never saw.
+            let lost = try await fixture.store.lease(owner: "a", limit: 2, now: t0 + 0.000_01, leaseFor: 30)
+            try #require(kept.count == 2 && lost.count == 2)
+            #expect(try await fixture.store.releaseLease(owner: "b", until: t0 + 0.000_01 + 30) == 0)
+            #expect(try await fixture.store.releaseLease(owner: "a", until: t0 + 0.000_01 + 30) == 2)
+            #expect(try await fixture.store.queueDepth() == 2)
+            let again = try await fixture.store.lease(owner: "a", limit: 10, now: t0 + 1, leaseFor: 30)
+            #expect(again.map(\.id) == lost.map(\.id))
+            #expect(again.allSatisfy { $0.attempts == 1 }, "never sent: the attempt is given back")
+            try await fixture.store.record(kept.map { .accepted(id: $0.id, uniqueID: nil, at: t0 + 2) }, owner: "a")
+            #expect(try await fixture.stats(id).accepted == 2, "the other call's leases held")
+        }
+    }
+
     @Test("a provider killed while holding leases finds them queued when it opens its SQLite file again")
     func sqliteCrashRecovery() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID())")

@@ -44,6 +44,7 @@ final class DeliveryEngine: Sendable {
     private let logger: Logger
     private let failures: FailureReporter
     private let signal = WorkSignal()
+    private let lastLeaseTime = Mutex(Date.distantPast)
     /// Notified after each batch of APNs' answers is recorded.
     let recorded = WorkSignal()
 
@@ -76,10 +77,27 @@ final class DeliveryEngine: Sendable {
     }
 
     private func workLoop() async {
+        // Leases whose call failed: the database may have committed them before the connection died.
+        var unanswered: [Date] = []
         while !Task.isCancelled {
             do {
-                let leased = try await store.lease(
-                    owner: owner, limit: settings.batchSize, now: settings.now(), leaseFor: settings.leaseDuration)
+                while let until = unanswered.first {
+                    let count = try await store.releaseLease(owner: owner, until: until)
+                    unanswered.removeFirst()
+                    if count > 0 {
+                        logger.notice(
+                            "put back deliveries leased by a call whose answer was lost", metadata: ["count": "\(count)"])
+                    }
+                }
+                let now = leaseTime()
+                let leased: [LeasedDelivery]
+                do {
+                    leased = try await store.lease(
+                        owner: owner, limit: settings.batchSize, now: now, leaseFor: settings.leaseDuration)
+                } catch {
+                    unanswered.append(now.addingTimeInterval(settings.leaseDuration))
+                    throw error
+                }
                 if leased.isEmpty {
                     await signal.wait(upTo: settings.pollInterval)
                     continue
@@ -89,6 +107,16 @@ final class DeliveryEngine: Sendable {
                 failures.report(.lease, "cannot lease deliveries; trying again in a second", error: error)
                 try? await Task.sleep(for: .seconds(1))
             }
+        }
+    }
+
+    /// The time a lease call is made at: the engine's clock, but always later than the previous call's, so the end
+    /// each call gives its leases names that call alone (``ProviderStore/releaseLease(owner:until:)``).
+    private func leaseTime() -> Date {
+        lastLeaseTime.withLock { last in
+            let now = max(settings.now(), last.addingTimeInterval(0.000_01))
+            last = now
+            return now
         }
     }
 

@@ -59,6 +59,11 @@ protocol ProviderStore: Sendable {
     func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError)
     func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int
     func releaseLeases(owner: String) async throws(ProviderError) -> Int
+    /// Puts back what one `lease(owner:limit:now:leaseFor:)` call took, named by the end it gave those leases
+    /// (`now + leaseFor`, unique per call), without spending their attempt: for a call whose answer was lost (the
+    /// connection died after the database committed it), so they are not held until the lease runs out. The number
+    /// put back.
+    func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int
     /// Moves the end of every lease `owner` holds to `until` (while it retries writing APNs' answers, so no other
     /// worker takes them back); the number of leases extended.
     func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int

@@ -140,6 +140,18 @@ extension PostgresStore {
             """)
     }
 
+    func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL,
+                    attempts = attempts - 1
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) AND lease_until = \(until)
+                RETURNING 1)
+            SELECT count(*) FROM changed
+            """)
+    }
+
     func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int {
         try await count(
             """

@@ -134,6 +134,17 @@ extension SQLiteStore {
         }
     }
 
+    func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+                    WHERE state = \(DeliveryState.leased.sql) AND lease_owner = ? AND lease_until = ?
+                    """, arguments: [owner, until.stored])
+            return db.changesCount
+        }
+    }
+
     func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int {
         try await write { db in
             try db.execute(
