@@ -86,7 +86,8 @@ final class DeliveryEngine: Sendable {
                     unanswered.removeFirst()
                     if count > 0 {
                         logger.notice(
-                            "put back deliveries leased by a call whose answer was lost", metadata: ["count": "\(count)"])
+                            "put back deliveries leased by a call whose answer was lost",
+                            metadata: ["count": "\(count)"])
                     }
                 }
                 let now = leaseTime()
