@@ -231,6 +231,10 @@ def main():
                         help="rounds of one unwatched and one watched broadcast (History open live)")
     parser.add_argument("--watch-windows", type=float, default=0, metavar="SECONDS",
                         help="one broadcast, History watched live in every other window of SECONDS")
+    parser.add_argument("--rate-limit", type=int, default=0, metavar="PER_SECOND",
+                        help="the app's rate limit (0: none); with --restart-database it makes the broadcast last long "
+                             "enough for the restart to land in its middle")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory with the processes' logs")
     options = parser.parse_args()
     options.apns_cpus, options.sender_cpus = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if options.pin else ([], [])
     database = options.database
@@ -268,6 +272,7 @@ def main():
         status, created = Client("127.0.0.1", port, admin).call("POST", "/v1/apps", {
             "bundleID": "com.example.bench", "environment": "development",
             "endpoint": f"https://127.0.0.1:{endpoint_port}", "caPEM": ca,
+            **({"rateLimit": options.rate_limit} if options.rate_limit else {}),
             "authentication": {"kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
                                "privateKey": open(key).read()}})
         assert status == 201, created
@@ -358,6 +363,9 @@ def main():
             print(json.dumps({"stallSecondsAfterDatabaseCameBack": round(stall or 0, 2),
                               "slowestAPIReadSeconds": round(slowest_read, 2),
                               "readsAnswered503": unavailable_reads}), flush=True)
+            if options.check and options.max_stall and not restarted:
+                sys.exit("the restart ended after the broadcast, so no stall was measured: use more devices or a "
+                         "lower --rate-limit")
             if options.check and options.max_stall and (stall or 0) > options.max_stall:
                 sys.exit(f"sending stalled {stall:.1f} s after the database came back (at most {options.max_stall})")
         if options.kill or options.restart_database:
@@ -384,7 +392,10 @@ def main():
         gateway.kill()
         if proxy:
             proxy.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        if options.keep:
+            print(f"kept {work} (serve.out, gateway.out: the processes' logs)", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -81,6 +81,8 @@ final class DeliveryEngine: Sendable {
         var unanswered: [Date] = []
         while !Task.isCancelled {
             do {
+                // A lease that ran out needs no putting back: the lease watcher requeues it.
+                unanswered.removeAll { $0 < settings.now() }
                 while let until = unanswered.first {
                     let count = try await store.releaseLease(owner: owner, until: until)
                     unanswered.removeFirst()

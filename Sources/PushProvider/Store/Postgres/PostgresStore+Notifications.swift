@@ -62,7 +62,7 @@ extension PostgresStore {
             Self.appendCondition(for: target, requireKey: requireKey, to: &fanOut)
         }
         let fanOutQuery = fanOut.query
-        let targeted = try await transaction { [logger, budget] connection in
+        let targeted = try await transaction(within: Self.bulkStatementLimit) { [logger, budget] connection in
             try await connection.rows(
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
@@ -82,7 +82,7 @@ extension PostgresStore {
         }
         // A large fan-out leaves the planner's statistics behind (autovacuum analyzes only a minute later); with
         // them stale it leased by sorting every queued row instead of walking the queue's index.
-        if targeted >= Self.analyzeAfter { try await rows("ANALYZE deliveries") }
+        if targeted >= Self.analyzeAfter { try await rows("ANALYZE deliveries", within: Self.bulkStatementLimit) }
         return targeted
     }
 

@@ -17,7 +17,7 @@ extension PostgresStore {
                 ORDER BY not_before, id LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED))
             RETURNING id, notification_id, app_id, token, attempts
-            """)
+            """, within: Self.queueStatementLimit)
         do {
             return try rows.map { row in
                 let (id, notificationID, appID, token, attempts) = try row.decode(
@@ -36,7 +36,7 @@ extension PostgresStore {
     func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
         guard !results.isEmpty else { return }
         let batch = ResultColumns(results)
-        try await transaction { [logger] connection in
+        try await transaction(within: Self.queueStatementLimit) { [logger] connection in
             if !batch.acceptedIDs.isEmpty {
                 try await connection.rows(
                     """
@@ -107,7 +107,7 @@ extension PostgresStore {
                 UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
                 WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now) RETURNING 1)
             SELECT count(*) FROM changed
-            """)
+            """, within: Self.queueStatementLimit)
     }
 
     func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int {
@@ -116,7 +116,7 @@ extension PostgresStore {
             """
             INSERT INTO provider_heartbeats (owner, seen_at) VALUES (\(owner), now())
             ON CONFLICT (owner) DO UPDATE SET seen_at = now()
-            """)
+            """, within: Self.queueStatementLimit)
         return try await count(
             """
             WITH dead AS (
@@ -126,7 +126,7 @@ extension PostgresStore {
                 UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
                 WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner IN (SELECT owner FROM dead) RETURNING 1)
             SELECT count(*) FROM changed
-            """)
+            """, within: Self.queueStatementLimit)
     }
 
     func releaseLeases(owner: String) async throws(ProviderError) -> Int {
@@ -137,7 +137,7 @@ extension PostgresStore {
                     attempts = attempts - 1
                 WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
             SELECT count(*) FROM changed
-            """)
+            """, within: Self.queueStatementLimit)
     }
 
     func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int {
@@ -149,7 +149,7 @@ extension PostgresStore {
                 WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) AND lease_until = \(until)
                 RETURNING 1)
             SELECT count(*) FROM changed
-            """)
+            """, within: Self.queueStatementLimit)
     }
 
     func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int {
@@ -159,7 +159,7 @@ extension PostgresStore {
                 UPDATE deliveries SET lease_until = \(until)
                 WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
             SELECT count(*) FROM changed
-            """)
+            """, within: Self.queueStatementLimit)
     }
 
     func queueDepth() async throws(ProviderError) -> Int {

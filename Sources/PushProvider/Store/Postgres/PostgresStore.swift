@@ -46,64 +46,58 @@ final class PostgresStore: ProviderStore {
 
     /// How long a statement waits for a connection from the pool. While the database is down or restarting the
     /// pool has none to give; past this the statement fails (the API answers `503` with `Retry-After`) instead of
-    /// hanging. A statement that got its connection runs as long as it needs.
+    /// hanging.
     static let connectionWait: Duration = .seconds(3)
+
+    /// How long a statement may take in all, unless it says otherwise: past this it fails and its connection is
+    /// closed (``BoundedStatement``), so that a statement whose answer never comes (sent as the database restarted,
+    /// or over a cut network) cannot hold its caller forever.
+    static let statementLimit: Duration = .seconds(60)
+
+    /// The limit of the delivery queue's statements (lease, record, extend, reclaim, heartbeat): each takes
+    /// milliseconds, and one that hangs holds a batch whose leases run out in ``ProviderConfiguration/leaseDuration``.
+    static let queueStatementLimit: Duration = .seconds(10)
+
+    /// The limit of a statement that writes a whole broadcast (a million deliveries) or analyzes the table after it.
+    static let bulkStatementLimit: Duration = .seconds(600)
 
     /// Runs one statement and returns its rows.
     @discardableResult
-    func rows(_ query: PostgresQuery) async throws(ProviderError) -> [PostgresRow] {
+    func rows(_ query: PostgresQuery, within limit: Duration = statementLimit) async throws(ProviderError)
+        -> [PostgresRow]
+    {
         let logger = self.logger
-        return try await withConnection { connection in try await connection.query(query, logger: logger).collect() }
+        return try await withConnection(within: limit) { connection in
+            try await connection.query(query, logger: logger).collect()
+        }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-        async throws(ProviderError) -> T
-    {
+    func transaction<T: Sendable>(
+        within limit: Duration = statementLimit, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(ProviderError) -> T {
         let logger = self.logger
-        return try await withConnection { connection in
+        return try await withConnection(within: limit) { connection in
             try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
         }
     }
 
     /// Runs `body` on a connection from the pool, failing with ``ProviderError/storage(_:)`` when none is given
-    /// within ``connectionWait``.
-    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-        async throws(ProviderError) -> T
-    {
-        let (client, leased) = (self.client, Atomic<Bool>.Box())
+    /// within ``connectionWait`` or `body` has not returned within `limit`.
+    private func withConnection<T: Sendable>(
+        within limit: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(ProviderError) -> T {
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await client.withConnection { connection in
-                        leased.value.store(true, ordering: .relaxed)
-                        return try await body(connection)
-                    }
-                }
-                group.addTask {
-                    try await Task.sleep(for: Self.connectionWait)
-                    guard leased.value.load(ordering: .relaxed) else {
-                        throw ProviderError.storage(
-                            "PostgreSQL gave no connection within \(Self.connectionWait) (is it running, or are "
-                                + "all connections busy?); try again")
-                    }
-                    return nil
-                }
-                while let result = try await group.next() {
-                    guard let value = result else { continue }
-                    group.cancelAll()
-                    return value
-                }
-                throw ProviderError.storage("PostgreSQL: the statement ended without an answer")
-            }
+            return try await BoundedStatement.run(
+                on: client, connectionWait: Self.connectionWait, limit: limit, body)
         } catch {
             throw Self.failure(error)
         }
     }
 
     /// The count a `WITH changed AS (... RETURNING 1) SELECT count(*) FROM changed` statement answers.
-    func count(_ query: PostgresQuery) async throws(ProviderError) -> Int {
-        let rows = try await rows(query)
+    func count(_ query: PostgresQuery, within limit: Duration = statementLimit) async throws(ProviderError) -> Int {
+        let rows = try await rows(query, within: limit)
         do {
             return try rows.first?.decode(Int.self) ?? 0
         } catch {
@@ -157,12 +151,5 @@ extension PostgresRandomAccessRow {
     /// The value of the column `name`.
     func column<T: PostgresDecodable>(_ name: String, as type: T.Type = T.self) throws -> T {
         try self[name].decode(T.self)
-    }
-}
-
-extension Atomic<Bool> {
-    /// An atomic flag that child tasks can share.
-    final class Box: Sendable {
-        let value = Atomic<Bool>(false)
     }
 }
