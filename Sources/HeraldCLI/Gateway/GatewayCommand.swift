@@ -103,6 +103,7 @@ struct GatewayCommand: AsyncParsableCommand {
             to: folder, command: "herald gateway",
             gateway: .init(
                 url: "https://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)",
+                manageURL: server.managementPort.map { "https://\(host == "0.0.0.0" ? "127.0.0.1" : host):\($0)" },
                 caFile: RunningFile.absolute(server.certificateAuthority.caPath.path),
                 adminTokenFile: RunningFile.absolute(folder.appendingPathComponent("admin-token").path)))
         defer {

@@ -16,6 +16,8 @@ import Foundation
 ///
 /// The profile is `--profile NAME` (anywhere on the line), else `HERALD_PROFILE`, else the file's `profile`. The
 /// profile `up` is built in: what a `herald up` running from this folder listens on, with its signing key and app.
+/// A key `COMMAND.OPTION` (`"channels.url"`) is for that command only and wins over `OPTION` there: channel
+/// management has its own port.
 struct CommandDefaults {
     /// A profile: option name (without `--`) to value.
     typealias Profile = [String: String]
@@ -75,13 +77,16 @@ struct CommandDefaults {
             return arguments
         }
         let options = CommandOptions.of(arguments)
+        let command = arguments.first { !$0.hasPrefix("-") }
         for option in options where !Self.given(option.name, in: arguments) {
             let key = "HERALD_" + option.name.uppercased().replacingOccurrences(of: "-", with: "_")
             if option.isFlag {
                 if let value = environment[key], ["1", "true", "yes"].contains(value.lowercased()) {
                     arguments.append("--\(option.name)")
                 }
-            } else if let value = environment[key] ?? profile[option.name] {
+            } else if let value = environment[key] ?? command.flatMap({ profile["\($0).\(option.name)"] })
+                ?? profile[option.name]
+            {
                 arguments += ["--\(option.name)", value]
             }
         }

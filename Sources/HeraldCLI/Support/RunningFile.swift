@@ -11,6 +11,8 @@ struct RunningFile: Codable, Sendable {
     /// A local APNs.
     struct Gateway: Codable, Sendable {
         var url: String
+        /// The channel management API (broadcast channels), when it listens.
+        var manageURL: String?
         var caFile: String
         var adminTokenFile: String
     }

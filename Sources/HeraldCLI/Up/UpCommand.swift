@@ -50,6 +50,17 @@ struct UpCommand: AsyncParsableCommand {
     func run() async throws {
         let root = URL(fileURLWithPath: data)
         let lock = try DataFolderLock(root, command: "herald up")
+        // Every port at once, before a key or token is made: a second herald up is told all it collides on.
+        if let failure = PortCheck.unavailable([
+            .init(what: "the local APNs", host: host, port: gatewayPort, option: "--gateway-port"),
+            .init(what: "the channel management API", host: host, port: managePort, option: "--manage-port"),
+            .init(what: "the provider API and console", host: host, port: providerPort, option: "--provider-port"),
+            .init(
+                what: "the simulated device's API", host: "127.0.0.1", port: deviceAPIPort, option: "--device-api-port"),
+        ]) {
+            lock.discardIfNew()
+            throw failure
+        }
         let system: UpSystem
         do {
             system = try await UpSystem.start(self, root: root)

@@ -99,6 +99,7 @@ private struct ListeningDemo {
     private func runningFile(root: URL) -> @Sendable (String) -> Void {
         let gateway = RunningFile.Gateway(
             url: "https://127.0.0.1:\(gatewayPort)",
+            manageURL: gateway.managementPort.map { "https://127.0.0.1:\($0)" },
             caFile: RunningFile.absolute(gateway.certificateAuthority.caPath.path),
             adminTokenFile: RunningFile.absolute(root.appendingPathComponent("gateway/admin-token").path))
         let provider = RunningFile.Provider(
@@ -120,7 +121,7 @@ private struct ListeningDemo {
               curl -X POST '\(providerURL)/v1/notifications?app=\(app.id)' \\
                 -H "Authorization: Bearer \(ProviderBanner.adminTokenWord(provider))" -H 'Content-Type: application/json' \\
                 -d '{"target": {"all": true}, "content": {"title": "hello", "body": "it is a beautiful day", "category": "\(DemoApp.category)", "mutableContent": true}}'
-              (then GET \(providerURL)/v1/notifications/<id>?app=\(app.id) for its deliveries, and .../responses for the user's answers)
+              (then GET \(providerURL)/v1/notifications/<id>?app=\(app.id) for its counts, <id>/deliveries?app=\(app.id) for each device, <id>/responses?app=\(app.id) for the user's answers)
 
             or straight to the local APNs:
               \(RunningBinary.command) send --url https://127.0.0.1:\(gatewayPort) --ca-file \(caPath) \\

@@ -16,6 +16,7 @@ enum UpProfile {
                 + root.appendingPathComponent("AuthKey_\(DevelopmentSigningKey.keyID).p8").path,
             "topic": DemoApp.bundleID,
         ]
+        if let manageURL = gateway.manageURL { profile["channels.url"] = manageURL }
         if let provider = running.provider {
             profile["provider"] = provider.url
             profile["provider-token-file"] = provider.adminTokenFile
