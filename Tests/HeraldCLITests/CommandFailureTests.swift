@@ -27,6 +27,25 @@ struct CommandFailureTests {
         }
     }
 
+    @Test("herald up with ports taken names every one with its flag, before any key or token is made")
+    func upPortsInUse() async throws {
+        let (first, second) = (try ListeningSocket(), try ListeningSocket())
+        let data = Self.folder()
+        let result = await runHerald([
+            "up", "--data", data.path, "--gateway-port", "\(first.port)", "--manage-port", "0",
+            "--provider-port", "\(second.port)", "--device-api-port", "0",
+        ])
+        #expect(result.status == 1)
+        #expect(
+            result.errorOutput.contains("2 ports cannot be listened on; nothing was started"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("127.0.0.1:\(first.port): another process has that port (--gateway-port)"))
+        #expect(
+            result.errorOutput.contains("127.0.0.1:\(second.port): another process has that port (--provider-port)"))
+        #expect(!result.output.contains("token"), "no token printed: \(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: data.path), "nothing made: no key, no token, no folder")
+        withExtendedLifetime((first, second)) {}
+    }
+
     @Test("a second process on a data folder is refused, naming the first one")
     func folderInUse() async throws {
         let data = Self.folder()
@@ -85,4 +104,32 @@ struct CommandFailureTests {
             #expect(result.output.isEmpty)
         }
     }
+}
+
+/// A TCP socket listening on a free loopback port, closed when released.
+final class ListeningSocket {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 1) == 0
+                    && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
 }

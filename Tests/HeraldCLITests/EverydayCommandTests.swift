@@ -58,6 +58,25 @@ struct EverydayCommandTests {
         #expect(throws: UsageError.self) { try defaults.apply(to: ["send", "--profile", "nope"]) }
     }
 
+    @Test("a profile key COMMAND.OPTION is for that command only: herald channels goes to the management port")
+    func commandScopedDefaults() throws {
+        let defaults = CommandDefaults(
+            environment: [:],
+            profiles: [
+                "up": [
+                    "url": "https://127.0.0.1:2197", "channels.url": "https://127.0.0.1:2195", "topic": "com.example",
+                ]
+            ],
+            defaultProfile: nil, source: nil)
+        let channels = try defaults.apply(to: ["channels", "list", "--profile", "up"])
+        #expect(
+            channels.contains("https://127.0.0.1:2195") && !channels.contains("https://127.0.0.1:2197"), "\(channels)")
+        let send = try defaults.apply(to: ["send", "--profile", "up", "--token", "ab"])
+        #expect(send.contains("https://127.0.0.1:2197") && !send.contains("https://127.0.0.1:2195"), "\(send)")
+        let given = try defaults.apply(to: ["channels", "list", "--profile", "up", "--url", "https://x:1"])
+        #expect(given.filter { $0 == "--url" }.count == 1, "the command line still wins: \(given)")
+    }
+
     @Test("herald status with nothing running says how to start")
     func status() async {
         let result = await runHerald(["status"])
