@@ -76,6 +76,29 @@ struct CommandFailureTests {
         }
     }
 
+    @Test("sending to a plain-HTTP port or a server whose CA is not given says which, with the flag, no TLS dump")
+    func tlsMistakes() async throws {
+        try await SendGateway.with { gateway in
+            let plain = try ListeningSocket()
+            plain.answerEachConnection(with: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            let common = [
+                "--auth-key", gateway.authKey, "--topic", "com.example.app", "--token", gateway.token, "--body", "x",
+            ]
+            let http = await runHerald(
+                ["send", "--url", "https://127.0.0.1:\(plain.port)", "--ca-file", gateway.caFile] + common)
+            #expect(http.status == 1)
+            #expect(http.output.contains("that port speaks plain HTTP, not TLS"), "\(http.output)")
+            #expect(http.errorOutput.contains("next: use the local APNs' URL"), "\(http.errorOutput)")
+            let untrusted = await runHerald(["send", "--url", gateway.url] + common)
+            #expect(untrusted.status == 1)
+            #expect(untrusted.output.contains("the server's certificate is not trusted"), "\(untrusted.output)")
+            #expect(untrusted.errorOutput.contains("next: pass --ca-file FILE"), "\(untrusted.errorOutput)")
+            for output in [http.output, http.errorOutput, untrusted.output, untrusted.errorOutput] {
+                #expect(!output.contains("BoringSSL") && !output.contains(".build/"), "no TLS library dump: \(output)")
+            }
+        }
+    }
+
     @Test("a device whose gateway is not running says so and what to do")
     func deviceWithoutGateway() async throws {
         try await SendGateway.with { gateway in
@@ -131,5 +154,23 @@ final class ListeningSocket {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { close(descriptor) }
+    /// Accepts connections on a thread of its own and answers each with `text`, then closes it.
+    func answerEachConnection(with text: String) {
+        let descriptor = descriptor
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                _ = read(connection, &buffer, buffer.count)
+                _ = text.withCString { write(connection, $0, strlen($0)) }
+                close(connection)
+            }
+        }
+    }
+
+    deinit {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        close(descriptor)
+    }
 }

@@ -139,10 +139,22 @@ struct SendCommand: AsyncParsableCommand {
         io.write(json ? summary.json() : summary.text())
         let counts = summary.snapshot
         if counts.accepted == 0, counts.rejected["ConnectionFailed"] != nil {
-            let local = target.url != nil ? "is herald gateway or herald up running there? " : ""
-            io.writeError("next: \(local)check the address (--url, --environment) and the network\n")
+            io.writeError("next: \(nextStep(connectionFailure: counts.firstMessages["ConnectionFailed"]))\n")
         }
         if !summary.allAccepted { throw ExitCode(1) }
+    }
+
+    /// What to do when no connection could be made, from why the first one failed.
+    private func nextStep(connectionFailure message: String?) -> String {
+        let message = message ?? ""
+        if message.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "pass --ca-file FILE with the server's CA (herald up's is .herald/up/gateway/ca.pem)"
+        }
+        if message.contains("plain HTTP") {
+            return "use the local APNs' URL (herald status prints it) or --environment for Apple's, not the provider's"
+        }
+        let local = target.url != nil ? "is herald gateway or herald up running there? " : ""
+        return "\(local)check the address (--url, --environment) and the network"
     }
 
     /// `--channel`: one broadcast (reference K.2) to the channel's subscribers.
