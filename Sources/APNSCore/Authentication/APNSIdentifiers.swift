@@ -1,5 +1,5 @@
 /// The shape of Apple's key and team IDs: 10 characters, uppercase letters and digits.
-enum APNSIdentifiers {
+public enum APNSIdentifiers {
     static func check(keyID: String, teamID: String) throws(APNSCredentialError) {
         guard isWellFormed(keyID) else {
             throw APNSCredentialError(
@@ -11,7 +11,8 @@ enum APNSIdentifiers {
         }
     }
 
-    static func isWellFormed(_ identifier: String) -> Bool {
+    /// Whether `identifier` has the shape of an Apple key or team ID.
+    public static func isWellFormed(_ identifier: String) -> Bool {
         identifier.utf8.count == 10
             && identifier.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }
     }

@@ -18,7 +18,9 @@ struct AuthKeyOption {
         teamID = parts[0]
         keyID = parts[1]
         guard let pem = try? String(contentsOfFile: parts[2], encoding: .utf8) else {
-            throw UsageError("--auth-key: cannot read the key file \(parts[2])")
+            throw UsageError(
+                "--auth-key: cannot read the key file \(parts[2]); make one for the local APNs with `herald keys "
+                    + "generate`, or use the AuthKey_KEYID.p8 Apple gave you (developer account: Keys)")
         }
         self.pem = pem
         path = parts[2]
