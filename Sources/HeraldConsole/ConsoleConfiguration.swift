@@ -8,10 +8,30 @@ extension HeraldConsole {
         public var gateway: Gateway?
         /// Simulated devices' JSON APIs (`herald device --api-port`), drawn on the Devices page.
         public var deviceAPIs: [URL]
+        /// What "Copy as herald send" needs to work as pasted on this machine.
+        public var sendFiles: SendFiles
 
-        public init(gateway: Gateway? = nil, deviceAPIs: [URL] = []) {
+        public init(gateway: Gateway? = nil, deviceAPIs: [URL] = [], sendFiles: SendFiles = SendFiles()) {
             self.gateway = gateway
             self.deviceAPIs = deviceAPIs
+            self.sendFiles = sendFiles
+        }
+    }
+
+    /// The files behind an app's credentials and endpoint on the machine the console runs on, so the `herald send`
+    /// it copies names them by absolute path. Paths only, never a key's contents.
+    public struct SendFiles: Sendable, Encodable {
+        /// The command that runs Herald (`herald`, or the binary's path).
+        public var command: String
+        /// The `.p8` file of each signing key, by key ID.
+        public var keyFiles: [String: String]
+        /// The CA file to trust for each endpoint (`https://127.0.0.1:2197`).
+        public var caFiles: [String: String]
+
+        public init(command: String = "herald", keyFiles: [String: String] = [:], caFiles: [String: String] = [:]) {
+            self.command = command
+            self.keyFiles = keyFiles
+            self.caFiles = caFiles
         }
     }
 

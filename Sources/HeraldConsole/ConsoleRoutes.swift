@@ -19,6 +19,10 @@ struct ConsoleRoutes: Sendable {
             _ = try requireSession(request)
             return try ConsoleRequest.json(console.metricsHistory.all)
         }
+        router.get("console/api/send-files") { request, _ -> Response in
+            _ = try requireSession(request)
+            return try ConsoleRequest.json(console.configuration.sendFiles)
+        }
     }
 
     /// The request's session, for the console's JSON routes.

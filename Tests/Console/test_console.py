@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import re
+import subprocess
 import urllib.request
 
 from playwright.sync_api import expect
@@ -101,6 +102,22 @@ def test_an_action_and_a_text_reply_travel_back_through_the_device(page):
     article.get_by_role("textbox", name="想说什么?").fill("seven o'clock")
     article.get_by_role("button", name="发送").click()
     expect(page.get_by_role("status", name="Responses on device 1")).to_contain_text("seven o'clock")
+
+
+def test_copy_as_herald_send_runs_as_pasted_from_another_folder(page, tmp_path):
+    page.goto(state["base"] + "/console/compose")
+    page.get_by_label("Target", exact=True).select_option("device")
+    page.get_by_label("Title", exact=True).fill("Pasted")
+    page.get_by_role("button", name="Copy as herald send").click()
+    copied = page.get_by_label("Copied text")
+    expect(copied).to_have_value(re.compile("--ca-file '/"))
+    text = copied.input_value()
+    assert "--auth-key 'HERALDTEAM:HERALDUP01:/" in text, text
+    assert not text.startswith("#"), "nothing left for the user to fill in: " + text
+    # Pasted into a shell somewhere else: absolute paths, the CA, and the binary that runs herald up.
+    result = subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 accepted" in result.stdout, result.stdout
 
 
 def test_history_and_the_delivery_log_show_the_answers(page):

@@ -23,6 +23,14 @@ enum RunningBinary {
         return shown.contains("/") && !shown.hasPrefix("/") ? "./" + shown : shown
     }
 
+    /// The command that runs this binary from any folder: `herald` when found on the `PATH`, else its absolute path
+    /// (for commands copied elsewhere, such as the console's "Copy as herald send").
+    static var absoluteCommand: String {
+        let invoked = CommandLine.arguments.first ?? "herald"
+        guard invoked.contains("/") else { return invoked }
+        return URL(fileURLWithPath: invoked).standardizedFileURL.path
+    }
+
     /// Said once before a bulk send or in a banner from a debug build.
     static let releaseAdvice =
         "this is a debug build of herald, about 100 times slower than a release build for bulk sends: "

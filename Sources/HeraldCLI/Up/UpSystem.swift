@@ -55,7 +55,13 @@ struct UpSystem {
                     gateway: .init(
                         url: URL(string: "https://127.0.0.1:\(port)")!, adminToken: gateway.adminCredential.token,
                         caPEM: gateway.certificateAuthority.caCertificatePEM),
-                    deviceAPIs: []))
+                    deviceAPIs: [],
+                    sendFiles: .init(
+                        command: RunningBinary.absoluteCommand,
+                        keyFiles: [DevelopmentSigningKey.keyID: RunningFile.absolute(key.path)],
+                        caFiles: [
+                            "https://127.0.0.1:\(port)": RunningFile.absolute(gateway.certificateAuthority.caPath.path)
+                        ])))
             return UpSystem(
                 command: command, root: root, gateway: gateway, gatewayPort: port, provider: provider,
                 console: console, key: key)

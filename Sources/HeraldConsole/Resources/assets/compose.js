@@ -8,6 +8,7 @@ let app = null;
 let simulators = [];
 let syncing = false;
 let lintTimer = null;
+let sendFiles = { command: "herald", keyFiles: {}, caFiles: {} };
 
 const fieldIDs = ["title", "subtitle", "body", "badge", "sound", "category", "thread-id", "mutable-content",
   "content-available", "interruption-level", "relevance-score", "media-url", "custom-data"];
@@ -225,15 +226,27 @@ function copyCurl() {
 
 function copyHerald() {
   if (!app) return;
-  const parts = ["herald send", `--url ${shellQuote(app.endpoint)}`, `--topic ${shellQuote(topicFor(app.bundleID, $("push-type").value))}`,
-    `--token ${shellQuote(target().token ?? "<device token>")}`, `--push-type ${$("push-type").value}`];
-  if (app.authentication.kind === "token") parts.push(`--auth-key ${app.authentication.teamID}:${app.authentication.keyID}:AuthKey_${app.authentication.keyID}.p8`);
+  const notes = [];
+  const parts = [shellQuote(sendFiles.command) + " send", `--url ${shellQuote(app.endpoint)}`];
+  const caFile = sendFiles.caFiles[app.endpoint];
+  if (caFile) parts.push(`--ca-file ${shellQuote(caFile)}`);
+  else if (app.hasCustomCA) notes.push("# the app trusts its own CA for this endpoint: add --ca-file with that CA's PEM file");
+  parts.push(`--topic ${shellQuote(topicFor(app.bundleID, $("push-type").value))}`,
+    `--token ${shellQuote(target().token ?? "<device token>")}`, `--push-type ${$("push-type").value}`);
+  if (app.authentication.kind === "token") {
+    const { teamID, keyID } = app.authentication;
+    const keyFile = sendFiles.keyFiles[keyID];
+    if (!keyFile) notes.push(`# put the path of the app's key file (AuthKey_${keyID}.p8) after --auth-key ${teamID}:${keyID}:`);
+    parts.push(`--auth-key ${shellQuote(`${teamID}:${keyID}:${keyFile ?? `AuthKey_${keyID}.p8`}`)}`);
+  } else {
+    notes.push("# the app signs in with a certificate: add --cert FILE (and --cert-key KEY when the key is apart)");
+  }
   if ($("priority").value) parts.push(`--priority ${shellQuote($("priority").value)}`);
   if ($("expiration").value) parts.push(`--expiration ${shellQuote($("expiration").value)}`);
   if ($("collapse-id").value) parts.push(`--collapse-id ${shellQuote($("collapse-id").value)}`);
   if ($("apns-id").value) parts.push(`--apns-id ${shellQuote($("apns-id").value)}`);
   parts.push("--payload -");
-  exportText(`echo ${shellQuote(payloadText())} | \\\n  ${parts.join(" \\\n  ")}`);
+  exportText(notes.map((note) => note + "\n").join("") + `echo ${shellQuote(payloadText())} | \\\n  ${parts.join(" \\\n  ")}`);
 }
 
 function downloadAPNS() {
@@ -271,6 +284,8 @@ async function chooseApp(chosen) {
 }
 
 async function start() {
+  const files = await api("GET", "/console/api/send-files");
+  if (files.ok) sendFiles = files.data;
   const simulatorAnswer = await api("GET", "/console/api/simulators");
   simulators = simulatorAnswer.ok ? simulatorAnswer.data : [];
   apps = await loadApps($("app"), chooseApp);
