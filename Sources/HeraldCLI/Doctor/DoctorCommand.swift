@@ -1,0 +1,85 @@
+import APNSClient
+import APNSCore
+import ArgumentParser
+import Foundation
+
+/// `herald doctor`: checks credentials and the way to APNs (Apple's or the local one) without notifying anyone.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check credentials and the way to APNs, without notifying anyone.",
+        discussion: """
+            Each check prints ✓ or ✗, what it found and the next step: the key file (or certificate), the server's \
+            name, TCP, TLS with HTTP/2 and a trusted certificate, and the credentials themselves, proven by a \
+            background push (not stored) to a token no device has. Exit status 1 when a check fails.
+            """)
+
+    @OptionGroup(title: "Target and credentials")
+    var target: SendTargetOptions
+
+    @Option(help: "The app's bundle ID (the apns-topic).")
+    var topic: String
+
+    @Option(help: "Seconds each network step may take.")
+    var timeout: Double = 10
+
+    @Flag(help: "Print the checks as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard timeout.isFinite, timeout >= 1, timeout <= 300 else {
+            throw ValidationError("--timeout is 1 to 300 seconds; got \(timeout)")
+        }
+    }
+
+    func run() async throws {
+        let endpoint = try target.endpoint()
+        let limit = Duration.milliseconds(Int(timeout * 1000))
+        var checks: [DoctorCheck] = []
+        let credentials = credentialsCheck()
+        checks.append(credentials)
+        let path = await ConnectionCheck.run(endpoint, timeout: limit)
+        checks += path
+        if credentials.outcome != .failed, path.allSatisfy({ $0.outcome != .failed }) {
+            checks.append(
+                await CredentialsProbe.run(
+                    endpoint: endpoint, authentication: try target.authentication(), topic: topic, timeout: limit))
+        } else {
+            checks.append(
+                DoctorCheck(
+                    name: "credentials", outcome: .skipped,
+                    found: "not tried: it needs a usable key and a working connection (above)"))
+        }
+        let failed = checks.filter { $0.outcome == .failed }.count
+        let io = CommandIO.current
+        if json {
+            let answer = JSONObject([
+                ("endpoint", .string(endpoint.description)), ("topic", .string(topic)), ("ok", .bool(failed == 0)),
+                ("checks", .array(checks.map(\.json))),
+            ])
+            io.write(String(decoding: JSONValue.object(answer).encoded(), as: UTF8.self) + "\n")
+        } else {
+            io.write("herald doctor: \(endpoint) for \(topic)\n")
+            io.write(checks.map(\.text).joined(separator: "\n") + "\n")
+            io.write(failed == 0 ? "all checks passed\n" : "\(failed) check(s) failed\n")
+        }
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// The key file or certificate, read before anything is sent.
+    private func credentialsCheck() -> DoctorCheck {
+        switch (target.authKey, target.cert) {
+        case (let authKey?, nil):
+            return SigningKeyCheck.run(authKey: authKey).check
+        case (nil, _?):
+            return CertificateCheck.run(target)
+        case (nil, nil):
+            return .failed(
+                "credentials", "neither --auth-key nor --cert was given",
+                next: "give --auth-key TEAMID:KEYID:AuthKey.p8 (a key from your developer account, or `herald keys "
+                    + "generate` for the local APNs) or --cert FILE")
+        case (.some, .some):
+            return .failed("credentials", "both --auth-key and --cert were given", next: "give one of them")
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import APNSCore
+import APNSGateway
+import Foundation
+import Testing
+
+@testable import HeraldCLI
+
+@Suite("herald doctor: every check in both outcomes, against a real local APNs")
+struct DoctorCommandTests {
+    static func doctor(_ gateway: SendGateway, _ changes: [String: String] = [:], drop: [String] = []) async
+        -> CommandResult
+    {
+        var options = ["--url": gateway.url, "--ca-file": gateway.caFile, "--auth-key": gateway.authKey]
+        options.merge(changes) { $1 }
+        for name in drop { options[name] = nil }
+        return await runHerald(
+            ["doctor", "--topic", "com.example.app", "--timeout", "5"] + options.flatMap { [$0.key, $0.value] })
+    }
+
+    static func keyFile(_ text: String) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString).p8")
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+
+    @Test("good credentials: every check passes, and the probe reached APNs without notifying a device")
+    func passes() async throws {
+        try await SendGateway.with { gateway in
+            let result = await Self.doctor(gateway)
+            #expect(result.status == 0, "\(result.output)\(result.errorOutput)")
+            for line in ["✓ key file", "✓ address", "✓ connection", "✓ TLS", "✓ credentials", "all checks passed"] {
+                #expect(result.output.contains(line), "\(line) in \(result.output)")
+            }
+            #expect(result.output.contains("400 BadDeviceToken, as expected"))
+            let stored = gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: gateway.token))
+            #expect(stored == nil, "the app's real device got nothing")
+        }
+    }
+
+    @Test("a wrong team ID: the probe names InvalidProviderToken and where the IDs are")
+    func wrongTeam() async throws {
+        try await SendGateway.with { gateway in
+            let key = gateway.authKey.split(separator: ":").last!
+            let result = await Self.doctor(gateway, ["--auth-key": "WRONGTEAM1:ABC123DEFG:\(key)"])
+            #expect(result.status == 1)
+            #expect(result.output.contains("✗ credentials  answered 403 InvalidProviderToken"), "\(result.output)")
+            #expect(result.output.contains("next: check the team ID (developer account: Membership)"))
+        }
+    }
+
+    @Test(
+        "key files that cannot sign: each a ✗ with its cause, and nothing is sent",
+        arguments: [
+            ("", "the file is empty (0 bytes)"),
+            ("hello, not a key\n", "it is not a PEM private key"),
+            (
+                "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n",
+                "it holds a public key or a certificate"
+            ),
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n",
+                "it holds an RSA or encrypted key"
+            ),
+        ])
+    func badKeyFiles(text: String, cause: String) async throws {
+        try await SendGateway.with { gateway in
+            let path = try Self.keyFile(text)
+            let result = await Self.doctor(gateway, ["--auth-key": "DEF123GHIJ:ABC123DEFG:\(path)"])
+            #expect(result.status == 1)
+            #expect(result.output.contains("✗ key file"), "\(result.output)")
+            #expect(result.output.contains(cause), "\(result.output)")
+            #expect(result.output.contains("- credentials  not tried"), "\(result.output)")
+            #expect(!result.output.contains("BoringSSL") && !result.errorOutput.contains("Fatal"))
+        }
+    }
+
+    @Test("a key ID of 9 characters and a missing key file are each named with the next step")
+    func badIDsAndMissingFile() async throws {
+        try await SendGateway.with { gateway in
+            let key = gateway.authKey.split(separator: ":").last!
+            let short = await Self.doctor(gateway, ["--auth-key": "DEF123GHIJ:ABC123DEF:\(key)"])
+            #expect(short.status == 1)
+            #expect(
+                short.output.contains("the key ID 'ABC123DEF' is not 10 uppercase letters or digits (9 characters)"))
+            let missing = await Self.doctor(gateway, ["--auth-key": "DEF123GHIJ:ABC123DEFG:/nonexistent.p8"])
+            #expect(missing.status == 1)
+            #expect(missing.output.contains("herald keys generate"), "\(missing.output)")
+        }
+    }
+
+    @Test("the way there: untrusted CA, a plain-HTTP port, nothing listening; each the step that failed and why")
+    func connectionFailures() async throws {
+        try await SendGateway.with { gateway in
+            let untrusted = await Self.doctor(gateway, drop: ["--ca-file"])
+            #expect(untrusted.status == 1)
+            #expect(untrusted.output.contains("✗ TLS          the server's certificate is not trusted here"))
+            #expect(untrusted.output.contains("pass --ca-file FILE"))
+            let plain = try ListeningSocket()
+            plain.answerEachConnection(with: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            let http = await Self.doctor(gateway, ["--url": "https://127.0.0.1:\(plain.port)"])
+            #expect(http.status == 1)
+            #expect(http.output.contains("that port speaks plain HTTP, not TLS"), "\(http.output)")
+            // A port that was free a moment ago: nothing listens there now.
+            let port = try ListeningSocket().port
+            let refused = await Self.doctor(gateway, ["--url": "https://127.0.0.1:\(port)"])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("✗ connection"), "\(refused.output)")
+            #expect(refused.output.contains("is herald gateway or herald up running there?"))
+            let silent = try ListeningSocket()
+            let mute = await Self.doctor(gateway, ["--url": "https://127.0.0.1:\(silent.port)"])
+            #expect(
+                mute.output.contains("✗ TLS          the server accepted TCP but did not answer TLS"), "\(mute.output)")
+            withExtendedLifetime(silent) {}
+        }
+    }
+
+    @Test("--json: one object with every check's outcome, found and next")
+    func json() async throws {
+        try await SendGateway.with { gateway in
+            let data = await runHerald([
+                "doctor", "--topic", "com.example.app", "--url", gateway.url, "--ca-file", gateway.caFile,
+                "--auth-key", gateway.authKey, "--json",
+            ])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(data.output.utf8)) as? [String: Any], "\(data.output)")
+            #expect(object["ok"] as? Bool == true)
+            let checks = try #require(object["checks"] as? [[String: Any]])
+            #expect(
+                checks.map { $0["check"] as? String } == ["key file", "address", "connection", "TLS", "credentials"])
+            #expect(checks.allSatisfy { $0["outcome"] as? String == "passed" })
+        }
+    }
+
+    @Test("a certificate: valid passes the probe, one expiring within 30 days is flagged, an expired one fails")
+    func certificates() async throws {
+        try await SendGateway.with { gateway in
+            func certificate(issuedDaysAgo days: Double) throws -> String {
+                let issued = try gateway.server.certificateAuthority.issuePushCertificate(
+                    PushCertificate(bundleID: "com.example.app", environments: [.development]),
+                    now: Date().addingTimeInterval(-days * 86_400))
+                return try Self.keyFile(issued.certificatePEM + issued.privateKeyPEM)
+            }
+            let valid = await Self.doctor(gateway, ["--cert": try certificate(issuedDaysAgo: 0)], drop: ["--auth-key"])
+            #expect(valid.status == 0, "\(valid.output)")
+            #expect(valid.output.contains("✓ certificate") && valid.output.contains("✓ credentials"), "\(valid.output)")
+            let soon = await Self.doctor(gateway, ["--cert": try certificate(issuedDaysAgo: 355)], drop: ["--auth-key"])
+            #expect(soon.status == 0, "a warning is not a failure: \(soon.output)")
+            #expect(soon.output.contains("! certificate") && soon.output.contains("in 9 days"), "\(soon.output)")
+            let expired = await Self.doctor(
+                gateway, ["--cert": try certificate(issuedDaysAgo: 400)], drop: ["--auth-key"])
+            #expect(expired.status == 1)
+            #expect(
+                expired.output.contains("✗ certificate") && expired.output.contains("expired on"), "\(expired.output)")
+        }
+    }
+}
