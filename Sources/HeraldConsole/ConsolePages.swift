@@ -51,9 +51,10 @@ struct ConsolePages: Sendable {
     }
 
     /// The sign-in page, with a message when the last try failed.
-    func login(message: String?) -> String {
+    func login(message: String?, back: String? = nil) -> String {
         var context: [String: Any] = ["title": "Sign in"]
         if let message { context["message"] = message }
+        if let back { context["back"] = back }
         return library.render(context, withTemplate: "login") ?? "template login is missing"
     }
 }

@@ -17,17 +17,27 @@ extension ConsoleRoutes {
                     return ConsoleRequest.html(
                         console.pages.login(
                             message:
-                                "This sign-in link was used already or is older than 15 minutes. Restart herald up for a new one, or sign in with the admin token."
+                                "This sign-in link was used already or is older than 15 minutes. Run `herald console-link` for a new one, or sign in with the admin token."
                         ), status: .unauthorized)
                 }
                 return try await self.signIn(key: key, from: address)
             }
-            if console.session(of: request) != nil { return ConsoleRequest.redirect(to: "/console/compose") }
-            return ConsoleRequest.html(console.pages.login(message: nil))
+            let back = request.uri.queryParameters.get("back").flatMap { Self.consolePath(String($0)) }
+            if console.session(of: request) != nil { return ConsoleRequest.redirect(to: back ?? "/console/compose") }
+            let expired = request.uri.queryParameters.get("expired") != nil
+            return ConsoleRequest.html(
+                console.pages.login(
+                    message: expired
+                        ? "Your console session ended (after 12 hours idle, on sign-out, or when the server restarted). "
+                            + "Sign in again; what you were composing is kept in this tab. `herald console-link` "
+                            + "prints a new sign-in link." : nil,
+                    back: back))
         }
         router.post("console/login") { request, context -> Response in
             let address = Self.address(context)
-            let key = try await ConsoleRequest.form(request)["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            let form = try await ConsoleRequest.form(request)
+            let key = form["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            let back = form["back"].flatMap { Self.consolePath($0) }
             // The admin token is never held back: others' failures from the same address must not lock it out.
             if key != self.provider.adminToken, let refusal = self.signInRefusal(address) { return refusal }
             guard !key.isEmpty else {
@@ -35,7 +45,22 @@ extension ConsoleRoutes {
                     console.pages.login(message: "Enter the admin token or an app's API key (sk_…)."),
                     status: .badRequest)
             }
-            return try await self.signIn(key: key, from: address)
+            return try await self.signIn(key: key, from: address, back: back)
+        }
+        // A new one-time sign-in link for a running console (`herald console-link`): the caller proves the admin
+        // token or an API key as a bearer token, and the link signs in with that key.
+        router.post("console/api/login-link") { request, context -> Response in
+            let address = Self.address(context)
+            let header = request.headers[.authorization] ?? ""
+            let key = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : ""
+            if key != self.provider.adminToken, let refusal = self.signInRefusal(address) { return refusal }
+            do {
+                _ = try await provider.holder(of: key)
+            } catch {
+                console.sessions.recordFailedSignIn(from: address)
+                throw error
+            }
+            return try ConsoleRequest.json(["path": "/console/login?code=\(console.sessions.makeLoginCode(for: key))"])
         }
         router.post("console/logout") { request, _ -> Response in
             guard let session = console.session(of: request) else {
@@ -70,21 +95,31 @@ extension ConsoleRoutes {
         }
     }
 
+    /// `path` when it is a console page to go back to after signing in (never another site's address).
+    static func consolePath(_ path: String) -> String? {
+        guard let page = path.split(separator: "/").last, path == "/console/\(page)",
+            ConsolePages.Page(rawValue: String(page)) != nil
+        else { return nil }
+        return path
+    }
+
     /// The address failed sign-ins are counted by: the client's IP address.
     static func address(_ context: ProviderRequestContext) -> String {
         context.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// Opens a session for `key`, or shows the sign-in page with why not (a failure counted for `address`).
-    func signIn(key: String, from address: String) async throws -> Response {
+    func signIn(key: String, from address: String, back: String? = nil) async throws -> Response {
+        let holder: PushProviderService.KeyHolder
         do {
-            let holder = try await provider.holder(of: key)
-            let session = console.sessions.open(key: key, holder: holder)
-            return ConsoleRequest.redirect(to: "/console/compose", cookie: ConsoleRequest.cookie(for: session.id))
-        } catch .unauthorized(let message) {
+            holder = try await provider.holder(of: key)
+        } catch {
+            guard case ProviderError.unauthorized(let message) = error else { throw error }
             console.sessions.recordFailedSignIn(from: address)
-            return ConsoleRequest.html(console.pages.login(message: message), status: .unauthorized)
+            return ConsoleRequest.html(console.pages.login(message: message, back: back), status: .unauthorized)
         }
+        let session = console.sessions.open(key: key, holder: holder)
+        return ConsoleRequest.redirect(to: back ?? "/console/compose", cookie: ConsoleRequest.cookie(for: session.id))
     }
 
     /// The sign-in page with 429 and `Retry-After` while too many sign-ins failed in the last minute; `nil` otherwise.

@@ -120,6 +120,28 @@ def test_copy_as_herald_send_runs_as_pasted_from_another_folder(page, tmp_path):
     assert "1 accepted" in result.stdout, result.stdout
 
 
+def test_an_ended_session_says_why_and_keeps_the_draft_through_a_new_sign_in_link(page, herald):
+    page.goto(state["base"] + "/console/compose")
+    page.get_by_label("Title", exact=True).fill("Draft kept")
+    page.get_by_label("Collapse ID", exact=True).fill("draft-1")
+    page.context.clear_cookies()  # the session ends (as after 12 hours idle or a restart)
+    page.get_by_role("button", name="Send", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/console/login\?expired=1"))
+    expect(page.get_by_role("alert")).to_contain_text("Your console session ended")
+    binary = os.environ.get("HERALD_BIN", str(pathlib.Path(__file__).resolve().parents[2] / ".build" / "debug" / "herald"))
+    made = subprocess.run(
+        [binary, "console-link", "--provider", state["base"], "--provider-token-file",
+         f"{herald['data']}/provider/admin-token"], capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stdout + made.stderr
+    link = re.search(r"(http://\S+/console/login\?code=\S+)", made.stdout).group(1)
+    page.goto(link)
+    expect(page).to_have_url(re.compile(r"/console/compose$"))
+    expect(page.get_by_label("Title", exact=True)).to_have_value("Draft kept")
+    expect(page.get_by_label("Collapse ID", exact=True)).to_have_value("draft-1")
+    expect(page.get_by_text("what you were composing is back")).to_be_visible()
+    page.get_by_label("Collapse ID", exact=True).fill("")
+
+
 def test_history_and_the_delivery_log_show_the_answers(page):
     page.get_by_role("navigation").get_by_role("link", name="History").click()
     table = page.get_by_role("table")

@@ -86,10 +86,15 @@ struct ServiceCall {
 
     /// GETs `path` and parses the JSON answer.
     func get(_ path: String) async throws -> JSONValue {
+        try await call(.GET, path)
+    }
+
+    /// Sends `method` to `path` and parses the JSON answer.
+    func call(_ method: HTTPMethod, _ path: String) async throws -> JSONValue {
         guard let url = URL(string: base + path) else { throw UsageError("\(base + path) is not a URL") }
         let answer: ConsoleHTTPClient.Answer
         do {
-            answer = try await client.send(.GET, url, bearer: token)
+            answer = try await client.send(method, url, bearer: token)
         } catch {
             throw CommandFailure(
                 "cannot reach \(base): \(error)", next: "is it running? `herald status` shows what runs where")

@@ -283,7 +283,32 @@ async function chooseApp(chosen) {
   scheduleLint();
 }
 
+const draftKey = "herald.compose.draft";
+const draftFields = ["payload", "priority", "expiration", "collapse-id", "push-type", "target-kind", "target-token",
+  "target-tokens", "target-user", "target-tags"];
+
+/** Keeps what is being composed when the session ends, to put back after the new sign-in. */
+function saveDraft() {
+  const draft = { app: $("app").value };
+  for (const id of draftFields) draft[id] = $(id).value;
+  sessionStorage.setItem(draftKey, JSON.stringify(draft));
+}
+
+function restoreDraft() {
+  const text = sessionStorage.getItem(draftKey);
+  if (!text) return false;
+  sessionStorage.removeItem(draftKey);
+  let draft;
+  try { draft = JSON.parse(text); } catch { return false; }
+  for (const id of draftFields) if (typeof draft[id] === "string") $(id).value = draft[id];
+  showTarget();
+  payloadChanged();
+  say($("result"), "Your session had ended; what you were composing is back.");
+  return true;
+}
+
 async function start() {
+  window.addEventListener("herald:session-ended", saveDraft);
   const files = await api("GET", "/console/api/send-files");
   if (files.ok) sendFiles = files.data;
   const simulatorAnswer = await api("GET", "/console/api/simulators");
@@ -300,8 +325,10 @@ async function start() {
   $("title").value = "Hello";
   $("body").value = "It is a beautiful day";
   showTarget();
+  const draft = JSON.parse(sessionStorage.getItem(draftKey) ?? "{}");
+  if (draft.app && apps.some((candidate) => candidate.id === draft.app)) $("app").value = draft.app;
   await chooseApp(apps.find((candidate) => candidate.id === $("app").value) ?? apps[0]);
-  fieldsChanged();
+  if (!restoreDraft()) fieldsChanged();
 }
 
 start();

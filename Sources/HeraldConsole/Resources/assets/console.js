@@ -17,7 +17,9 @@ export async function api(method, path, body) {
     return { ok: false, status: 0, data: null, message: `the console cannot reach the server: ${error}` };
   }
   if (response.status === 401 && !path.startsWith("/console/api/lint")) {
-    window.location.assign("/console/login");
+    // The session ended: the page keeps what it can (compose keeps its draft) and sign-in says why it asks again.
+    window.dispatchEvent(new Event("herald:session-ended"));
+    window.location.assign("/console/login?expired=1&back=" + encodeURIComponent(window.location.pathname));
   }
   const text = await response.text();
   let data = null;
