@@ -286,6 +286,35 @@ def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page, he
     shot(page, "devices-activities")
 
 
+def test_an_apps_environment_and_key_change_in_the_console_and_the_key_shows_only_its_fingerprint(page, tmp_path):
+    binary = os.environ.get("HERALD_BIN", str(pathlib.Path(__file__).resolve().parents[2] / ".build" / "debug" / "herald"))
+    for key_id in ["AAAAAAAAA1", "BBBBBBBBB2"]:
+        made = subprocess.run([binary, "keys", "generate", "--team-id", "DEF123GHIJ", "--key-id", key_id, "--out",
+                               str(tmp_path)], capture_output=True, text=True, timeout=60)
+        assert made.returncode == 0, made.stderr
+    page.goto(state["base"] + "/console/apps")
+    page.get_by_label("Name", exact=True).fill("Moving app")
+    page.get_by_label("Bundle ID", exact=True).fill("com.example.moving")
+    page.get_by_label("Team ID", exact=True).fill("DEF123GHIJ")
+    page.get_by_label("Key ID", exact=True).fill("AAAAAAAAA1")
+    page.get_by_label("Signing key (.p8) or certificate (.p12)", exact=True).set_input_files(str(tmp_path / "AuthKey_AAAAAAAAA1.p8"))
+    page.get_by_role("button", name="Create app").click()
+    expect(page.get_by_role("status").filter(has_text="Created Moving app")).to_be_visible()
+    page.reload()
+    page.get_by_label("App", exact=True).select_option(label="Moving app (com.example.moving)")
+    page.get_by_label(re.compile("^Environment \\(an app on Apple's host")).select_option("production")
+    page.get_by_label("New key ID", exact=True).fill("BBBBBBBBB2")
+    page.get_by_label("New signing key (.p8) or certificate (.p12)").set_input_files(str(tmp_path / "AuthKey_BBBBBBBBB2.p8"))
+    page.get_by_role("button", name="Save", exact=True).click()
+    saved = page.get_by_role("status").filter(has_text="The new key is SHA256:")
+    expect(saved).to_be_visible()
+    card = page.get_by_role("listitem").filter(has_text="Moving app")
+    expect(card).to_contain_text("production · https://api.push.apple.com")
+    expect(card).to_contain_text("key BBBBBBBBB2 (SHA256:")
+    assert "PRIVATE KEY" not in page.content()
+    shot(page, "apps")
+
+
 def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_session(page):
     page.goto(state["base"] + "/console/compose")
     status = page.evaluate("""async () => (await fetch('/v1/notifications?app=x', {method: 'POST',

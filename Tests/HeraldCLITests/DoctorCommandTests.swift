@@ -143,7 +143,8 @@ struct DoctorCommandTests {
             let valid = await Self.doctor(gateway, ["--cert": try certificate(issuedDaysAgo: 0)], drop: ["--auth-key"])
             #expect(valid.status == 0, "\(valid.output)")
             #expect(valid.output.contains("✓ certificate") && valid.output.contains("✓ credentials"), "\(valid.output)")
-            let soon = await Self.doctor(gateway, ["--cert": try certificate(issuedDaysAgo: 355)], drop: ["--auth-key"])
+            let soon = await Self.doctor(
+                gateway, ["--cert": try certificate(issuedDaysAgo: 355.5)], drop: ["--auth-key"])
             #expect(soon.status == 0, "a warning is not a failure: \(soon.output)")
             #expect(soon.output.contains("! certificate") && soon.output.contains("in 9 days"), "\(soon.output)")
             let expired = await Self.doctor(

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import GatewayTestSupport
-import PushProvider
 import Testing
+
+@testable import PushProvider
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -75,6 +76,29 @@ struct ProviderTrustTests {
             let (moved, _) = try await harness.call(
                 "PATCH", path, key: harness.adminToken, body: ProviderHarness.appBody(harness.gateway))
             #expect(moved == 200)
+        }
+    }
+
+    @Test("a new environment moves an app on Apple's host to the other Apple host with its credentials; others stay")
+    func environmentChange() async throws {
+        try await ProviderHarness.with { harness in
+            let path = "/v1/apps/\(harness.appID)"
+            let (local, localAnswer) = try await harness.call("PATCH", path, body: ["environment": "production"])
+            #expect(local == 200)
+            #expect(localAnswer["endpoint"].string == "https://127.0.0.1:\(harness.gateway.port)", "the gateway stays")
+            let (toSandbox, _) = try await harness.call(
+                "PATCH", path,
+                body: [
+                    "environment": "development", "endpoint": "https://api.sandbox.push.apple.com",
+                    "authentication": ProviderHarness.appBody(harness.gateway)["authentication"]!,
+                ])
+            #expect(toSandbox == 200)
+            let (moved, movedAnswer) = try await harness.call("PATCH", path, body: ["environment": "production"])
+            #expect(moved == 200)
+            #expect(movedAnswer["endpoint"].string == "https://api.push.apple.com")
+            let stored = try #require(try await harness.provider.store.app(id: harness.appID))
+            let bound = try BoundCredentials.open(stored.sealedCredentials, with: harness.provider.secrets)
+            #expect(bound.endpoint == "https://api.push.apple.com", "the credentials go with it, to Apple only")
         }
     }
 

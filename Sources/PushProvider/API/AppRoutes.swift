@@ -98,9 +98,17 @@ extension PushProviderService {
             throw .field("bundleID", "is required: the app's bundle ID, such as com.example.app")
         }
         if creating, input.name == nil { app.app.name = app.app.bundleID }
+        var movedBetweenApplesHosts = false
         if let environment = input.environment {
             guard let parsed = APNSEnvironment(name: environment) else {
                 throw .field("environment", "must be development or production")
+            }
+            // An app on Apple's host of its old environment moves to the new one's: its credentials were given for
+            // Apple, and stay with Apple.
+            let previous = APNSEnvironment(rawValue: app.app.environment)
+            if !creating, input.endpoint == nil, parsed != previous, app.app.endpoint == "https://" + previous.host {
+                app.app.endpoint = "https://" + parsed.host
+                movedBetweenApplesHosts = true
             }
             app.app.environment = parsed.rawValue
         }
@@ -130,6 +138,10 @@ extension PushProviderService {
                 .sealed(with: secrets)
         } else if creating {
             throw .field("authentication", "is required: {\"kind\": \"token\", \"teamID\", \"keyID\", \"privateKey\"}")
+        } else if movedBetweenApplesHosts {
+            var bound = try BoundCredentials.open(app.sealedCredentials, with: secrets)
+            bound.endpoint = app.app.endpoint
+            app.sealedCredentials = try bound.sealed(with: secrets)
         }
         if let webhookURL = input.webhookURL {
             let url = URL(string: webhookURL)

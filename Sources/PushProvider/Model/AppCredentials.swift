@@ -1,5 +1,6 @@
 import APNSClient
 import APNSCore
+import Crypto
 import Foundation
 import NIOSSL
 
@@ -15,9 +16,17 @@ enum AppCredentials: Codable, Sendable, Hashable {
     /// The public summary the API shows.
     var summary: ProviderApp.AuthenticationSummary {
         switch self {
-        case .token(let teamID, let keyID, _): .init(kind: "token", teamID: teamID, keyID: keyID)
-        case .certificatePEM, .pkcs12: .init(kind: "certificate", teamID: nil, keyID: nil)
+        case .token(let teamID, let keyID, let pem):
+            .init(kind: "token", teamID: teamID, keyID: keyID, fingerprint: Self.fingerprint(ofKey: pem))
+        case .certificatePEM, .pkcs12: .init(kind: "certificate", teamID: nil, keyID: nil, fingerprint: nil)
         }
+    }
+
+    /// `SHA256:` and 16 hex digits of the SHA-256 of the key's public key (DER); `nil` when it is no P-256 key.
+    static func fingerprint(ofKey pem: String) -> String? {
+        guard let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else { return nil }
+        let digest = SHA256.hash(data: key.publicKey.derRepresentation)
+        return "SHA256:" + digest.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Reads the `authentication` object of an app request and checks that the secret is usable.

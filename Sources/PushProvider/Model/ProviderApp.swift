@@ -34,5 +34,8 @@ public struct ProviderApp: Codable, Sendable, Hashable {
         public var kind: String
         public var teamID: String?
         public var keyID: String?
+        /// `SHA256:` and the first 16 hex digits of the SHA-256 of the signing key's public key (DER), so a replaced key
+        /// can be told from the old one without showing either; `nil` for a certificate or an app made before.
+        public var fingerprint: String?
     }
 }

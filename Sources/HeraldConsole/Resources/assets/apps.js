@@ -9,7 +9,9 @@ function card(item) {
   return el("li", { class: "card" }, el("h3", {}, item.name),
     el("p", {}, `${item.bundleID} · ${item.environment} · ${item.endpoint}`),
     el("p", {}, item.authentication.kind === "token"
-      ? `Token authentication: team ${item.authentication.teamID}, key ${item.authentication.keyID}` : "Certificate authentication"),
+      ? `Token authentication: team ${item.authentication.teamID}, key ${item.authentication.keyID}`
+        + (item.authentication.fingerprint ? ` (${item.authentication.fingerprint})` : "")
+      : "Certificate authentication"),
     el("p", {}, `Publishable key (ships in the app): ${item.publishableKey}`),
     el("p", {}, `Webhook: ${item.webhookURL ?? "none"} · rate limit: ${item.rateLimit || "none"}`));
 }
@@ -25,6 +27,9 @@ async function choose(chosen) {
   if (!app) return;
   $("edit-webhook").value = app.webhookURL ?? "";
   $("edit-rate").value = app.rateLimit;
+  $("edit-environment").value = app.environment;
+  $("edit-team").value = app.authentication.teamID ?? "";
+  $("edit-key-id").value = app.authentication.keyID ?? "";
   const categories = await api("GET", `/v1/apps/${encodeURIComponent(app.id)}/categories`);
   $("categories").value = categories.ok ? JSON.stringify(categories.data, null, 2) : "";
   preview();
@@ -57,16 +62,23 @@ function readFile(file) {
   });
 }
 
+/** The `authentication` object for an uploaded key or certificate, or a message saying what is missing. */
+async function credentials(file, teamID, keyID, password) {
+  if (file.size > 64 * 1024) return { problem: `${file.name} is ${file.size} bytes; a key or certificate file is at most 64 KB.` };
+  const contents = await readFile(file);
+  return file.name.endsWith(".p12")
+    ? { authentication: { kind: "certificate", pkcs12: String(contents).split(",")[1], password: password || undefined } }
+    : { authentication: { kind: "token", teamID, keyID, privateKey: contents } };
+}
+
 async function createApp(event) {
   event.preventDefault();
   const file = $("new-key-file").files[0];
   if (!file) { say($("new-result"), "Choose the app's .p8 signing key or .p12 certificate."); return; }
-  if (file.size > 64 * 1024) { say($("new-result"), `${file.name} is ${file.size} bytes; a key or certificate file is at most 64 KB.`); return; }
-  const contents = await readFile(file);
-  const authentication = file.name.endsWith(".p12")
-    ? { kind: "certificate", pkcs12: String(contents).split(",")[1], password: $("new-password").value || undefined }
-    : { kind: "token", teamID: $("new-team").value, keyID: $("new-key-id").value, privateKey: contents };
-  const body = { name: $("new-name").value, bundleID: $("new-bundle").value, environment: $("new-environment").value, authentication };
+  const made = await credentials(file, $("new-team").value, $("new-key-id").value, $("new-password").value);
+  if (made.problem) { say($("new-result"), made.problem); return; }
+  const body = { name: $("new-name").value, bundleID: $("new-bundle").value, environment: $("new-environment").value,
+    authentication: made.authentication };
   if ($("new-endpoint").value) body.endpoint = $("new-endpoint").value;
   const answer = await api("POST", "/v1/apps", body);
   if (!answer.ok) { say($("new-result"), answer.message); return; }
@@ -80,11 +92,22 @@ async function createApp(event) {
 async function saveApp(event) {
   event.preventDefault();
   if (!app) return;
-  const answer = await api("PATCH", `/v1/apps/${encodeURIComponent(app.id)}`,
-    { webhookURL: $("edit-webhook").value, rateLimit: Number($("edit-rate").value || 0) });
+  const body = { webhookURL: $("edit-webhook").value, rateLimit: Number($("edit-rate").value || 0) };
+  if ($("edit-environment").value !== app.environment) body.environment = $("edit-environment").value;
+  const file = $("edit-key-file").files[0];
+  if (file) {
+    const made = await credentials(file, $("edit-team").value, $("edit-key-id").value, $("edit-password").value);
+    if (made.problem) { say($("app-result"), made.problem); return; }
+    body.authentication = made.authentication;
+  }
+  const answer = await api("PATCH", `/v1/apps/${encodeURIComponent(app.id)}`, body);
   if (!answer.ok) { say($("app-result"), answer.message); return; }
-  say($("app-result"), "Saved.", "status");
+  $("edit-key-file").value = "";
+  $("edit-password").value = "";
+  const auth = answer.data.authentication;
+  say($("app-result"), file && auth.fingerprint ? `Saved. The new key is ${auth.fingerprint}; it is not shown again.` : "Saved.", "status");
   await refresh();
+  app = apps.find((item) => item.id === app.id) ?? app;
 }
 
 async function createKey() {

@@ -247,5 +247,10 @@ enum PostgresSchema {
                 "ALTER TABLE devices ALTER COLUMN tags SET DEFAULT '[]', ALTER COLUMN tags SET NOT NULL",
             ]
         ),
+        (
+            // The public fingerprint of an app's signing key, so a replaced key can be told from the old one.
+            "v10 key fingerprint",
+            ["ALTER TABLE apps ADD COLUMN key_fingerprint text"]
+        ),
     ]
 }

@@ -10,11 +10,11 @@ extension PostgresStore {
                 """
                 INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                     sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
-                    created_at, updated_at, channel_endpoint)
+                    created_at, updated_at, channel_endpoint, key_fingerprint)
                 VALUES (\(a.id), \(a.name), \(a.bundleID), \(a.environment), \(a.endpoint), \(app.caPEM),
                     \(auth.kind), \(auth.teamID), \(auth.keyID), \(app.sealedCredentials), \(a.publishableKey),
                     \(a.webhookURL), \(a.rateLimit), \(categories), \(app.categoriesVersion), \(a.createdAt),
-                    \(a.updatedAt), \(a.channelEndpoint))
+                    \(a.updatedAt), \(a.channelEndpoint), \(auth.fingerprint))
                 """, logger)
             try await connection.rows(
                 """
@@ -32,7 +32,8 @@ extension PostgresStore {
             UPDATE apps SET name = \(a.name), bundle_id = \(a.bundleID), environment = \(a.environment),
                 endpoint = \(a.endpoint), ca_pem = \(app.caPEM), auth_kind = \(auth.kind), team_id = \(auth.teamID),
                 key_id = \(auth.keyID), sealed_credentials = \(sealed), webhook_url = \(a.webhookURL),
-                rate_limit = \(a.rateLimit), channel_endpoint = \(a.channelEndpoint), updated_at = \(a.updatedAt)
+                rate_limit = \(a.rateLimit), channel_endpoint = \(a.channelEndpoint), updated_at = \(a.updatedAt),
+                key_fingerprint = \(auth.fingerprint)
             WHERE id = \(a.id)
             """)
     }
@@ -95,7 +96,7 @@ extension PostgresStore {
                 hasCustomCA: caPEM != nil,
                 authentication: .init(
                     kind: try row.column("auth_kind"), teamID: try row.column("team_id"),
-                    keyID: try row.column("key_id")),
+                    keyID: try row.column("key_id"), fingerprint: try row.column("key_fingerprint")),
                 publishableKey: try row.column("publishable_key"), webhookURL: try row.column("webhook_url"),
                 rateLimit: try row.column("rate_limit"), channelEndpoint: try row.column("channel_endpoint"),
                 createdAt: try row.column("created_at"),

@@ -202,6 +202,10 @@ enum SQLiteSchema {
                     );
                     """)
         }
+        migrator.registerMigration("v7 key fingerprint") { db in
+            // The public fingerprint of an app's signing key, so a replaced key can be told from the old one.
+            try db.execute(sql: "ALTER TABLE apps ADD COLUMN key_fingerprint TEXT")
+        }
         return migrator
     }
 }

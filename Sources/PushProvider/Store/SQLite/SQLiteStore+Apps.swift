@@ -8,8 +8,8 @@ extension SQLiteStore {
                 sql: """
                     INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                         sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
-                        created_at, updated_at, channel_endpoint)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        created_at, updated_at, channel_endpoint, key_fingerprint)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: Self.arguments(app))
             try db.execute(
                 sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
@@ -23,14 +23,14 @@ extension SQLiteStore {
                 sql: """
                     UPDATE apps SET name = ?, bundle_id = ?, environment = ?, endpoint = ?, ca_pem = ?, auth_kind = ?,
                         team_id = ?, key_id = ?, sealed_credentials = ?, webhook_url = ?, rate_limit = ?,
-                        channel_endpoint = ?, updated_at = ?
+                        channel_endpoint = ?, updated_at = ?, key_fingerprint = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     app.app.name, app.app.bundleID, app.app.environment, app.app.endpoint, app.caPEM,
                     app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
                     app.sealedCredentials, app.app.webhookURL, app.app.rateLimit, app.app.channelEndpoint,
-                    app.app.updatedAt.stored, app.app.id,
+                    app.app.updatedAt.stored, app.app.authentication.fingerprint, app.app.id,
                 ])
         }
     }
@@ -95,7 +95,7 @@ extension SQLiteStore {
             app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
             app.sealedCredentials, app.app.publishableKey, app.app.webhookURL, app.app.rateLimit,
             String(decoding: app.categories, as: UTF8.self), app.categoriesVersion, app.app.createdAt.stored,
-            app.app.updatedAt.stored, app.app.channelEndpoint,
+            app.app.updatedAt.stored, app.app.channelEndpoint, app.app.authentication.fingerprint,
         ]
     }
 
@@ -105,7 +105,9 @@ extension SQLiteStore {
             app: ProviderApp(
                 id: row["id"], name: row["name"], bundleID: row["bundle_id"], environment: row["environment"],
                 endpoint: row["endpoint"], hasCustomCA: (row["ca_pem"] as String?) != nil,
-                authentication: .init(kind: row["auth_kind"], teamID: row["team_id"], keyID: row["key_id"]),
+                authentication: .init(
+                    kind: row["auth_kind"], teamID: row["team_id"], keyID: row["key_id"],
+                    fingerprint: row["key_fingerprint"]),
                 publishableKey: row["publishable_key"], webhookURL: row["webhook_url"], rateLimit: row["rate_limit"],
                 channelEndpoint: row["channel_endpoint"], createdAt: Date(stored: row["created_at"]),
                 updatedAt: Date(stored: row["updated_at"])),
