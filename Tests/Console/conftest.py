@@ -63,11 +63,11 @@ def herald(media):
         found = re.search(r"console (http://\S+/console/login\?code=\S+)", line)
         if found:
             link = found.group(1)
-        if "JSON API:" in line:
+        if "--mutable-content" in line:  # the last line of the example commands after the device's banner
             break
     assert link, "herald up printed no console link:\n" + "".join(lines)
     threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
-    yield {"link": link, "base": link.split("/console/")[0], "data": data}
+    yield {"link": link, "base": link.split("/console/")[0], "data": data, "banner": "".join(lines)}
     process.terminate()
     process.wait(timeout=30)
 

@@ -142,6 +142,22 @@ def test_an_ended_session_says_why_and_keeps_the_draft_through_a_new_sign_in_lin
     page.get_by_label("Collapse ID", exact=True).fill("")
 
 
+def test_the_commands_herald_up_prints_run_as_pasted_from_another_folder(herald, tmp_path):
+    banner = herald["banner"]
+    commands = []
+    for heading in ["push to every device of the demo app through the provider:", "or straight to the local APNs:"]:
+        block = banner.split(heading, 1)[1].lstrip("\n").split("\n\n", 1)[0]
+        lines = [line for line in block.splitlines() if line.startswith("  ") and not line.startswith("  (")]
+        commands.append("\n".join(lines))
+    through_provider = subprocess.run(["bash", "-c", commands[0]], cwd=tmp_path, capture_output=True, text=True,
+                                      timeout=60)
+    assert through_provider.returncode == 0, through_provider.stderr
+    assert json.loads(through_provider.stdout)["id"], through_provider.stdout
+    direct = subprocess.run(["bash", "-c", commands[1]], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert direct.returncode == 0, direct.stdout + direct.stderr
+    assert "1 accepted" in direct.stdout, direct.stdout
+
+
 def test_history_and_the_delivery_log_show_the_answers(page):
     page.get_by_role("navigation").get_by_role("link", name="History").click()
     table = page.get_by_role("table")

@@ -11,21 +11,9 @@ enum RunningBinary {
         #endif
     }
 
-    /// The command that runs this binary, for printed examples: `herald` when that is what the shell finds on the
-    /// `PATH`, else the binary's path relative to the working directory when it is under it (`.build/debug/herald`),
-    /// else its absolute path.
+    /// The command that runs this binary from any folder, for printed examples and the console's copies: `herald`
+    /// when that is how it was run (found on the `PATH`), else its absolute path.
     static var command: String {
-        let invoked = CommandLine.arguments.first ?? "herald"
-        guard invoked.contains("/") else { return invoked }
-        let path = URL(fileURLWithPath: invoked).standardizedFileURL.path
-        let directory = FileManager.default.currentDirectoryPath + "/"
-        let shown = path.hasPrefix(directory) ? String(path.dropFirst(directory.count)) : path
-        return shown.contains("/") && !shown.hasPrefix("/") ? "./" + shown : shown
-    }
-
-    /// The command that runs this binary from any folder: `herald` when found on the `PATH`, else its absolute path
-    /// (for commands copied elsewhere, such as the console's "Copy as herald send").
-    static var absoluteCommand: String {
         let invoked = CommandLine.arguments.first ?? "herald"
         guard invoked.contains("/") else { return invoked }
         return URL(fileURLWithPath: invoked).standardizedFileURL.path

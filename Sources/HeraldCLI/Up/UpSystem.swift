@@ -57,7 +57,7 @@ struct UpSystem {
                         caPEM: gateway.certificateAuthority.caCertificatePEM),
                     deviceAPIs: [],
                     sendFiles: .init(
-                        command: RunningBinary.absoluteCommand,
+                        command: RunningBinary.command,
                         keyFiles: [DevelopmentSigningKey.keyID: RunningFile.absolute(key.path)],
                         caFiles: [
                             "https://127.0.0.1:\(port)": RunningFile.absolute(gateway.certificateAuthority.caPath.path)
