@@ -149,6 +149,7 @@ let package = Package(
             dependencies: [
                 "APNSCore", "APNSClient", "CategoryConfig", "GracefulServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -290,7 +291,10 @@ let package = Package(
             dependencies: [
                 "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "Courier", "DeviceSimulator",
                 "GatewayTestSupport", "GracefulServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

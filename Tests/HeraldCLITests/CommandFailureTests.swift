@@ -46,6 +46,21 @@ struct CommandFailureTests {
         withExtendedLifetime((first, second)) {}
     }
 
+    @Test("herald serve's TLS flags: both or neither, and an unreadable certificate or key is named")
+    func serveTLSFlags() async throws {
+        let data = Self.folder()
+        let alone = await runHerald(["serve", "--port", "0", "--data", data.path, "--tls-cert", "/nonexistent.pem"])
+        #expect(alone.status == 2)
+        #expect(alone.errorOutput.contains("give --tls-cert and --tls-key together"), "\(alone.errorOutput)")
+        let missing = await runHerald([
+            "serve", "--port", "0", "--data", data.path, "--tls-cert", "/nonexistent.pem", "--tls-key",
+            "/nonexistent.pem",
+        ])
+        #expect(missing.status == 2)
+        #expect(missing.errorOutput.contains("--tls-cert: cannot read a PEM certificate from /nonexistent.pem"))
+        #expect(!FileManager.default.fileExists(atPath: data.path), "nothing started, nothing made")
+    }
+
     @Test("a second process on a data folder is refused, naming the first one")
     func folderInUse() async throws {
         let data = Self.folder()

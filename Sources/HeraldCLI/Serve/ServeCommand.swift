@@ -3,6 +3,7 @@ import Foundation
 import GracefulServer
 import HeraldConsole
 import Logging
+import NIOSSL
 import PushProvider
 import ServiceLifecycle
 import Synchronization
@@ -20,6 +21,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "The port to listen on.")
     var port = 8080
+
+    @Option(
+        name: .customLong("tls-cert"),
+        help: "Serve HTTPS with this PEM certificate (chain), with --tls-key; without both, plain HTTP.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
 
     @Option(help: "Where the database, the master key and the admin token are kept (DIR/provider/).")
     var data = "./.herald"
@@ -98,6 +107,9 @@ struct ServeCommand: AsyncParsableCommand {
                 "--workers is 1 to 1024, --batch-size 1 to 100000 and --connections 1 to 64; got \(workers), "
                     + "\(batchSize) and \(connections)")
         }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("give --tls-cert and --tls-key together (the certificate and its private key, PEM)")
+        }
         guard (1...1_000_000).contains(maxConnections) else {
             throw ValidationError("--max-connections is 1 to 1000000; got \(maxConnections)")
         }
@@ -118,6 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.allowedEndpoints = allowedEndpoints
         configuration.allowedWebhookHosts = allowedWebhookHosts
         configuration.httpLimits.maximumConnections = maxConnections
+        configuration.tls = try tlsConfiguration()
         // One process per SQLite file; PostgreSQL is shared by design.
         let lock =
             configuration.database == .sqlite
@@ -129,7 +142,8 @@ struct ServeCommand: AsyncParsableCommand {
         let listened = Mutex(false)
         let service = provider.service(plugins: [console]) { [host, adminToken] port in
             listened.withLock { $0 = true }
-            let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            let scheme = provider.configuration.tls == nil ? "http" : "https"
+            let base = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
             io.write(
                 """
                 herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
@@ -161,6 +175,27 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// What the console shows besides the provider: the gateway and devices named on the command line.
+    /// TLS from `--tls-cert` and `--tls-key`, or `nil` for plain HTTP.
+    private func tlsConfiguration() throws -> TLSConfiguration? {
+        guard let tlsCert, let tlsKey else { return nil }
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(tlsCert)
+        } catch {
+            throw UsageError("--tls-cert: cannot read a PEM certificate from \(tlsCert)")
+        }
+        guard !chain.isEmpty else { throw UsageError("--tls-cert: \(tlsCert) holds no PEM certificate") }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
+        } catch {
+            throw UsageError(
+                "--tls-key: cannot read a PEM private key from \(tlsKey) (an encrypted key is not supported)")
+        }
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+
     private func consoleConfiguration() throws -> HeraldConsole.Configuration {
         var gateway: HeraldConsole.Gateway?
         if let text = gatewayAdmin, let url = URL(string: text) {

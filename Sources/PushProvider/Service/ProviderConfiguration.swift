@@ -1,11 +1,15 @@
 public import Foundation
 public import GracefulServer
+public import NIOSSL
 
 extension PushProviderService {
     /// How `herald serve` runs: where it listens and keeps its data, its secrets, and the delivery workers' limits.
     public struct Configuration: Sendable {
         /// Where apps, devices and the delivery queue are kept.
         public var database: Database = .sqlite
+        /// TLS for the API and the console (`herald serve --tls-cert --tls-key`); `nil` serves plain HTTP, for a
+        /// loopback address or behind a TLS-terminating proxy.
+        public var tls: TLSConfiguration?
         /// The address to listen on.
         public var host = "127.0.0.1"
         /// The port; 0 picks a free one.

@@ -3,6 +3,7 @@ public import Foundation
 import GRDB
 import GracefulServer
 import Hummingbird
+import HummingbirdTLS
 public import Logging
 import ServiceLifecycle
 import Synchronization
@@ -104,9 +105,12 @@ public final class PushProviderService: Sendable {
         self.plugins.withLock { $0 = plugins }
         var quiet = logger
         quiet.logLevel = .critical
+        let server =
+            try configuration.tls.map { try .tls(configuration.httpLimits.server(), tlsConfiguration: $0) }
+            ?? configuration.httpLimits.server()
         let application = Application(
             router: makeRouter(plugins: plugins),
-            server: configuration.httpLimits.server(),
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "herald-provider"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
