@@ -154,4 +154,21 @@ struct DoctorCommandTests {
                 expired.output.contains("✗ certificate") && expired.output.contains("expired on"), "\(expired.output)")
         }
     }
+
+    @Test("--token: a token of this environment is accepted; one of the other environment is named as such")
+    func deviceToken() async throws {
+        try await SendGateway.with { gateway in
+            let good = await Self.doctor(gateway, ["--token": gateway.token])
+            #expect(good.status == 0, "\(good.output)")
+            #expect(good.output.contains("✓ device token accepted for com.example.app"), "\(good.output)")
+            let other = try gateway.server.registry.register(bundleID: "com.example.app", environment: .production)
+            let wrong = await Self.doctor(gateway, ["--token": other.token.hex])
+            #expect(wrong.status == 1)
+            #expect(wrong.output.contains("✗ device token answered 400 BadDeviceToken"), "\(wrong.output)")
+            #expect(wrong.output.contains("send it to the other environment"))
+            let bad = await Self.doctor(gateway, ["--token": "xyz"])
+            #expect(bad.status == 2)
+            #expect(bad.errorOutput.contains("is not a device token"))
+        }
+    }
 }

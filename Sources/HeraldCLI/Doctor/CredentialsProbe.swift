@@ -10,6 +10,62 @@ enum CredentialsProbe {
     static func run(
         endpoint: APNSEndpoint, authentication: APNSClientAuthentication, topic: String, timeout: Duration
     ) async -> DoctorCheck {
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        switch await probe(
+            token: token, endpoint: endpoint, authentication: authentication, topic: topic, timeout: timeout)
+        {
+        case .failure(let failure): return failure.check
+        case .success(.accepted):
+            return .passed(
+                "credentials", "a push to a token no device should have was accepted: the key, team and topic work")
+        case .success(.rejected(let rejection)):
+            return verdict(rejection, topic: topic, endpoint: endpoint)
+        }
+    }
+
+    /// What `--token`'s answer to the same background push says about the token: its environment and app.
+    static func token(
+        _ token: String, endpoint: APNSEndpoint, authentication: APNSClientAuthentication, topic: String,
+        timeout: Duration
+    ) async -> DoctorCheck {
+        let name = "device token"
+        let environment = endpoint.host == APNSEndpoint.production.host ? "production" : "the sandbox"
+        switch await probe(
+            token: token, endpoint: endpoint, authentication: authentication, topic: topic, timeout: timeout)
+        {
+        case .failure(let failure):
+            return DoctorCheck(name: name, outcome: .failed, found: failure.check.found, next: failure.check.next)
+        case .success(.accepted):
+            return .passed(name, "accepted for \(topic): the token is of \(environment) (its app was woken silently)")
+        case .success(.rejected(let rejection)):
+            let answer = "\(rejection.status.map(String.init) ?? "no answer") \(rejection.reason.rawValue)"
+            switch rejection.reason.rawValue {
+            case "BadDeviceToken":
+                return .failed(
+                    name, "answered \(answer): the token is not one of \(environment)'s",
+                    next:
+                        "a token from an Xcode build is a sandbox token, from TestFlight or the App Store a production "
+                        + "token: send it to the other environment (--environment), or check that it is the app's token"
+                )
+            case "Unregistered", "ExpiredToken":
+                return .failed(
+                    name, "answered \(answer): the app is no longer on that device, or the token was replaced",
+                    next: "stop sending to it; the app registers a new token when it is installed again")
+            case "DeviceTokenNotForTopic":
+                return .failed(
+                    name, "answered \(answer): the token belongs to another app than \(topic)",
+                    next: "check --topic, the bundle ID of the app that registered the token")
+            default:
+                return .failed(name, "answered \(answer): \(rejection.message)", next: "see the credentials check")
+            }
+        }
+    }
+
+    /// Sends the background probe to `token`: APNs' answer, or the check that says why there was none.
+    private static func probe(
+        token: String, endpoint: APNSEndpoint, authentication: APNSClientAuthentication, topic: String,
+        timeout: Duration
+    ) async -> Result<APNSResult, DoctorCheckFailure> {
         let name = "credentials"
         var configuration = APNSPushClient.Configuration(endpoint: endpoint, authentication: authentication)
         configuration.timeout = timeout
@@ -18,9 +74,11 @@ enum CredentialsProbe {
         do {
             client = try APNSPushClient(configuration: configuration)
         } catch {
-            return .failed(name, "cannot set up a client: \(error.message)", next: "check --ca-file and --cert")
+            return .failure(
+                .init(
+                    check: .failed(name, "cannot set up a client: \(error.message)", next: "check --ca-file and --cert")
+                ))
         }
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let headers = APNSRequestHeaders(
             pushType: .background, priority: .conservePower, expiration: .immediately, topic: topic)
         let payload = ByteBuffer(string: #"{"aps":{"content-available":1}}"#)
@@ -29,15 +87,16 @@ enum CredentialsProbe {
             result = try await client.send(APNSNotification(deviceToken: token, headers: headers, payload: payload))
         } catch {
             await client.shutdown()
-            return .failed(name, "cannot send: \(error.message)", next: "check the key file and --auth-key")
+            return .failure(
+                .init(check: .failed(name, "cannot send: \(error.message)", next: "check the key file and --auth-key")))
         }
         await client.shutdown()
-        switch result {
-        case .accepted:
-            return .passed(name, "a push to a token no device should have was accepted: the key, team and topic work")
-        case .rejected(let rejection):
-            return verdict(rejection, topic: topic, endpoint: endpoint)
-        }
+        return .success(result)
+    }
+
+    /// A probe that could not be sent, as the check to print.
+    struct DoctorCheckFailure: Error {
+        let check: DoctorCheck
     }
 
     /// What APNs' answer to the probe says about the credentials.

@@ -20,6 +20,13 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(help: "The app's bundle ID (the apns-topic).")
     var topic: String
 
+    @Option(
+        help: """
+            A device token to check too: the same background push (no alert, not stored) tells whether it is of \
+            this environment and app. It wakes the app on that device silently.
+            """)
+    var token: String?
+
     @Option(help: "Seconds each network step may take.")
     var timeout: Double = 10
 
@@ -27,6 +34,9 @@ struct DoctorCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if let token, (try? APNSDeviceToken(hex: token)) == nil {
+            throw ValidationError("--token '\(token)' is not a device token (64 hexadecimal digits from the app)")
+        }
         guard timeout.isFinite, timeout >= 1, timeout <= 300 else {
             throw ValidationError("--timeout is 1 to 300 seconds; got \(timeout)")
         }
@@ -41,9 +51,15 @@ struct DoctorCommand: AsyncParsableCommand {
         let path = await ConnectionCheck.run(endpoint, timeout: limit)
         checks += path
         if credentials.outcome != .failed, path.allSatisfy({ $0.outcome != .failed }) {
-            checks.append(
-                await CredentialsProbe.run(
-                    endpoint: endpoint, authentication: try target.authentication(), topic: topic, timeout: limit))
+            let authentication = try target.authentication()
+            let proof = await CredentialsProbe.run(
+                endpoint: endpoint, authentication: authentication, topic: topic, timeout: limit)
+            checks.append(proof)
+            if let token, proof.outcome == .passed {
+                checks.append(
+                    await CredentialsProbe.token(
+                        token, endpoint: endpoint, authentication: authentication, topic: topic, timeout: limit))
+            }
         } else {
             checks.append(
                 DoctorCheck(
