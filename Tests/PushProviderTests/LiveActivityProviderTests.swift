@@ -112,10 +112,12 @@ struct LiveActivityProviderTests {
             #expect(tokens[0]["priority10ThisHour"].int == 1, "\(tokens)")
             // A flood of priority 10 is warned about once past the provider's threshold.
             var warnings: [String?] = []
+            var updates: [String] = []
             for _ in 0..<10 {
                 (_, created) = try await harness.call(
                     "POST", "/v1/notifications", body: ["target": ["activity": "match-1"], "payload": ["aps": update]])
                 warnings.append(created["warning"].string)
+                updates.append(try #require(created["id"].string))
             }
             #expect(warnings.dropLast().allSatisfy { $0 == nil }, "\(warnings)")
             #expect(warnings.last??.contains("11 priority-10 pushes this hour") == true, "\(warnings)")
@@ -137,7 +139,10 @@ struct LiveActivityProviderTests {
                 "POST", "/v1/notifications", body: ["target": ["activity": "match-9"], "payload": ["aps": update]])
             #expect(created["warning"].string?.contains("no activity token") == true, "\(created)")
 
-            // The activity ended on the device: APNs answers 410 for its token, and the provider forgets it.
+            // The activity ended on the device: APNs answers 410 for its token, and the provider forgets it. The
+            // updates above are answered first: one still in flight would meet the 410 and take the token away
+            // before the push below is targeted.
+            for id in updates { _ = try await harness.finished(id) }
             try harness.gateway.server.registry.invalidate(
                 try APNSDeviceToken(hex: updateToken), reason: .unregistered, at: Date())
             (_, created) = try await harness.call(
