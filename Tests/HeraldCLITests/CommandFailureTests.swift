@@ -44,6 +44,13 @@ struct CommandFailureTests {
         #expect(!result.output.contains("token"), "no token printed: \(result.output)")
         #expect(!FileManager.default.fileExists(atPath: data.path), "nothing made: no key, no token, no folder")
         withExtendedLifetime((first, second)) {}
+        let outOfRange = await runHerald([
+            "up", "--data", data.path, "--gateway-port", "70000", "--manage-port=-1", "--provider-port", "0",
+            "--device-api-port", "0",
+        ])
+        #expect(outOfRange.status == 1)
+        #expect(outOfRange.errorOutput.contains("127.0.0.1:70000: a port is 1 to 65535, or 0 for any free one"))
+        #expect(outOfRange.errorOutput.contains("127.0.0.1:-1: a port is 1 to 65535"), "\(outOfRange.errorOutput)")
     }
 
     @Test("herald serve's TLS flags: both or neither, and an unreadable certificate or key is named")

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
     import Glibc
@@ -53,36 +54,15 @@ enum PortCheck {
     /// The `errno` binding a listening TCP socket to `host`:`port` gives, or `nil` when it can.
     private static func bindError(host: String, port: Int) -> Int32? {
         guard let port = UInt16(exactly: port) else { return EDOM }
-        let address = host == "localhost" ? "127.0.0.1" : host
-        let ipv6 = address.contains(":")
-        let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let text = host == "localhost" ? "127.0.0.1" : host
+        guard let address = try? SocketAddress(ipAddress: text, port: Int(port)) else { return EADDRNOTAVAIL }
+        let descriptor = socket(text.contains(":") ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return errno }
         defer { close(descriptor) }
         // As the servers do: a port whose last connections are still closing (TIME_WAIT) is free.
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let result: Int32
-        if ipv6 {
-            var socketAddress = sockaddr_in6()
-            socketAddress.sin6_family = sa_family_t(AF_INET6)
-            socketAddress.sin6_port = in_port_t(port.bigEndian)
-            guard inet_pton(AF_INET6, address, &socketAddress.sin6_addr) == 1 else { return EADDRNOTAVAIL }
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
-        } else {
-            var socketAddress = sockaddr_in()
-            socketAddress.sin_family = sa_family_t(AF_INET)
-            socketAddress.sin_port = in_port_t(port.bigEndian)
-            guard inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 else { return EADDRNOTAVAIL }
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
+        let result = address.withSockAddr { pointer, size in bind(descriptor, pointer, socklen_t(size)) }
         guard result == 0 else { return errno }
         return listen(descriptor, 1) == 0 ? nil : errno
     }
