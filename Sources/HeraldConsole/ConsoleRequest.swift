@@ -28,10 +28,12 @@ enum ConsoleRequest {
         return nil
     }
 
-    /// The cookie that carries a session, or (with `nil`) the one that clears it.
-    static func cookie(for sessionID: String?) -> String {
+    /// The cookie that carries a session, or (with `nil`) the one that clears it; `Secure` when the console is served
+    /// over HTTPS (`herald serve --tls-cert`), so the browser never sends it in plain HTTP.
+    static func cookie(for sessionID: String?, secure: Bool) -> String {
         let lifetime = sessionID == nil ? 0 : Int(ConsoleSessions.idleLifetime)
         return "\(cookieName)=\(sessionID ?? ""); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(lifetime)"
+            + (secure ? "; Secure" : "")
     }
 
     /// The headers every console answer carries: no inline script, nothing from another site, never framed.

@@ -64,14 +64,18 @@ extension ConsoleRoutes {
         }
         router.post("console/logout") { request, _ -> Response in
             guard let session = console.session(of: request) else {
-                return ConsoleRequest.redirect(to: "/console/login", cookie: ConsoleRequest.cookie(for: nil))
+                return ConsoleRequest.redirect(
+                    to: "/console/login",
+                    cookie: ConsoleRequest.cookie(for: nil, secure: provider.configuration.tls != nil))
             }
             let form = try await ConsoleRequest.form(request)
             guard form["csrf"] == session.csrfToken else {
                 throw ProviderError.forbidden("the console's CSRF token is missing or wrong: reload the page")
             }
             console.sessions.close(id: session.id)
-            return ConsoleRequest.redirect(to: "/console/login", cookie: ConsoleRequest.cookie(for: nil))
+            return ConsoleRequest.redirect(
+                to: "/console/login", cookie: ConsoleRequest.cookie(for: nil, secure: provider.configuration.tls != nil)
+            )
         }
         router.get("console/assets/:name") { _, context -> Response in
             let name = try context.parameters.require("name")
@@ -119,7 +123,9 @@ extension ConsoleRoutes {
             return ConsoleRequest.html(console.pages.login(message: message, back: back), status: .unauthorized)
         }
         let session = console.sessions.open(key: key, holder: holder)
-        return ConsoleRequest.redirect(to: back ?? "/console/compose", cookie: ConsoleRequest.cookie(for: session.id))
+        return ConsoleRequest.redirect(
+            to: back ?? "/console/compose",
+            cookie: ConsoleRequest.cookie(for: session.id, secure: provider.configuration.tls != nil))
     }
 
     /// The sign-in page with 429 and `Retry-After` while too many sign-ins failed in the last minute; `nil` otherwise.
