@@ -2,13 +2,15 @@ import Foundation
 import PostgresNIO
 import Synchronization
 
-/// One use of a pooled connection with two limits: how long to wait for the connection, and how long the work on it
-/// may take in all. Past either, the caller gets an error at once; past the second, the connection is also closed,
-/// which fails whatever still waits on it and sends it out of the pool.
+/// One use of a pooled connection with limits, each of which answers the caller at once with an error:
+/// - no connection within the wait (the database is down, or every connection is busy);
+/// - the connection closed under the statement for ``closedGrace`` while it still waits (PostgresNIO 1.33 can leave a
+///   statement sent as the server shuts down waiting for good on a connection it knows is closed: seen in a
+///   mid-broadcast restart, where one `UPDATE` hung until the process ended, and its batch with it);
+/// - the whole use past its limit; then the connection is also closed, which fails whatever still waits on it and
+///   takes it out of the pool.
 ///
-/// A task group cannot do this: it waits for every child before it returns, and a statement sent just as PostgreSQL
-/// restarts can wait for an answer that never comes (seen in a mid-broadcast restart: one `UPDATE` hung until the
-/// process ended, and its batch with it).
+/// A task group cannot do this: it waits for every child before it returns.
 final class BoundedStatement<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
