@@ -180,6 +180,7 @@ async function send(event) {
   const answer = await api("POST", `/v1/notifications?app=${encodeURIComponent(app.id)}`, notificationBody());
   $("send").disabled = false;
   if (!answer.ok) { say($("result"), `Not sent. ${answer.message}`); return; }
+  sessionStorage.removeItem(draftKey);
   const report = answer.data;
   const links = [el("a", { href: `/console/history?notification=${encodeURIComponent(report.id)}` }, "Open in History")];
   const deliveries = await api("GET", `/v1/notifications/${encodeURIComponent(report.id)}/deliveries?app=${encodeURIComponent(app.id)}&limit=1`);
@@ -284,7 +285,7 @@ async function chooseApp(chosen) {
 }
 
 const draftKey = "herald.compose.draft";
-const draftFields = ["payload", "priority", "expiration", "collapse-id", "push-type", "target-kind", "target-token",
+const draftFields = [...fieldIDs, "payload", "priority", "expiration", "collapse-id", "push-type", "target-kind", "target-token",
   "target-tokens", "target-user", "target-tags"];
 
 /** Keeps what is being composed when the session ends, to put back after the new sign-in. */
@@ -309,6 +310,9 @@ function restoreDraft() {
 
 async function start() {
   window.addEventListener("herald:session-ended", saveDraft);
+  // The example text, unless something was typed while the page was still loading.
+  if (!$("title").value) $("title").value = "Hello";
+  if (!$("body").value) $("body").value = "It is a beautiful day";
   const files = await api("GET", "/console/api/send-files");
   if (files.ok) sendFiles = files.data;
   const simulatorAnswer = await api("GET", "/console/api/simulators");
@@ -322,8 +326,6 @@ async function start() {
   $("copy-curl").addEventListener("click", copyCurl);
   $("copy-herald").addEventListener("click", copyHerald);
   $("download-apns").addEventListener("click", downloadAPNS);
-  $("title").value = "Hello";
-  $("body").value = "It is a beautiful day";
   showTarget();
   const draft = JSON.parse(sessionStorage.getItem(draftKey) ?? "{}");
   if (draft.app && apps.some((candidate) => candidate.id === draft.app)) $("app").value = draft.app;

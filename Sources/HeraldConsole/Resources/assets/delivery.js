@@ -4,10 +4,30 @@ import { api, el, say, time } from "/console/assets/console.js";
 const $ = (id) => document.getElementById(id);
 let last = null;
 
-/** Every step known, as {at, where, what}. */
+/**
+ * Where a step stands in the chain of causes: the provider queues and sends, the gateway receives, stores, answers
+ * and forwards, the device shows, and the device's reports come back. Steps are ordered by this first and by time
+ * within it, so clocks that disagree (or share a millisecond) never put an effect before its cause.
+ */
+const gatewayOrder = ["received", "rejected", "stored", "answered", "forwarded", "delivered", "replaced", "expired", "discarded"];
+
+function rank(where, what) {
+  if (where === "provider") return 0;
+  if (where === "device → provider") return 3;
+  if (where === "APNs") return 1 + gatewayOrder.indexOf("answered") / 10;
+  if (where === "gateway") {
+    const index = gatewayOrder.indexOf(what.split(/[: ]/)[0]);
+    return 1 + (index < 0 ? gatewayOrder.length : index) / 10;
+  }
+  return 2; // a device
+}
+
+/** Every step known, as {at, where, what}, in causal order. */
 function steps(trace) {
   const list = [];
-  const add = (at, where, what) => { if (at) list.push({ at: new Date(typeof at === "number" ? at : at), where, what }); };
+  const add = (at, where, what) => {
+    if (at) list.push({ at: new Date(typeof at === "number" ? at : at), where, what, rank: rank(where, what) });
+  };
   const provider = trace.provider;
   if (provider) {
     add(provider.queuedAt, "provider", `queued for device ${provider.token.slice(0, 16)}…`);
@@ -32,16 +52,20 @@ function steps(trace) {
       add(event.time, `device ${device.index + 1}`, what);
     }
   }
-  return list.sort((a, b) => a.at - b.at);
+  return list.sort((a, b) => a.rank - b.rank || a.at - b.at);
 }
 
 function render(trace) {
   const list = steps(trace);
   const items = list.map((step, index) => {
     const gap = index ? step.at - list[index - 1].at : 0;
+    // A step caused by the one before but dated earlier: the two processes' clocks disagree by at least that much.
+    const shown = !index ? "start"
+      : gap >= 0 ? `+${gap} ms`
+      : `${gap} ms: ${step.where}'s clock is at least ${-gap} ms behind ${list[index - 1].where}'s`;
     return el("li", { class: `step ${step.where.split(" ")[0]}` },
       el("time", { datetime: step.at.toISOString() }, time(step.at.toISOString())),
-      el("span", { class: "gap" }, index ? `+${gap} ms` : "start"),
+      el("span", { class: "gap" }, shown),
       el("span", { class: "where" }, step.where), el("span", { class: "what" }, step.what));
   });
   $("timeline").replaceChildren(...items);
