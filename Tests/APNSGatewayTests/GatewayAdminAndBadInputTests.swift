@@ -67,6 +67,16 @@ struct GatewayAdminAndBadInputTests {
                 headers: ["authorization": jwt, "apns-topic": "com.example.app"], body: #"{"aps":{}}"#)
             #expect(reply.status == 403)
             #expect(reply.body == #"{"reason":"BadEnvironmentKeyIdInToken"}"#)
+            // Asked with herald-explain: 1 (Herald's client asks any server but Apple's), the same status and reason
+            // come with the gateway's explanation; without it, the body above is Apple's, byte for byte.
+            let explained = try await gateway.curl(
+                path: "/3/device/\(device.token.hex)",
+                headers: ["authorization": jwt, "apns-topic": "com.example.app", "herald-explain": "1"],
+                body: #"{"aps":{}}"#)
+            #expect(explained.status == 403)
+            let object = try JSONSerialization.jsonObject(with: Data(explained.body.utf8)) as? [String: String]
+            #expect(object?["reason"] == "BadEnvironmentKeyIdInToken")
+            #expect(object?["explanation"]?.contains("production") == true, "\(explained.body)")
         }
     }
 

@@ -10,11 +10,14 @@ struct DoctorCommandTests {
     static func doctor(_ gateway: SendGateway, _ changes: [String: String] = [:], drop: [String] = []) async
         -> CommandResult
     {
-        var options = ["--url": gateway.url, "--ca-file": gateway.caFile, "--auth-key": gateway.authKey]
+        // 20 s: a full test run on two cores can starve a probe for several seconds.
+        var options = [
+            "--url": gateway.url, "--ca-file": gateway.caFile, "--auth-key": gateway.authKey, "--timeout": "20",
+        ]
         options.merge(changes) { $1 }
         for name in drop { options[name] = nil }
         return await runHerald(
-            ["doctor", "--topic", "com.example.app", "--timeout", "5"] + options.flatMap { [$0.key, $0.value] })
+            ["doctor", "--topic", "com.example.app"] + options.flatMap { [$0.key, $0.value] })
     }
 
     static func keyFile(_ text: String) throws -> String {
@@ -45,6 +48,10 @@ struct DoctorCommandTests {
             #expect(result.status == 1)
             #expect(result.output.contains("✗ credentials  answered 403 InvalidProviderToken"), "\(result.output)")
             #expect(result.output.contains("next: check the team ID (developer account: Membership)"))
+            // The local APNs says exactly what was wrong, because Herald's client asked (herald-explain: 1).
+            #expect(
+                result.output.contains("The server says: the token's iss WRONGTEAM1 is not the team DEF123GHIJ"),
+                "\(result.output)")
         }
     }
 
@@ -107,7 +114,7 @@ struct DoctorCommandTests {
             #expect(refused.output.contains("✗ connection"), "\(refused.output)")
             #expect(refused.output.contains("is herald gateway or herald up running there?"))
             let silent = try ListeningSocket()
-            let mute = await Self.doctor(gateway, ["--url": "https://127.0.0.1:\(silent.port)"])
+            let mute = await Self.doctor(gateway, ["--url": "https://127.0.0.1:\(silent.port)", "--timeout": "3"])
             #expect(
                 mute.output.contains("✗ TLS          the server accepted TCP but did not answer TLS"), "\(mute.output)")
             withExtendedLifetime(silent) {}

@@ -7,12 +7,16 @@ import NIOHPACK
 /// The part shared by consecutive notifications (same headers, same token) is built once and copied.
 struct RequestHeaderBuilder {
     private let authority: String
+    /// Whether to ask for the local APNs' explanation of a rejection: never of Apple's servers.
+    private let asksForExplanations: Bool
     private var sharedKey: APNSRequestHeaders?
     private var sharedAuthorization: String?
     private var shared = HPACKHeaders()
 
     init(authority: String) {
         self.authority = authority
+        let host = authority.split(separator: ":").first.map { $0.lowercased() } ?? ""
+        asksForExplanations = !(host == "push.apple.com" || host.hasSuffix(".push.apple.com"))
     }
 
     mutating func headers(for notification: APNSNotification, authorization: String?) -> HPACKHeaders {
@@ -69,6 +73,7 @@ struct RequestHeaderBuilder {
         var shared = HPACKHeaders()
         if let authorization { shared.add(name: APNSRequestHeaders.Name.authorization, value: authorization) }
         for (name, value) in regular.headerFields { shared.add(name: name, value: value) }
+        if asksForExplanations { shared.add(name: APNSErrorResponse.explainHeader, value: "1") }
         self.shared = shared
         sharedKey = regular
         sharedAuthorization = authorization

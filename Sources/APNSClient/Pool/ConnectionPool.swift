@@ -230,8 +230,10 @@ final class ConnectionPool: Sendable {
                 message: "status \(status) without an APNs reason\(text.isEmpty ? "" : ": \(text)")")
         }
         let summary = APNSReason.catalog[response.reason]?.summary ?? "APNs answered \(status) \(response.reason)"
+        // The local APNs says exactly what was wrong when asked (never Apple).
+        let message = response.explanation.map { "\(summary) The server says: \(String($0.prefix(500)))" } ?? summary
         return APNSRejection(
             status: status, reason: response.reason, timestamp: response.invalidSince, apnsID: apnsID,
-            message: summary)
+            message: message)
     }
 }

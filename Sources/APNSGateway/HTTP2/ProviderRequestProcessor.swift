@@ -93,8 +93,12 @@ struct ProviderRequestProcessor: Sendable {
             return nil
         } catch let rejection as APNSRequestRejection {
             var response = ProviderResponse.rejected(rejection, apnsID: apnsIDText)
+            let explanation = request.header(APNSErrorResponse.explainHeader) == "1" ? rejection.message : nil
             if let invalidSince = rejection.invalidSince {
-                response.error = APNSErrorResponse(reason: rejection.reason, invalidSince: invalidSince)
+                response.error = APNSErrorResponse(
+                    reason: rejection.reason, invalidSince: invalidSince, explanation: explanation)
+            } else {
+                response.error?.explanation = explanation
             }
             store.log.record(apnsID, .init(.rejected, at: now(), "\(rejection.reason.rawValue): \(rejection.message)"))
             return response

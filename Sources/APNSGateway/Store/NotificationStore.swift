@@ -89,7 +89,17 @@ package final class NotificationStore: Sendable {
                 return (online.link, nil)
             }
             guard notification.isStorable else { return (nil, nil) }
-            return (nil, state.stored.updateValue(Stored(notification), forKey: token)?.notification)
+            let replaced = state.stored.updateValue(Stored(notification), forKey: token)?.notification
+            // Logged under the lock: a push that replaces this one at once must not log "replaced" for it before
+            // this one's "received" and "stored" (seen with 300 concurrent pushes to one token).
+            log.record(
+                notification.apnsID, uniqueID: notification.uniqueID, token: token, received, .init(.stored, at: now()))
+            if let replaced {
+                log.record(
+                    replaced.apnsID,
+                    .init(.replaced, at: now(), replacement(replaced, notification), replacedBy: notification.apnsID))
+            }
+            return (nil, replaced)
         }
         let (apnsID, uniqueID) = (notification.apnsID, notification.uniqueID)
         if let link {
@@ -102,11 +112,6 @@ package final class NotificationStore: Sendable {
                 .init(.discarded, at: now(), "the device is offline and apns-expiration is 0 (deliver now or never)"))
             return .discarded
         } else {
-            log.record(apnsID, uniqueID: uniqueID, token: token, received, .init(.stored, at: now()))
-            if let replaced {
-                let detail = replacement(replaced, notification)
-                log.record(replaced.apnsID, .init(.replaced, at: now(), detail, replacedBy: apnsID))
-            }
             changed(token)
             return .stored(replaced: replaced)
         }
