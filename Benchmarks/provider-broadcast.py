@@ -302,7 +302,9 @@ def main():
         created_at = time.monotonic()
         killed = False
         restarting = None  # (the restart command, accepted before, when it began)
-        restarted = None  # (accepted when the database was back, when)
+        back = {}  # when the restart command ended, set by a thread that waits for it (the reads may be blocked)
+        restarted = None  # (accepted by the last read begun before the database was back, when it was back)
+        before_back = None  # (accepted, state) of the last read begun before the restart ended
         stall = None
         slowest_read = 0.0
         unavailable_reads = 0
@@ -322,16 +324,24 @@ def main():
             stats = report["stats"]
             if options.restart_database and restarting is None and stats["accepted"] >= options.devices // 3:
                 # In the background: the API is read on, as users would, while the database is down.
-                restarting = (subprocess.Popen(options.restart_database, shell=True), stats["accepted"],
-                              time.monotonic())
+                command = subprocess.Popen(options.restart_database, shell=True)
+                restarting = (command, stats["accepted"], time.monotonic())
+                threading.Thread(target=lambda: back.update(code=command.wait(), at=time.monotonic()),
+                                 daemon=True).start()
                 continue
-            if restarting and restarted is None and restarting[0].poll() is not None:
-                assert restarting[0].returncode == 0, "the database restart command failed"
-                restarted = (stats["accepted"], time.monotonic())
-                print(f"restarted the database in {time.monotonic() - restarting[2]:.1f} s at "
+            if restarting and "at" not in back:
+                before_back = (stats["accepted"], report["state"])
+            if restarting and restarted is None and "at" in back:
+                assert back["code"] == 0, "the database restart command failed"
+                restarted = (before_back[0] if before_back else restarting[1], back["at"])
+                print(f"restarted the database in {back['at'] - restarting[2]:.1f} s at "
                       f"{restarting[1]} accepted", flush=True)
+                if before_back and before_back[1] == "done":
+                    restarted = None
+                    back["late"] = True
             if restarted and stall is None and (stats["accepted"] > restarted[0] or report["state"] == "done"):
-                # The first progress after the database came back.
+                # The first progress seen after the database came back (accepted counts are written to it, so they
+                # cannot grow while it is down).
                 stall = time.monotonic() - restarted[1]
             if options.kill and not killed and stats["accepted"] >= options.devices // 3:
                 os.kill(provider.pid, signal.SIGKILL)
