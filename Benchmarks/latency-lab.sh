@@ -14,7 +14,7 @@ rtts=${RTTS:-"0 50 150"}
 source Benchmarks/start-gateway.sh
 # The proxies start in command substitutions, out of reach of `jobs`: their pids are kept to be stopped at exit.
 trap 'kill $(cat "$work/proxies" 2>/dev/null) $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-herald=.build/release/herald
+herald=${HERALD_BIN:-.build/release/herald}
 echo '{"aps":{"alert":"Hello"}}' >"$work/payload.json"
 awk -v t="$token" -v n="$count" 'BEGIN {for (i = 0; i < n; i++) print t}' >"$work/tokens.txt"
 

@@ -15,7 +15,7 @@ count=${1:-1000000}
 rounds=${2:-3}
 aio_count=${3:-20000}
 source Benchmarks/start-gateway.sh
-herald=.build/release/herald
+herald=${HERALD_BIN:-.build/release/herald}
 python3 -m venv "$work/venv" && "$work/venv/bin/pip" install -q aioapns
 mkdir -p "$work/docroot/3/device" && : >"$work/docroot/3/device/$token"
 nghttpd -d "$work/docroot" 3443 "$work/gateway/server-key.pem" "$work/gateway/server.pem" >/dev/null 2>&1 &

@@ -5,9 +5,8 @@ const $ = (id) => document.getElementById(id);
 let last = null;
 
 /**
- * Where a step stands in the chain of causes: the provider queues and sends, the gateway receives, stores, answers
- * and forwards, the device shows, and the device's reports come back. Steps are ordered by this first and by time
- * within it, so clocks that disagree (or share a millisecond) never put an effect before its cause.
+ * Where a step stands in the chain of causes (provider, gateway and APNs' answer, device, the device's reports). Steps
+ * are ordered by time, and steps of the same millisecond by this, so a tie never puts an effect before its cause.
  */
 const gatewayOrder = ["received", "rejected", "stored", "answered", "forwarded", "delivered", "replaced", "expired", "discarded"];
 
@@ -22,7 +21,7 @@ function rank(where, what) {
   return 2; // a device
 }
 
-/** Every step known, as {at, where, what}, in causal order. */
+/** Every step known, as {at, where, what}, by time and, within a millisecond, by cause. */
 function steps(trace) {
   const list = [];
   const add = (at, where, what) => {
@@ -52,17 +51,14 @@ function steps(trace) {
       add(event.time, `device ${device.index + 1}`, what);
     }
   }
-  return list.sort((a, b) => a.rank - b.rank || a.at - b.at);
+  return list.sort((a, b) => a.at - b.at || a.rank - b.rank);
 }
 
 function render(trace) {
   const list = steps(trace);
   const items = list.map((step, index) => {
     const gap = index ? step.at - list[index - 1].at : 0;
-    // A step caused by the one before but dated earlier: the two processes' clocks disagree by at least that much.
-    const shown = !index ? "start"
-      : gap >= 0 ? `+${gap} ms`
-      : `${gap} ms: ${step.where}'s clock is at least ${-gap} ms behind ${list[index - 1].where}'s`;
+    const shown = index ? `+${gap} ms` : "start";
     return el("li", { class: `step ${step.where.split(" ")[0]}` },
       el("time", { datetime: step.at.toISOString() }, time(step.at.toISOString())),
       el("span", { class: "gap" }, shown),
