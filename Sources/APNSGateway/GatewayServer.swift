@@ -47,7 +47,7 @@ package final class GatewayServer: Sendable {
         package var maxConnections = 10_000
         /// New device tokens one source address may create per minute (courier and admin API together).
         package var tokenCreationsPerMinute = 1_000_000
-        /// The time the token creation limit refills by (tests stop it).
+        /// The gateway's clock: provider token ages, stored and received times, the token creation limit (tests move it).
         package var now: @Sendable () -> Date = { Date() }
         /// Admin calls need no token. Only for a gateway on a loopback address (`--insecure-admin`).
         package var insecureAdmin = false
@@ -157,11 +157,11 @@ package final class GatewayServer: Sendable {
     private func listen(api: ProviderRequestProcessor.API, port: Int, tls: NIOSSLContext) async throws -> Int {
         let processor = ProviderRequestProcessor(
             api: api, registry: registry, channels: channels, fanOut: fanOut, keys: keys, store: store, faults: faults,
-            defaultEnvironment: configuration.environment, now: { Date() })
+            defaultEnvironment: configuration.environment, now: configuration.now)
         let admin = AdminRequestProcessor(
             registry: registry, store: store, channels: channels, keys: keys, faults: faults,
             credential: adminCredential, certificateAuthority: certificateAuthority, refusals: refusals,
-            tokenLimit: tokenLimit, now: { Date() })
+            tokenLimit: tokenLimit, now: configuration.now)
         let (journal, store, registry, channels) = (self.journal, self.store, self.registry, self.channels)
         let pipelines = GatewayPipelines(
             processor: processor, persist: { journal.flush(from: store, registry: registry, channels: channels) },

@@ -1,6 +1,7 @@
 import APNSCore
 import APNSGateway
 import Foundation
+import GatewayTestSupport
 import Testing
 
 @testable import HeraldCLI
@@ -133,7 +134,9 @@ struct DoctorCommandTests {
             #expect(object["ok"] as? Bool == true)
             let checks = try #require(object["checks"] as? [[String: Any]])
             #expect(
-                checks.map { $0["check"] as? String } == ["key file", "address", "connection", "TLS", "credentials"])
+                checks.map { $0["check"] as? String } == [
+                    "key file", "address", "connection", "TLS", "credentials", "clock",
+                ])
             #expect(checks.allSatisfy { $0["outcome"] as? String == "passed" })
         }
     }
@@ -176,6 +179,80 @@ struct DoctorCommandTests {
             let bad = await Self.doctor(gateway, ["--token": "xyz"])
             #expect(bad.status == 2)
             #expect(bad.errorOutput.contains("is not a device token"))
+        }
+    }
+
+    @Test("a clock 2 hours behind or ahead of APNs': a clock ✗ that says which way and how to set it; right: ✓ clock")
+    func clock() async throws {
+        for (shift, word) in [(2.0, "behind"), (-2.0, "ahead")] {
+            // The gateway's clock moved by two hours stands for this machine's clock off by as much the other way.
+            try await SendGateway.with(configure: { $0.now = { Date().addingTimeInterval(shift * 3600) } }) {
+                gateway in
+                let result = await Self.doctor(gateway)
+                #expect(result.status == 1, "\(result.output)")
+                #expect(result.output.contains("✗ clock"), "\(result.output)")
+                #expect(result.output.contains("more than an hour \(word)"), "\(result.output)")
+                #expect(result.output.contains("timedatectl set-ntp true"), "\(result.output)")
+            }
+        }
+        try await SendGateway.with { gateway in
+            let result = await Self.doctor(gateway)
+            #expect(result.output.contains("✓ clock"), "\(result.output)")
+        }
+    }
+
+    @Test("a certificate of another app, of the other environment, not for push, or with a wrong password: each named")
+    func certificateMismatches() async throws {
+        try await SendGateway.with { gateway in
+            let authority = gateway.server.certificateAuthority
+            func file(_ certificate: PushCertificate, _ suffix: String = ".pem") throws -> String {
+                let issued = try authority.issuePushCertificate(certificate)
+                let path = try Self.keyFile(issued.certificatePEM + issued.privateKeyPEM)
+                let pem = path.replacingOccurrences(of: ".p8", with: suffix)
+                try FileManager.default.moveItem(atPath: path, toPath: pem)
+                return pem
+            }
+            let other = await Self.doctor(
+                gateway, ["--cert": try file(PushCertificate(bundleID: "com.other.app", environments: [.development]))],
+                drop: ["--auth-key"])
+            #expect(other.status == 1)
+            #expect(other.output.contains("✗ certificate"), "\(other.output)")
+            #expect(other.output.contains("may push to com.other.app, com.other.app.voip"), "\(other.output)")
+            #expect(other.output.contains("TopicDisallowed"), "\(other.output)")
+
+            let production = try file(PushCertificate(bundleID: "com.example.app", environments: [.production]))
+            let sandbox = await Self.doctor(
+                gateway, ["--cert": production, "--timeout": "1"], drop: ["--auth-key", "--url"])
+            #expect(sandbox.status == 1)
+            #expect(sandbox.output.contains("is for production only, not sandbox"), "\(sandbox.output)")
+            #expect(sandbox.output.contains("BadCertificateEnvironment"), "\(sandbox.output)")
+
+            let plain = try Self.keyFile("").replacingOccurrences(of: ".p8", with: ".pem")
+            let madePlain = try await ChildProcess.run(
+                "openssl",
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", plain,
+                    "-out", plain + ".crt", "-subj", "/CN=example.test", "-days", "30",
+                ], mergeErrors: false)
+            try #require(madePlain.status == 0)
+            let both =
+                try String(contentsOfFile: plain + ".crt", encoding: .utf8)
+                + String(contentsOfFile: plain, encoding: .utf8)
+            let notPush = await Self.doctor(gateway, ["--cert": try Self.keyFile(both)], drop: ["--auth-key"])
+            #expect(notPush.output.contains("is not an APNs certificate"), "\(notPush.output)")
+
+            let pem = try file(PushCertificate(bundleID: "com.example.app", environments: [.development]))
+            let p12 = pem.replacingOccurrences(of: ".pem", with: ".p12")
+            let made = try await ChildProcess.run(
+                "openssl", ["pkcs12", "-export", "-in", pem, "-out", p12, "-passout", "pass:secret"],
+                mergeErrors: false)
+            try #require(made.status == 0)
+            let wrong = await Self.doctor(
+                gateway, ["--cert": p12, "--cert-password": "nope"], drop: ["--auth-key"])
+            #expect(wrong.status == 1)
+            #expect(wrong.output.contains("✗ certificate"), "\(wrong.output)")
+            #expect(wrong.output.contains("--cert-password"), "\(wrong.output)")
+            #expect(!wrong.output.contains("NIOSSL") && !wrong.output.contains(".swift"), "\(wrong.output)")
         }
     }
 }

@@ -222,8 +222,10 @@ struct SendGateway {
     let authKey: String
     let token: String
 
-    static func with(_ body: (SendGateway) async throws -> Void) async throws {
-        let gateway = try await TestGateway.start()
+    static func with(
+        configure: (inout GatewayServer.Configuration) -> Void = { _ in }, _ body: (SendGateway) async throws -> Void
+    ) async throws {
+        let gateway = try await TestGateway.start(configure: configure)
         let keyFile = gateway.directory.appendingPathComponent("AuthKey.p8")
         try Data(gateway.key.pemRepresentation.utf8).write(to: keyFile)
         let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development)

@@ -48,6 +48,13 @@ package struct PushCertificate: Hashable, Sendable {
         self.init(try Certificate(pemEncoded: pem))
     }
 
+    /// Reads a DER certificate's push extensions; `nil` when it is not a push certificate.
+    ///
+    /// - Throws: when the bytes are not a DER certificate.
+    package init?(der: [UInt8]) throws {
+        self.init(try Certificate(derEncoded: der))
+    }
+
     /// The extensions that make a certificate this push certificate.
     func extensions() throws -> [Certificate.Extension] {
         var serializer = DER.Serializer()

@@ -110,6 +110,13 @@ enum CredentialsProbe {
                 name,
                 "a push to a token no device has was answered \(answer), as expected: the key, team and topic "
                     + "\(topic) are accepted")
+        case "InvalidProviderToken" where rejection.message.contains("in the future"):
+            return .failed(
+                "clock",
+                "answered \(answer): this machine's clock (\(clockReading())) is more than an hour ahead of "
+                    + "APNs'; the token's iat is in APNs' future",
+                next: "set this machine's clock right (timedatectl set-ntp true); the iat is UTC seconds, so the "
+                    + "time zone does not matter")
         case "InvalidProviderToken":
             return .failed(
                 name, "answered \(answer): the token's key ID, team ID or signature is not one APNs knows",
@@ -118,8 +125,11 @@ enum CredentialsProbe {
             )
         case "ExpiredProviderToken":
             return .failed(
-                name, "answered \(answer): the token's time (iat) is more than an hour from APNs' clock",
-                next: "set this machine's clock right (timedatectl set-ntp true)")
+                "clock",
+                "answered \(answer) to a token signed just now: this machine's clock (\(clockReading())) is "
+                    + "more than an hour behind APNs'",
+                next: "set this machine's clock right (timedatectl set-ntp true); the iat is UTC seconds, so the "
+                    + "time zone does not matter")
         case "BadEnvironmentKeyInToken":
             return .failed(
                 name, "answered \(answer): the key is limited to the other environment",
@@ -146,5 +156,17 @@ enum CredentialsProbe {
             return .failed(
                 name, "answered \(answer): \(rejection.message)", next: "see APNs' reasons in docs/client.md")
         }
+    }
+
+    /// The clock check of an accepted probe: APNs took a token signed at this machine's time.
+    static func clockAccepted() -> DoctorCheck {
+        .passed(
+            "clock", "\(clockReading()) here is within the hour APNs allows: it accepted a token signed at that time")
+    }
+
+    /// This machine's time in UTC, as the token's `iat` reads it.
+    private static func clockReading() -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date())
     }
 }

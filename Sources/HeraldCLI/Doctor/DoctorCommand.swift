@@ -55,6 +55,7 @@ struct DoctorCommand: AsyncParsableCommand {
             let proof = await CredentialsProbe.run(
                 endpoint: endpoint, authentication: authentication, topic: topic, timeout: limit)
             checks.append(proof)
+            if proof.outcome == .passed { checks.append(CredentialsProbe.clockAccepted()) }
             if let token, proof.outcome == .passed {
                 checks.append(
                     await CredentialsProbe.token(
@@ -88,7 +89,7 @@ struct DoctorCommand: AsyncParsableCommand {
         case (let authKey?, nil):
             return SigningKeyCheck.run(authKey: authKey).check
         case (nil, _?):
-            return CertificateCheck.run(target)
+            return CertificateCheck.run(target, topic: topic)
         case (nil, nil):
             return .failed(
                 "credentials", "neither --auth-key nor --cert was given",
