@@ -195,6 +195,16 @@ struct PipelineTests {
             let apps = try #require(try JSONSerialization.jsonObject(with: appsData) as? [[String: Any]])
             #expect(apps.first?["bundleID"] as? String == manifest.bundleID)
             #expect(apps.first?["token"] as? String == device.installedApps.first?.token)
+            let (tokenData, tokenStatus) = try await HTTP.call("GET", "\(api)/apps/\(manifest.bundleID)/token")
+            #expect(tokenStatus == 200)
+            #expect(String(decoding: tokenData, as: UTF8.self) == (device.installedApps.first?.token ?? "") + "\n")
+            let (unknownData, unknownStatus) = try await HTTP.call("GET", "\(api)/apps/com.nope/token")
+            #expect(unknownStatus == 404)
+            #expect(String(decoding: unknownData, as: UTF8.self).contains("installed: \(manifest.bundleID)"))
+            let (typeData, typeStatus) = try await HTTP.call(
+                "GET", "\(api)/apps/\(manifest.bundleID)/push-to-start/ScoreAttributes")
+            #expect(typeStatus == 404)
+            #expect(String(decoding: typeData, as: UTF8.self).contains("declares no activity type ScoreAttributes"))
 
             let schedule =
                 #"{"identifier": "ritl", "title": "Local", "body": "in a moment", "categoryIdentifier": "com.yue.originPush.myNotificationCategory", "trigger": {"timeInterval": 0.2}}"#

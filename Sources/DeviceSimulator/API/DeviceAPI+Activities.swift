@@ -22,11 +22,34 @@ extension DeviceAPI {
         var dismissal: String?
     }
 
-    /// `GET /activities`, `GET /activities/push-to-start`, `POST /apps/{bundleID}/activities`,
+    /// `GET /activities`, `GET /activities/push-to-start`, `GET /apps/{bundleID}/push-to-start/{type}` (the token as
+    /// text), `POST /apps/{bundleID}/activities`,
     /// `POST /activities/{id}/update`, `POST /activities/{id}/end` (docs/devices.md).
     static func addActivityRoutes(to router: Router<BasicRequestContext>, device: SimulatedDevice) {
         router.get("activities") { _, _ in JSONBody(value: device.activities()) }
         router.get("activities/push-to-start") { _, _ in JSONBody(value: await device.pushToStartTokens()) }
+        router.get("apps/:bundleID/push-to-start/:type") { _, context -> Response in
+            let bundleID = try context.parameters.require("bundleID")
+            let type = try context.parameters.require("type")
+            guard let app = device.installedApps.first(where: { $0.bundleID == bundleID }) else {
+                throw HTTPError(.notFound, message: "no app \(bundleID) on this device")
+            }
+            guard let token = await device.pushToStartTokens()[bundleID]?[type] else {
+                guard app.activityTypes.contains(type) else {
+                    let declared = app.activityTypes.joined(separator: ", ")
+                    throw HTTPError(
+                        .notFound,
+                        message: "\(bundleID) declares no activity type \(type) (its manifest's activityTypes: "
+                            + "\(declared.isEmpty ? "none" : declared))")
+                }
+                throw HTTPError(
+                    .serviceUnavailable, headers: [.retryAfter: "1"],
+                    message: "\(bundleID) has no push-to-start token for \(type) yet; try again")
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: token + "\n")))
+        }
         router.post("apps/:bundleID/activities") { request, context -> EditedResponse<JSONBody<ActivitySummary>> in
             let bundleID = try context.parameters.require("bundleID")
             let body = try await request.decode(as: StartActivityBody.self, context: context)

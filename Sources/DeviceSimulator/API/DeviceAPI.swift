@@ -11,7 +11,8 @@ import UserNotifications
 ///
 /// | route | what it does |
 /// | --- | --- |
-/// | `GET /apps` | the installed apps with `bundleID`, `token`, `publicKey`, `badge` |
+/// | `GET /apps` | the installed apps with `bundleID`, `token`, `publicKey`, `badge`, `activityTypes` |
+/// | `GET /apps/{bundleID}/token` | the app's device token as plain text (`TOKEN=$(curl -s …)`); 503 until registered |
 /// | `GET /notifications` | delivered notifications, newest first |
 /// | `GET /notifications/{id}` | one, expanded (its content extension's view) |
 /// | `POST /notifications/{id}/respond` | `{"action": "default" \| "dismiss" \| identifier, "text": "..."}` |
@@ -81,10 +82,31 @@ public struct DeviceAPI: Sendable {
         var longitude: Double
     }
 
+    /// One app's device token as a line of text, for a shell variable; 503 (with `Retry-After`, which
+    /// `curl --retry` honours) while the app has not registered yet, 404 naming the installed apps.
+    private static func token(of bundleID: String, on device: SimulatedDevice) throws -> Response {
+        let apps = device.installedApps
+        guard let app = apps.first(where: { $0.bundleID == bundleID }) else {
+            let installed = apps.map(\.bundleID).joined(separator: ", ")
+            throw HTTPError(.notFound, message: "no app \(bundleID) on this device; installed: \(installed)")
+        }
+        guard let token = app.token else {
+            throw HTTPError(
+                .serviceUnavailable, headers: [.retryAfter: "1"],
+                message: "\(bundleID) has no token yet: the device has not registered it with the gateway; try again")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: token + "\n")))
+    }
+
     private func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         let device = self.device
         router.get("apps") { _, _ in device.installedApps }
+        router.get("apps/:bundleID/token") { _, context -> Response in
+            try Self.token(of: try context.parameters.require("bundleID"), on: device)
+        }
         router.get("notifications") { _, _ in await device.notifications() }
         router.get("pending") { _, _ in device.pendingNotifications() }
         router.get("notifications/:id") { _, context in

@@ -94,7 +94,8 @@ public final class SimulatedDevice: Sendable {
         apps.map {
             InstalledAppSummary(
                 bundleID: $0.manifest.bundleID, environment: $0.manifest.environment.rawValue,
-                token: $0.token?.hex, publicKey: $0.publicKeyBase64, badge: $0.center.badgeCount)
+                token: $0.token?.hex, publicKey: $0.publicKeyBase64, badge: $0.center.badgeCount,
+                activityTypes: $0.manifest.activityTypes.map(\.name))
         }
     }
 
@@ -320,4 +321,6 @@ public struct InstalledAppSummary: Sendable, Hashable, Encodable {
     public let publicKey: String
     /// The number on the app's icon.
     public let badge: Int
+    /// The Live Activity types its manifest declares (each with a push-to-start token once registered).
+    public let activityTypes: [String]
 }

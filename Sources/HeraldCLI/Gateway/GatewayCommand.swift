@@ -94,7 +94,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 topic: exampleTopic,
                 jwt: jwt,
                 hasKeys: !keys.isEmpty,
-                sendAuthKey: jwt == nil ? nil : keys.first.map { "\($0.teamID):\($0.keyID):\($0.path)" },
+                sendAuthKey: jwt == nil
+                    ? nil : keys.first.map { "\($0.teamID):\($0.keyID):\(URL(fileURLWithPath: $0.path).path)" },
                 admin: server.adminCredential
             ).text
         )
