@@ -11,6 +11,10 @@ public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// PEM certificates trusted besides the system's roots (the local gateway's `ca.pem`).
     public var additionalTrustRootsPEM: String?
 
+    /// Where TCP goes instead of `host:port`, as `host:port` (a proxy's address, or a test pointing Apple's names at
+    /// the local gateway); TLS and `:authority` keep ``host``, like `curl --connect-to`. `nil`: `host:port` itself.
+    public var connectTo: String?
+
     public init(host: String, port: Int = 443, additionalTrustRootsPEM: String? = nil) {
         self.host = host
         self.port = port
@@ -38,6 +42,15 @@ public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
     public var authority: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return port == 443 ? name : "\(name):\(port)"
+    }
+
+    /// The address TCP connects to: ``connectTo`` split into host and port, or ``host`` and ``port``.
+    public var connectAddress: (host: String, port: Int) {
+        guard let connectTo, let colon = connectTo.lastIndex(of: ":"),
+            let port = Int(connectTo[connectTo.index(after: colon)...])
+        else { return (host, port) }
+        let name = connectTo[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return (name, port)
     }
 
     public var description: String { "https://\(authority)" }

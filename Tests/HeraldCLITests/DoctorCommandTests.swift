@@ -255,4 +255,34 @@ struct DoctorCommandTests {
             #expect(!wrong.output.contains("NIOSSL") && !wrong.output.contains(".swift"), "\(wrong.output)")
         }
     }
+
+    @Test("Apple's names, pointed at the local APNs (--connect-to): Apple's host passes; untrusted, the USERTrust root")
+    func applesNames() async throws {
+        try await SendGateway.with { gateway in
+            let apple = ["--environment": "sandbox", "--connect-to": "127.0.0.1:\(gateway.port)"]
+            let trusted = await Self.doctor(gateway, apple, drop: ["--url"])
+            #expect(trusted.status == 0, "\(trusted.output)")
+            #expect(
+                trusted.output.contains("herald doctor: https://api.sandbox.push.apple.com for"), "\(trusted.output)")
+            #expect(
+                trusted.output.contains(
+                    "✓ address      127.0.0.1:\(gateway.port) in place of api.sandbox.push.apple.com"),
+                "\(trusted.output)")
+            #expect(trusted.output.contains("trusted for api.sandbox.push.apple.com"), "\(trusted.output)")
+            let untrusted = await Self.doctor(gateway, apple, drop: ["--url", "--ca-file"])
+            #expect(untrusted.status == 1)
+            #expect(untrusted.output.contains("✗ TLS"), "\(untrusted.output)")
+            #expect(untrusted.output.contains("USERTrust RSA Certification Authority"), "\(untrusted.output)")
+            let wrongTeam = await Self.doctor(
+                gateway,
+                apple.merging(["--auth-key": gateway.authKey.replacingOccurrences(of: "DEF123GHIJ", with: "WRONGTEAM1")]
+                ) { $1 },
+                drop: ["--url"])
+            #expect(wrongTeam.output.contains("✗ credentials"), "\(wrongTeam.output)")
+            #expect(wrongTeam.output.contains("InvalidProviderToken"), "\(wrongTeam.output)")
+            let bad = await Self.doctor(gateway, ["--connect-to": "nowhere"])
+            #expect(bad.status == 2)
+            #expect(bad.errorOutput.contains("--connect-to is HOST:PORT"), "\(bad.errorOutput)")
+        }
+    }
 }

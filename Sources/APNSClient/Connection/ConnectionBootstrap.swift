@@ -84,7 +84,7 @@ struct ConnectionBootstrap: Sendable {
                     ])
                 }
             }
-            .connect(host: endpoint.host, port: endpoint.port)
+            .connect(host: endpoint.connectAddress.host, port: endpoint.connectAddress.port)
             .whenComplete { result in
                 switch result {
                 case .success(let channel):

@@ -22,11 +22,13 @@ enum ConnectionCheck {
             ]
         }
         let shown = addresses.prefix(3).compactMap(\.ipAddress).joined(separator: ", ")
-        let isAddress = (try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port)) != nil
-        var checks = [
-            DoctorCheck.passed(
-                "address", isAddress ? "\(endpoint.host) is an address" : "\(endpoint.host) resolves to \(shown)")
-        ]
+        let target = endpoint.connectAddress
+        let isAddress = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
+        let found =
+            endpoint.connectTo != nil
+            ? "\(target.host):\(target.port) in place of \(endpoint.host)'s address (--connect-to)"
+            : isAddress ? "\(endpoint.host) is an address" : "\(endpoint.host) resolves to \(shown)"
+        var checks = [DoctorCheck.passed("address", found)]
         let started = ContinuousClock.now
         let channel: any Channel
         do {
@@ -36,7 +38,8 @@ enum ConnectionCheck {
         } catch {
             checks.append(
                 .failed(
-                    "connection", "TCP to \(addresses[0].ipAddress ?? "?"):\(endpoint.port) failed: \(reason(error))",
+                    "connection",
+                    "TCP to \(addresses[0].ipAddress ?? "?"):\(addresses[0].port ?? endpoint.port) failed: \(reason(error))",
                     next: endpoint.host.hasSuffix("push.apple.com")
                         ? "let this machine reach port \(endpoint.port) outward (a firewall or proxy?); APNs "
                             + "also listens on 2197"
@@ -47,14 +50,16 @@ enum ConnectionCheck {
             (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000
             + (ContinuousClock.now - started).components.seconds * 1000
         checks.append(
-            .passed("connection", "TCP to \(addresses[0].ipAddress ?? "?"):\(endpoint.port) in \(milliseconds) ms"))
+            .passed(
+                "connection",
+                "TCP to \(addresses[0].ipAddress ?? "?"):\(addresses[0].port ?? endpoint.port) in \(milliseconds) ms"))
         checks.append(await handshake(on: channel, endpoint: endpoint, timeout: timeout))
         try? await channel.close()
         return checks
     }
 
     private static func resolve(_ endpoint: APNSEndpoint) async throws -> [SocketAddress] {
-        let (host, port) = (endpoint.host, endpoint.port)
+        let (host, port) = endpoint.connectAddress
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(

@@ -26,6 +26,14 @@ struct SendTargetOptions: ParsableArguments {
     @Option(name: .customLong("ca-file"), help: "A PEM CA to trust besides the system's (the gateway's ca.pem).")
     var caFile: String?
 
+    @Option(
+        name: .customLong("connect-to"),
+        help: """
+            Open TCP to HOST:PORT instead of the server's own address, keeping its name for TLS and :authority (like \
+            curl --connect-to): a proxy, or Apple's names tried against the local gateway.
+            """)
+    var connectTo: String?
+
     /// The endpoint chosen by `--url`/`--ca-file` or `--environment`.
     func endpoint() throws(UsageError) -> APNSEndpoint {
         var caPEM: String?
@@ -35,10 +43,19 @@ struct SendTargetOptions: ParsableArguments {
             }
             caPEM = text
         }
+        if let connectTo {
+            guard let colon = connectTo.lastIndex(of: ":"), colon != connectTo.startIndex,
+                let port = Int(connectTo[connectTo.index(after: colon)...]), (1...65535).contains(port)
+            else {
+                throw UsageError("--connect-to is HOST:PORT (port 1 to 65535), e.g. 127.0.0.1:2197; got '\(connectTo)'")
+            }
+        }
         if let url {
             guard environment == nil else { throw UsageError("give --url or --environment, not both") }
             do {
-                return try APNSEndpoint(url: url, additionalTrustRootsPEM: caPEM)
+                var endpoint = try APNSEndpoint(url: url, additionalTrustRootsPEM: caPEM)
+                endpoint.connectTo = connectTo
+                return endpoint
             } catch {
                 throw UsageError("--url: \(error.message)")
             }
@@ -50,6 +67,7 @@ struct SendTargetOptions: ParsableArguments {
         default: throw UsageError("--environment is sandbox or production, not '\(environment ?? "")'")
         }
         endpoint.additionalTrustRootsPEM = caPEM
+        endpoint.connectTo = connectTo
         return endpoint
     }
 
