@@ -302,6 +302,16 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .testTarget(
+            // Apple's own ActivityKit article code, compiled in Swift 5 mode as an app's is: it must build unchanged.
+            name: "AppleSampleCodeTests",
+            dependencies: [
+                "ActivityKit", "APNSClient", "APNSCore", "APNSGateway", "Courier", "DeviceSimulator",
+                "GatewayTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: heraldSettings + [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
             name: "UserNotificationsTests",
             dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"],
             resources: [.copy("Fixtures")],

@@ -1,18 +1,18 @@
 public import Foundation
 
-/// A Live Activity of the app, with ActivityKit's names: request one, update it, end it, and follow its content,
-/// state and push token as they change.
+/// A Live Activity of the app, with ActivityKit's names and signatures: request one, update it, end it, and follow
+/// its content, state and push token as they change.
 ///
 /// ```swift
-/// let activity = try await Activity.request(
+/// let activity = try Activity.request(
 ///     attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
 ///     content: .init(state: .init(score: "0-0"), staleDate: nil),
-///     pushType: .channel(channelID))
-/// for await content in activity.contentUpdates { print(content.state.score) }
+///     pushType: .token)
+/// for await token in activity.pushTokenUpdates { send(token) }
 /// ```
 ///
-/// On iOS `request` is synchronous; here it is `async` because subscribing a channel or issuing a token is a round
-/// trip to the (simulated) APNs.
+/// As on iOS, `request` returns at once; the push token is issued (and a channel subscribed) afterwards, over the
+/// simulated device's connection, and arrives through ``pushTokenUpdates``.
 public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifiable {
     /// The activity's identifier.
     public let id: String
@@ -38,26 +38,51 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
                 attributes: { (try? JSONDecoder().decode(Attributes.self, from: $0)) != nil }))
     }
 
-    /// Starts an activity.
+    /// Requests and starts a standard Live Activity (iOS 16.2).
     ///
     /// - Parameters:
     ///   - attributes: what does not change.
     ///   - content: the first content.
     ///   - pushType: `.token` for updates by device push, `.channel(id)` for broadcasts on a channel, `nil` for none.
     /// - Returns: the activity, active.
-    /// - Throws: ``ActivityAuthorizationError``.
+    /// - Throws: ``ActivityAuthorizationError``: `.denied` when Live Activities are off for the app.
     public static func request(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, pushType: PushType? = nil
-    ) async throws -> Activity<Attributes> {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        guard let attributesJSON = try? encoder.encode(attributes),
-            let stateJSON = try? encoder.encode(content.state)
-        else { throw ActivityAuthorizationError.malformedActivityIdentifier }
+    ) throws -> Activity<Attributes> {
+        try request(attributes: attributes, content: content, pushType: pushType, style: .standard)
+    }
+
+    /// Requests and starts a Live Activity of a style (iOS 18): `.transient` ones leave the Lock Screen when the
+    /// device is locked.
+    public static func request(
+        attributes: Attributes, content: ActivityContent<Attributes.ContentState>, pushType: PushType? = nil,
+        style: ActivityStyle
+    ) throws -> Activity<Attributes> {
+        try start(attributes: attributes, content: content, pushType: pushType, style: style, alert: nil, at: nil)
+    }
+
+    /// Requests and schedules a Live Activity for a date (iOS 26): it is ``ActivityState/pending`` until `start`
+    /// (on the device's clock), then active, showing `alertConfiguration`'s alert. A `start` that is not after now
+    /// starts it at once.
+    public static func request(
+        attributes: Attributes, content: ActivityContent<Attributes.ContentState>, pushType: PushType? = nil,
+        style: ActivityStyle, alertConfiguration: AlertConfiguration, start: Date
+    ) throws -> Activity<Attributes> {
+        try self.start(
+            attributes: attributes, content: content, pushType: pushType, style: style, alert: alertConfiguration,
+            at: start)
+    }
+
+    private static func start(
+        attributes: Attributes, content: ActivityContent<Attributes.ContentState>, pushType: PushType?,
+        style: ActivityStyle, alert: AlertConfiguration?, at start: Date?
+    ) throws(ActivityAuthorizationError) -> Activity<Attributes> {
+        guard let attributesJSON = try? encoder.encode(attributes), let stateJSON = try? encoder.encode(content.state)
+        else { throw .malformedActivityIdentifier }
         registerType()
-        let id = try await ActivitySystem.shared.request(
+        let id = try ActivitySystem.shared.request(
             type: attributesType, attributes: attributesJSON, contentState: stateJSON, staleDate: content.staleDate,
-            relevanceScore: content.relevanceScore, pushType: pushType)
+            relevanceScore: content.relevanceScore, pushType: pushType, style: style, alert: alert, start: start)
         return Activity(id: id, attributes: attributes, system: .shared)
     }
 
@@ -117,25 +142,63 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
     /// The channel the activity is subscribed to (``PushType/channel(_:)``).
     public var channelID: String? { system.record(id)?.channel }
 
-    /// The push token, as it is issued.
+    /// The push token: the current one first (when it was issued already), then each new one.
     public var pushTokenUpdates: AsyncStream<Data> {
-        stream { $0.pushToken }
+        let current = pushToken
+        let updates = stream { $0.pushToken }
+        return AsyncStream { continuation in
+            if let current { continuation.yield(current) }
+            let task = Task {
+                var last = current
+                for await token in updates where token != last {
+                    last = token
+                    continuation.yield(token)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
+
+    /// The style it was requested with.
+    public var activityStyle: ActivityStyle { system.record(id)?.style ?? .standard }
 
     /// The content each time an update changes it.
     public var contentUpdates: AsyncStream<ActivityContent<Attributes.ContentState>> {
         stream { Self.content($0) }
     }
 
-    /// The state each time it changes.
+    /// The state each time it changes (a content update that leaves it as it was is not a change).
     public var activityStateUpdates: AsyncStream<ActivityState> {
-        stream { $0.visibleState(at: Date()) }
+        let current = activityState
+        let system = self.system
+        let updates = stream { $0.visibleState(at: system.currentTime()) }
+        return AsyncStream { continuation in
+            let task = Task {
+                var last = current
+                for await state in updates where state != last {
+                    last = state
+                    continuation.yield(state)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     /// Changes the content.
     public func update(_ content: ActivityContent<Attributes.ContentState>) async {
+        await update(content, alertConfiguration: nil)
+    }
+
+    /// Changes the content and alerts the person (the device shows the alert: title, body, sound).
+    public func update(
+        _ content: ActivityContent<Attributes.ContentState>, alertConfiguration: AlertConfiguration?
+    ) async {
         guard let state = try? Self.encoder.encode(content.state) else { return }
-        system.update(id, contentState: state, staleDate: content.staleDate, relevanceScore: content.relevanceScore)
+        system.update(
+            id, contentState: state, staleDate: content.staleDate, relevanceScore: content.relevanceScore,
+            alert: alertConfiguration)
     }
 
     /// Ends the activity, with a last content when given.

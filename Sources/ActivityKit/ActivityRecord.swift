@@ -16,6 +16,16 @@ struct ActivityRecord: Sendable {
     let startedAt: Date
     var endedAt: Date?
     var dismissAt: Date?
+    /// `standard` or `transient` (iOS 18).
+    var style: ActivityStyle = .standard
+    /// A scheduled activity's start (iOS 26): it is `pending` until then.
+    var scheduledStart: Date?
+    /// The alert a scheduled activity shows when it starts.
+    var startAlert: AlertConfiguration?
+    /// The last alert the activity showed.
+    var alert: ActivityAlert?
+    /// Why its push token or channel subscription could not be had (it then gets no pushes).
+    var problem: String?
 
     /// The state as shown at `now`: an active activity past its stale date is stale.
     func visibleState(at now: Date) -> ActivityState {

@@ -30,6 +30,12 @@ public enum PushType: Hashable, Sendable {
     case token
     /// A broadcast channel's subscription (iOS 18): every broadcast on the channel updates it.
     case channel(String)
+
+    /// The channel of ``channel(_:)``.
+    var channelID: String? {
+        if case .channel(let id) = self { return id }
+        return nil
+    }
 }
 
 /// Why an activity could not be started.

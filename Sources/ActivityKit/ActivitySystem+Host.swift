@@ -25,6 +25,14 @@ public struct ActivitySnapshot: Sendable, Hashable {
     public let endedAt: Date?
     /// When an ended activity leaves the lock screen.
     public let dismissAt: Date?
+    /// `standard` or `transient`.
+    public let style: ActivityStyle
+    /// A scheduled activity's start (it is `pending` until then).
+    public let scheduledStart: Date?
+    /// The last alert it showed (an update's `AlertConfiguration` or a push's `alert`).
+    public let alert: ActivityAlert?
+    /// Why it has no push token or channel subscription, when one could not be had.
+    public let problem: String?
 }
 
 extension ActivitySystem {
@@ -49,15 +57,25 @@ extension ActivitySystem {
 
     /// Starts an activity from JSON, as ``Activity/request(attributes:content:pushType:)`` does from Swift values.
     ///
+    /// Unlike `request`, it returns once the push token is issued or the channel subscribed, so the answer can
+    /// carry them.
+    ///
     /// - Returns: its identifier.
-    /// - Throws: ``ActivityAuthorizationError`` when activities are off, or no device can issue its token.
+    /// - Throws: ``ActivityAuthorizationError`` when activities are off, or no device can issue its token (the
+    ///   activity is then dismissed).
     public func start(type: String, attributes: Data, contentState: Data, pushType: PushType?)
         async throws(ActivityAuthorizationError) -> String
     {
         declare(type: type)
-        return try await request(
+        let id = try request(
             type: type, attributes: attributes, contentState: contentState, staleDate: nil, relevanceScore: 0,
             pushType: pushType)
+        await settled()
+        if let problem = record(id)?.problem {
+            end(id, contentState: nil, policy: .immediate)
+            throw .unsupported(problem)
+        }
+        return id
     }
 
     /// Changes an active activity's content state, as the app does with ``Activity/update(_:)``.
@@ -105,6 +123,7 @@ extension ActivitySystem {
             id: record.id, attributesType: record.attributesType, attributes: record.attributes,
             contentState: record.contentState, state: record.visibleState(at: now), staleDate: record.staleDate,
             relevanceScore: record.relevanceScore, timestamp: record.timestamp, pushToken: record.pushToken,
-            channel: record.channel, startedAt: record.startedAt, endedAt: record.endedAt, dismissAt: record.dismissAt)
+            channel: record.channel, startedAt: record.startedAt, endedAt: record.endedAt, dismissAt: record.dismissAt,
+            style: record.style, scheduledStart: record.scheduledStart, alert: record.alert, problem: record.problem)
     }
 }

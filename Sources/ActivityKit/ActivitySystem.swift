@@ -28,6 +28,8 @@ public final class ActivitySystem: Sendable {
         /// For each attributes type the app uses: whether JSON decodes as its content state, and as its attributes.
         var decoders: [String: TypeDecoders] = [:]
         var now: @Sendable () -> Date = { Date() }
+        /// Push tokens being issued and channels being subscribed, for ``settled()``.
+        var registrations: [UUID: Task<Void, Never>] = [:]
     }
 
     /// Checks that JSON from a push decodes as an attributes type's state or attributes: a push that does not is
@@ -96,33 +98,78 @@ public final class ActivitySystem: Sendable {
 
     // MARK: For Activity
 
+    /// Starts (or schedules, with `start` after now) an activity at once, as iOS's synchronous `request` does: its
+    /// push token and channel subscription are had afterwards (``settled()`` waits for them), and the token comes
+    /// through the activity's updates.
     func request(
         type: String, attributes: Data, contentState: Data, staleDate: Date?, relevanceScore: Double,
-        pushType: PushType?
-    ) async throws(ActivityAuthorizationError) -> String {
+        pushType: PushType?, style: ActivityStyle = .standard, alert: AlertConfiguration? = nil, start: Date? = nil
+    ) throws(ActivityAuthorizationError) -> String {
         guard activitiesEnabled else { throw .denied }
         let transport = state.withLock { $0.transport }
-        var token: Data?
-        var channel: String?
-        switch pushType {
-        case .token?:
-            guard let transport else { throw .unsupported("no device is attached to issue a push token") }
-            do { token = try await transport.makeUpdateToken() } catch { throw .unsupported("\(error)") }
-        case .channel(let id)?:
-            guard let transport else { throw .unsupported("no device is attached to subscribe to channels") }
-            do { try await transport.subscribe(channel: id) } catch { throw .unsupported("\(error)") }
-            channel = id
-        case nil:
-            break
+        if pushType != nil, transport == nil {
+            throw .unsupported("no device is attached to issue a push token or subscribe to a channel")
         }
         let record = state.withLock { state in
-            ActivityRecord(
+            let now = state.now()
+            let scheduled = start.flatMap { $0 > now ? $0 : nil }
+            var record = ActivityRecord(
                 id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
-                staleDate: staleDate, relevanceScore: relevanceScore, timestamp: nil, state: .active, pushToken: token,
-                channel: channel, startedAt: state.now())
+                staleDate: staleDate, relevanceScore: relevanceScore, timestamp: nil,
+                state: scheduled == nil ? .active : .pending, pushToken: nil, channel: pushType?.channelID,
+                startedAt: scheduled ?? now)
+            record.style = style
+            record.scheduledStart = scheduled
+            if scheduled != nil { record.startAlert = alert } else { record.alert = alert.map { .init($0, at: now) } }
+            return record
         }
         insert(record)
+        if let start = record.scheduledStart { wake(at: start) }
+        if let transport, let pushType { register(record.id, pushType, with: transport) }
         return record.id
+    }
+
+    /// Waits until every push token and channel subscription asked for so far has been had (or has failed).
+    public func settled() async {
+        while let pending = state.withLock({ $0.registrations.first }) {
+            await pending.value.value
+            state.withLock { _ = $0.registrations.removeValue(forKey: pending.key) }
+        }
+    }
+
+    /// Has the activity's push token issued, or its channel subscribed, in the background.
+    private func register(_ id: String, _ pushType: PushType, with transport: any ActivityTransport) {
+        let key = UUID()
+        let task = Task {
+            do {
+                switch pushType {
+                case .token:
+                    let token = try await transport.makeUpdateToken()
+                    change(id) { record, _ in
+                        record.pushToken = token
+                        return true
+                    }
+                case .channel(let channel):
+                    try await transport.subscribe(channel: channel)
+                }
+            } catch {
+                change(id) { record, _ in
+                    record.problem = "\(error)"
+                    return true
+                }
+            }
+        }
+        state.withLock { $0.registrations[key] = task }
+    }
+
+    /// Looks at the deadlines again when a scheduled activity is due (reads look at them too, so a test that moves
+    /// the clock sees the start at its next read).
+    private func wake(at start: Date) {
+        let delay = start.timeIntervalSince(currentTime())
+        Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int(min(delay, 86_400) * 1000) + 1))
+            self?.refreshDeadlines()
+        }
     }
 
     /// Makes an attributes type known, so pushes for it can be checked against it.
@@ -160,12 +207,15 @@ public final class ActivitySystem: Sendable {
         }
     }
 
-    func update(_ id: String, contentState: Data, staleDate: Date?, relevanceScore: Double) {
-        change(id) { record, _ in
-            guard record.state == .active else { return false }
+    func update(
+        _ id: String, contentState: Data, staleDate: Date?, relevanceScore: Double, alert: AlertConfiguration? = nil
+    ) {
+        change(id) { record, now in
+            guard record.state == .active || record.state == .pending else { return false }
             record.contentState = contentState
             record.staleDate = staleDate
             record.relevanceScore = relevanceScore
+            if let alert, record.state == .active { record.alert = ActivityAlert(alert, at: now) }
             return true
         }
     }
@@ -235,11 +285,15 @@ public final class ActivitySystem: Sendable {
             if let channel = push.inputPushChannel, let transport = state.withLock({ $0.transport }) {
                 try? await transport.subscribe(channel: channel)
             }
-            let record = state.withLock { state in
+            var record = state.withLock { state in
                 ActivityRecord(
                     id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
                     staleDate: push.staleDate, relevanceScore: push.relevanceScore ?? 0, timestamp: push.timestamp,
                     state: .active, pushToken: token, channel: push.inputPushChannel, startedAt: state.now())
+            }
+            let started = record.startedAt
+            record.alert = push.alert.map {
+                ActivityAlert(title: $0.title, body: $0.body, sound: $0.sound, shownAt: started)
             }
             insert(record)
             let starts = state.withLock { state in state.starts.values.filter { $0.type == type }.map(\.deliver) }
@@ -277,6 +331,9 @@ public final class ActivitySystem: Sendable {
                 if let contentState = push.contentState { record.contentState = contentState }
                 if let staleDate = push.staleDate { record.staleDate = staleDate }
                 if let relevanceScore = push.relevanceScore { record.relevanceScore = relevanceScore }
+                if let alert = push.alert {
+                    record.alert = ActivityAlert(title: alert.title, body: alert.body, sound: alert.sound, shownAt: now)
+                }
                 if push.event == .end {
                     Self.end(&record, at: now, dismissal: push.dismissalDate.map { .after($0) } ?? .default)
                     if let channel = record.channel { endedChannels.insert(channel) }
@@ -311,17 +368,23 @@ public final class ActivitySystem: Sendable {
     }
 
     /// Ends activities active for 8 hours and dismisses ended ones past their dismissal date.
-    private func refreshDeadlines() {
+    func refreshDeadlines() {
         let now = state.withLock { $0.now() }
         let due = state.withLock { state in
             state.records.values.filter { record in
-                (record.state == .active && now.timeIntervalSince(record.startedAt) >= Self.activeLimit)
+                (record.state == .pending && (record.scheduledStart ?? .distantFuture) <= now)
+                    || (record.state == .active && now.timeIntervalSince(record.startedAt) >= Self.activeLimit)
                     || (record.state == .ended && (record.dismissAt ?? .distantFuture) <= now)
             }.map(\.id)
         }
         for id in due {
             change(id) { record, now in
-                if record.state == .active {
+                if record.state == .pending, let start = record.scheduledStart, start <= now {
+                    record.state = .active
+                    record.alert = record.startAlert.map { ActivityAlert($0, at: start) }
+                    record.startAlert = nil
+                }
+                if record.state == .active, now.timeIntervalSince(record.startedAt) >= Self.activeLimit {
                     Self.end(&record, at: record.startedAt.addingTimeInterval(Self.activeLimit), dismissal: .default)
                 }
                 if record.state == .ended, (record.dismissAt ?? .distantFuture) <= now { record.state = .dismissed }

@@ -17,6 +17,8 @@ struct LiveActivityPayload {
     let attributes: Data?
     let inputPushChannel: String?
     let inputPushToken: Bool
+    /// The `alert` a start or an update shows (title, body, sound).
+    let alert: (title: String, body: String, sound: String?)?
 
     /// Reads a payload; `nil` when it is not a Live Activity payload (no `aps.event` of start, update or end).
     init?(_ payload: Data) {
@@ -40,5 +42,16 @@ struct LiveActivityPayload {
         attributes = json("attributes")
         inputPushChannel = aps["input-push-channel"]?.string
         inputPushToken = aps["input-push-token"]?.number?.intValue == 1
+        alert = Self.alert(aps)
+    }
+
+    /// `aps.alert` as a string (the body) or a dictionary (`title`, `body`, or their `-loc-key`s), with `aps.sound`.
+    private static func alert(_ aps: JSONValue) -> (title: String, body: String, sound: String?)? {
+        let sound = aps["sound"]?.string ?? aps["sound"]?["name"]?.string
+        if let body = aps["alert"]?.string { return ("", body, sound) }
+        guard let alert = aps["alert"], alert.object != nil else { return nil }
+        let title = alert["title"]?.string ?? alert["title-loc-key"]?.string ?? ""
+        let body = alert["body"]?.string ?? alert["loc-key"]?.string ?? ""
+        return title.isEmpty && body.isEmpty ? nil : (title, body, sound)
     }
 }

@@ -7,6 +7,7 @@ import DeviceSimulator
 import Foundation
 import GatewayTestSupport
 import NIOCore
+import Synchronization
 import Testing
 
 /// A live score as an iOS app writes it with ActivityKit, on a device connected to a running gateway, updated by a
@@ -29,9 +30,11 @@ struct ActivityKitTests {
                 for: BroadcastApp(bundleID: "com.example.app", environment: .development),
                 storagePolicy: .noMessageStored)
             // The app's code, as on iOS.
-            let activity = try await Activity.request(
+            let activity = try Activity.request(
                 attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
                 content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: .channel(channel.id.rawValue))
+            // As on iOS, request returns before the device has subscribed; the system says when it has.
+            await ActivitySystem.shared.settled()
             #expect(activity.activityState == .active)
             #expect(Activity<ScoreAttributes>.activities.map(\.id) == [activity.id])
             var updates = activity.contentUpdates.makeAsyncIterator()
@@ -93,8 +96,91 @@ struct ActivityKitTests {
         }
     }
 
+    @Test("a scheduled activity (iOS 26) is pending until its start on the device's clock, then active with its alert")
+    func scheduledActivity() async throws {
+        try await withDevice { _, _, _ in
+            let clock = MovableClock(Date())
+            ActivitySystem.shared.setClock { clock.now }
+            let start = clock.now.addingTimeInterval(3600)
+            let activity = try Activity.request(
+                attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
+                content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: .token, style: .standard,
+                alertConfiguration: AlertConfiguration(title: "Kick-off", body: "Lions v Tigers", sound: .default),
+                start: start)
+            #expect(activity.activityState == .pending)
+            await ActivitySystem.shared.settled()
+            #expect(activity.pushToken != nil, "a pending activity has its token already, for the provider")
+            var states = activity.activityStateUpdates.makeAsyncIterator()
+            clock.advance(by: 3599)
+            #expect(activity.activityState == .pending)
+            clock.advance(by: 1)
+            #expect(activity.activityState == .active)
+            #expect(await states.next() == .active)
+            let snapshot = try #require(ActivitySystem.shared.snapshot(id: activity.id))
+            #expect(snapshot.alert?.title == "Kick-off" && snapshot.alert?.shownAt == start)
+            #expect(snapshot.startedAt == start, "its 8 hours count from the start")
+
+            // A start that is not after now starts at once, as a plain request.
+            let now = try Activity.request(
+                attributes: ScoreAttributes(home: "A", away: "B"),
+                content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: nil, style: .transient,
+                alertConfiguration: AlertConfiguration(title: "Now", body: "at once", sound: .named("goal.caf")),
+                start: clock.now.addingTimeInterval(-60))
+            #expect(now.activityState == .active && now.activityStyle == .transient)
+            #expect(ActivitySystem.shared.snapshot(id: now.id)?.alert?.sound == "goal.caf")
+        }
+    }
+
+    @Test("update(_:alertConfiguration:) shows the alert; a push's alert does too; off for the app: request throws")
+    func alerts() async throws {
+        try await withDevice { _, client, _ in
+            let activity = try Activity.request(
+                attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
+                content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: .token)
+            await ActivitySystem.shared.settled()
+            let team = "Lions"
+            await activity.update(
+                .init(state: .init(score: "1-0"), staleDate: nil),
+                alertConfiguration: AlertConfiguration(title: "\(team) score!", body: "1-0", sound: .default))
+            var alert = try #require(ActivitySystem.shared.snapshot(id: activity.id)?.alert)
+            #expect(alert.title == "Lions score!" && alert.body == "1-0" && alert.sound == nil)
+
+            var updates = activity.contentUpdates.makeAsyncIterator()
+            let token = try #require(activity.pushToken)
+            let headers = APNSRequestHeaders(
+                pushType: .liveactivity, priority: .immediate, topic: "com.example.app.push-type.liveactivity")
+            let aps =
+                #"{"aps":{"event":"update","timestamp":30,"content-state":{"score":"1-1"},"#
+                + #""alert":{"title":"Tigers score","body":"1-1"},"sound":"horn.caf"}}"#
+            let result = try await client.send(
+                APNSNotification(
+                    deviceToken: try APNSDeviceToken(bytes: token).hex, headers: headers,
+                    payload: ByteBuffer(string: aps)))
+            #expect(result.isAccepted)
+            #expect(await updates.next()?.state.score == "1-1")
+            alert = try #require(ActivitySystem.shared.snapshot(id: activity.id)?.alert)
+            #expect(alert.title == "Tigers score" && alert.body == "1-1" && alert.sound == "horn.caf")
+
+            ActivitySystem.shared.setActivitiesEnabled(false)
+            #expect(throws: ActivityAuthorizationError.denied) {
+                _ = try Activity.request(
+                    attributes: ScoreAttributes(home: "A", away: "B"),
+                    content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: nil, style: .standard,
+                    alertConfiguration: AlertConfiguration(title: "x", body: "y", sound: .default),
+                    start: Date().addingTimeInterval(60))
+            }
+            ActivitySystem.shared.setActivitiesEnabled(true)
+        }
+    }
+
     /// A gateway, a device whose courier feeds ActivityKit, and a provider's client; ActivityKit starts empty.
     private func withDevice(
+        _ body: (TestGateway, APNSPushClient, CourierClient) async throws -> Void
+    ) async throws {
+        try await ExclusiveAccess.activitySystem.run { try await withGateway(body) }
+    }
+
+    private func withGateway(
         _ body: (TestGateway, APNSPushClient, CourierClient) async throws -> Void
     ) async throws {
         let gateway = try await TestGateway.start()
@@ -169,4 +255,15 @@ struct DeviceChannelSubscriptionTests {
             #expect(unsubscribed, "a closed courier connection leaves no subscription behind")
         }
     }
+}
+
+/// A clock a test moves by hand.
+final class MovableClock: Sendable {
+    private let current: Mutex<Date>
+
+    init(_ start: Date) { current = Mutex(start) }
+
+    var now: Date { current.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }

@@ -12,10 +12,21 @@ extension SimulatedDevice {
         for app in apps {
             guard let system = app.activities else { continue }
             system.attach(SimulatedActivityTransport(app: app) { [weak self] in self?.courier.withLock { $0 } })
-            let (reported, released) = (ReportedTokens(), ReportedTokens())
+            let (reported, released, alerted) = (ReportedTokens(), ReportedTokens(), ReportedTokens())
             let hub = self.hub
             _ = system.observeActivities { [weak self] snapshot in
                 hub.emit(Self.event(snapshot, app: app))
+                if let alert = snapshot.alert,
+                    alerted.insert(Data("\(snapshot.id) \(alert.shownAt.timeIntervalSince1970)".utf8))
+                {
+                    hub.emit(Self.alertEvent(alert, of: snapshot, app: app))
+                }
+                if let problem = snapshot.problem, alerted.insert(Data("\(snapshot.id) problem".utf8)) {
+                    hub.emit(
+                        DeviceEvent(
+                            .log, bundleID: app.manifest.bundleID, notificationID: snapshot.id,
+                            message: "activity \(snapshot.id) gets no pushes: \(problem)"))
+                }
                 guard let self, let token = snapshot.pushToken else { return }
                 if snapshot.state == .ended || snapshot.state == .dismissed {
                     // An ended activity's token is invalid, as on iOS: APNs answers 410 for it, the provider forgets
@@ -137,6 +148,17 @@ extension SimulatedDevice {
         return components.url
     }
 
+    /// The alert an activity showed, as the person sees it: title, body and sound.
+    private static func alertEvent(_ alert: ActivityAlert, of snapshot: ActivitySnapshot, app: InstalledApp)
+        -> DeviceEvent
+    {
+        let sound = alert.sound.map { $0.isEmpty ? "no sound" : "sound \($0)" } ?? "the default sound"
+        let text = [alert.title, alert.body].filter { !$0.isEmpty }.joined(separator: " — ")
+        return DeviceEvent(
+            .activity, bundleID: app.manifest.bundleID, notificationID: snapshot.id,
+            message: "\(snapshot.attributesType) alert: \(text) (\(sound))")
+    }
+
     private static func event(_ snapshot: ActivitySnapshot, app: InstalledApp) -> DeviceEvent {
         let state = String(decoding: snapshot.contentState, as: UTF8.self)
         return DeviceEvent(
@@ -145,7 +167,7 @@ extension SimulatedDevice {
     }
 }
 
-/// The activity tokens already posted to the provider.
+/// Keys already handled once: activity tokens posted to the provider, alerts and problems shown.
 private final class ReportedTokens: Sendable {
     private let tokens = Mutex<Set<Data>>([])
 

@@ -108,6 +108,9 @@ extension SimulatedDevice {
             contentState: (try? JSONValue(parsing: snapshot.contentState)) ?? .null,
             pushToken: snapshot.pushToken?.hexString, channel: snapshot.channel, staleDate: snapshot.staleDate,
             timestamp: snapshot.timestamp, startedAt: snapshot.startedAt, endedAt: snapshot.endedAt,
-            dismissAt: snapshot.dismissAt)
+            dismissAt: snapshot.dismissAt, style: snapshot.style.rawValue, scheduledStart: snapshot.scheduledStart,
+            alert: snapshot.alert.map {
+                ActivitySummary.Alert(title: $0.title, body: $0.body, sound: $0.sound, shownAt: $0.shownAt)
+            })
     }
 }
