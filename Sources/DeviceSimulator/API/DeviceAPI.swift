@@ -18,6 +18,7 @@ import UserNotifications
 /// | `POST /notifications/{id}/respond` | `{"action": "default" \| "dismiss" \| identifier, "text": "..."}` |
 /// | `DELETE /notifications` | clear Notification Center |
 /// | `POST /apps/{bundleID}/notifications` | schedule a local notification |
+/// | `GET /widgets` | each app's push-updated widgets and controls: tokens, reloads in 24 hours, budget |
 /// | `GET /pending` | local notifications waiting for their trigger, soonest first |
 /// | `POST /location` | `{"latitude": ..., "longitude": ...}`: move the device |
 /// | `GET /notifications/{id}/attachments/{identifier}` | an attachment's file |
@@ -109,6 +110,7 @@ public struct DeviceAPI: Sendable {
         }
         router.get("notifications") { _, _ in await device.notifications() }
         router.get("pending") { _, _ in device.pendingNotifications() }
+        router.get("widgets") { _, _ in device.widgetSummaries() }
         router.get("notifications/:id") { _, context in
             let id = try context.parameters.require("id")
             do throws(DeviceError) {

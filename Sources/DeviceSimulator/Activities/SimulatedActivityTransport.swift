@@ -36,7 +36,7 @@ struct SimulatedActivityTransport: ActivityTransport {
         let (client, _) = try connected()
         let registration = try await client.register(
             bundleID: app.manifest.bundleID, environment: app.manifest.environment)
-        app.issuedActivityToken(registration)
+        app.issuedExtraToken(registration)
         return registration.token.bytes
     }
 

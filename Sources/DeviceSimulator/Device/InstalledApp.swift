@@ -18,9 +18,11 @@ final class InstalledApp: Sendable {
     private let replaced = Mutex<APNSDeviceToken?>(nil)
     /// The app's Live Activities, when its manifest declares activity types.
     let activities: ActivitySystem?
+    /// The app's widgets and controls that take pushes, when its manifest declares some.
+    let widgets: AppWidgets?
     /// The tokens the gateway issued for the app's activities (push-to-start and update) with their secrets, so a
     /// new courier connection registers them again.
-    private let activityRegistrations = Mutex<[APNSDeviceToken: String?]>([:])
+    private let extraRegistrations = Mutex<[APNSDeviceToken: String?]>([:])
 
     init(
         manifest: AppManifest, dataDirectory: URL, privateKey: Curve25519.KeyAgreement.PrivateKey,
@@ -36,6 +38,10 @@ final class InstalledApp: Sendable {
             for type in manifest.activityTypes { system.declare(type: type.name) }
             activities = system
         }
+        widgets =
+            manifest.widgets.isEmpty && manifest.controls.isEmpty
+            ? nil
+            : AppWidgets(widgets: manifest.widgets, controls: manifest.controls, budget: manifest.widgetReloadBudget)
         var configuration = UNUserNotificationCenter.Configuration()
         configuration.bundleIdentifier = manifest.bundleID
         configuration.dataStore = dataDirectory.appendingPathComponent("attachments/\(manifest.bundleID)")
@@ -81,10 +87,10 @@ final class InstalledApp: Sendable {
         replaced.withLock { if $0 == token { $0 = nil } }
     }
 
-    /// Keeps a token the gateway issued for one of the app's activities.
-    func issuedActivityToken(_ registration: CourierClient.Registration) {
+    /// Keeps a token the gateway issued beside the app's own: an activity's, its widgets' or a control's.
+    func issuedExtraToken(_ registration: CourierClient.Registration) {
         // A registration again proves the secret kept, and answers none: the kept one stays.
-        activityRegistrations.withLock { registrations in
+        extraRegistrations.withLock { registrations in
             if let secret = registration.secret {
                 registrations[registration.token] = secret
             } else if registrations[registration.token] == nil {
@@ -95,17 +101,17 @@ final class InstalledApp: Sendable {
 
     /// Forgets an ended activity's token: a new connection does not register it again.
     func forgetActivityToken(_ token: APNSDeviceToken) {
-        _ = activityRegistrations.withLock { $0.removeValue(forKey: token) }
+        _ = extraRegistrations.withLock { $0.removeValue(forKey: token) }
     }
 
-    /// Whether the gateway issued `token` for one of the app's activities.
-    func ownsActivityToken(_ token: APNSDeviceToken) -> Bool {
-        activityRegistrations.withLock { $0[token] != nil }
+    /// Whether the gateway issued `token` for one of the app's activities, its widgets or its controls.
+    func ownsExtraToken(_ token: APNSDeviceToken) -> Bool {
+        extraRegistrations.withLock { $0[token] != nil }
     }
 
-    /// The activity tokens with their secrets.
-    var activityTokenRegistrations: [(token: APNSDeviceToken, secret: String?)] {
-        activityRegistrations.withLock { $0.map { ($0.key, $0.value) } }
+    /// The extra tokens (activities', widgets', controls') with their secrets, registered again on a new connection.
+    var extraTokenRegistrations: [(token: APNSDeviceToken, secret: String?)] {
+        extraRegistrations.withLock { $0.map { ($0.key, $0.value) } }
     }
 
     /// The public key a provider seals end-to-end content to, as base64 of its 32 raw bytes.

@@ -69,7 +69,7 @@ extension SimulatedDevice {
     func receiveActivityEvent(_ event: CourierClient.Event) -> Bool {
         switch event {
         case .notification(let notification) where notification.pushType == .liveactivity:
-            guard let app = apps.first(where: { $0.ownsActivityToken(notification.token) }),
+            guard let app = apps.first(where: { $0.ownsExtraToken(notification.token) }),
                 let system = app.activities
             else {
                 hub.emit(

@@ -171,11 +171,11 @@ public final class SimulatedDevice: Sendable {
 
     /// On a new connection: the app's activity tokens registered again, its activities' channels subscribed again.
     private func restoreActivities(of app: InstalledApp, on client: CourierClient) async {
-        for (token, secret) in app.activityTokenRegistrations {
+        for (token, secret) in app.extraTokenRegistrations {
             if let registration = try? await client.register(
                 bundleID: app.manifest.bundleID, environment: app.manifest.environment, token: token, secret: secret)
             {
-                app.issuedActivityToken(registration)
+                app.issuedExtraToken(registration)
             }
         }
         guard let system = app.activities, let token = app.token else { return }
@@ -193,7 +193,10 @@ public final class SimulatedDevice: Sendable {
         let registrations = configuration.registerURL.map { _ in Task { await postRegistrations(of: apps) } }
         let receiving = Task { await receiveLoop(firstCourier) }
         let scheduling = Task { await deliverDueLoop() }
-        let activities = Task { await requestPushToStartTokens() }
+        let activities = Task {
+            await requestPushToStartTokens()
+            await requestWidgetTokens()
+        }
         tasks.withLock { $0 = [receiving, scheduling, activities] + [reports, registrations].compactMap { $0 } }
     }
 
@@ -203,6 +206,10 @@ public final class SimulatedDevice: Sendable {
         while !stopped.load(ordering: .relaxed) {
             if let client {
                 for await event in client.events {
+                    if case .notification(let notification) = event, receiveWidgetPush(notification) {
+                        client.acknowledge(notification)
+                        continue
+                    }
                     if receiveActivityEvent(event) {
                         if case .notification(let notification) = event { client.acknowledge(notification) }
                         if case .broadcast(let broadcast, let token) = event {

@@ -24,6 +24,13 @@ public struct AppManifest: Sendable, Decodable {
     public var serviceExtension: [ServiceExtensionStep]
     /// The Live Activity types the app has (ActivityKit attributes types): it gets a push-to-start token for each.
     public var activityTypes: [ActivityType]
+    /// The kinds of the app's widgets that take WidgetKit pushes (iOS 26 `pushHandler(_:)`): the app gets one widget
+    /// push token for them all, and a `widgets` push reloads every kind's timeline.
+    public var widgets: [String]
+    /// The kinds of the app's controls that take pushes (iOS 18 `ControlPushHandler`): each gets a push token.
+    public var controls: [String]
+    /// Reloads each widget kind may have in 24 hours (WidgetKit's budget: 40 to 70 for a widget seen often).
+    public var widgetReloadBudget: Int
 
     /// A Live Activity type: its name (a push-to-start payload's `attributes-type`) and the attributes and content
     /// state an activity started from the device's API or terminal gets when none are given.
@@ -75,6 +82,7 @@ public struct AppManifest: Sendable, Decodable {
 
     private enum CodingKeys: String, CodingKey {
         case bundleID, environment, authorization, foreground, contentExtension, serviceExtension, activityTypes
+        case widgets, controls, widgetReloadBudget
         case notificationConfig = "NotificationConfig"
     }
 
@@ -104,6 +112,33 @@ public struct AppManifest: Sendable, Decodable {
                 forKey: .activityTypes, in: container,
                 debugDescription: "an activity type's name is 1 to 256 characters; got \"\(bad.name)\"")
         }
+        widgets = try Self.kinds(.widgets, in: container)
+        controls = try Self.kinds(.controls, in: container)
+        widgetReloadBudget = try container.decodeIfPresent(Int.self, forKey: .widgetReloadBudget) ?? 70
+        guard (1...1000).contains(widgetReloadBudget) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .widgetReloadBudget, in: container,
+                debugDescription: "widgetReloadBudget is 1 to 1000 reloads a day; got \(widgetReloadBudget)")
+        }
+    }
+
+    /// Widget or control kinds: at most 64, each 1 to 256 characters, no repeats.
+    private static func kinds(_ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>) throws -> [String] {
+        let kinds = try container.decodeIfPresent([String].self, forKey: key) ?? []
+        let problem: String? =
+            if kinds.count > 64 {
+                "at most 64 kinds; got \(kinds.count)"
+            } else if let bad = kinds.first(where: { !(1...256).contains($0.count) }) {
+                "a kind is 1 to 256 characters; got \"\(bad)\""
+            } else if Set(kinds).count != kinds.count {
+                "each kind once"
+            } else {
+                nil
+            }
+        if let problem {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
+        }
+        return kinds
     }
 
     /// Reads a manifest.
