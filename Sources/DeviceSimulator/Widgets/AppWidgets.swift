@@ -41,7 +41,9 @@ final class AppWidgets: Sendable {
 
     func setWidgetToken(_ token: APNSDeviceToken) { state.withLock { $0.widgetToken = token } }
 
-    func setControlToken(_ token: APNSDeviceToken, for kind: String) { state.withLock { $0.controlTokens[kind] = token } }
+    func setControlToken(_ token: APNSDeviceToken, for kind: String) {
+        state.withLock { $0.controlTokens[kind] = token }
+    }
 
     /// Whether `token` is the widgets' or a control's.
     func owns(_ token: APNSDeviceToken) -> Bool {
