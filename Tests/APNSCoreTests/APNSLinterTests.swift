@@ -164,6 +164,19 @@ struct APNSLinterTests {
             name: "alert topic with a voip suffix", payload: #"{"aps":{"alert":"x"}}"#, pushType: "alert",
             topic: "com.example.app.voip", expected: ["topic-has-other-push-type-suffix"]),
         LintCase(
+            name: "widgets push as Apple writes it", payload: #"{"aps":{"content-changed":true}}"#, pushType: "widgets",
+            topic: "com.example.app.push-type.widgets", expected: []),
+        LintCase(
+            name: "widgets push without content-changed, with an alert", payload: #"{"aps":{"alert":"x"}}"#,
+            pushType: "widgets", topic: "com.example.app.push-type.widgets",
+            expected: ["widgets-without-content-changed", "widgets-push-shows-nothing"]),
+        LintCase(
+            name: "controls push with content-changed 1", payload: #"{"aps":{"content-changed":1}}"#,
+            pushType: "controls", topic: "com.example.app.push-type.controls", expected: ["content-changed-not-true"]),
+        LintCase(
+            name: "content-changed in an alert push", payload: #"{"aps":{"alert":"x","content-changed":true}}"#,
+            pushType: "alert", expected: ["content-changed-outside-widgets"]),
+        LintCase(
             name: "url-args for Safari", payload: #"{"aps":{"alert":"x","url-args":["a",1]}}"#,
             expected: ["array-element-not-string"]),
     ]

@@ -59,6 +59,7 @@ extension APNSLinter {
             case "timestamp", "stale-date", "dismissal-date": checkTime(value, at: path, into: &found)
             case "content-state", "attributes": expect(.object(JSONObject()), value, at: path, into: &found)
             case "url-args": checkStringArray(value, at: path, into: &found)
+            case "content-changed": WidgetCheck.checkContentChanged(value, context, into: &found)
             default: warnCustomKeyInAps(key, value, into: &found)
             }
         }

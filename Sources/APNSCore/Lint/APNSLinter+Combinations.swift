@@ -22,6 +22,8 @@ extension APNSLinter {
                 checkAlert(visible: visible, wakes: wakes, aps: aps, context, into: &found)
             case .liveactivity:
                 LiveActivityCheck.run(aps, into: &found)
+            case .widgets, .controls:
+                WidgetCheck.run(aps, visible: visible, context, into: &found)
             default:
                 break
             }

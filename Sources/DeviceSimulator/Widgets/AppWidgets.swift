@@ -85,10 +85,10 @@ final class AppWidgets: Sendable {
         }
     }
 
-    /// `true`, or `1` as Objective-C reads a JSON number as a boolean.
+    /// `true`, as Apple writes it (the lint warns about anything else).
     private static func isTrue(_ value: JSONValue?) -> Bool {
         if case .bool(true)? = value { return true }
-        return value?.number?.intValue == 1
+        return false
     }
 
     /// What the device API shows.
