@@ -45,6 +45,9 @@ extension ActivitySystem {
         if !isDeclared(type) { register(type: type, .init(contentState: isObject, attributes: isObject)) }
     }
 
+    /// The system's clock now (the device's; a test moves it).
+    public var now: Date { currentTime() }
+
     /// Every activity not yet dismissed, oldest first.
     public var snapshots: [ActivitySnapshot] {
         allRecords().map { Self.snapshot($0, at: currentTime()) }
@@ -55,7 +58,8 @@ extension ActivitySystem {
         record(id).map { Self.snapshot($0, at: currentTime()) }
     }
 
-    /// Starts an activity from JSON, as ``Activity/request(attributes:content:pushType:)`` does from Swift values.
+    /// Starts (or, with `start` after now, schedules) an activity from JSON, as
+    /// ``Activity/request(attributes:content:pushType:style:alertConfiguration:start:)`` does from Swift values.
     ///
     /// Unlike `request`, it returns once the push token is issued or the channel subscribed, so the answer can
     /// carry them.
@@ -63,13 +67,14 @@ extension ActivitySystem {
     /// - Returns: its identifier.
     /// - Throws: ``ActivityAuthorizationError`` when activities are off, or no device can issue its token (the
     ///   activity is then dismissed).
-    public func start(type: String, attributes: Data, contentState: Data, pushType: PushType?)
-        async throws(ActivityAuthorizationError) -> String
-    {
+    public func start(
+        type: String, attributes: Data, contentState: Data, pushType: PushType?, style: ActivityStyle = .standard,
+        alert: AlertConfiguration? = nil, start: Date? = nil
+    ) async throws(ActivityAuthorizationError) -> String {
         declare(type: type)
         let id = try request(
             type: type, attributes: attributes, contentState: contentState, staleDate: nil, relevanceScore: 0,
-            pushType: pushType)
+            pushType: pushType, style: style, alert: alert, start: start)
         await settled()
         if let problem = record(id)?.problem {
             end(id, contentState: nil, policy: .immediate)
@@ -78,13 +83,15 @@ extension ActivitySystem {
         return id
     }
 
-    /// Changes an active activity's content state, as the app does with ``Activity/update(_:)``.
+    /// Changes an active activity's content state, as the app does with ``Activity/update(_:alertConfiguration:)``.
     ///
     /// - Returns: whether the activity exists and was active.
     @discardableResult
-    public func update(id: String, contentState: Data) -> Bool {
+    public func update(id: String, contentState: Data, alert: AlertConfiguration? = nil) -> Bool {
         guard let record = record(id), record.state == .active else { return false }
-        update(id, contentState: contentState, staleDate: record.staleDate, relevanceScore: record.relevanceScore)
+        update(
+            id, contentState: contentState, staleDate: record.staleDate, relevanceScore: record.relevanceScore,
+            alert: alert)
         return true
     }
 

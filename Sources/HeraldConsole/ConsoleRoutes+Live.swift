@@ -35,6 +35,7 @@ extension ConsoleRoutes {
                     ("activities", .array(visible(try await deviceJSON(index, "activities"), session: session))),
                     ("notifications", .array(visible(try await deviceJSON(index, "notifications"), session: session))),
                     ("pending", .array(visible(try await deviceJSON(index, "pending"), session: session))),
+                    ("widgets", .array(visible(try await deviceJSON(index, "widgets"), session: session))),
                 ])
                 // Sorted keys: the device writes dictionaries (userInfo, labels) in an order that changes between
                 // answers, and an event goes out only when the bytes change, so an unsorted screen would redraw the

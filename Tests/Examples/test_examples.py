@@ -150,6 +150,10 @@ def test_005_live_score(shell):
     while (activity := device("/activities")[0])["state"] != "ended" and time.monotonic() < deadline:
         time.sleep(0.2)
     assert activity["state"] == "ended" and activity["contentState"]["score"] == "2-1", activity
+    scheduled = [answer for answer in answers(output) if isinstance(answer, dict) and answer.get("scheduledStart")]
+    assert scheduled and scheduled[0]["state"] == "pending", output
+    wolves = [a for a in device("/activities") if a["attributes"].get("away") == "Wolves"]
+    assert wolves and wolves[0]["state"] == "active" and wolves[0]["alert"]["title"] == "Kick-off", wolves
 
 
 def test_the_gateway_banners_commands_run_as_pasted_from_another_folder(shell, tmp_path):

@@ -78,7 +78,19 @@ struct OpenAPIConformanceTests {
                 body: ["UNNotificationCategory": [:], "UNNotificationAction": [:]])
             _ = try await expectConforms("GET", "/v1/categories", "/v1/categories", key: harness.publishableKey)
             _ = try await expectConforms("GET", "/v1/devices", "/v1/devices", key: "sk_wrong")
-            #expect(checked == 32)
+            for (template, body) in [
+                ("/v1/activities/tokens", ["token": "aa01", "kind": "pushToStart", "attributesType": "T"]),
+                ("/v1/widgets/tokens", ["token": "bb02", "kind": "control", "control": "Mute"]),
+            ] {
+                _ = try await expectConforms("POST", template, template, body: body)
+                _ = try await expectConforms("POST", template, template, body: ["token": "cc"])
+                _ = try await expectConforms("GET", template, template)
+                _ = try await expectConforms("DELETE", template + "/{token}", template + "/" + body["token"]!)
+                _ = try await expectConforms("DELETE", template + "/{token}", template + "/ffff")
+            }
+            _ = try await expectConforms(
+                "POST", "/v1/notifications", "/v1/notifications", body: ["target": ["widgets": ["user": "nobody"]]])
+            #expect(checked == 43)
         }
     }
 }

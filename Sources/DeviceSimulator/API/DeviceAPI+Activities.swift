@@ -13,6 +13,12 @@ extension DeviceAPI {
         var channel: String?
         /// Give it a push token of its own (the default when no channel is given).
         var pushToken: Bool?
+        /// `standard` (the default) or `transient`.
+        var style: String?
+        /// The alert it shows: at a scheduled start, or now.
+        var alert: ActivityAlertInput?
+        /// A scheduled start (UNIX seconds, iOS 26): `pending` until then; it needs an `alert`.
+        var start: Double?
     }
 
     /// The body of `POST /activities/{id}/update` and `.../end`.
@@ -20,6 +26,8 @@ extension DeviceAPI {
         var contentState: JSONValue?
         /// For an end: `default` (up to four hours on the lock screen) or `immediate`.
         var dismissal: String?
+        /// For an update: the alert it shows (`update(_:alertConfiguration:)`).
+        var alert: ActivityAlertInput?
     }
 
     /// `GET /activities`, `GET /activities/push-to-start`, `GET /apps/{bundleID}/push-to-start/{type}` (the token as
@@ -56,7 +64,8 @@ extension DeviceAPI {
             do throws(DeviceError) {
                 let started = try await device.startActivity(
                     bundleID: bundleID, type: body.type, attributes: body.attributes, contentState: body.contentState,
-                    channel: body.channel, pushToken: body.pushToken ?? (body.channel == nil))
+                    channel: body.channel, pushToken: body.pushToken ?? (body.channel == nil),
+                    options: .init(style: body.style, alert: body.alert, start: body.start))
                 return EditedResponse(status: .created, response: JSONBody(value: started))
             } catch {
                 let installed = device.installedApps.contains { $0.bundleID == bundleID }
@@ -70,7 +79,7 @@ extension DeviceAPI {
                 throw HTTPError(.badRequest, message: "give the new contentState (a JSON object)")
             }
             return try Self.answer(id, device: device) { () throws(DeviceError) in
-                try device.updateActivity(id: id, contentState: state)
+                try device.updateActivity(id: id, contentState: state, alert: body.alert)
             }
         }
         router.post("activities/:id/end") { request, context in

@@ -122,29 +122,37 @@ extension SimulatedDevice {
     private func postActivityToken(
         _ token: Data, kind: String, type: String, activityID: String?, app: InstalledApp
     ) async {
-        guard let url = Self.activityTokensURL(from: configuration.registerURL) else { return }
-        let fields: [(key: String, value: String?)] = [
-            ("token", token.hexString), ("kind", kind), ("attributesType", type), ("activityID", activityID),
-            ("userID", configuration.user?.id), ("userToken", configuration.user?.token),
-            ("deviceToken", app.token?.hex),
-        ]
+        await postToken(
+            path: "/v1/activities/tokens",
+            [("token", token.hexString), ("kind", kind), ("attributesType", type), ("activityID", activityID)],
+            app: app, what: "activity token")
+    }
+
+    /// Posts one of the app's extra tokens to the provider beside `--register-url`, with the device's user and the
+    /// app's own device token, as the app would send it to its server; a failure is named in the device's log.
+    func postToken(path: String, _ fields: [(key: String, value: String?)], app: InstalledApp, what: String) async {
+        guard let url = Self.providerURL(from: configuration.registerURL, path: path) else { return }
+        let all =
+            fields + [
+                ("userID", configuration.user?.id), ("userToken", configuration.user?.token),
+                ("deviceToken", app.token?.hex),
+            ]
         let body = JSONValue.object(
-            JSONObject(fields.compactMap { field in field.value.map { (key: field.key, value: .string($0)) } }))
+            JSONObject(all.compactMap { field in field.value.map { (key: field.key, value: .string($0)) } }))
         do throws(DeviceError) {
             try await JSONPoster(url: url).post(body.encoded())
         } catch {
             hub.emit(
-                DeviceEvent(
-                    .log, bundleID: app.manifest.bundleID, message: "activity token not posted: \(error.message)"))
+                DeviceEvent(.log, bundleID: app.manifest.bundleID, message: "\(what) not posted: \(error.message)"))
         }
     }
 
-    /// The provider's activity tokens URL beside its devices URL (`.../v1/devices?key=pk_...`).
-    static func activityTokensURL(from registerURL: URL?) -> URL? {
+    /// A provider URL beside its devices URL (`.../v1/devices?key=pk_...`), with the same key.
+    static func providerURL(from registerURL: URL?, path: String) -> URL? {
         guard let registerURL, var components = URLComponents(url: registerURL, resolvingAgainstBaseURL: false),
             components.path.hasSuffix("/v1/devices")
         else { return nil }
-        components.path = String(components.path.dropLast("/v1/devices".count)) + "/v1/activities/tokens"
+        components.path = String(components.path.dropLast("/v1/devices".count)) + path
         return components.url
     }
 

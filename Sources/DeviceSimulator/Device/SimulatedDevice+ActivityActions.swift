@@ -31,7 +31,7 @@ extension SimulatedDevice {
     ///   connection to issue a token or subscribe.
     public func startActivity(
         bundleID: String, type: String, attributes: JSONValue?, contentState: JSONValue?, channel: String?,
-        pushToken: Bool
+        pushToken: Bool, options: ActivityStartOptions = .init()
     ) async throws(DeviceError) -> ActivitySummary {
         guard let app = app(named: bundleID) else { throw DeviceError("no app \(bundleID) is installed") }
         guard let system = app.activities, let declared = app.manifest.activityTypes.first(where: { $0.name == type })
@@ -49,8 +49,12 @@ extension SimulatedDevice {
         let pushType: PushType? = channel.map { .channel($0) } ?? (pushToken ? .token : nil)
         let id: String
         do {
+            let (style, alert, start) = try options.checked(now: system.now)
             id = try await system.start(
-                type: type, attributes: attributesJSON, contentState: stateJSON, pushType: pushType)
+                type: type, attributes: attributesJSON, contentState: stateJSON, pushType: pushType, style: style,
+                alert: alert, start: start)
+        } catch let error as DeviceError {
+            throw error
         } catch {
             throw DeviceError("the activity could not start: \(error)")
         }
@@ -60,9 +64,13 @@ extension SimulatedDevice {
     /// Changes an active activity's content state, as the app does with `Activity.update`.
     ///
     /// - Throws: ``DeviceError`` when there is no such activity, it is not active, or the state is not an object.
-    public func updateActivity(id: String, contentState: JSONValue) throws(DeviceError) -> ActivitySummary {
+    public func updateActivity(id: String, contentState: JSONValue, alert: ActivityAlertInput? = nil)
+        throws(DeviceError) -> ActivitySummary
+    {
         let (app, system) = try owner(of: id)
-        guard system.update(id: id, contentState: try Self.object(contentState, "contentState")) else {
+        let configuration = try alert.map { input throws(DeviceError) in try input.configuration() }
+        guard system.update(id: id, contentState: try Self.object(contentState, "contentState"), alert: configuration)
+        else {
             throw DeviceError("activity \(id) of \(app.manifest.bundleID) has ended: it takes no more updates")
         }
         return try summary(of: id)

@@ -16,6 +16,7 @@ extension SimulatedDevice {
                         bundleID: app.manifest.bundleID, environment: app.manifest.environment)
                     app.issuedExtraToken(registration)
                     widgets.setWidgetToken(registration.token)
+                    await postWidgetToken(registration.token, control: nil, app: app)
                     hub.emit(
                         DeviceEvent(
                             .activity, bundleID: app.manifest.bundleID, token: registration.token.hex,
@@ -27,6 +28,7 @@ extension SimulatedDevice {
                         bundleID: app.manifest.bundleID, environment: app.manifest.environment)
                     app.issuedExtraToken(registration)
                     widgets.setControlToken(registration.token, for: kind)
+                    await postWidgetToken(registration.token, control: kind, app: app)
                     hub.emit(
                         DeviceEvent(
                             .activity, bundleID: app.manifest.bundleID, token: registration.token.hex,
@@ -38,6 +40,15 @@ extension SimulatedDevice {
                         .log, bundleID: app.manifest.bundleID, message: "no widget or control push token: \(error)"))
             }
         }
+    }
+
+    /// Registers a widgets or control token with the provider (`POST /v1/widgets/tokens`, beside `--register-url`),
+    /// as the app's `pushTokenDidChange` would send it to its server.
+    private func postWidgetToken(_ token: APNSDeviceToken, control: String?, app: InstalledApp) async {
+        await postToken(
+            path: "/v1/widgets/tokens",
+            [("token", token.hex), ("kind", control == nil ? "widgets" : "control"), ("control", control)],
+            app: app, what: "widget token")
     }
 
     /// Hands a `widgets` or `controls` push to the app whose widget or control token it is.

@@ -7,6 +7,7 @@ enum DemoApp {
     static let bundleID = "com.yue.originPush"
     /// The Live Activity type the demo app declares (a live score), so pushes can start and update activities.
     static let scoreActivityType = "ScoreAttributes"
+    // Its widget (`ScoreWidget`) and control (`MuteControl`) take WidgetKit pushes: their tokens reach the provider.
 
     static let manifest = """
         {
@@ -25,7 +26,9 @@ enum DemoApp {
           },
           "serviceExtension": [{"rewrite": {"body": "我是在Service里面修改后的title"}}, {"attachFrom": "media-url"}],
           "activityTypes": [{"name": "\(scoreActivityType)", "attributes": {"home": "Lions", "away": "Tigers"},
-            "contentState": {"score": "0-0"}}]
+            "contentState": {"score": "0-0"}}],
+          "widgets": ["ScoreWidget"],
+          "controls": ["MuteControl"]
         }
         """
 }

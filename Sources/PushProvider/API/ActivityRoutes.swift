@@ -29,7 +29,8 @@ extension PushProviderService {
             let tokens = try await self.store.activityTokens(
                 ActivityTokenQuery(
                     appID: app.app.id, userID: query.get("user"), attributesType: query.get("type"),
-                    activityID: query.get("activity"), kind: query.get("kind"), after: query.get("after"),
+                    activityID: query.get("activity"), kind: query.get("kind"), kinds: Self.activityKinds,
+                    after: query.get("after"),
                     limit: min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))),
                 now: self.now())
             return try JSONCoding.response(tokens)
@@ -38,19 +39,32 @@ extension PushProviderService {
             let caller = try await self.caller(request)
             let app = try await caller.anyApp(request, store: self.store)
             let token = try context.parameters.require("token").lowercased()
-            if case .device = caller,
-                let existing = try await self.store.activityTokens(
-                    ActivityTokenQuery(appID: app.app.id, token: token, limit: 1), now: self.now()
-                ).first, let userID = existing.userID
-            {
-                try self.checkUserProof(
-                    userID: userID, app: app, userToken: request.headers[Self.userTokenHeader],
-                    change: "deleting an activity token of user \(userID)")
-            }
-            guard try await self.store.deleteActivityToken(appID: app.app.id, token: token) else {
-                throw ProviderError.notFound("app \(app.app.id) has no activity token \(token)")
-            }
+            try await self.deleteToken(
+                token, of: app, caller: caller, kinds: Self.activityKinds, what: "activity token", request: request)
             return .noContent
+        }
+    }
+
+    /// The kinds `/v1/activities/tokens` lists and deletes.
+    static let activityKinds = [ActivityTokenInput.Kind.pushToStart.rawValue, ActivityTokenInput.Kind.update.rawValue]
+
+    /// Deletes one of the app's tokens of `kinds`; a publishable-key caller proves it acts for the token's user.
+    ///
+    /// - Throws: ``ProviderError/notFound(_:)`` naming `what` when the app has no such token of those kinds.
+    func deleteToken(
+        _ token: String, of app: StoredApp, caller: Caller, kinds: [String], what: String, request: Request
+    ) async throws(ProviderError) {
+        let existing = try await store.activityTokens(
+            ActivityTokenQuery(appID: app.app.id, token: token, kinds: kinds, limit: 1), now: now()
+        ).first
+        guard let existing else { throw ProviderError.notFound("app \(app.app.id) has no \(what) \(token)") }
+        if case .device = caller, let userID = existing.userID {
+            try checkUserProof(
+                userID: userID, app: app, userToken: request.headers[Self.userTokenHeader],
+                change: "deleting a token of user \(userID)")
+        }
+        guard try await store.deleteActivityToken(appID: app.app.id, token: token) else {
+            throw ProviderError.notFound("app \(app.app.id) has no \(what) \(token)")
         }
     }
 

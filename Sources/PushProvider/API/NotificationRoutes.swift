@@ -115,6 +115,10 @@ extension PushProviderService {
             created.warning =
                 "no activity token of this app matches \(created.target), so nothing will be sent; "
                 + "see GET /v1/activities/tokens?type=...&user=... for what activities registered"
+        } else if created.stats.targeted == 0, plan.target.widgetPushType != nil {
+            created.warning =
+                "no widget token of this app matches \(created.target), so nothing will be sent; "
+                + "see GET /v1/widgets/tokens?user=...&control=... for what widgets and controls registered"
         } else if created.stats.targeted == 0, plan.dailyAt == nil {
             let key = plan.encrypted == nil ? "" : " with an end-to-end public key (encrypted content needs one)"
             created.warning =

@@ -15,6 +15,7 @@ extension PushProviderService {
         addFeedbackRoutes(to: router)
         addCategoryRoutes(to: router)
         addActivityRoutes(to: router)
+        addWidgetRoutes(to: router)
         addChannelRoutes(to: router)
         for plugin in plugins { plugin.addRoutes(to: router, provider: self) }
         return router

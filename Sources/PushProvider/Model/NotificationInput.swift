@@ -4,7 +4,8 @@ import Foundation
 /// The body of `POST /v1/notifications`.
 struct NotificationInput: StrictInput, Sendable {
     /// Who receives it: exactly one of `token`, `tokens`, `user`, `tags` (an expression) or `all`; for a Live
-    /// Activity, `activity` (an activity's ID), `activities` (`{"type", "user"}`) or `channel` (a broadcast).
+    /// Activity, `activity` (an activity's ID), `activities` (`{"type", "user"}`) or `channel` (a broadcast); for
+    /// WidgetKit, `widgets` (`{"control", "user"}`, both optional).
     var target: Target
     /// A raw APNs payload (`{"aps": {...}, ...}`), sent as given; or use ``content``.
     var payload: JSONValue?
@@ -39,13 +40,27 @@ struct NotificationInput: StrictInput, Sendable {
         var activities: Activities?
         /// A channel the provider made (`POST /v1/channels`): one broadcast to every activity subscribed to it.
         var channel: String?
+        /// The registered WidgetKit tokens (`/v1/widgets/tokens`): `{}` reloads every widget, `{"control": KIND}`
+        /// one control; `"user"` narrows either to one user's devices.
+        var widgets: Widgets?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case token, tokens, user, tags, all, activity, activities, channel
+            case token, tokens, user, tags, all, activity, activities, channel, widgets
         }
 
         static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
-        static var nested: [String: any StrictInput.Type] { ["activities": Activities.self] }
+        static var nested: [String: any StrictInput.Type] { ["activities": Activities.self, "widgets": Widgets.self] }
+
+        struct Widgets: StrictInput, Sendable {
+            var control: String?
+            var user: String?
+
+            enum CodingKeys: String, CodingKey, CaseIterable {
+                case control, user
+            }
+
+            static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
+        }
 
         struct Activities: StrictInput, Sendable {
             var type: String

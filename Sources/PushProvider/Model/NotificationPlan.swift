@@ -32,6 +32,10 @@ struct NotificationPlan: Sendable {
             payload = APNSPayload(root)
         case (nil, let content?):
             payload = try Self.payload(from: content)
+        case (nil, nil) where target.widgetPushType != nil:
+            // WidgetKit reads nothing else: the reload signal is the whole payload.
+            payload = APNSPayload(
+                JSONObject([(key: "aps", value: .object(JSONObject([(key: "content-changed", value: true)])))]))
         case (nil, nil) where input.encrypted != nil:
             // Only an encrypted field: the visible alert is the placeholder added below.
             payload = APNSPayload(JSONObject([(key: "aps", value: .object(JSONObject()))]))
@@ -71,6 +75,12 @@ struct NotificationPlan: Sendable {
                 field: Self.field(for: error),
                 message: "\(error.message) (APNs would answer \(error.reason?.rawValue ?? "400"))")
         }
+        // APNs accepts a widget push that WidgetKit would do nothing with; the provider composes it, so it refuses.
+        if target.widgetPushType != nil,
+            let useless = report.warnings.first(where: { Self.widgetRules.contains($0.rule) })
+        {
+            throw .invalid(field: useless.location.map { "payload.\($0)" } ?? "payload", message: useless.message)
+        }
         if let key = encrypted?.key { payload.root[key] = nil }
         self.payload = payload.encoded()
         pushType = requestedPushType ?? report.pushType.rawValue
@@ -81,11 +91,23 @@ struct NotificationPlan: Sendable {
         dailyAt = try input.dailyAt.map { text throws(ProviderError) in try DailyTime(parsing: text) }
     }
 
-    /// The push type asked for: `liveactivity` for a Live Activity target, which takes no other, no encrypted field
-    /// (activities run no service extension) and no daily send (it has no devices' time zones).
+    /// The push type asked for: `liveactivity` for a Live Activity target and `widgets` or `controls` for a widgets
+    /// target, which take no other, no encrypted field (they run no service extension) and no daily send (they have
+    /// no devices' time zones).
     private static func pushType(_ input: NotificationInput, for target: NotificationTarget) throws(ProviderError)
         -> String?
     {
+        if let widgetType = target.widgetPushType {
+            guard input.pushType == nil || input.pushType == widgetType.rawValue else {
+                throw .field("pushType", "a widgets target takes pushType \(widgetType.rawValue) (or none)")
+            }
+            guard input.encrypted == nil, input.dailyAt == nil else {
+                throw .field(
+                    input.encrypted != nil ? "encrypted" : "dailyAt",
+                    "a widget reload carries only content-changed and has no time zones: leave it out")
+            }
+            return widgetType.rawValue
+        }
         guard target.isLiveActivity else { return input.pushType }
         guard input.pushType == nil || input.pushType == APNSPushType.liveactivity.rawValue else {
             throw .field(
@@ -150,6 +172,11 @@ struct NotificationPlan: Sendable {
         root["aps"] = .object(aps)
         return APNSPayload(root)
     }
+
+    /// The lint rules that make a widgets target's payload useless: WidgetKit would reload nothing or show nothing.
+    private static let widgetRules: Set<String> = [
+        "widgets-without-content-changed", "widgets-push-shows-nothing", "content-changed-not-true",
+    ]
 
     /// The input field a lint diagnostic is about.
     private static func field(for diagnostic: APNSDiagnostic) -> String {

@@ -14,6 +14,8 @@ enum NotificationTarget: Sendable, Hashable {
     case activities(type: String, user: String?, pushToStart: Bool)
     /// A broadcast on a channel, by its `apns-channel-id`.
     case channel(String)
+    /// The app's registered widgets tokens, or one control's tokens, of one user when given.
+    case widgets(control: String?, user: String?)
 
     /// Checks that exactly one kind of target is given.
     ///
@@ -57,10 +59,19 @@ enum NotificationTarget: Sendable, Hashable {
             }
             found.append(.channel(channel))
         }
+        if let widgets = input.widgets {
+            if let control = widgets.control, !(1...256).contains(control.count) {
+                throw .field("target.widgets.control", "a control's kind is 1 to 256 characters")
+            }
+            if let user = widgets.user, !(1...256).contains(user.count) {
+                throw .field("target.widgets.user", "a user ID is 1 to 256 characters")
+            }
+            found.append(.widgets(control: widgets.control, user: widgets.user))
+        }
         guard found.count == 1, let target = found.first else {
             throw .field(
                 "target",
-                "give exactly one of token, tokens, user, tags, all: true, activity, activities or channel")
+                "give exactly one of token, tokens, user, tags, all: true, activity, activities, channel or widgets")
         }
         self = target
     }
@@ -87,6 +98,14 @@ enum NotificationTarget: Sendable, Hashable {
             case .activities(let type, let user?, _): ["activities": ["type": .string(type), "user": .string(user)]]
             case .activities(let type, nil, _): ["activities": ["type": .string(type)]]
             case .channel(let id): ["channel": .string(id)]
+            case .widgets(let control, let user):
+                [
+                    "widgets": .object(
+                        JSONObject(
+                            [("control", control), ("user", user)].compactMap { key, value in
+                                value.map { (key: key, value: JSONValue.string($0)) }
+                            }))
+                ]
             }
         return object.jsonString
     }
@@ -106,6 +125,8 @@ enum NotificationTarget: Sendable, Hashable {
         case .activity(let id): "activity:\(id)"
         case .activities(let type, let user, _): "activities:\(type)" + (user.map { " of user \($0)" } ?? "")
         case .channel(let id): "channel:\(id)"
+        case .widgets(let control, let user):
+            (control.map { "control:\($0)" } ?? "widgets") + (user.map { " of user \($0)" } ?? "")
         }
     }
 
@@ -117,7 +138,13 @@ enum NotificationTarget: Sendable, Hashable {
         }
     }
 
-    /// For a target of activity tokens: the conditions after `WHERE a.app_id = ?` on `activity_tokens a`, with `?`
+    /// The WidgetKit push type of a `widgets` target: `controls` for a control, `widgets` otherwise.
+    var widgetPushType: APNSPushType? {
+        guard case .widgets(let control, _) = self else { return nil }
+        return control == nil ? .widgets : .controls
+    }
+
+    /// For a target of activity or widget tokens: the conditions after `WHERE a.app_id = ?` on `activity_tokens a`, with `?`
     /// marks, and their values.
     var activitySelection: (sql: String, values: [String])? {
         switch self {
@@ -130,6 +157,16 @@ enum NotificationTarget: Sendable, Hashable {
                     pushToStart ? "pushToStart" : "update", type,
                 ]
             )
+            if let user {
+                selection.sql += " AND a.user_id = ?"
+                selection.values.append(user)
+            }
+            return selection
+        case .widgets(let control, let user):
+            var selection: (sql: String, values: [String]) =
+                if let control { (" AND a.kind = 'control' AND a.attributes_type = ?", [control]) } else {
+                    (" AND a.kind = 'widgets'", [])
+                }
             if let user {
                 selection.sql += " AND a.user_id = ?"
                 selection.values.append(user)

@@ -1,4 +1,5 @@
-/// Which of an app's activity tokens to list (`GET /v1/activities/tokens`); `nil` fields match any.
+/// Which of an app's tokens besides its device tokens to list (`GET /v1/activities/tokens`, `GET /v1/widgets/tokens`);
+/// `nil` fields match any.
 struct ActivityTokenQuery: Sendable {
     var appID: String
     var token: String?
@@ -6,6 +7,8 @@ struct ActivityTokenQuery: Sendable {
     var attributesType: String?
     var activityID: String?
     var kind: String?
+    /// The kinds the route lists: a Live Activity route never shows a widget token, nor the other way round.
+    var kinds: [String]?
     /// The last token of the previous page.
     var after: String?
     var limit: Int
@@ -21,6 +24,10 @@ struct ActivityTokenQuery: Sendable {
             guard let value else { continue }
             sql += " AND a.\(column) = ?"
             values.append(value)
+        }
+        if let kinds {
+            sql += " AND a.kind IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))"
+            values += kinds
         }
         if let after {
             sql += " AND a.token > ?"

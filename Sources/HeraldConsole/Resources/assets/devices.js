@@ -13,11 +13,13 @@ function phone(simulator) {
   const badges = el("p", { class: "badges" });
   const pending = el("ul", { class: "pending", "aria-label": `Pending local notifications on device ${simulator.index + 1}` });
   const activities = el("ul", { class: "pending", "aria-label": `Live Activities on device ${simulator.index + 1}` });
+  const widgets = el("ul", { class: "pending", "aria-label": `Widgets and controls on device ${simulator.index + 1}` });
   const said = el("div", { role: "status", class: "said", "aria-label": `Responses on device ${simulator.index + 1}` });
   feedback.set(simulator.index, said);
   const box = el("section", { class: "phone", "aria-label": `Device ${simulator.index + 1}` },
     el("h3", {}, `Device ${simulator.index + 1}`), el("p", { class: "muted" }, simulator.url), badges, said, list,
-    el("h4", {}, "Pending local notifications"), pending, el("h4", {}, "Live Activities"), activities);
+    el("h4", {}, "Pending local notifications"), pending, el("h4", {}, "Live Activities"), activities,
+    el("h4", {}, "Widgets and controls"), widgets);
   if (simulator.error) { say(list, simulator.error); return box; }
   badges.textContent = (simulator.apps ?? []).map((installed) => `${installed.bundleID}: badge ${installed.badge}`).join(" · ");
   const stream = new EventSource(`/console/api/simulators/${simulator.index}/stream`);
@@ -26,6 +28,7 @@ function phone(simulator) {
     render(list, simulator.index, screen.notifications);
     renderPending(pending, screen.pending);
     renderActivities(activities, screen.activities ?? []);
+    renderWidgets(widgets, screen.widgets ?? []);
   };
   stream.addEventListener("problem", (event) => say(list, event.data));
   return box;
@@ -75,13 +78,32 @@ function renderPending(list, pending) {
       request.nextFireDate ? ` · next ${time(request.nextFireDate)}` : ""))) : [el("li", { class: "muted" }, "None.")]));
 }
 
-/** Each Live Activity: its type, state and content state, and how it gets updates (its token or a channel). */
+/** Each Live Activity: its type, state and content state, how it gets updates (its token or a channel), when a
+ * scheduled one starts, and the last alert it showed. */
 function renderActivities(list, activities) {
   list.replaceChildren(...(activities.length ? activities.map((activity) => el("li", {},
     el("span", { class: "title" }, `${activity.attributesType} ${activity.state}`), " ",
     el("span", { class: "code" }, JSON.stringify(activity.contentState)), " ",
     el("span", { class: "muted" }, `${activity.bundleID} · ${activity.channel ? `channel ${activity.channel}`
-      : activity.pushToken ? `token ${activity.pushToken.slice(0, 12)}…` : "no push"} · started ${time(activity.startedAt)}`)))
+      : activity.pushToken ? `token ${activity.pushToken.slice(0, 12)}…` : "no push"}`
+      + (activity.state === "pending" && activity.scheduledStart ? ` · starts ${time(activity.scheduledStart)}`
+        : ` · started ${time(activity.startedAt)}`)),
+    activity.alert ? el("p", { role: "alert", class: "activity-alert", "aria-label": `Alert of ${activity.attributesType}` },
+      el("strong", {}, activity.alert.title), " ", activity.alert.body,
+      el("span", { class: "muted" }, ` · ${activity.alert.sound ?? "default sound"} · ${time(activity.alert.shownAt)}`)) : ""))
+    : [el("li", { class: "muted" }, "None.")]));
+}
+
+/** Each app's push-updated widget and control kinds: reloads in the last 24 hours against WidgetKit's budget. */
+function renderWidgets(list, apps) {
+  const kinds = apps.flatMap((app) => [
+    ...app.widgets.map((kind) => ({ ...kind, what: "widget", bundleID: app.bundleID })),
+    ...app.controls.map((kind) => ({ ...kind, what: "control", bundleID: app.bundleID }))]);
+  list.replaceChildren(...(kinds.length ? kinds.map((kind) => el("li", {},
+    el("span", { class: "title" }, `${kind.kind} (${kind.what})`), " ",
+    el("span", { class: "muted" }, `${kind.bundleID} · ${kind.reloadsToday} of ${kind.budget} reloads in 24 h`
+      + (kind.lastReload ? ` · last ${time(kind.lastReload)}` : "")
+      + (kind.refused ? ` · ${kind.refused} refused: budget spent` : ""))))
     : [el("li", { class: "muted" }, "None.")]));
 }
 

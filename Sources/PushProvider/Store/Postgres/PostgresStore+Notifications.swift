@@ -187,8 +187,8 @@ extension PostgresStore {
         if requireKey { statement.append(" AND d.public_key IS NOT NULL") }
         switch target {
         case .tokens, .all: break
-        case .activity, .activities, .channel:
-            // Live Activity targets address activity tokens and channels, never the devices table.
+        case .activity, .activities, .channel, .widgets:
+            // Live Activity and widget targets address their own tokens and channels, never the devices table.
             statement.append(" AND false")
         case .user(let user):
             let placeholder = statement.bind(user)

@@ -210,8 +210,8 @@ extension SQLiteStore {
             sql += " AND " + expression.sql(arguments: &tags)
             arguments += tags.map { $0 as (any DatabaseValueConvertible)? }
         case .all: break
-        case .activity, .activities, .channel:
-            // Live Activity targets address activity tokens and channels, never the devices table.
+        case .activity, .activities, .channel, .widgets:
+            // Live Activity and widget targets address their own tokens and channels, never the devices table.
             sql += " AND 0"
         }
         return sql
