@@ -307,6 +307,27 @@ def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page, he
     shot(page, "devices-activities")
 
 
+def test_an_activitys_alert_and_the_widgets_reloads_show_on_the_phone(page, herald):
+    device = json.loads((pathlib.Path(herald["data"]) / "running.json").read_text())["deviceAPI"]
+
+    def post(path, body):
+        request = urllib.request.Request(f"{device}{path}", method="POST", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read())
+    started = post("/apps/com.yue.originPush/activities", {"type": "ScoreAttributes", "pushToken": True})
+    post(f"/activities/{started['id']}/update", {"contentState": {"score": "3-2"},
+                                                  "alert": {"title": "Goal!", "body": "Lions 3-2"}})
+    page.get_by_role("navigation").get_by_role("link", name="Devices").click()
+    alert = page.get_by_role("alert", name="Alert of ScoreAttributes").filter(has_text="Goal!")
+    expect(alert).to_contain_text("Lions 3-2", timeout=15000)
+    widgets = page.get_by_role("list", name="Widgets and controls on device 1")
+    expect(widgets).to_contain_text("ScoreWidget (widget)")
+    expect(widgets).to_contain_text("MuteControl (control)")
+    expect(widgets).to_contain_text("of 70 reloads in 24 h")
+    shot(page, "devices-widgets")
+
+
 def test_an_apps_environment_and_key_change_in_the_console_and_the_key_shows_only_its_fingerprint(page, tmp_path):
     binary = os.environ.get("HERALD_BIN", str(pathlib.Path(__file__).resolve().parents[2] / ".build" / "debug" / "herald"))
     for key_id in ["AAAAAAAAA1", "BBBBBBBBB2"]:
