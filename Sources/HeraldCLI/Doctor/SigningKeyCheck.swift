@@ -1,3 +1,4 @@
+import APNSClient
 import APNSCore
 import Crypto
 import Foundation

@@ -1,4 +1,3 @@
-import APNSClient
 import APNSCore
 import Foundation
 import NIOCore
@@ -6,8 +5,8 @@ import NIOCore
 /// `herald doctor`'s proof that APNs accepts the credentials, with no one notified: a background push, not stored
 /// (`apns-expiration: 0`), to a well-formed token that no device has. `BadDeviceToken` (or `Unregistered`) means the
 /// key, team and topic passed; any other rejection says which of them is wrong.
-enum CredentialsProbe {
-    static func run(
+package enum CredentialsProbe {
+    package static func run(
         endpoint: APNSEndpoint, authentication: APNSClientAuthentication, topic: String, timeout: Duration
     ) async -> DoctorCheck {
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -24,7 +23,7 @@ enum CredentialsProbe {
     }
 
     /// What `--token`'s answer to the same background push says about the token: its environment and app.
-    static func token(
+    package static func token(
         _ token: String, endpoint: APNSEndpoint, authentication: APNSClientAuthentication, topic: String,
         timeout: Duration
     ) async -> DoctorCheck {
@@ -100,7 +99,7 @@ enum CredentialsProbe {
     }
 
     /// What APNs' answer to the probe says about the credentials.
-    static func verdict(_ rejection: APNSRejection, topic: String, endpoint: APNSEndpoint) -> DoctorCheck {
+    package static func verdict(_ rejection: APNSRejection, topic: String, endpoint: APNSEndpoint) -> DoctorCheck {
         let name = "credentials"
         let answer = "\(rejection.status.map(String.init) ?? "no answer") \(rejection.reason.rawValue)"
         let sandbox = endpoint.host == APNSEndpoint.sandbox.host
@@ -159,7 +158,7 @@ enum CredentialsProbe {
     }
 
     /// The clock check of an accepted probe: APNs took a token signed at this machine's time.
-    static func clockAccepted() -> DoctorCheck {
+    package static func clockAccepted() -> DoctorCheck {
         .passed(
             "clock", "\(clockReading()) here is within the hour APNs allows: it accepted a token signed at that time")
     }
