@@ -90,7 +90,9 @@ struct OpenAPIConformanceTests {
             }
             _ = try await expectConforms(
                 "POST", "/v1/notifications", "/v1/notifications", body: ["target": ["widgets": ["user": "nobody"]]])
-            #expect(checked == 43)
+            _ = try await expectConforms("POST", "/v1/apps/{appID}/check", "/v1/apps/\(harness.appID)/check")
+            _ = try await expectConforms("POST", "/v1/apps/{appID}/check", "/v1/apps/app_none/check", key: admin)
+            #expect(checked == 45)
         }
     }
 }

@@ -78,23 +78,48 @@ package enum CredentialsProbe {
                     check: .failed(name, "cannot set up a client: \(error.message)", next: "check --ca-file and --cert")
                 ))
         }
+        let result = await send(probeTo: token, topic: topic, with: client)
+        await client.shutdown()
+        return result
+    }
+
+    /// The credentials and clock checks through a client already made (the provider's, whose provider token APNs
+    /// already has: a new one for the probe could count as a token update).
+    package static func run(client: APNSPushClient, endpoint: APNSEndpoint, topic: String) async -> [DoctorCheck] {
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        switch await send(probeTo: token, topic: topic, with: client) {
+        case .failure(let failure): return [failure.check]
+        case .success(.accepted):
+            return [
+                .passed("credentials", "a push to a token no device should have was accepted: the credentials work"),
+                clockAccepted(),
+            ]
+        case .success(.rejected(let rejection)):
+            let check = verdict(rejection, topic: topic, endpoint: endpoint)
+            return check.outcome == .passed ? [check, clockAccepted()] : [check]
+        }
+    }
+
+    /// The background push, not stored (`apns-expiration: 0`), to `token`.
+    private static func send(probeTo token: String, topic: String, with client: APNSPushClient) async -> Result<
+        APNSResult, DoctorCheckFailure
+    > {
         let headers = APNSRequestHeaders(
             pushType: .background, priority: .conservePower, expiration: .immediately, topic: topic)
         let payload = ByteBuffer(string: #"{"aps":{"content-available":1}}"#)
-        let result: APNSResult
         do {
-            result = try await client.send(APNSNotification(deviceToken: token, headers: headers, payload: payload))
+            return .success(
+                try await client.send(APNSNotification(deviceToken: token, headers: headers, payload: payload)))
         } catch {
-            await client.shutdown()
             return .failure(
-                .init(check: .failed(name, "cannot send: \(error.message)", next: "check the key file and --auth-key")))
+                .init(
+                    check: .failed(
+                        "credentials", "cannot send: \(error.message)", next: "check the key file and --auth-key")))
         }
-        await client.shutdown()
-        return .success(result)
     }
 
     /// A probe that could not be sent, as the check to print.
-    struct DoctorCheckFailure: Error {
+    package struct DoctorCheckFailure: Error {
         let check: DoctorCheck
     }
 

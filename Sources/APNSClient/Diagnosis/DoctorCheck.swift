@@ -43,11 +43,12 @@ package struct DoctorCheck: Sendable {
             + (next.map { "\n    next: \($0)" } ?? "")
     }
 
+    /// The check as JSON: `check`, `outcome`, `found`, and `next` when there is one.
     package var json: JSONValue {
-        .object(
-            JSONObject([
-                ("check", .string(name)), ("outcome", .string(outcome.rawValue)), ("found", .string(found)),
-                ("next", next.map(JSONValue.string) ?? .null),
-            ]))
+        var object = JSONObject([
+            ("check", .string(name)), ("outcome", .string(outcome.rawValue)), ("found", .string(found)),
+        ])
+        if let next { object["next"] = .string(next) }
+        return .object(object)
     }
 }

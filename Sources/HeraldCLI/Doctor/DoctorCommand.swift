@@ -11,14 +11,25 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Each check prints ✓ or ✗, what it found and the next step: the key file (or certificate), the server's \
             name, TCP, TLS with HTTP/2 and a trusted certificate, and the credentials themselves, proven by a \
-            background push (not stored) to a token no device has. Exit status 1 when a check fails.
+            background push (not stored) to a token no device has. Exit status 1 when a check fails. With --app, the \
+            provider runs the credentials and clock checks with that app's sealed credentials instead.
             """)
 
     @OptionGroup(title: "Target and credentials")
     var target: SendTargetOptions
 
-    @Option(help: "The app's bundle ID (the apns-topic).")
-    var topic: String
+    @Option(help: "The app's bundle ID (the apns-topic); with --app, the provider's record of it.")
+    var topic: String?
+
+    @Option(
+        help: """
+            An app of the provider (herald up, herald serve): the provider checks its stored credentials, through \
+            the connection it sends with; no key file is needed here.
+            """)
+    var app: String?
+
+    @OptionGroup(title: "With --app: the provider")
+    var provider: ProviderOptions
 
     @Option(
         help: """
@@ -34,6 +45,8 @@ struct DoctorCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if app == nil, topic == nil { throw ValidationError("give --topic (the app's bundle ID), or --app APP_ID") }
+        if app != nil, token != nil { throw ValidationError("--token needs the key here: leave --app out") }
         if let token, (try? APNSDeviceToken(hex: token)) == nil {
             throw ValidationError("--token '\(token)' is not a device token (64 hexadecimal digits from the app)")
         }
@@ -43,6 +56,11 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let app {
+            try await ProviderCheck.run(app: app, provider: provider, json: json)
+            return
+        }
+        guard let topic else { return }
         let endpoint = try target.endpoint()
         let limit = Duration.milliseconds(Int(timeout * 1000))
         var checks: [DoctorCheck] = []
@@ -89,7 +107,7 @@ struct DoctorCommand: AsyncParsableCommand {
         case (let authKey?, nil):
             return SigningKeyCheck.run(authKey: authKey).check
         case (nil, _?):
-            return CertificateCheck.run(target, topic: topic)
+            return CertificateCheck.run(target, topic: topic ?? "")
         case (nil, nil):
             return .failed(
                 "credentials", "neither --auth-key nor --cert was given",

@@ -7,11 +7,7 @@ import NIOHTTP1
 /// Where `herald status`, `devices` and `log` find the provider and the local APNs: the flags, else the
 /// `running.json` of a `herald up`, `gateway` or `serve` started from this folder.
 struct ServiceOptions: ParsableArguments {
-    @Option(name: .customLong("provider"), help: "The provider's URL (default: from running.json).")
-    var providerURL: String?
-
-    @Option(name: .customLong("provider-token-file"), help: "The provider's admin token file.")
-    var providerTokenFile: String?
+    @OptionGroup var providerOptions: ProviderOptions
 
     @Option(
         name: .customLong("gateway"), help: "The local APNs' URL, for its delivery log (default: from running.json).")
@@ -34,18 +30,7 @@ struct ServiceOptions: ParsableArguments {
     }
 
     /// The provider to ask: its URL and admin token.
-    func provider() throws -> (url: String, token: String) {
-        let found = Self.running().first { $0.file.isAlive && $0.file.provider != nil }?.file.provider
-        guard let url = providerURL ?? found?.url else {
-            throw CommandFailure(
-                "no provider found: nothing in \(Self.folders.joined(separator: ", ")) says one is running",
-                next: "start herald up (or herald serve), or give --provider URL --provider-token-file FILE")
-        }
-        guard let file = providerTokenFile ?? found?.adminTokenFile else {
-            throw UsageError("--provider-token-file FILE: the provider's admin token (its DATA/provider/admin-token)")
-        }
-        return (url, try Self.token(file, option: "--provider-token-file"))
-    }
+    func provider() throws -> (url: String, token: String) { try providerOptions.provider() }
 
     /// The local APNs to ask: its URL, admin token and CA.
     func gateway() throws -> (url: String, token: String, caPEM: String?) {
@@ -66,11 +51,11 @@ struct ServiceOptions: ParsableArguments {
         )
     }
 
-    private static func token(_ path: String, option: String) throws -> String {
+    static func token(_ path: String, option: String) throws -> String {
         try read(path, option).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private static func read(_ path: String, _ option: String) throws -> String {
+    static func read(_ path: String, _ option: String) throws -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw UsageError("\(option): cannot read \(path)")
         }

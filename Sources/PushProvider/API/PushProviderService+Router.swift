@@ -9,6 +9,7 @@ extension PushProviderService {
         router.add(middleware: ProviderErrorMiddleware { error, request in self.recordRefusal(error, request) })
         addOperationsRoutes(to: router)
         addAppRoutes(to: router)
+        addAppCheckRoutes(to: router)
         addDeviceRoutes(to: router)
         addUserRoutes(to: router)
         addNotificationRoutes(to: router)

@@ -1,0 +1,33 @@
+import APNSClient
+import APNSCore
+import Foundation
+import Hummingbird
+
+extension PushProviderService {
+    /// `POST /v1/apps/{appID}/check`: `herald doctor`'s credentials and clock checks with the app's sealed credentials,
+    /// through the client the provider sends with (its connection and provider token), so nothing leaves the
+    /// provider but a background push, not stored, to a token no device has.
+    func addAppCheckRoutes(to router: Router<ProviderRequestContext>) {
+        router.post("v1/apps/:appID/check") { request, context -> Response in
+            let app = try await self.caller(request).serverApp(
+                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+            let checks: [DoctorCheck]
+            do {
+                let endpoint = try APNSEndpoint(url: app.app.endpoint, additionalTrustRootsPEM: app.caPEM)
+                let client = try await self.clients.client(for: app)
+                checks = await CredentialsProbe.run(client: client, endpoint: endpoint, topic: app.app.bundleID)
+            } catch {
+                checks = [
+                    .failed(
+                        "credentials", "the app's client cannot be made: \(error)",
+                        next: "replace the app's key or certificate (PATCH /v1/apps/{id}, the console's Apps page)")
+                ]
+            }
+            let answer: JSONValue = [
+                "app": .string(app.app.id), "endpoint": .string(app.app.endpoint),
+                "ok": .bool(checks.allSatisfy { $0.outcome != .failed }), "checks": .array(checks.map(\.json)),
+            ]
+            return try JSONCoding.response(answer)
+        }
+    }
+}
