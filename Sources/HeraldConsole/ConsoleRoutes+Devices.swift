@@ -37,7 +37,7 @@ extension ConsoleRoutes {
         router.get("console/api/simulators/:index/notifications/:id") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             try await requireVisible(index: index, id: id, session: session)
             let answer = try await device(index, .GET, "notifications/\(Self.segment(id))")
             return ConsoleRequest.json(answer.body, status: .init(code: answer.status))
@@ -45,7 +45,7 @@ extension ConsoleRoutes {
         router.post("console/api/simulators/:index/notifications/:id/respond") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             try await requireVisible(index: index, id: id, session: session)
             let body = try await request.body.collect(upTo: 16 << 10)
             let answer = try await device(
@@ -56,8 +56,8 @@ extension ConsoleRoutes {
             request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
-            let id = try context.parameters.require("id")
-            let identifier = try context.parameters.require("identifier")
+            let id = try context.parameters.decoded("id")
+            let identifier = try context.parameters.decoded("identifier")
             try await requireVisible(index: index, id: id, session: session)
             let answer = try await device(
                 index, .GET, "notifications/\(Self.segment(id))/attachments/\(Self.segment(identifier))")
@@ -72,7 +72,7 @@ extension ConsoleRoutes {
 
     /// The device index in the path, checked against the devices configured.
     func deviceIndex(_ context: ProviderRequestContext) throws -> Int {
-        let text = try context.parameters.require("index")
+        let text = try context.parameters.decoded("index")
         guard let index = Int(text), console.deviceAPIs.indices.contains(index) else {
             throw ProviderError.notFound("the console shows no simulated device \(text)")
         }

@@ -78,7 +78,7 @@ extension ConsoleRoutes {
             )
         }
         router.get("console/assets/:name") { _, context -> Response in
-            let name = try context.parameters.require("name")
+            let name = try context.parameters.decoded("name")
             guard let asset = console.assets.asset(named: name) else {
                 throw ProviderError.notFound("the console has no asset \(name)")
             }
@@ -88,7 +88,7 @@ extension ConsoleRoutes {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.data)))
         }
         router.get("console/:page") { request, context -> Response in
-            let name = try context.parameters.require("page")
+            let name = try context.parameters.decoded("page")
             guard let page = ConsolePages.Page(rawValue: name) else {
                 throw ProviderError.notFound("the console has no page \(name); see /console/compose")
             }

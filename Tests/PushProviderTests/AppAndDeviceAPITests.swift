@@ -71,6 +71,14 @@ struct AppAndDeviceAPITests {
         }
     }
 
+    @Test("a path parameter is percent-decoded: a user ID with @ and a space gets a token for that user")
+    func percentEncodedPath() async throws {
+        try await ProviderHarness.with { harness in
+            let (status, issued) = try await harness.call("POST", "/v1/users/ana%40example.com%20x/token")
+            #expect(status == 201 && issued["userID"].string == "ana@example.com x", "\(issued)")
+        }
+    }
+
     @Test("devices register with the publishable key; fields update; bad fields are named")
     func registerDevices() async throws {
         try await ProviderHarness.with { harness in

@@ -38,7 +38,7 @@ extension PushProviderService {
         router.delete("v1/activities/tokens/:token") { request, context -> HTTPResponse.Status in
             let caller = try await self.caller(request)
             let app = try await caller.anyApp(request, store: self.store)
-            let token = try context.parameters.require("token").lowercased()
+            let token = try context.parameters.decoded("token").lowercased()
             try await self.deleteToken(
                 token, of: app, caller: caller, kinds: Self.activityKinds, what: "activity token", request: request)
             return .noContent

@@ -10,7 +10,7 @@ extension PushProviderService {
     func addAppCheckRoutes(to router: Router<ProviderRequestContext>) {
         router.post("v1/apps/:appID/check") { request, context -> Response in
             let app = try await self.caller(request).serverApp(
-                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let checks: [DoctorCheck]
             do {
                 let endpoint = try APNSEndpoint(url: app.app.endpoint, additionalTrustRootsPEM: app.caPEM)

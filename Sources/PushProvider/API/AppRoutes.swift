@@ -33,13 +33,13 @@ extension PushProviderService {
         }
         router.get("v1/apps/:appID") { request, context -> Response in
             let app = try await self.caller(request).serverApp(
-                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             return try JSONCoding.response(app.app)
         }
         router.patch("v1/apps/:appID") { request, context -> Response in
             let caller = try await self.caller(request)
             var app = try await caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
             try self.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
             app.app.updatedAt = self.now()
@@ -48,7 +48,7 @@ extension PushProviderService {
         }
         router.post("v1/apps/:appID/keys") { request, context -> Response in
             let app = try await self.caller(request).serverApp(
-                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let key = KeyMaker.make(prefix: "sk_")
             let id = "key_" + UUID().uuidString.prefix(8).lowercased()
             try await self.store.insertAPIKey(appID: app.app.id, id: id, hash: KeyMaker.hash(key), at: self.now())
@@ -56,8 +56,8 @@ extension PushProviderService {
         }
         router.delete("v1/apps/:appID/keys/:keyID") { request, context -> HTTPResponse.Status in
             let app = try await self.caller(request).serverApp(
-                request, store: self.store, pathAppID: try context.parameters.require("appID"))
-            let keyID = try context.parameters.require("keyID")
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
+            let keyID = try context.parameters.decoded("keyID")
             guard try await self.store.deleteAPIKey(appID: app.app.id, id: keyID) else {
                 throw ProviderError.notFound("app \(app.app.id) has no API key \(keyID)")
             }

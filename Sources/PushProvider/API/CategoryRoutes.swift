@@ -14,12 +14,12 @@ extension PushProviderService {
         }
         router.get("v1/apps/:appID/categories") { request, context -> Response in
             let app = try await self.caller(request).serverApp(
-                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             return try Self.categoriesResponse(app, request: request)
         }
         router.put("v1/apps/:appID/categories") { request, context -> Response in
             let app = try await self.caller(request).serverApp(
-                request, store: self.store, pathAppID: try context.parameters.require("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let body = try await request.body.collect(upTo: 1 << 20)
             return try Self.categoriesResponse(
                 try await self.setCategories(of: app, notificationConfig: Data(buffer: body)), request: nil)

@@ -77,8 +77,7 @@ extension PushProviderService {
 
     /// The channel ID in a path: base64 as APNs gives it, percent-encoded, or base64url (`-` for `+`, `_` for `/`).
     private static func channelID(_ context: ProviderRequestContext) throws -> String {
-        let text = try context.parameters.require("id")
-        let decoded = (text.removingPercentEncoding ?? text)
+        let decoded = try context.parameters.decoded("id")
         return decoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
     }
 

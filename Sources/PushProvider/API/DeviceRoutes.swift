@@ -58,7 +58,7 @@ extension PushProviderService {
         }
         router.get("v1/devices/:token") { request, context -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
-            let token = try context.parameters.require("token")
+            let token = try context.parameters.decoded("token")
             guard let device = try await self.store.device(appID: app.app.id, token: token) else {
                 throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
             }
@@ -67,7 +67,7 @@ extension PushProviderService {
         router.delete("v1/devices/:token") { request, context -> HTTPResponse.Status in
             let caller = try await self.caller(request)
             let app = try await caller.anyApp(request, store: self.store)
-            let token = try context.parameters.require("token")
+            let token = try context.parameters.decoded("token")
             if case .device = caller, let existing = try await self.store.device(appID: app.app.id, token: token) {
                 try self.checkOwnership(
                     of: existing, app: app, userToken: request.headers[Self.userTokenHeader], change: "deleting it")

@@ -56,7 +56,7 @@ extension PushProviderService {
         }
         router.get("v1/deliveries/:apnsID") { request, context -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
-            let text = try context.parameters.require("apnsID")
+            let text = try context.parameters.decoded("apnsID")
             guard DeliveryMessageID(text) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
             }
@@ -75,7 +75,7 @@ extension PushProviderService {
         -> StoredNotification
     {
         let app = try await caller(request).serverApp(request, store: store)
-        let id = try context.parameters.require("id")
+        let id = try context.parameters.decoded("id")
         guard let notification = try await store.notification(id: id), notification.appID == app.app.id else {
             throw ProviderError.notFound("app \(app.app.id) has no notification \(id)")
         }

@@ -13,7 +13,7 @@ extension PushProviderService {
         // app bind its device to that user with the publishable key (UserToken).
         router.post("v1/users/:userID/token") { request, context -> Response in
             let app = try await self.caller(request).serverApp(request, store: self.store)
-            let userID = try context.parameters.require("userID")
+            let userID = try context.parameters.decoded("userID")
             guard !userID.isEmpty, userID.count <= 256 else {
                 throw ProviderError.field("userID", "a user ID is 1 to 256 characters")
             }

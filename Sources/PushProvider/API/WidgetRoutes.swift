@@ -38,7 +38,7 @@ extension PushProviderService {
             let caller = try await self.caller(request)
             let app = try await caller.anyApp(request, store: self.store)
             try await self.deleteToken(
-                context.parameters.require("token").lowercased(), of: app, caller: caller, kinds: Self.widgetKinds,
+                context.parameters.decoded("token").lowercased(), of: app, caller: caller, kinds: Self.widgetKinds,
                 what: "widget token", request: request)
             return .noContent
         }
