@@ -27,6 +27,7 @@ let package = Package(
             name: "UserNotifications",
             targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
+        .library(name: "WidgetKit", targets: ["WidgetKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -117,6 +118,7 @@ let package = Package(
         ),
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
         .target(name: "ActivityKit", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
+        .target(name: "WidgetKit", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .target(
             name: "GracefulServer",
             dependencies: [
@@ -133,7 +135,7 @@ let package = Package(
             name: "DeviceSimulator",
             dependencies: [
                 "APNSCore", "CategoryConfig", "Courier", "UserNotifications", "CoreLocation", "ActivityKit",
-                "GracefulServer",
+                "WidgetKit", "GracefulServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -279,7 +281,7 @@ let package = Package(
             dependencies: [
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "GatewayTestSupport",
-                "ActivityKit", "GracefulServer",
+                "ActivityKit", "WidgetKit", "GracefulServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -305,7 +307,7 @@ let package = Package(
             // Apple's own ActivityKit article code, compiled in Swift 5 mode as an app's is: it must build unchanged.
             name: "AppleSampleCodeTests",
             dependencies: [
-                "ActivityKit", "APNSClient", "APNSCore", "APNSGateway", "Courier", "DeviceSimulator",
+                "ActivityKit", "WidgetKit", "APNSClient", "APNSCore", "APNSGateway", "Courier", "DeviceSimulator",
                 "GatewayTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

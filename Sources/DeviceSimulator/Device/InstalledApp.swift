@@ -5,6 +5,7 @@ import Crypto
 import Foundation
 import Synchronization
 import UserNotifications
+import WidgetKit
 
 /// An app on a simulated device: its manifest, its own notification center, its end-to-end key and, once the
 /// gateway answered, its device token.
@@ -19,7 +20,7 @@ final class InstalledApp: Sendable {
     /// The app's Live Activities, when its manifest declares activity types.
     let activities: ActivitySystem?
     /// The app's widgets and controls that take pushes, when its manifest declares some.
-    let widgets: AppWidgets?
+    let widgets: WidgetSystem?
     /// The tokens the gateway issued for the app's activities (push-to-start and update) with their secrets, so a
     /// new courier connection registers them again.
     private let extraRegistrations = Mutex<[APNSDeviceToken: String?]>([:])
@@ -38,10 +39,13 @@ final class InstalledApp: Sendable {
             for type in manifest.activityTypes { system.declare(type: type.name) }
             activities = system
         }
-        widgets =
-            manifest.widgets.isEmpty && manifest.controls.isEmpty
-            ? nil
-            : AppWidgets(widgets: manifest.widgets, controls: manifest.controls, budget: manifest.widgetReloadBudget)
+        if manifest.widgets.isEmpty && manifest.controls.isEmpty {
+            widgets = nil
+        } else {
+            let system = WidgetSystem()
+            system.declare(widgets: manifest.widgets, controls: manifest.controls, budget: manifest.widgetReloadBudget)
+            widgets = system
+        }
         var configuration = UNUserNotificationCenter.Configuration()
         configuration.bundleIdentifier = manifest.bundleID
         configuration.dataStore = dataDirectory.appendingPathComponent("attachments/\(manifest.bundleID)")

@@ -2,6 +2,7 @@ import APNSCore
 import Courier
 import Foundation
 import Synchronization
+import WidgetKit
 
 extension SimulatedDevice {
     /// Has the gateway issue each app's widget push token (one for all its widgets) and a token per control, as
@@ -15,7 +16,7 @@ extension SimulatedDevice {
                     let registration = try await client.register(
                         bundleID: app.manifest.bundleID, environment: app.manifest.environment)
                     app.issuedExtraToken(registration)
-                    widgets.setWidgetToken(registration.token)
+                    widgets.issueWidgetToken(Data(registration.token.bytes))
                     await postWidgetToken(registration.token, control: nil, app: app)
                     hub.emit(
                         DeviceEvent(
@@ -27,7 +28,7 @@ extension SimulatedDevice {
                     let registration = try await client.register(
                         bundleID: app.manifest.bundleID, environment: app.manifest.environment)
                     app.issuedExtraToken(registration)
-                    widgets.setControlToken(registration.token, for: kind)
+                    widgets.issueControlToken(Data(registration.token.bytes), kind: kind)
                     await postWidgetToken(registration.token, control: kind, app: app)
                     hub.emit(
                         DeviceEvent(
@@ -57,7 +58,8 @@ extension SimulatedDevice {
     func receiveWidgetPush(_ notification: AcceptedNotification) -> Bool {
         guard notification.pushType == .widgets || notification.pushType == .controls else { return false }
         let apnsID = notification.apnsID.uuidString.lowercased()
-        guard let app = apps.first(where: { $0.widgets?.owns(notification.token) == true }), let widgets = app.widgets
+        guard let app = apps.first(where: { $0.widgets?.owns(Data(notification.token.bytes)) == true }),
+            let widgets = app.widgets
         else {
             hub.emit(
                 DeviceEvent(
@@ -67,7 +69,9 @@ extension SimulatedDevice {
             return true
         }
         let bundleID = app.manifest.bundleID
-        switch widgets.receive(notification.payload, token: notification.token, pushType: notification.pushType) {
+        switch widgets.receivePush(
+            Data(notification.payload), token: Data(notification.token.bytes), pushType: notification.pushType.rawValue)
+        {
         case .ignored(let why):
             hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: "widget push ignored: \(why)"))
         case .reloaded(let reloaded, let refused):
@@ -91,6 +95,6 @@ extension SimulatedDevice {
 
     /// Every app's push-updated widgets and controls (`GET /widgets`).
     public func widgetSummaries() -> [WidgetSummary] {
-        apps.compactMap { app in app.widgets?.summary(bundleID: app.manifest.bundleID) }
+        apps.compactMap { app in app.widgets.map { WidgetSummary($0, bundleID: app.manifest.bundleID) } }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import WidgetKit
 
 /// An app's push-updated widgets and controls, as `GET /widgets` shows them.
 public struct WidgetSummary: Sendable, Hashable, Encodable {
@@ -17,5 +18,19 @@ public struct WidgetSummary: Sendable, Hashable, Encodable {
         /// Pushes refused because the budget was spent.
         public let refused: Int
         public let lastReload: Date?
+    }
+
+    init(_ system: WidgetSystem, bundleID: String) {
+        func kind(_ name: String, token: Data?) -> Kind {
+            let status = system.status(of: name)
+            return Kind(
+                kind: name, pushToken: token.map { $0.map { String(format: "%02x", $0) }.joined() },
+                reloadsToday: status.reloadsToday, budget: system.budget, refused: status.refused,
+                lastReload: status.lastReload)
+        }
+        self.bundleID = bundleID
+        widgetPushToken = system.widgetToken.map { $0.map { String(format: "%02x", $0) }.joined() }
+        widgets = system.widgetKinds.map { kind($0, token: nil) }
+        controls = system.controlKinds.map { kind($0, token: system.controlToken($0)) }
     }
 }
