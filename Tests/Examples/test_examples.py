@@ -10,6 +10,7 @@ import pathlib
 import re
 import signal
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -49,11 +50,21 @@ def shell(tmp_path):
             env={**os.environ, "PATH": f"{shim}:{os.environ['PATH']}"},
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         started.append(process)
-        # The script's own commands end; the jobs it started (gateway, device, servers) keep the pipe open.
+        # The script's own commands end; the jobs it started (gateway, device, servers) keep the pipe open, so the
+        # lines are read on a thread and the script's own end is watched too: a command that fails under `set -e`
+        # ends bash without the marker, and the test must fail then, not wait for a pipe that never closes.
         lines = []
-        for line in process.stdout:
-            lines.append(line)
-            if line.startswith("__DONE__"):
+        done = threading.Event()
+
+        def read():
+            for line in process.stdout:
+                lines.append(line)
+                if line.startswith("__DONE__"):
+                    break
+            done.set()
+        threading.Thread(target=read, daemon=True).start()
+        while not done.wait(0.2):
+            if process.poll() is not None and not done.wait(2):
                 break
         output = "".join(lines)
         status = int(output.rsplit("__DONE__", 1)[1]) if "__DONE__" in output else None
@@ -68,6 +79,16 @@ def shell(tmp_path):
         except ProcessLookupError:
             pass
         process.wait(timeout=30)
+        # The jobs outlive bash: the next example needs their ports, so wait until every one has gone.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 def answers(output):
