@@ -1,4 +1,4 @@
-import APNSCore
+package import APNSCore
 import Courier
 package import Foundation
 package import NIOCore
@@ -221,7 +221,7 @@ package struct AdminRequestProcessor: Sendable {
     }
 
     /// One notification's entry in the admin API's form.
-    private static func json(_ entry: DeliveryLog.Entry) -> JSONValue {
+    package static func json(_ entry: DeliveryLog.Entry) -> JSONValue {
         let events: [JSONValue] = entry.events.map { event in
             .object(
                 JSONObject([

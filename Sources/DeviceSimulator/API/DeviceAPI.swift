@@ -21,6 +21,7 @@ import UserNotifications
 /// | `GET /widgets` | each app's push-updated widgets and controls: tokens, reloads in 24 hours, budget |
 /// | `GET /pending` | local notifications waiting for their trigger, soonest first |
 /// | `POST /location` | `{"latitude": ..., "longitude": ...}`: move the device |
+/// | `POST /apps/{bundleID}/settings` | `{"notifications", "alerts", "foreground"}`: what the person changes in Settings |
 /// | `GET /notifications/{id}/attachments/{identifier}` | an attachment's file |
 /// | `GET /events[?apns-id=]` | the device's recent events (all, or one notification's), oldest first |
 /// | `GET /activities` | Live Activities with state, content, push token and channel |
@@ -185,6 +186,7 @@ public struct DeviceAPI: Sendable {
             return .noContent
         }
         Self.addActivityRoutes(to: router, device: device)
+        Self.addSettingsRoutes(to: router, device: device)
         return router
     }
 }

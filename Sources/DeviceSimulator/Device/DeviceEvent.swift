@@ -19,6 +19,9 @@ public struct DeviceEvent: Sendable, Hashable {
         /// One of the app's Live Activities started, changed or ended: `notificationID` is the activity's id,
         /// `message` says what changed and shows its content state.
         case activity
+        /// What became of a push beyond delivered and displayed: `outcome` is the code (`notAuthorized`,
+        /// `extensionTimeout`, ... as the provider's `POST /v1/feedback` takes it), `message` the details.
+        case outcome
     }
 
     public let kind: Kind
@@ -35,11 +38,13 @@ public struct DeviceEvent: Sendable, Hashable {
     public let text: String?
     /// For a log: what happened.
     public let message: String?
+    /// For an outcome: its code.
+    public let outcome: String?
 
     init(
         _ kind: Kind, bundleID: String? = nil, token: String? = nil, apnsID: String? = nil,
         notificationID: String? = nil, action: String? = nil, text: String? = nil, message: String? = nil,
-        time: Date = Date()
+        outcome: String? = nil, time: Date = Date()
     ) {
         self.kind = kind
         self.time = time
@@ -50,14 +55,16 @@ public struct DeviceEvent: Sendable, Hashable {
         self.action = action
         self.text = text
         self.message = message
+        self.outcome = outcome
     }
 
     /// The event as `--report-url` receives it: `event`, `apnsID`, `bundleID`, `token`, `action`, `text`, `time`
-    /// (ISO 8601 with milliseconds) and `notificationID`.
+    /// (ISO 8601 with milliseconds) and `notificationID`; an outcome also `outcome` and `detail`.
     public var reportJSON: Data {
         let fields: [(key: String, value: String?)] = [
-            ("action", action), ("apnsID", apnsID), ("bundleID", bundleID), ("event", kind.rawValue),
-            ("message", message), ("notificationID", notificationID), ("text", text),
+            ("action", action), ("apnsID", apnsID), ("bundleID", bundleID),
+            ("detail", kind == .outcome ? message : nil), ("event", kind.rawValue), ("message", message),
+            ("notificationID", notificationID), ("outcome", outcome), ("text", text),
             ("time", Self.timeFormat.format(time)), ("token", token),
         ]
         return JSONValue.object(JSONObject(fields.compactMap { field in field.value.map { (field.key, .string($0)) } }))

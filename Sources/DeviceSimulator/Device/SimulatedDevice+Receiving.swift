@@ -27,27 +27,73 @@ extension SimulatedDevice {
             hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: "unreadable payload: \(error)"))
             return
         }
-        if Self.runsServiceExtension(request), let serviceExtension = makeServiceExtension(for: app, apnsID: apnsID) {
+        var outcomes: [(code: String, detail: String?)] = []
+        let failure = ExtensionFailure()
+        if Self.runsServiceExtension(request),
+            let serviceExtension = makeServiceExtension(for: app, apnsID: apnsID, failure: failure)
+        {
             let host = ServiceExtensionHost(timeLimit: configuration.serviceExtensionTimeLimit)
             let outcome = await host.run(request, with: serviceExtension)
             request = UNNotificationRequest(identifier: identifier, content: outcome.content, trigger: request.trigger)
             let shown: String
             switch outcome.resolution {
             case .modified: shown = "its content handler was called in time: the modified content is shown"
-            case .bestAttempt: shown = "it ran out of time: its best attempt is shown"
+            case .bestAttempt:
+                shown = "it ran out of time: its best attempt is shown"
+                outcomes.append(("extensionTimeout", "the service extension ran out of its time; its best attempt"))
             case .original: shown = "it never delivered: the original content is shown"
+            }
+            // An extension that fails hands back the original in time (resolution `modified`): its own words count.
+            if let why = failure.reason.withLock({ $0 }) ?? (outcome.resolution == .original ? "" : nil) {
+                let said = why.isEmpty ? "it never called its content handler" : why
+                outcomes.append((said.hasPrefix("attachFrom") ? "attachmentDropped" : "extensionFailed", said))
             }
             hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: "service extension: \(shown)"))
         }
+        let token = app.token?.hex
         if Self.isSilent(request.content) {
             hub.emit(
                 DeviceEvent(
-                    .delivered, bundleID: bundleID, token: app.token?.hex, apnsID: apnsID,
+                    .delivered, bundleID: bundleID, token: token, apnsID: apnsID,
                     message: "a background notification: the app was woken, nothing shown"))
+            report(outcomes + [("background", nil)], of: bundleID, token: token, apnsID: apnsID)
             return
         }
         let outcome = await app.center.deliverRemoteNotification(request)
         record(outcome, of: app, apnsID: apnsID)
+        if outcome.notification.request.content.attachments.count < request.content.attachments.count {
+            outcomes.append(("attachmentDropped", "the attachment could not be moved into the notification's store"))
+        }
+        if outcome.options.isDisjoint(with: [.banner, .alert, .list]) {
+            outcomes.append(await Self.whyNotShown(app))
+        }
+        report(outcomes, of: bundleID, token: token, apnsID: apnsID)
+    }
+
+    /// Why a delivered push showed nothing: the person's settings, or the foreground app's delegate.
+    private static func whyNotShown(_ app: InstalledApp) async -> (code: String, detail: String?) {
+        let settings = await app.center.notificationSettings()
+        switch settings.authorizationStatus {
+        case .denied, .notDetermined:
+            return ("notAuthorized", "authorization is \(settings.authorizationStatus)")
+        default: break
+        }
+        if settings.alertSetting != .enabled, settings.authorizationStatus != .provisional {
+            return ("alertsOff", "alerts are not allowed for the app")
+        }
+        return ("foregroundNotPresented", "the app is in the foreground and willPresent chose no banner or list")
+    }
+
+    /// Tells the terminal, the API and the provider what became of a push beyond delivered and displayed.
+    private func report(
+        _ outcomes: [(code: String, detail: String?)], of bundleID: String, token: String?, apnsID: String
+    ) {
+        for outcome in outcomes {
+            hub.emit(
+                DeviceEvent(
+                    .outcome, bundleID: bundleID, token: token, apnsID: apnsID, message: outcome.detail,
+                    outcome: outcome.code))
+        }
     }
 
     /// Records a delivery under its API identifier and tells the subscribers.
@@ -65,7 +111,10 @@ extension SimulatedDevice {
         }
     }
 
-    private func makeServiceExtension(for app: InstalledApp, apnsID: String) -> UNNotificationServiceExtension? {
+    /// The app's service extension; `failure` gets the reason it gave up, when it does.
+    private func makeServiceExtension(for app: InstalledApp, apnsID: String, failure: ExtensionFailure)
+        -> UNNotificationServiceExtension?
+    {
         let bundleID = app.manifest.bundleID
         if let make = configuration.serviceExtensions[bundleID] { return make() }
         guard !app.manifest.serviceExtension.isEmpty else { return nil }
@@ -78,6 +127,8 @@ extension SimulatedDevice {
             ),
             privateKey: app.privateKey
         ) { message in
+            let prefix = "the service extension failed, the original content is shown: "
+            if message.hasPrefix(prefix) { failure.reason.withLock { $0 = String(message.dropFirst(prefix.count)) } }
             hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: message))
         }
     }
@@ -95,4 +146,9 @@ extension SimulatedDevice {
         content.title.isEmpty && content.subtitle.isEmpty && content.body.isEmpty && content.sound == nil
             && content.badge == nil && content.attachments.isEmpty
     }
+}
+
+/// Why a push's service extension gave up, as it logged it.
+final class ExtensionFailure: Sendable {
+    let reason = Mutex<String?>(nil)
 }

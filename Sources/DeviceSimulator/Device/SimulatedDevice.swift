@@ -4,7 +4,7 @@ import Courier
 import Crypto
 import Foundation
 import Synchronization
-import UserNotifications
+public import UserNotifications
 
 /// A simulated iPhone: it connects to a gateway's courier, installs apps from their manifests, gets a device token
 /// per app (kept under its data folder across restarts), and runs every push through the UserNotifications pipeline:
@@ -271,11 +271,11 @@ public final class SimulatedDevice: Sendable {
         }
     }
 
-    /// Reports each delivery, display and response of a push to the provider. A push the provider answers 404 for
+    /// Reports each delivery, display, outcome and response of a push to the provider. A push the provider answers 404 for
     /// did not come through it (sent straight to APNs): nothing more of it is reported, and nothing is logged.
     private static func report(_ events: AsyncStream<DeviceEvent>, to poster: JSONPoster, hub: EventHub) async {
         var notFromProvider: Set<String> = []
-        for await event in events where [.delivered, .displayed, .response].contains(event.kind) {
+        for await event in events where [.delivered, .displayed, .response, .outcome].contains(event.kind) {
             guard let apnsID = event.apnsID, !notFromProvider.contains(apnsID) else { continue }
             do throws(DeviceError) {
                 if try await poster.post(event.reportJSON) == .unknown {
@@ -307,6 +307,11 @@ public final class SimulatedDevice: Sendable {
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
+    }
+
+    /// An installed app's notification center: what its host (the device API, a test) changes as the person would.
+    public func notificationCenter(of bundleID: String) -> UNUserNotificationCenter? {
+        app(named: bundleID)?.center
     }
 
     func app(named bundleID: String) -> InstalledApp? {

@@ -98,7 +98,11 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
             guard let url = URL(string: text) else {
                 throw ServiceExtensionStepError("attachFrom: \"\(key)\" is not a URL: \(text)")
             }
-            next.attachments += [try await downloader.attachment(from: url, identifier: key)]
+            do throws(ServiceExtensionStepError) {
+                next.attachments += [try await downloader.attachment(from: url, identifier: key)]
+            } catch {
+                throw ServiceExtensionStepError("attachFrom \"\(key)\": \(error.message)")
+            }
         case .decrypt(let key):
             try decrypt(key, into: next)
         case .delay(let seconds):

@@ -108,6 +108,9 @@ struct DeviceEventLine {
             let text = event.text.map { " \"\($0)\"" } ?? ""
             return "\(app)response \(event.action ?? "")\(text) to \(event.notificationID ?? "")"
         case .log: return "\(app)\(event.message ?? "")"
+        case .outcome:
+            let detail = event.message.map { ": \($0)" } ?? ""
+            return "\(app)\(event.outcome ?? "outcome") \(event.notificationID ?? event.apnsID ?? "")\(detail)"
         case .activity:
             let id = event.notificationID.map { "activity \($0) " } ?? ""
             return "\(app)\(id)\(event.message ?? "")"

@@ -17,6 +17,9 @@ extension PushProviderService {
         /// The device token the notification reached: with the publishable key, the proof that the caller holds
         /// the delivery's device.
         var token: String?
+        /// For `event: outcome`: what became of it (``DeliveryOutcome``), and the device's words for it.
+        var outcome: String?
+        var detail: String?
     }
 
     /// The longest reply text recorded: UNTextInputNotificationResponse sets none, a server must.
@@ -76,6 +79,17 @@ extension PushProviderService {
             throw .field("action", "an action identifier is at most \(actionLimit) bytes")
         }
         switch input.event {
+        case "outcome":
+            guard let code = input.outcome, let outcome = DeliveryOutcome(rawValue: code) else {
+                let known = DeliveryOutcome.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .field(
+                    "outcome", "an outcome event needs outcome, one of \(known); got \(input.outcome ?? "none")")
+            }
+            if let detail = input.detail, detail.utf8.count > replyLimit {
+                throw .tooLarge(field: "detail", "the detail is \(detail.utf8.count) bytes; at most \(replyLimit)")
+            }
+            return FeedbackEvent(
+                event: "outcome", action: nil, reply: nil, at: at, outcome: outcome, detail: input.detail)
         case "delivered", "displayed", "opened", "dismissed":
             return FeedbackEvent(event: input.event, action: nil, reply: nil, at: at)
         case "response", "action":
@@ -90,7 +104,7 @@ extension PushProviderService {
                 throw .field("action", "an action event needs the action's identifier")
             }
         default:
-            throw .field("event", "must be delivered, displayed, response, opened, dismissed or action")
+            throw .field("event", "must be delivered, displayed, response, opened, dismissed, action or outcome")
         }
     }
 }

@@ -39,8 +39,13 @@ extension PushProviderService {
                 }
                 return message.deliveryID
             }
+            let now = self.now()
             return try JSONCoding.response(
-                try await self.store.deliveries(notificationID: id, after: after ?? 0, limit: limit))
+                try await self.store.deliveries(notificationID: id, after: after ?? 0, limit: limit).map { trace in
+                    var trace = trace
+                    trace.verdict = DeliveryVerdict.of(trace, now: now)
+                    return trace
+                })
         }
         router.get("v1/notifications/:id/responses") { request, context -> Response in
             let (id, query) = (try await self.callersNotification(request, context).id, request.uri.queryParameters)
@@ -60,9 +65,10 @@ extension PushProviderService {
             guard DeliveryMessageID(text) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
             }
-            guard let trace = try await self.deliveryTrace(apnsID: text), trace.appID == app.app.id else {
+            guard var trace = try await self.deliveryTrace(apnsID: text), trace.appID == app.app.id else {
                 throw ProviderError.notFound("app \(app.app.id) sent no notification with apns-id \(text)")
             }
+            trace.verdict = DeliveryVerdict.of(trace, now: self.now())
             return try JSONCoding.response(trace)
         }
     }
@@ -71,7 +77,7 @@ extension PushProviderService {
     /// The notification the path's `id` names, when it belongs to the caller's app.
     ///
     /// - Throws: ``ProviderError`` when the caller may not read the app, or the app has no such notification.
-    private func callersNotification(_ request: Request, _ context: ProviderRequestContext) async throws
+    func callersNotification(_ request: Request, _ context: ProviderRequestContext) async throws
         -> StoredNotification
     {
         let app = try await caller(request).serverApp(request, store: store)

@@ -13,6 +13,7 @@ extension PushProviderService {
         addDeviceRoutes(to: router)
         addUserRoutes(to: router)
         addNotificationRoutes(to: router)
+        addVerdictRoutes(to: router)
         addFeedbackRoutes(to: router)
         addCategoryRoutes(to: router)
         addActivityRoutes(to: router)

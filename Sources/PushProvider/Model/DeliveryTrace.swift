@@ -33,6 +33,12 @@ public struct DeliveryTrace: Codable, Sendable, Hashable {
     public var reply: String?
     /// Every report the device sent, in order.
     public var reports: [Report]
+    /// What the device said became of it beyond delivered and displayed (``DeliveryOutcome`` raw values), and its
+    /// words for it.
+    public var outcomes: [String] = []
+    public var outcomeDetail: String?
+    /// What became of it, in one sentence with the next step (set by the API when it answers).
+    public var verdict: DeliveryVerdict?
 
     /// One report from the device.
     public struct Report: Codable, Sendable, Hashable {

@@ -39,6 +39,9 @@ public struct NotificationReport: Codable, Sendable {
         public var actions: [String: Int] = [:]
         /// Text replies received.
         public var replies = 0
+        /// What devices reported became of it beyond delivered and displayed, per outcome (`notAuthorized`,
+        /// `extensionTimeout`, ...; docs/api.md).
+        public var outcomes: [String: Int] = [:]
 
         public init() {}
     }

@@ -29,11 +29,14 @@ enum DeliveryResult: Sendable {
 
 /// One event a device reported about a delivery.
 struct FeedbackEvent: Sendable {
-    /// `delivered`, `displayed`, `opened`, `dismissed` or `action`.
+    /// `delivered`, `displayed`, `opened`, `dismissed`, `action` or `outcome`.
     var event: String
     var action: String?
     var reply: String?
     var at: Date
+    /// For an `outcome`: what became of it on the device (``DeliveryOutcome``) and the device's words for it.
+    var outcome: DeliveryOutcome? = nil
+    var detail: String? = nil
 
     /// The delivery's column that keeps the first time of this event, and the counter that counts it. `opened` is
     /// a tap on the notification only: an action button is counted under its identifier, not as opening (docs/api.md).
@@ -46,6 +49,20 @@ struct FeedbackEvent: Sendable {
         default: nil
         }
     }
+
+    /// The delivery's outcome codes and details with `outcome` added: `nil` when it was reported before (a repeated
+    /// report moves nothing). Details are lines `code: text`, kept to ``detailLimit`` characters in all.
+    func addingOutcome(_ outcome: DeliveryOutcome, to codes: String?, details: String?) -> (String, String?)? {
+        var list = codes.map { $0.split(separator: ",").map(String.init) } ?? []
+        guard !list.contains(outcome.rawValue) else { return nil }
+        list.append(outcome.rawValue)
+        let line = detail.map { "\(outcome.rawValue): " + $0.replacingOccurrences(of: "\n", with: " ") }
+        let said = [details, line].compactMap { $0 }.joined(separator: "\n")
+        return (list.joined(separator: ","), said.isEmpty ? nil : String(said.prefix(Self.detailLimit)))
+    }
+
+    /// The most characters of outcome details kept per delivery.
+    static let detailLimit = 2048
 
     /// The counters this event moves on a delivery whose stamp and reply were empty or not before it.
     func counters(stampWasEmpty: Bool, replyWasEmpty: Bool) -> [NotificationCounter] {
@@ -66,6 +83,8 @@ enum NotificationCounter: String, Sendable, CaseIterable {
     case delivered, displayed, opened, dismissed
     /// Deliveries with a text reply.
     case replies
+    /// Deliveries whose device reported an outcome, per ``DeliveryOutcome`` (the first report of each per delivery).
+    case outcome
 }
 
 extension NotificationReport.Stats {
@@ -83,6 +102,7 @@ extension NotificationReport.Stats {
             case .opened: opened += count
             case .dismissed: dismissed += count
             case .replies: replies += count
+            case .outcome: outcomes[reason, default: 0] += count
             case nil: break
             }
         }

@@ -23,6 +23,21 @@ extension UNUserNotificationCenter {
     /// The current settings.
     public func notificationSettings() async -> UNNotificationSettings { currentSettings() }
 
+    /// What the person does in Settings › Notifications › the app, which no app API can: turns the app's
+    /// notifications off (`allowed: false`, the status becomes denied) or on again (authorized with the options the
+    /// app asked for), and its alerts off or on. A host (a simulated device) calls it; iOS apps cannot.
+    public func changeSettingsAsThePerson(allowed: Bool? = nil, alerts: Bool? = nil) {
+        state.withLock { state in
+            if let allowed {
+                state.status = allowed ? .authorized : .denied
+                if allowed, state.granted.isEmpty { state.granted = [.alert, .badge, .sound] }
+            }
+            if let alerts {
+                if alerts { state.granted.insert(.alert) } else { state.granted.remove(.alert) }
+            }
+        }
+    }
+
     func currentSettings() -> UNNotificationSettings {
         state.withLock { UNNotificationSettings(status: $0.status, granted: $0.granted) }
     }

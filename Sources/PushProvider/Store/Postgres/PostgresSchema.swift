@@ -252,5 +252,13 @@ enum PostgresSchema {
             "v10 key fingerprint",
             ["ALTER TABLE apps ADD COLUMN key_fingerprint text"]
         ),
+        (
+            // What the device said became of a delivery beyond delivered and displayed (issue 32).
+            "v11 delivery outcomes",
+            [
+                "ALTER TABLE deliveries ADD COLUMN outcome text",
+                "ALTER TABLE deliveries ADD COLUMN outcome_detail text",
+            ]
+        ),
     ]
 }

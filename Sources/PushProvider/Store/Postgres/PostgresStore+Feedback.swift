@@ -11,7 +11,8 @@ extension PostgresStore {
                 let row = try await connection.rows(
                     """
                     SELECT d.notification_id, d.token, v.user_id, a.webhook_url,
-                        \(unescaped: event.stamp.map { "d.\($0.column) IS NULL" } ?? "false"), d.reply IS NULL
+                        \(unescaped: event.stamp.map { "d.\($0.column) IS NULL" } ?? "false"), d.reply IS NULL,
+                        d.outcome, d.outcome_detail
                     FROM deliveries d JOIN apps a ON a.id = d.app_id
                     LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
                     WHERE d.id = \(deliveryID) AND substr(d.notification_id, 1, 23) = \(notificationPrefix)
@@ -20,8 +21,26 @@ extension PostgresStore {
                     """, logger
                 ).first
             else { return nil }
-            let (notificationID, token, userID, webhookURL, stampWasEmpty, replyWasEmpty) = try row.decode(
-                (String, String, String?, String?, Bool, Bool).self)
+            let (notificationID, token, userID, webhookURL, stampWasEmpty, replyWasEmpty, codes, details) =
+                try row.decode((String, String, String?, String?, Bool, Bool, String?, String?).self)
+            let context = DeliveryContext(
+                deliveryID: deliveryID, notificationID: notificationID, appID: appID, token: token, userID: userID,
+                webhookURL: webhookURL)
+            if let outcome = event.outcome {
+                guard let (codes, details) = event.addingOutcome(outcome, to: codes, details: details) else {
+                    return context
+                }
+                try await connection.rows(
+                    "UPDATE deliveries SET outcome = \(codes), outcome_detail = \(details) WHERE id = \(deliveryID)",
+                    logger)
+                try await connection.rows(
+                    """
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    VALUES (\(notificationID), \(NotificationCounter.outcome.rawValue), \(outcome.rawValue), 1)
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + 1
+                    """, logger)
+                return context
+            }
             try await connection.rows(
                 """
                 INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at)
@@ -48,9 +67,7 @@ extension PostgresStore {
                     WHERE id = \(deliveryID)
                     """, logger)
             }
-            return DeliveryContext(
-                deliveryID: deliveryID, notificationID: notificationID, appID: appID, token: token, userID: userID,
-                webhookURL: webhookURL)
+            return context
         }
     }
 

@@ -59,6 +59,9 @@ extension PostgresStore {
             answeredAt: try row.column("result_at"), deliveredAt: try row.column("delivered_at"),
             displayedAt: try row.column("displayed_at"), openedAt: try row.column("opened_at"),
             dismissedAt: try row.column("dismissed_at"), action: try row.column("action"),
-            reply: try row.column("reply"), reports: [])
+            reply: try row.column("reply"), reports: [],
+            outcomes: (try row.column("outcome", as: String?.self)).map { $0.split(separator: ",").map(String.init) }
+                ?? [],
+            outcomeDetail: try row.column("outcome_detail"))
     }
 }

@@ -206,6 +206,15 @@ enum SQLiteSchema {
             // The public fingerprint of an app's signing key, so a replaced key can be told from the old one.
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN key_fingerprint TEXT")
         }
+        migrator.registerMigration("v8 delivery outcomes") { db in
+            // What the device said became of a delivery beyond delivered and displayed (issue 32): the outcome codes
+            // it reported (`notAuthorized`, `extensionTimeout`, ...), comma-separated, and their details.
+            try db.execute(
+                sql: """
+                    ALTER TABLE deliveries ADD COLUMN outcome TEXT;
+                    ALTER TABLE deliveries ADD COLUMN outcome_detail TEXT;
+                    """)
+        }
         return migrator
     }
 }

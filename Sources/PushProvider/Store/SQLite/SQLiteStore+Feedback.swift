@@ -12,13 +12,27 @@ extension SQLiteStore {
                     db,
                     sql: """
                         SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url, d.delivered_at,
-                            d.displayed_at, d.opened_at, d.dismissed_at, d.reply
+                            d.displayed_at, d.opened_at, d.dismissed_at, d.reply, d.outcome, d.outcome_detail
                         FROM deliveries d JOIN apps a ON a.id = d.app_id
                         LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
                         WHERE d.id = ? AND substr(d.notification_id, 1, 23) = ? AND d.app_id = ?
                         """, arguments: [deliveryID, notificationPrefix, appID])
             else { return nil }
             let notificationID: String = row["notification_id"]
+            let context = DeliveryContext(
+                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"], token: row["token"],
+                userID: row["user_id"], webhookURL: row["webhook_url"])
+            if let outcome = event.outcome {
+                guard
+                    let (codes, details) = event.addingOutcome(
+                        outcome, to: row["outcome"], details: row["outcome_detail"])
+                else { return context }
+                try db.execute(
+                    sql: "UPDATE deliveries SET outcome = ?, outcome_detail = ? WHERE id = ?",
+                    arguments: [codes, details, deliveryID])
+                try Self.add([CounterKey(notificationID, .outcome, outcome.rawValue): 1], db)
+                return context
+            }
             try db.execute(
                 sql:
                     "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -37,9 +51,7 @@ extension SQLiteStore {
                     sql: "UPDATE deliveries SET action = ?, reply = coalesce(?, reply) WHERE id = ?",
                     arguments: [event.action, event.reply, deliveryID])
             }
-            return DeliveryContext(
-                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"], token: row["token"],
-                userID: row["user_id"], webhookURL: row["webhook_url"])
+            return context
         }
     }
 

@@ -47,6 +47,8 @@ extension SQLiteStore {
             notBefore: Date(stored: row["not_before"]), leaseUntil: date("lease_until"), status: row["status"],
             reason: row["reason"], apnsUniqueID: row["apns_unique_id"], answeredAt: date("result_at"),
             deliveredAt: date("delivered_at"), displayedAt: date("displayed_at"), openedAt: date("opened_at"),
-            dismissedAt: date("dismissed_at"), action: row["action"], reply: row["reply"], reports: [])
+            dismissedAt: date("dismissed_at"), action: row["action"], reply: row["reply"], reports: [],
+            outcomes: (row["outcome"] as String?).map { $0.split(separator: ",").map(String.init) } ?? [],
+            outcomeDetail: row["outcome_detail"])
     }
 }

@@ -1,0 +1,134 @@
+import APNSCore
+import Foundation
+import HeraldConsole
+import NIOHTTP1
+import PushProvider
+
+/// Finds what an id names, at the provider and at the local APNs running from this folder (when there is one).
+struct WhyLookup {
+    enum Found {
+        case delivery(DeliveryTrace, DeliveryVerdict)
+        /// A push the provider did not send, known to the local APNs only.
+        case gatewayOnly(apnsID: String, token: String?, DeliveryVerdict)
+        case notification(NotificationBreakdown, [DeliveryTrace])
+        /// Nothing has it; the text says where it looked.
+        case unknown(String)
+    }
+
+    private let provider: (url: String, token: String)?
+    private let gateway: (url: String, token: String, caPEM: String?)?
+    private let providerClient: ConsoleHTTPClient
+    private let gatewayClient: ConsoleHTTPClient?
+    private let app: String?
+
+    init(services: ServiceOptions, app: String?) async throws {
+        provider = try? services.provider()
+        gateway = try? services.gateway()
+        guard provider != nil || gateway != nil else {
+            throw CommandFailure(
+                "no provider or local APNs found from this folder",
+                next: "run it where herald up runs, or give --provider URL --provider-token-file FILE")
+        }
+        providerClient = try ConsoleHTTPClient(caPEM: nil)
+        gatewayClient = try gateway.map { try ConsoleHTTPClient(caPEM: $0.caPEM) }
+        if let provider, app == nil {
+            let call = ServiceCall(client: providerClient, base: provider.url, token: provider.token)
+            self.app = try await DevicesCommand.appID(nil, call: call)
+        } else {
+            self.app = app
+        }
+    }
+
+    func shutdown() async {
+        await providerClient.shutdown()
+        await gatewayClient?.shutdown()
+    }
+
+    func find(_ id: String) async throws -> Found {
+        let lowered = id.lowercased()
+        var searched: [String] = []
+        if provider != nil {
+            if let trace = try await providerGet("/v1/deliveries/\(lowered)", as: DeliveryTrace.self) {
+                return .delivery(trace, try await verdict(of: trace))
+            }
+            if let breakdown = try await providerGet(
+                "/v1/notifications/\(id.uppercased())/breakdown", as: NotificationBreakdown.self)
+            {
+                return .notification(breakdown, try await devices(of: id, verdict: nil, limit: 20))
+            }
+            searched.append("the provider has no delivery or notification with it")
+        }
+        if gateway != nil {
+            for name in ["apns-unique-id", "apns-id"] {
+                guard let entry = try await gatewayLog(name, lowered), let apnsID = entry["apns-id"]?.string else {
+                    continue
+                }
+                if name == "apns-unique-id", provider != nil,
+                    let trace = try await providerGet("/v1/deliveries/\(apnsID.lowercased())", as: DeliveryTrace.self)
+                {
+                    return .delivery(trace, try await verdict(of: trace))
+                }
+                let log = GatewayLogEntry(json: entry) ?? GatewayLogEntry(events: [])
+                return .gatewayOnly(apnsID: apnsID, token: entry["token"]?.string, DeliveryVerdict.of(gateway: log))
+            }
+            searched.append("the local APNs' log has no push with it as apns-id or apns-unique-id")
+        }
+        return .unknown(searched.joined(separator: "; "))
+    }
+
+    /// A notification's devices with their verdicts (of one kind when `verdict` is given).
+    func devices(of id: String, verdict: String?, limit: Int) async throws -> [DeliveryTrace] {
+        var path = "/v1/notifications/\(id.uppercased())/verdicts?limit=\(limit)"
+        if let verdict {
+            path += "&verdict=\(verdict.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        }
+        struct Page: Decodable { var deliveries: [DeliveryTrace] }
+        guard let page = try await providerGet(path, as: Page.self) else { return [] }
+        var refined: [DeliveryTrace] = []
+        for var trace in page.deliveries {
+            trace.verdict = try await self.verdict(of: trace)
+            refined.append(trace)
+        }
+        return refined
+    }
+
+    /// The provider's verdict, with the local APNs' log when the device has not reported.
+    private func verdict(of trace: DeliveryTrace) async throws -> DeliveryVerdict {
+        let known = trace.verdict ?? DeliveryVerdict.of(trace, now: Date())
+        guard known.verdict == DeliveryVerdict.Kind.awaitingDevice.rawValue,
+            let entry = try await gatewayLog("apns-id", trace.apnsID.lowercased()).flatMap(GatewayLogEntry.init(json:))
+        else { return known }
+        return DeliveryVerdict.of(trace, gateway: entry, now: Date())
+    }
+
+    private func providerGet<T: Decodable>(_ path: String, as type: T.Type) async throws -> T? {
+        guard let provider else { return nil }
+        let separator = path.contains("?") ? "&" : "?"
+        let appQuery = app.map {
+            "\(separator)app=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)"
+        }
+        guard let url = URL(string: provider.url + path + (appQuery ?? "")) else { return nil }
+        let answer: ConsoleHTTPClient.Answer
+        do {
+            answer = try await providerClient.send(.GET, url, bearer: provider.token)
+        } catch {
+            throw CommandFailure("cannot reach the provider at \(provider.url): \(error)", next: "is it running?")
+        }
+        if answer.status == 404 || answer.status == 400 { return nil }
+        guard answer.status == 200 else {
+            let message = (try? JSONValue(parsing: answer.body))?["error"]?["message"]?.string ?? ""
+            throw CommandFailure("\(url.absoluteString) answered \(answer.status): \(message)")
+        }
+        return try WhyRendering.decoder.decode(T.self, from: answer.body)
+    }
+
+    private func gatewayLog(_ name: String, _ value: String) async throws -> JSONValue? {
+        guard let gateway, let gatewayClient,
+            let url = URL(string: "\(gateway.url)/admin/deliveries?\(name)=\(value)")
+        else { return nil }
+        guard let answer = try? await gatewayClient.send(.GET, url, bearer: gateway.token), answer.status == 200 else {
+            return nil
+        }
+        return try? JSONValue(parsing: answer.body)
+    }
+}

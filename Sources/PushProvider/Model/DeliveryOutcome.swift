@@ -1,0 +1,26 @@
+/// What a device reported became of a push beyond "delivered" and "displayed" (`POST /v1/feedback` with
+/// `"event": "outcome"`): why it was not shown, or how it was shown when not as sent.
+public enum DeliveryOutcome: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A background push: the app was woken, nothing was to be shown.
+    case background
+    /// Not shown: the person has not allowed the app's notifications.
+    case notAuthorized
+    /// Not shown: the app may notify but not with alerts (badge or sound only).
+    case alertsOff
+    /// Not shown: the app was in the foreground and its delegate chose no banner or list.
+    case foregroundNotPresented
+    /// Shown as the service extension's best attempt: it ran out of time.
+    case extensionTimeout
+    /// Shown as the original content: the service extension failed (a step, a crash).
+    case extensionFailed
+    /// Shown without its attachment: the file was refused (type, size) or not downloaded.
+    case attachmentDropped
+
+    /// Whether the device did not show it at all.
+    public var isNotShown: Bool {
+        switch self {
+        case .background, .notAuthorized, .alertsOff, .foregroundNotPresented: true
+        case .extensionTimeout, .extensionFailed, .attachmentDropped: false
+        }
+    }
+}

@@ -1,0 +1,188 @@
+public import Foundation
+
+extension DeliveryVerdict {
+    /// The verdict for one delivery.
+    ///
+    /// - Parameters:
+    ///   - trace: what the provider recorded and the device reported.
+    ///   - gateway: the local APNs' log of the push, when the far side is the local APNs and it was asked.
+    ///   - now: the provider's clock.
+    public static func of(_ trace: DeliveryTrace, gateway: GatewayLogEntry? = nil, now: Date) -> DeliveryVerdict {
+        switch trace.state {
+        case .queued: return waiting(trace, now: now)
+        case .leased:
+            return .init(
+                .sending, "being sent (attempt \(trace.attempts)); APNs has not answered yet",
+                waitingFor: "APNs' answer")
+        case .rejected: return rejection(trace)
+        case .accepted: return accepted(trace, gateway: gateway)
+        }
+    }
+
+    /// The verdict for a push the provider did not send (`herald send`, another provider) from the local APNs' log
+    /// alone: APNs' answer and what followed, up to the device's acknowledgement.
+    public static func of(gateway entry: GatewayLogEntry) -> DeliveryVerdict {
+        if let rejected = entry.events.first(where: { $0.event == "rejected" }) {
+            return .init(
+                .rejected, "rejected by APNs: \(rejected.detail ?? "no reason")",
+                next: "fix what the reason names and send again")
+        }
+        if let last = entry.last, last.event == "delivered" {
+            let at = last.time.map { " at \(Self.time($0))" } ?? ""
+            return .init(
+                .delivered,
+                "the device acknowledged it\(at); it was not sent through the provider, so nothing reported whether "
+                    + "it was shown",
+                next: "the simulated device's events say what it showed (GET /events?apns-id=)")
+        }
+        return fromGateway(entry)
+            ?? .init(.awaitingDevice, "APNs accepted it; no step since", waitingFor: "the device to connect")
+    }
+
+    /// Not sent yet: scheduled, waiting for a retry, or in the queue (rate limit, other work first).
+    private static func waiting(_ trace: DeliveryTrace, now: Date) -> DeliveryVerdict {
+        let at = Self.time(trace.notBefore)
+        if trace.attempts > 0 {
+            let answer = [trace.status.map(String.init), trace.reason].compactMap { $0 }.joined(separator: " ")
+            return .init(
+                .retrying,
+                "APNs answered \(answer.isEmpty ? "nothing" : answer) to attempt \(trace.attempts); the next "
+                    + "attempt is at \(at)",
+                next: "nothing to do: the provider retries with backoff, at most 4 sends in all",
+                waitingFor: "the next attempt at \(at)")
+        }
+        if trace.notBefore > now {
+            return .init(.scheduled, "scheduled: it is sent at \(at)", waitingFor: "its send time, \(at)")
+        }
+        return .init(
+            .queued, "in the queue since \(Self.time(trace.queuedAt)), not sent yet",
+            next: "if it stays queued, check the app's rate limit (GET /v1/apps/{id}) and /metrics' queue depth",
+            waitingFor: "a worker")
+    }
+
+    /// APNs accepted it: the device's reports say what followed, else the local APNs' log, else nothing yet.
+    private static func accepted(_ trace: DeliveryTrace, gateway: GatewayLogEntry?) -> DeliveryVerdict {
+        let outcomes = Set(trace.outcomes.compactMap(DeliveryOutcome.init(rawValue:)))
+        if let reply = trace.reply {
+            return .init(.replied, "shown, and the person replied \"\(reply.prefix(80))\"")
+        }
+        if let action = trace.action {
+            return .init(.acted, "shown, and the person chose the action \(action)")
+        }
+        if trace.openedAt != nil { return .init(.opened, "shown, and the person tapped it") }
+        if trace.dismissedAt != nil { return .init(.dismissed, "shown, and the person dismissed it") }
+        if let notShown = outcomes.first(where: \.isNotShown) { return Self.notShown(notShown, trace: trace) }
+        if trace.displayedAt != nil { return Self.shown(outcomes, trace: trace) }
+        if trace.deliveredAt != nil {
+            return .init(
+                .delivered, "it reached the app; the device has not said it was shown",
+                next: "a device that reports only deliveries cannot say more", waitingFor: "a display report")
+        }
+        if let entry = gateway, let verdict = Self.fromGateway(entry) { return verdict }
+        let accepted = trace.answeredAt.map { " at \(Self.time($0))" } ?? ""
+        return .init(
+            .awaitingDevice,
+            "APNs accepted it\(accepted); the device has not reported it. An offline device gets it when it comes "
+                + "back, unless it expires or a newer notification for the app replaces it",
+            next: "with the local APNs, its log says where it is (herald log --apns-id \(trace.apnsID))",
+            waitingFor: "the device's report")
+    }
+
+    private static func shown(_ outcomes: Set<DeliveryOutcome>, trace: DeliveryTrace) -> DeliveryVerdict {
+        func why(_ outcome: DeliveryOutcome) -> String { Self.detail(of: outcome, in: trace).map { ": \($0)" } ?? "" }
+        if outcomes.contains(.extensionFailed) {
+            let why = why(.extensionFailed)
+            return .init(
+                .shownOriginal, "shown as the original content: the service extension failed\(why)",
+                next: "fix the failing step (the device's log names it); the original text was shown meanwhile")
+        }
+        if outcomes.contains(.extensionTimeout) {
+            let why = why(.extensionTimeout)
+            return .init(
+                .shownBestAttempt,
+                "shown as the service extension's best attempt: it ran out of its 30 seconds\(why)",
+                next: "make the extension finish sooner (a smaller attachment, a faster server)")
+        }
+        if outcomes.contains(.attachmentDropped) {
+            return .init(
+                .shownWithoutAttachment, "shown without its attachment\(why(.attachmentDropped))",
+                next: "serve it from an address the device may reach, as a supported type within its size limit "
+                    + "(image 10 MB, audio 5 MB, movie 50 MB)")
+        }
+        return .init(.shown, "shown to the person; no response yet")
+    }
+
+    private static func notShown(_ outcome: DeliveryOutcome, trace: DeliveryTrace) -> DeliveryVerdict {
+        switch outcome {
+        case .background:
+            return .init(.background, "a background notification: the app was woken, nothing was to be shown")
+        case .notAuthorized:
+            return .init(
+                .notShown, "not shown: the person has not allowed the app's notifications",
+                next: "the app asks again only through Settings: explain why in the app and link to its settings")
+        case .alertsOff:
+            return .init(
+                .notShown, "not shown: the app may not show alerts (only badges or sounds)",
+                next: "ask for .alert in requestAuthorization, or the person turns alerts on in Settings")
+        case .foregroundNotPresented:
+            return .init(
+                .notShown,
+                "not shown: the app was in the foreground and its delegate chose no banner or list "
+                    + "(userNotificationCenter(_:willPresent:))",
+                next: "return [.banner, .list, .sound] from willPresent for notifications the app wants shown")
+        case .extensionTimeout, .extensionFailed, .attachmentDropped:
+            return shown([outcome], trace: trace)
+        }
+    }
+
+    /// The device's words for one outcome (its `code: text` line).
+    static func detail(of outcome: DeliveryOutcome, in trace: DeliveryTrace) -> String? {
+        let prefix = outcome.rawValue + ": "
+        return trace.outcomeDetail?.split(separator: "\n").first { $0.hasPrefix(prefix) }.map {
+            String($0.dropFirst(prefix.count))
+        }
+    }
+
+    /// What the local APNs' log says of a push no device reported.
+    private static func fromGateway(_ entry: GatewayLogEntry) -> DeliveryVerdict? {
+        guard let last = entry.last else { return nil }
+        let at = last.time.map { " at \(Self.time($0))" } ?? ""
+        switch last.event {
+        case "stored":
+            return .init(
+                .storedOffline, "stored by APNs\(at): the device is offline; it gets it when it connects",
+                next: "nothing to do; a newer notification for the app would replace it while the device is offline",
+                waitingFor: "the device to come online")
+        case "replaced":
+            let by = last.replacedBy.map { " (\($0))" } ?? ""
+            if last.detail?.contains("collapse ID") == true {
+                return .init(
+                    .replaced, "replaced\(at) by a newer notification with the same collapse ID\(by)",
+                    next: "as intended with apns-collapse-id; use another collapse ID to keep both")
+            }
+            return .init(
+                .coalesced,
+                "dropped\(at): the device was offline, and APNs keeps only the newest notification per app\(by)",
+                next: "put what must not be lost in every notification, or fetch it when the app opens")
+        case "expired":
+            return .init(
+                .expired, "expired\(at) before the device came back: \(last.detail ?? "its apns-expiration passed")",
+                next: "give a later apns-expiration to reach devices that are offline longer")
+        case "discarded":
+            return .init(
+                .discarded, "not kept\(at): \(last.detail ?? "the device was offline")",
+                next: "apns-expiration 0 means now or never: give a later one to reach offline devices")
+        case "forwarded", "delivered":
+            return .init(
+                .awaitingDevice, "APNs handed it to the device\(at); the device has not reported what it did",
+                next: "check the device's log (GET /events?apns-id= on a simulated device)",
+                waitingFor: "the device's report")
+        default:
+            return nil
+        }
+    }
+
+    static func time(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

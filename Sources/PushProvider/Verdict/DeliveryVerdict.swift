@@ -1,0 +1,34 @@
+import Foundation
+
+/// What became of one notification on one device, in one sentence with the next step: computed from what the
+/// provider recorded (its queue and APNs' answer), what the device reported, and, when the far side is the local
+/// APNs, its delivery log (``GatewayLogEntry``).
+public struct DeliveryVerdict: Codable, Sendable, Hashable {
+    /// The verdict's kind; ``Kind`` lists them.
+    public var verdict: String
+    /// What happened, for a person.
+    public var sentence: String
+    /// What to do about it, when anything.
+    public var next: String?
+    /// `false` while it cannot be decided yet; ``waitingFor`` says what it waits for.
+    public var decided: Bool
+    public var waitingFor: String?
+
+    /// The kinds of verdict, in the order a breakdown lists them.
+    public enum Kind: String, Sendable, CaseIterable {
+        case replied, acted, opened, dismissed
+        case shown, shownBestAttempt, shownOriginal, shownWithoutAttachment
+        case background, notShown, delivered
+        case storedOffline, replaced, coalesced, expired, discarded, awaitingDevice
+        case rejected, tokenGone, gaveUp
+        case scheduled, retrying, queued, sending
+    }
+
+    init(_ kind: Kind, _ sentence: String, next: String? = nil, waitingFor: String? = nil) {
+        verdict = kind.rawValue
+        self.sentence = sentence
+        self.next = next
+        decided = waitingFor == nil
+        self.waitingFor = waitingFor
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// One notification's deliveries counted by verdict (`GET /v1/notifications/{id}/breakdown`): read from the running
+/// totals the store keeps as it records (`notification_counters`), never by scanning the deliveries, so a broadcast of
+/// a million devices answers as fast as one of ten.
+///
+/// The counts follow each delivery's furthest step: a notification tapped is counted as `opened`, not also as
+/// `shown`. Reports that arrive out of order can make a count briefly one off.
+public struct NotificationBreakdown: Codable, Sendable, Hashable {
+    public var notificationID: String
+    public var targeted: Int
+    /// The verdicts with at least one delivery, in ``DeliveryVerdict/Kind`` order.
+    public var verdicts: [Entry]
+    /// Deliveries whose verdict waits for something (the queue, APNs, the device's report).
+    public var undecided: Int
+
+    /// One verdict's count, what it means, and the filter that lists its devices.
+    public struct Entry: Codable, Sendable, Hashable {
+        public var verdict: String
+        public var count: Int
+        public var sentence: String
+        /// For `rejected`: the count per APNs reason.
+        public var reasons: [String: Int]?
+        /// `GET /v1/notifications/{id}/verdicts?verdict=...`: the devices with this verdict.
+        public var devices: String
+    }
+
+    /// The reasons that mean the token is gone, and those a provider retries until it gives up.
+    static let goneReasons: Set<String> = ["Unregistered", "ExpiredToken"]
+    static let retriedReasons: Set<String> = [
+        "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "Unknown", "ProviderError",
+    ]
+
+    init(notificationID: String, stats: NotificationReport.Stats) {
+        self.notificationID = notificationID
+        targeted = stats.targeted
+        let outcome = { (code: DeliveryOutcome) in stats.outcomes[code.rawValue] ?? 0 }
+        let acted = stats.actions.values.reduce(0, +)
+        let responded = stats.replies + acted + stats.opened + stats.dismissed
+        let notShown = outcome(.notAuthorized) + outcome(.alertsOff) + outcome(.foregroundNotPresented)
+        let shownVariants = (
+            original: outcome(.extensionFailed), bestAttempt: outcome(.extensionTimeout),
+            withoutAttachment: outcome(.attachmentDropped)
+        )
+        let shown = max(
+            0,
+            stats.displayed - responded - shownVariants.original - shownVariants.bestAttempt
+                - shownVariants.withoutAttachment)
+        var gone: [String: Int] = [:]
+        var gaveUp: [String: Int] = [:]
+        var rejected: [String: Int] = [:]
+        for (reason, count) in stats.rejected {
+            if Self.goneReasons.contains(reason) {
+                gone[reason] = count
+            } else if Self.retriedReasons.contains(reason) {
+                gaveUp[reason] = count
+            } else {
+                rejected[reason] = count
+            }
+        }
+        let counts: [(DeliveryVerdict.Kind, Int, [String: Int]?)] = [
+            (.replied, stats.replies, nil), (.acted, max(0, acted - stats.replies), nil), (.opened, stats.opened, nil),
+            (.dismissed, stats.dismissed, nil), (.shown, shown, nil),
+            (.shownBestAttempt, shownVariants.bestAttempt, nil),
+            (.shownOriginal, shownVariants.original, nil),
+            (.shownWithoutAttachment, shownVariants.withoutAttachment, nil),
+            (.background, outcome(.background), nil), (.notShown, notShown, nil),
+            (
+                .delivered,
+                max(0, stats.delivered - stats.displayed - notShown - outcome(.background)), nil
+            ),
+            (.awaitingDevice, max(0, stats.accepted - stats.delivered), nil),
+            (.rejected, rejected.values.reduce(0, +), rejected), (.tokenGone, gone.values.reduce(0, +), gone),
+            (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.queued, stats.queued, nil),
+            (.sending, stats.inFlight, nil),
+        ]
+        verdicts = counts.filter { $0.1 > 0 }.map { kind, count, reasons in
+            Entry(
+                verdict: kind.rawValue, count: count, sentence: Self.sentence[kind] ?? kind.rawValue,
+                reasons: reasons?.isEmpty == false ? reasons : nil,
+                devices: "/v1/notifications/\(notificationID)/verdicts?verdict=\(kind.rawValue)")
+        }
+        undecided = max(0, stats.accepted - stats.delivered) + stats.queued + stats.inFlight
+    }
+
+    /// Each kind in a breakdown's words.
+    static let sentence: [DeliveryVerdict.Kind: String] = [
+        .replied: "shown, and the person replied", .acted: "shown, and the person chose an action",
+        .opened: "shown, and the person tapped it", .dismissed: "shown, and the person dismissed it",
+        .shown: "shown, no response yet",
+        .shownBestAttempt: "shown as the service extension's best attempt (it ran out of time)",
+        .shownOriginal: "shown as the original content (the service extension failed)",
+        .shownWithoutAttachment: "shown without its attachment",
+        .background: "background: the app was woken, nothing to show",
+        .notShown: "not shown (not authorized, alerts off, or the foreground app chose not to)",
+        .delivered: "reached the app; not reported shown",
+        .awaitingDevice: "accepted by APNs; no report from the device yet (offline, expired or replaced: see each)",
+        .rejected: "rejected by APNs", .tokenGone: "the token is no longer valid (410): the provider stopped using it",
+        .gaveUp: "APNs kept refusing for a while (429, 500, 503); the provider gave up",
+        .queued: "not sent yet: scheduled, waiting for a retry, or in the queue", .sending: "being sent",
+    ]
+}
