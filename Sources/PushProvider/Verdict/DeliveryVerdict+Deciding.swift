@@ -7,6 +7,7 @@ extension DeliveryVerdict {
     ///   - trace: what the provider recorded and the device reported.
     ///   - gateway: the local APNs' log of the push, when the far side is the local APNs and it was asked.
     ///   - now: the provider's clock.
+    /// - Returns: the verdict; undecided (``decided`` false) while it waits for the queue, APNs or the device.
     public static func of(_ trace: DeliveryTrace, gateway: GatewayLogEntry? = nil, now: Date) -> DeliveryVerdict {
         switch trace.state {
         case .queued: return waiting(trace, now: now)
