@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -80,7 +81,7 @@ enum ConsoleRequest {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try container.encode(date.iso8601Milliseconds)
         }
         return encoder
     }()

@@ -35,9 +35,11 @@ extension ConsoleRoutes {
                 throw ProviderError.invalid(field: "apns-id", message: "\(apnsID ?? "") is not a UUID")
             }
             var answer = JSONObject([("apnsID", .string(apnsID))])
+            var providerTrace: DeliveryTrace?
             if let trace = try await provider.deliveryTrace(apnsID: apnsID), self.session(session, mayRead: trace.appID)
             {
                 answer["provider"] = try JSONValue(parsing: ConsoleRequest.encoder.encode(trace))
+                providerTrace = trace
             }
             if gatewayEntry == nil, console.configuration.gateway != nil {
                 gatewayEntry = try await gatewayLog("apns-id", apnsID)
@@ -64,6 +66,11 @@ extension ConsoleRoutes {
                 throw ProviderError.notFound(
                     "no notification with apns-id \(apnsID) is known to the provider, the gateway or the devices")
             }
+            let log = answer["gateway"].flatMap(GatewayLogEntry.init(json:))
+            let verdict =
+                providerTrace.map { DeliveryVerdict.of($0, gateway: log, now: Date()) }
+                ?? log.map { DeliveryVerdict.of(gateway: $0) }
+            if let verdict { answer["verdict"] = try JSONValue(parsing: ConsoleRequest.encoder.encode(verdict)) }
             return ConsoleRequest.json(JSONValue.object(answer).encoded())
         }
     }

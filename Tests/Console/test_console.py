@@ -164,7 +164,18 @@ def test_history_and_the_delivery_log_show_the_answers(page):
     expect(table).to_contain_text("foregroundAction 1", timeout=15000)
     expect(page.get_by_role("row").filter(has_text="destructiveTextAction")).to_contain_text("1")
     shot(page, "history")
+    # Why: the notification replied to, counted by verdict, and its devices listed with their sentence.
+    page.get_by_role("row").filter(has_text="destructiveTextAction").get_by_role("button", name=re.compile("^Why")).click()
+    breakdown = page.get_by_role("list", name="Devices by verdict")
+    expect(breakdown).to_contain_text("replied: shown, and the person replied")
+    breakdown.get_by_role("button", name=re.compile("^List 1 replied")).click()
+    devices = page.get_by_role("list", name="Devices: replied")
+    expect(devices).to_contain_text("shown, and the person replied \"seven o'clock\"")
+    shot(page, "history-why")
     page.goto(state["base"] + "/console/delivery?apns-id=" + state["second"])
+    verdict = page.get_by_role("region", name="Verdict")
+    expect(verdict).to_contain_text("replied", timeout=15000)
+    expect(verdict).to_contain_text("the person replied")
     timeline = page.get_by_role("list", name="Timeline")
     expect(timeline).to_contain_text("queued")
     expect(timeline).to_contain_text("answered 200")
@@ -175,6 +186,11 @@ def test_history_and_the_delivery_log_show_the_answers(page):
     steps = timeline.get_by_role("listitem").all_inner_texts()
     first = lambda text: next(index for index, step in enumerate(steps) if text in step)
     assert first("queued") < first("received") < first("device → provider"), steps
+    # Each report to the provider comes after the device's own event, whatever the clocks said.
+    for event in ["delivered", "displayed", "action"]:
+        device = next(index for index, step in enumerate(steps) if "device 1" in step and event in step)
+        report = next(index for index, step in enumerate(steps) if "device → provider" in step and event in step)
+        assert device < report, (event, steps)
     shot(page, "delivery-log")
     page.get_by_label("apns-id", exact=True).fill("not-a-uuid")
     page.get_by_role("button", name="Look up").click()

@@ -43,7 +43,9 @@ struct VerdictAPITests {
 
             let (_, breakdown) = try await harness.call("GET", "/v1/notifications/\(id)/breakdown")
             let counts = Dictionary(
-                uniqueKeysWithValues: breakdown["verdicts"].array.map { ($0["verdict"].string ?? "", $0["count"].int ?? 0) })
+                uniqueKeysWithValues: breakdown["verdicts"].array.map {
+                    ($0["verdict"].string ?? "", $0["count"].int ?? 0)
+                })
             #expect(
                 counts == ["notShown": 1, "shownOriginal": 1, "opened": 1, "awaitingDevice": 1],
                 "a repeated outcome report counts once: \(breakdown)")

@@ -65,11 +65,10 @@ public struct DeviceEvent: Sendable, Hashable {
             ("action", action), ("apnsID", apnsID), ("bundleID", bundleID),
             ("detail", kind == .outcome ? message : nil), ("event", kind.rawValue), ("message", message),
             ("notificationID", notificationID), ("outcome", outcome), ("text", text),
-            ("time", Self.timeFormat.format(time)), ("token", token),
+            ("time", time.iso8601Milliseconds), ("token", token),
         ]
         return JSONValue.object(JSONObject(fields.compactMap { field in field.value.map { (field.key, .string($0)) } }))
             .encoded()
     }
 
-    static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

@@ -62,7 +62,7 @@ public struct NotificationSnapshot: Sendable, Hashable, Encodable {
         self.apnsID = apnsID
         self.bundleID = bundleID
         requestIdentifier = notification.request.identifier
-        date = DeviceEvent.timeFormat.format(notification.date)
+        date = notification.date.iso8601Milliseconds
         title = content.title
         subtitle = content.subtitle
         body = content.body

@@ -1,3 +1,4 @@
+import APNSCore
 import CoreLocation
 import Foundation
 import UserNotifications
@@ -46,7 +47,7 @@ public struct PendingSnapshot: Sendable, Hashable, Encodable {
         categoryIdentifier = content.categoryIdentifier
         threadIdentifier = content.threadIdentifier
         trigger = Self.trigger(request.trigger)
-        nextFireDate = nextFire.map(DeviceEvent.timeFormat.format)
+        nextFireDate = nextFire.map(\.iso8601Milliseconds)
     }
 
     private static func trigger(_ trigger: UNNotificationTrigger?) -> Trigger {

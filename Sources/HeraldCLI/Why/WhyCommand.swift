@@ -43,7 +43,16 @@ struct WhyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let lookup = try await WhyLookup(services: services, app: app)
-        defer { Task { await lookup.shutdown() } }
+        do {
+            try await report(with: lookup)
+            await lookup.shutdown()
+        } catch {
+            await lookup.shutdown()
+            throw error
+        }
+    }
+
+    private func report(with lookup: WhyLookup) async throws {
         let io = CommandIO.current
         switch try await lookup.find(id) {
         case .delivery(let trace, let verdict):

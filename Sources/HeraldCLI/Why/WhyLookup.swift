@@ -29,14 +29,21 @@ struct WhyLookup {
                 "no provider or local APNs found from this folder",
                 next: "run it where herald up runs, or give --provider URL --provider-token-file FILE")
         }
-        providerClient = try ConsoleHTTPClient(caPEM: nil)
-        gatewayClient = try gateway.map { try ConsoleHTTPClient(caPEM: $0.caPEM) }
-        if let provider, app == nil {
-            let call = ServiceCall(client: providerClient, base: provider.url, token: provider.token)
-            self.app = try await DevicesCommand.appID(nil, call: call)
-        } else {
-            self.app = app
+        let providerClient = try ConsoleHTTPClient(caPEM: nil)
+        var chosen = app
+        do {
+            if let provider, app == nil {
+                let call = ServiceCall(client: providerClient, base: provider.url, token: provider.token)
+                chosen = try await DevicesCommand.appID(nil, call: call)
+            }
+            gatewayClient = try gateway.map { try ConsoleHTTPClient(caPEM: $0.caPEM) }
+        } catch {
+            // A client must be shut down before it goes away.
+            await providerClient.shutdown()
+            throw error
         }
+        self.providerClient = providerClient
+        self.app = chosen
     }
 
     func shutdown() async {

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -61,7 +62,7 @@ extension PushProviderService {
                         event: event.event, notificationID: context.notificationID, deliveryID: context.deliveryID,
                         apnsID: input.apnsID.uppercased(), token: context.token, userID: context.userID,
                         action: event.action, text: event.reply,
-                        time: event.at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                        time: event.at.iso8601Milliseconds),
                     to: url)
             }
             return try JSONCoding.response(["recorded": event.event], status: .accepted)

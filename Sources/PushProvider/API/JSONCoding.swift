@@ -14,7 +14,7 @@ enum JSONCoding {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try container.encode(date.iso8601Milliseconds)
         }
         var fields = headers
         fields[.contentType] = "application/json"

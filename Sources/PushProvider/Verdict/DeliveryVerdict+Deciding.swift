@@ -1,3 +1,4 @@
+import APNSCore
 public import Foundation
 
 extension DeliveryVerdict {
@@ -184,6 +185,6 @@ extension DeliveryVerdict {
     }
 
     static func time(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        date.iso8601Milliseconds
     }
 }

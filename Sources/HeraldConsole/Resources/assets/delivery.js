@@ -51,18 +51,67 @@ function steps(trace) {
       add(event.time, `device ${device.index + 1}`, what);
     }
   }
-  return list.sort((a, b) => a.at - b.at || a.rank - b.rank);
+  list.sort((a, b) => a.at - b.at || a.rank - b.rank);
+  return causal(list);
+}
+
+/** The step a step cannot come before: a device's report after the device's own event, a device's first step after
+ * the gateway handed the push over. */
+function causeOf(step, list) {
+  const word = step.what.split(/[ :(]/)[0];
+  const onDevice = (where) => /^device \d+$/.test(where);
+  if (step.where === "device → provider") {
+    return list.find((other) => onDevice(other.where) && other.what.split(/[ :(]/)[0] === word);
+  }
+  if (onDevice(step.where)) {
+    return list.find((other) => other.where === "gateway" && /^(forwarded|delivered)/.test(other.what));
+  }
+  return undefined;
+}
+
+/**
+ * Time order, then each step moved after its cause when its clock dated it earlier: the processes' clocks differ by
+ * a little, and an effect shown before its cause reads wrong. The step keeps its own time and says how far before its
+ * cause it was dated, so the skew is noted, not hidden.
+ */
+function causal(list) {
+  const ordered = [...list];
+  for (const step of list) {
+    const cause = causeOf(step, ordered);
+    if (!cause || cause === step) continue;
+    const at = ordered.indexOf(step);
+    const after = ordered.indexOf(cause);
+    if (after < at) continue;
+    ordered.splice(at, 1);
+    ordered.splice(ordered.indexOf(cause) + 1, 0, step);
+    const skew = cause.at - step.at;
+    if (skew > 0) step.skew = `dated ${skew} ms before ${cause.where}'s ${cause.what.split(/[ :(]/)[0]}, its cause: each process stamps its own time`;
+  }
+  return ordered;
+}
+
+/** The verdict in one sentence, its next step, and what an undecided one waits for. */
+function renderVerdict(verdict) {
+  $("verdict").hidden = !verdict;
+  if (!verdict) { $("verdict").replaceChildren(); return; }
+  $("verdict").replaceChildren(
+    el("h2", {}, "What became of it"),
+    el("p", { class: "sentence" }, el("strong", {}, verdict.verdict), " — ", verdict.sentence),
+    verdict.next ? el("p", {}, el("span", { class: "muted" }, "Next: "), verdict.next) : "",
+    verdict.decided ? "" : el("p", { class: "muted" }, `Not decided yet: waiting for ${verdict.waitingFor}.`));
 }
 
 function render(trace) {
+  renderVerdict(trace.verdict);
   const list = steps(trace);
   const items = list.map((step, index) => {
     const gap = index ? step.at - list[index - 1].at : 0;
-    const shown = index ? `+${gap} ms` : "start";
+    const shown = index ? (gap < 0 ? `${gap} ms` : `+${gap} ms`) : "start";
     return el("li", { class: `step ${step.where.split(" ")[0]}` },
       el("time", { datetime: step.at.toISOString() }, time(step.at.toISOString())),
       el("span", { class: "gap" }, shown),
-      el("span", { class: "where" }, step.where), el("span", { class: "what" }, step.what));
+      el("span", { class: "where" }, step.where),
+      el("span", { class: "what" }, step.what, step.skew ? el("span", { class: "muted" }, ` (${step.skew})`) : ""));
   });
   $("timeline").replaceChildren(...items);
   const known = ["provider", "gateway"].filter((part) => trace[part]).concat(trace.devices?.length ? ["device"] : []);
@@ -75,7 +124,7 @@ async function lookUp(event) {
   if ($("apns-id").value.trim()) params.set("apns-id", $("apns-id").value.trim());
   else params.set("apns-unique-id", $("apns-unique-id").value.trim());
   const answer = await api("GET", `/console/api/trace?${params}`);
-  if (!answer.ok) { $("timeline").replaceChildren(); last = null; $("download").disabled = true; say($("problem"), answer.message); return; }
+  if (!answer.ok) { $("timeline").replaceChildren(); renderVerdict(null); last = null; $("download").disabled = true; say($("problem"), answer.message); return; }
   last = answer.data;
   $("download").disabled = false;
   render(last);

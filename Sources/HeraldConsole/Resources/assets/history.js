@@ -17,17 +17,34 @@ function row(report) {
     el("td", {}, report.state), el("td", {}, stats.targeted), el("td", {}, stats.queued), el("td", {}, stats.inFlight),
     el("td", {}, stats.accepted), el("td", {}, rejected), el("td", {}, stats.delivered), el("td", {}, stats.displayed),
     el("td", {}, stats.opened), el("td", {}, actions), el("td", {}, stats.replies),
-    el("td", {}, el("button", { type: "button", onclick: () => showDeliveries(report) }, "Deliveries")));
+    el("td", {}, el("button", { type: "button", "aria-label": `Why: ${report.id}`, onclick: () => showBreakdown(report) }, "Why")));
 }
 
-async function showDeliveries(report) {
-  const answer = await api("GET", `/v1/notifications/${encodeURIComponent(report.id)}/deliveries?app=${encodeURIComponent(app.id)}&limit=50`);
+/** A notification's devices counted by verdict; each count lists its devices. */
+async function showBreakdown(report) {
+  const answer = await api("GET", `/v1/notifications/${encodeURIComponent(report.id)}/breakdown?app=${encodeURIComponent(app.id)}`);
   $("detail").hidden = false;
-  $("detail-title").textContent = `Deliveries of ${report.id}`;
-  $("deliveries").replaceChildren(...(answer.ok ? answer.data.map((delivery) => el("li", {},
-    el("a", { href: `/console/delivery?apns-id=${encodeURIComponent(delivery.apnsID)}` }, delivery.apnsID),
-    ` to ${delivery.token.slice(0, 16)}…: ${delivery.state}${delivery.reason ? ` (${delivery.reason})` : ""}, ${delivery.attempts} attempt(s)`,
-    delivery.reply ? ` · reply “${delivery.reply}”` : "", delivery.action ? ` · action ${delivery.action}` : ""))
+  $("detail-title").textContent = `Why: ${report.id}`;
+  $("devices-title").hidden = true;
+  $("deliveries").replaceChildren();
+  if (!answer.ok) { $("breakdown").replaceChildren(el("li", { role: "alert" }, answer.message)); return; }
+  const breakdown = answer.data;
+  const items = breakdown.verdicts.map((entry) => el("li", {},
+    el("span", { class: "count" }, String(entry.count)), " ", el("strong", {}, entry.verdict), ": ", entry.sentence,
+    entry.reasons ? ` (${Object.entries(entry.reasons).map(([reason, count]) => `${reason} ${count}`).join(", ")})` : "", " ",
+    el("button", { type: "button", onclick: () => showDevices(report, entry.verdict) }, `List ${entry.count} ${entry.verdict}`)));
+  if (breakdown.undecided) items.push(el("li", { class: "muted" }, `${breakdown.undecided} not decided yet (the queue, APNs or the device's report)`));
+  $("breakdown").replaceChildren(...(items.length ? items : [el("li", {}, "No device was targeted.")]));
+}
+
+/** The devices of one verdict, each with its sentence and a link to its delivery log. */
+async function showDevices(report, verdict) {
+  const answer = await api("GET", `/v1/notifications/${encodeURIComponent(report.id)}/verdicts?app=${encodeURIComponent(app.id)}&verdict=${encodeURIComponent(verdict)}&limit=50`);
+  $("devices-title").hidden = false;
+  $("devices-title").textContent = `Devices: ${verdict}`;
+  $("deliveries").replaceChildren(...(answer.ok ? answer.data.deliveries.map((delivery) => el("li", {},
+    el("a", { href: `/console/delivery?apns-id=${encodeURIComponent(delivery.apnsID)}` }, `${delivery.token.slice(0, 16)}…`),
+    ": ", delivery.verdict.sentence, delivery.verdict.next ? el("span", { class: "muted" }, ` Next: ${delivery.verdict.next}`) : ""))
     : [el("li", { role: "alert" }, answer.message)]));
 }
 
@@ -50,7 +67,7 @@ function watch() {
     $("newer").disabled = pages.length <= 1;
     const wanted = new URLSearchParams(window.location.search).get("notification");
     const match = reports.find((report) => report.id === wanted);
-    if (match && $("detail").hidden) showDeliveries(match);
+    if (match && $("detail").hidden) showBreakdown(match);
   };
 }
 
