@@ -92,7 +92,15 @@ struct OpenAPIConformanceTests {
                 "POST", "/v1/notifications", "/v1/notifications", body: ["target": ["widgets": ["user": "nobody"]]])
             _ = try await expectConforms("POST", "/v1/apps/{appID}/check", "/v1/apps/\(harness.appID)/check")
             _ = try await expectConforms("POST", "/v1/apps/{appID}/check", "/v1/apps/app_none/check", key: admin)
-            #expect(checked == 45)
+            _ = try await expectConforms("GET", "/v1/notifications/{id}/breakdown", "/v1/notifications/\(id)/breakdown")
+            _ = try await expectConforms(
+                "GET", "/v1/notifications/{id}/verdicts", "/v1/notifications/\(id)/verdicts?verdict=awaitingDevice")
+            _ = try await expectConforms(
+                "GET", "/v1/notifications/{id}/verdicts", "/v1/notifications/\(id)/verdicts?verdict=lost")
+            _ = try await expectConforms(
+                "POST", "/v1/feedback", "/v1/feedback", key: harness.publishableKey,
+                body: ["event": "outcome", "outcome": "notAuthorized", "apnsID": apnsID, "token": token])
+            #expect(checked == 49)
         }
     }
 }
