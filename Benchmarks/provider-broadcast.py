@@ -235,6 +235,8 @@ def main():
                         help="the app's rate limit (0: none); with --restart-database it makes the broadcast last long "
                              "enough for the restart to land in its middle")
     parser.add_argument("--keep", action="store_true", help="keep the work directory with the processes' logs")
+    parser.add_argument("--breakdown", type=int, default=0, metavar="READS",
+                        help="after the broadcast, read its breakdown by verdict READS times and print p50/p99")
     options = parser.parse_args()
     options.apns_cpus, options.sender_cpus = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if options.pin else ([], [])
     database = options.database
@@ -367,6 +369,20 @@ def main():
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "killed": killed}), flush=True)
+        if options.breakdown:
+            latencies = []
+            for _ in range(options.breakdown):
+                asked = time.monotonic()
+                status, breakdown = api.call("GET", f"/v1/notifications/{notification['id']}/breakdown")
+                latencies.append((time.monotonic() - asked) * 1000)
+                assert status == 200, breakdown
+            latencies.sort()
+            print(json.dumps({"breakdownReads": len(latencies),
+                              "breakdownMillisecondsP50": round(latencies[len(latencies) // 2], 2),
+                              "breakdownMillisecondsP99": round(latencies[min(len(latencies) - 1,
+                                                                              int(len(latencies) * 0.99))], 2),
+                              "verdicts": {entry["verdict"]: entry["count"] for entry in breakdown["verdicts"]}}),
+                  flush=True)
         if options.compare_send:
             compare_send(options, work, key, endpoint_port, tokens, options.devices / seconds)
         if options.restart_database:

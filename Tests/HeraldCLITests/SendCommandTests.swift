@@ -146,6 +146,10 @@ struct SendCommandTests {
             #expect(summary["rejected"] == ["BadDeviceToken": 1])
             let message = summary["results"]?.array?.compactMap { $0["message"]?.string }.first ?? ""
             #expect(message.contains(":2:"), "the message names the line: \(message)")
+            // The summary in words says what the reason means and what to change, whichever APNs answered.
+            let text = await runHerald(gateway.arguments(["--tokens", file.path, "--body", "x"]))
+            #expect(text.output.contains("that is: the token is not one of this environment's"), "\(text.output)")
+            #expect(text.output.contains("next: send it to the environment the token is from"), "\(text.output)")
         }
     }
 

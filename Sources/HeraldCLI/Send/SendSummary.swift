@@ -93,6 +93,8 @@ final class SendSummary: Sendable {
                 + String(format: "%.2f s (%.0f notifications/s)", seconds, Double(counts.sent) / max(seconds, 1e-9)))
         for (reason, count) in counts.rejected.sorted(by: { $0.value > $1.value }) {
             lines.append("  \(reason): \(count) (\(counts.firstMessages[reason] ?? ""))")
+            if let meaning = APNSReason(rawValue: reason).meaning { lines.append("    that is: \(meaning)") }
+            if let change = APNSReason(rawValue: reason).change { lines.append("    next: \(change)") }
         }
         if counts.sent > 1 { lines += Self.timingLines(counts.timing, sent: counts.sent, seconds: seconds) }
         return lines.joined(separator: "\n") + "\n"

@@ -23,38 +23,8 @@ extension DeliveryVerdict {
                     : "APNs or the network was failing: send it again later")
         }
         return .init(
-            .rejected, "rejected by APNs: \(answer)" + (Self.meaning[reason].map { ": \($0)" } ?? ""),
-            next: Self.change[reason]
+            .rejected, "rejected by APNs: \(answer)" + (APNSReason(rawValue: reason).meaning.map { ": \($0)" } ?? ""),
+            next: APNSReason(rawValue: reason).change
                 ?? APNSReason.catalog[APNSReason(rawValue: reason)].map { "Apple: \($0.summary)" })
     }
-
-    /// What a reason means for this push, where Apple's words do not say it plainly.
-    private static let meaning: [String: String] = [
-        "BadDeviceToken": "the token is not one of this environment's (a production token sent to the sandbox, or the "
-            + "other way), or not a token at all",
-        "DeviceTokenNotForTopic": "the token belongs to another app than the topic",
-        "TopicDisallowed": "the key or certificate may not send to this topic",
-        "PayloadTooLarge": "the payload is over 4 KB (5 KB for VoIP)",
-        "BadCollapseId": "the collapse ID is over 64 bytes",
-        "BadExpirationDate": "apns-expiration is not a UNIX time",
-        "InvalidProviderToken": "the provider token's key ID, team ID or signature is not one APNs knows",
-        "ExpiredProviderToken": "the provider token is over an hour old (or the clock is behind)",
-        "BadEnvironmentKeyInToken": "the key is limited to the other environment",
-    ]
-
-    /// What to change, by reason.
-    private static let change: [String: String] = [
-        "BadDeviceToken": "send it to the environment the token is from: Xcode builds use the sandbox, TestFlight and "
-            + "the App Store production (herald doctor --token T says which)",
-        "DeviceTokenNotForTopic": "send with the topic of the app that registered the token (its bundle ID)",
-        "TopicDisallowed": "use a key of the app's team, or a certificate for this bundle ID",
-        "PayloadTooLarge": "make the payload smaller (herald payload lint counts the bytes)",
-        "BadCollapseId": "use a collapse ID of at most 64 bytes",
-        "BadExpirationDate": "give apns-expiration as UNIX seconds",
-        "InvalidProviderToken": "check the app's team ID, key ID and key (herald doctor --app ID)",
-        "ExpiredProviderToken": "set the provider's clock right (timedatectl set-ntp true)",
-        "BadEnvironmentKeyInToken": "use a key for both environments, or send to the key's environment",
-        "InvalidPushType": "use a push type APNs knows (alert, background, liveactivity, ...)",
-        "BadPriority": "use priority 10, 5 or 1",
-    ]
 }
