@@ -48,6 +48,18 @@ struct LiveActivityProviderTests {
                 body: ["token": "dd04", "kind": "pushToStart", "attributesType": "T", "userID": "bob"])
             #expect(status == 403, "\(answer)")
 
+            // A token the device has not sent again since it registered its app token again is stale.
+            let device = String(repeating: "ab", count: 32)
+            _ = try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: ["token": device])
+            _ = try await harness.call(
+                "POST", "/v1/activities/tokens",
+                body: ["token": "ee05", "kind": "pushToStart", "attributesType": "T", "deviceToken": device])
+            (_, answer) = try await harness.call("GET", "/v1/activities/tokens?type=T")
+            #expect(answer[0]["stale"].bool == false, "\(answer)")
+            _ = try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: ["token": device])
+            (_, answer) = try await harness.call("GET", "/v1/activities/tokens?type=T")
+            #expect(answer[0]["stale"].bool == true, "the device re-registered after it: \(answer)")
+
             (status, _) = try await harness.call("DELETE", "/v1/activities/tokens/aa01")
             #expect(status == 204)
             (status, _) = try await harness.call("DELETE", "/v1/activities/tokens/aa01")

@@ -20,6 +20,9 @@ public struct ActivityTokenRecord: Codable, Sendable, Hashable {
     public var priority10ThisHour: Int
     public var registeredAt: Date
     public var updatedAt: Date
+    /// The device registered its app token again after this token was last reported: an activity token is
+    /// refreshed by `pushTokenUpdates` and sent again, so one not sent again since may no longer be the activity's.
+    public var stale = false
 }
 
 /// The body of `POST /v1/activities/tokens`.

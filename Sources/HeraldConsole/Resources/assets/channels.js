@@ -26,8 +26,9 @@ async function refresh() {
   $("tokens").tBodies[0].replaceChildren(...(tokens.ok && tokens.data.length ? tokens.data.map((token) => el("tr", {},
     el("td", {}, token.kind), el("td", {}, token.attributesType), el("td", {}, token.activityID ?? ""),
     el("td", {}, token.userID ?? ""), el("td", {}, token.priority10ThisHour),
-    el("td", { class: "code" }, `${token.token.slice(0, 16)}…`)))
-    : [el("tr", {}, el("td", { colspan: 6 }, tokens.ok ? "No activity has registered a token." : tokens.message))]));
+    el("td", {}, token.kind === "update" ? `${Math.max(0, 10 - token.priority10ThisHour)} of 10` : ""),
+    el("td", { class: "code" }, `${token.token.slice(0, 16)}…`, token.stale ? el("strong", {}, " stale: not sent again since the device re-registered") : "")))
+    : [el("tr", {}, el("td", { colspan: 7 }, tokens.ok ? "No activity has registered a token." : tokens.message))]));
 }
 
 async function remove(channel) {

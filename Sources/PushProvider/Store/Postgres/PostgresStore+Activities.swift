@@ -21,7 +21,7 @@ extension PostgresStore {
                 registered_at = excluded.registered_at, updated_at = excluded.updated_at
             RETURNING a.token, a.kind, a.attributes_type, a.activity_id, a.user_id, a.device_token, a.registered_at,
                 a.updated_at, CASE WHEN a.budget_hour_start > \(hourAgo) THEN a.budget_used ELSE 0 END AS priority10,
-                xmax = 0 AS inserted
+                false AS stale, xmax = 0 AS inserted
             """)
         do {
             guard let row = rows.first?.makeRandomAccess() else {
@@ -40,7 +40,9 @@ extension PostgresStore {
         statement.append(
             """
             SELECT a.token, a.kind, a.attributes_type, a.activity_id, a.user_id, a.device_token, a.registered_at,
-                a.updated_at, CASE WHEN a.budget_hour_start > \(hourAgo) THEN a.budget_used ELSE 0 END AS priority10
+                a.updated_at, CASE WHEN a.budget_hour_start > \(hourAgo) THEN a.budget_used ELSE 0 END AS priority10,
+                EXISTS (SELECT 1 FROM devices v WHERE v.app_id = a.app_id AND v.token = a.device_token
+                    AND v.updated_at > a.updated_at) AS stale
             FROM activity_tokens a WHERE a.app_id = \(app)
             """)
         let (condition, values) = query.condition
@@ -101,6 +103,6 @@ extension PostgresStore {
             attributesType: try row.column("attributes_type"), activityID: try row.column("activity_id"),
             userID: try row.column("user_id"), deviceToken: try row.column("device_token"),
             priority10ThisHour: try row.column("priority10"), registeredAt: try row.column("registered_at"),
-            updatedAt: try row.column("updated_at"))
+            updatedAt: try row.column("updated_at"), stale: try row.column("stale"))
     }
 }

@@ -148,8 +148,15 @@ extension PostgresConnection {
 }
 
 extension PostgresRandomAccessRow {
-    /// The value of the column `name`.
+    /// The value of the column `name`; an error, not PostgresNIO's trap, when the query did not select it.
     func column<T: PostgresDecodable>(_ name: String, as type: T.Type = T.self) throws -> T {
-        try self[name].decode(T.self)
+        guard contains(name) else { throw MissingColumn(name: name) }
+        return try self[name].decode(T.self)
     }
+}
+
+/// A row read for a column its query did not select: a bug in Herald's SQL, answered as a storage error.
+struct MissingColumn: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "the query did not select the column \(name)" }
 }

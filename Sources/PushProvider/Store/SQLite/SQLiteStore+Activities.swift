@@ -91,7 +91,9 @@ extension SQLiteStore {
     /// An activity token's columns; the first argument is the start of the current hour's budget window.
     private static let activityColumns = """
         a.token, a.kind, a.attributes_type, a.activity_id, a.user_id, a.device_token, a.registered_at, a.updated_at,
-        CASE WHEN a.budget_hour_start > ? THEN a.budget_used ELSE 0 END AS priority10
+        CASE WHEN a.budget_hour_start > ? THEN a.budget_used ELSE 0 END AS priority10,
+        CASE WHEN EXISTS (SELECT 1 FROM devices v WHERE v.app_id = a.app_id AND v.token = a.device_token
+            AND v.updated_at > a.updated_at) THEN 1 ELSE 0 END AS stale
         """
 
     private static func activityToken(from row: Row) -> ActivityTokenRecord {
@@ -99,6 +101,6 @@ extension SQLiteStore {
             token: row["token"], kind: row["kind"], attributesType: row["attributes_type"],
             activityID: row["activity_id"], userID: row["user_id"], deviceToken: row["device_token"],
             priority10ThisHour: row["priority10"], registeredAt: Date(stored: row["registered_at"]),
-            updatedAt: Date(stored: row["updated_at"]))
+            updatedAt: Date(stored: row["updated_at"]), stale: row["stale"])
     }
 }
