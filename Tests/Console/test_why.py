@@ -4,8 +4,10 @@ and read back as a user reads it: the command's words and next step, its JSON, a
 import json
 import os
 import pathlib
+import re
 import subprocess
-import time
+
+from playwright.sync_api import expect
 
 from test_live_activity import call, eventually
 
@@ -57,7 +59,22 @@ def settings(herald, change):
     return answer
 
 
-def test_each_verdict_through_herald_up_in_words_json_and_api(herald):
+def sign_in(page, herald):
+    binary = os.environ.get("HERALD_BIN", str(ROOT / ".build" / "debug" / "herald"))
+    made = subprocess.run([binary, "console-link", "--provider", herald["base"], "--provider-token-file",
+                           f"{herald['data']}/provider/admin-token"], capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stdout + made.stderr
+    page.goto(re.search(r"(http://\S+/console/login\?code=\S+)", made.stdout).group(1))
+
+
+def delivery_log_verdict(page, herald, notification):
+    _, _, admin, app = setup(herald)
+    apns_id = call("GET", f"{herald['base']}/v1/notifications/{notification}/deliveries?app={app}", admin)[1][0]["apnsID"]
+    page.goto(f"{herald['base']}/console/delivery?apns-id={apns_id}")
+    return page.get_by_role("region", name="Verdict")
+
+
+def test_each_verdict_through_herald_up_in_words_json_and_api(herald, page):
     # Not authorized: the person turned the app's notifications off.
     settings(herald, {"notifications": False})
     off = send(herald, {"target": {"user": "demo"}, "content": {"title": "Hi", "body": "off"}})
@@ -121,6 +138,17 @@ def test_each_verdict_through_herald_up_in_words_json_and_api(herald):
     assert one["verdict"]["verdict"] == "replied" and "at five" in one["verdict"]["sentence"], one
 
     # A filter: the devices of one verdict; an id of nothing exits 1 and says what ids are taken.
+    # The console's Delivery log opens with the same verdicts.
+    sign_in(page, herald)
+    verdict = delivery_log_verdict(page, herald, off)
+    expect(verdict).to_contain_text("notShown")
+    expect(verdict).to_contain_text("the person has not allowed the app's notifications")
+    verdict = delivery_log_verdict(page, herald, rejected)
+    expect(verdict).to_contain_text("BadDeviceToken")
+    expect(verdict).to_contain_text("Next: send it to the environment the token is from")
+    verdict = delivery_log_verdict(page, herald, image)
+    expect(verdict).to_contain_text("shown without its attachment")
+
     listed = why(herald, off, "--verdict", "notShown")
     assert "devices with verdict notShown" in listed.stdout, listed.stdout
     missing = why(herald, "00000000-0000-4000-8000-00000000dead")
