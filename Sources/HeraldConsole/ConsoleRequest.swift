@@ -76,15 +76,7 @@ enum ConsoleRequest {
         json(try encoder.encode(value), status: status)
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.iso8601Milliseconds)
-        }
-        return encoder
-    }()
+    static let encoder = JSONEncoder.heraldAPI()
 
     /// The fields of an `application/x-www-form-urlencoded` body (at most 64 KiB).
     static func form(_ request: Request) async throws -> [String: String] {

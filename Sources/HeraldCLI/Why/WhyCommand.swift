@@ -21,7 +21,7 @@ struct WhyCommand: AsyncParsableCommand {
     @Argument(help: "An apns-id, a notification id or an apns-unique-id.")
     var id: String
 
-    @Option(help: "The app's ID (default: the provider's only app).")
+    @Option(help: "The app's ID (default: every app of the provider is asked).")
     var app: String?
 
     @Option(help: "For a notification id: list the devices with this verdict (as the breakdown names them).")

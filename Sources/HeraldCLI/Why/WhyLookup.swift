@@ -19,7 +19,8 @@ struct WhyLookup {
     private let gateway: (url: String, token: String, caPEM: String?)?
     private let providerClient: ConsoleHTTPClient
     private let gatewayClient: ConsoleHTTPClient?
-    private let app: String?
+    /// The apps to look in: the one given, else every app of the provider (an id belongs to one of them).
+    private let apps: [String]
 
     init(services: ServiceOptions, app: String?) async throws {
         provider = try? services.provider()
@@ -30,11 +31,11 @@ struct WhyLookup {
                 next: "run it where herald up runs, or give --provider URL --provider-token-file FILE")
         }
         let providerClient = try ConsoleHTTPClient(caPEM: nil)
-        var chosen = app
+        var chosen = app.map { [$0] } ?? []
         do {
             if let provider, app == nil {
                 let call = ServiceCall(client: providerClient, base: provider.url, token: provider.token)
-                chosen = try await DevicesCommand.appID(nil, call: call)
+                chosen = try await call.get("/v1/apps").array?.compactMap { $0["id"]?.string } ?? []
             }
             gatewayClient = try gateway.map { try ConsoleHTTPClient(caPEM: $0.caPEM) }
         } catch {
@@ -43,7 +44,7 @@ struct WhyLookup {
             throw error
         }
         self.providerClient = providerClient
-        self.app = chosen
+        apps = chosen
     }
 
     func shutdown() async {
@@ -108,13 +109,19 @@ struct WhyLookup {
         return DeliveryVerdict.of(trace, gateway: entry, now: Date())
     }
 
+    /// `path` of the first app that has it.
     private func providerGet<T: Decodable>(_ path: String, as type: T.Type) async throws -> T? {
+        for app in apps {
+            if let found = try await providerGet(path, app: app, as: type) { return found }
+        }
+        return nil
+    }
+
+    private func providerGet<T: Decodable>(_ path: String, app: String, as type: T.Type) async throws -> T? {
         guard let provider else { return nil }
         let separator = path.contains("?") ? "&" : "?"
-        let appQuery = app.map {
-            "\(separator)app=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)"
-        }
-        guard let url = URL(string: provider.url + path + (appQuery ?? "")) else { return nil }
+        let appQuery = "\(separator)app=\(app.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? app)"
+        guard let url = URL(string: provider.url + path + appQuery) else { return nil }
         let answer: ConsoleHTTPClient.Answer
         do {
             answer = try await providerClient.send(.GET, url, bearer: provider.token)

@@ -4,27 +4,8 @@ import PushProvider
 
 /// How `herald why` prints what it found.
 enum WhyRendering {
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return date
-            }
-            return try Date(text, strategy: .iso8601)
-        }
-        return decoder
-    }()
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.iso8601Milliseconds)
-        }
-        return encoder
-    }()
+    static let decoder = JSONDecoder.heraldAPI()
+    private static let encoder = JSONEncoder.heraldAPI()
 
     static func text(_ trace: DeliveryTrace, _ verdict: DeliveryVerdict) -> String {
         "herald why \(trace.apnsID): notification \(trace.notificationID), one device\n"

@@ -10,12 +10,7 @@ enum JSONCoding {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
         throws -> Response
     {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.iso8601Milliseconds)
-        }
+        let encoder = JSONEncoder.heraldAPI()
         var fields = headers
         fields[.contentType] = "application/json"
         return Response(
@@ -32,17 +27,7 @@ enum JSONCoding {
         // Only a strict body is parsed into a tree first (to check its keys); any other is decoded at once, and
         // parsed again only to say where it is not JSON.
         if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: try Self.parse(data)) }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return date
-            }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "expected an ISO 8601 time such as 2026-11-21T07:00:00Z")
-        }
+        let decoder = JSONDecoder.heraldAPI()
         do {
             return try decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
