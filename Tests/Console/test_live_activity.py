@@ -86,3 +86,19 @@ def test_channel_broadcast_and_push_to_start_through_herald_up(herald):
         "payload": {"aps": {"event": "update", "timestamp": int(time.time()) + 1, "content-state": {"score": "0-1"}}}})
     assert status == 202 and sent["stats"]["targeted"] == 1, sent
     assert eventually(lambda: by_push()[0]["contentState"] == {"score": "0-1"}), by_push()
+
+    # Its verdict: the activity took it. An update with an older timestamp is taken nothing from, and says so.
+    def verdict(notification):
+        def check():
+            page = call("GET", f"{base}/v1/notifications/{notification}/verdicts?app={app}", admin)[1]
+            kind = page["deliveries"][0]["verdict"]["verdict"] if page["deliveries"] else None
+            return page["deliveries"][0]["verdict"] if kind not in (None, "awaitingDevice", "sending", "queued") else None
+        return eventually(check)
+    assert verdict(sent["id"])["verdict"] == "activityUpdated", verdict(sent["id"])
+    status, older = call("POST", f"{base}/v1/notifications?app={app}", admin, {
+        "target": {"activity": pushed[0]["id"]},
+        "payload": {"aps": {"event": "update", "timestamp": 1000, "content-state": {"score": "9-9"}}}})
+    assert status == 202, older
+    ignored = verdict(older["id"])
+    assert ignored["verdict"] == "activityIgnored" and "older or equal timestamp" in ignored["sentence"], ignored
+    assert by_push()[0]["contentState"] == {"score": "0-1"}, by_push()

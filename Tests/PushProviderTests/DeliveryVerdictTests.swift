@@ -66,6 +66,17 @@ struct DeliveryVerdictTests {
             "in the foreground"
         ),
         ("a background push", trace(.accepted) { $0.outcomes = ["background"] }, "background", "woken"),
+        (
+            "a Live Activity update taken", trace(.accepted) { $0.outcomes = ["activityUpdated"] }, "activityUpdated",
+            "took it"
+        ),
+        (
+            "a Live Activity update with an older timestamp",
+            trace(.accepted) {
+                $0.outcomes = ["activityIgnored"]
+                $0.outcomeDetail = "activityIgnored: an older or equal timestamp"
+            }, "activityIgnored", "took nothing from it: an older or equal timestamp"
+        ),
         ("delivered only", trace(.accepted) { $0.deliveredAt = now }, "delivered", "reached the app"),
         ("no report", trace(.accepted) { $0.answeredAt = now }, "awaitingDevice", "has not reported it"),
         (

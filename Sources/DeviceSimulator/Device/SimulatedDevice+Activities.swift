@@ -79,14 +79,22 @@ extension SimulatedDevice {
                 return false
             }
             let changed = system.receivePush(Data(notification.payload), token: notification.token.bytes)
+            let apnsID = notification.apnsID.uuidString.lowercased()
             if !changed {
                 hub.emit(
                     DeviceEvent(
-                        .log, bundleID: app.manifest.bundleID,
-                        apnsID: notification.apnsID.uuidString.lowercased(),
+                        .log, bundleID: app.manifest.bundleID, apnsID: apnsID,
                         message: "a liveactivity push changed nothing (an older timestamp, an ended activity, or a "
                             + "state that is not the type's)"))
             }
+            // The provider learns what the activity did with it (its verdict).
+            hub.emit(
+                DeviceEvent(
+                    .outcome, bundleID: app.manifest.bundleID, token: notification.token.hex, apnsID: apnsID,
+                    message: changed
+                        ? nil
+                        : "an older or equal timestamp, an ended activity, or a content-state not of its type",
+                    outcome: changed ? "activityUpdated" : "activityIgnored"))
             return true
         case .broadcast(let broadcast, let token):
             // An app without Live Activities (a fleet's, subscribed with --subscribe) only logs and acknowledges it.

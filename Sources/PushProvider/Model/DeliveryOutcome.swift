@@ -15,12 +15,17 @@ public enum DeliveryOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     case extensionFailed
     /// Shown without its attachment: the file was refused (type, size) or not downloaded.
     case attachmentDropped
+    /// A Live Activity push the activity took: its content changed, or it ended.
+    case activityUpdated
+    /// A Live Activity push that changed nothing: a `timestamp` not newer than the activity's, an activity already
+    /// ended, or a content state not of the activity's type (iOS drops these silently).
+    case activityIgnored
 
     /// Whether the device did not show it at all.
     public var isNotShown: Bool {
         switch self {
-        case .background, .notAuthorized, .alertsOff, .foregroundNotPresented: true
-        case .extensionTimeout, .extensionFailed, .attachmentDropped: false
+        case .background, .notAuthorized, .alertsOff, .foregroundNotPresented, .activityIgnored: true
+        case .extensionTimeout, .extensionFailed, .attachmentDropped, .activityUpdated: false
         }
     }
 }

@@ -72,6 +72,16 @@ extension DeliveryVerdict {
             return .init(.acted, "shown, and the person chose the action \(action)")
         }
         if trace.openedAt != nil { return .init(.opened, "shown, and the person tapped it") }
+        if outcomes.contains(.activityIgnored) {
+            let why = Self.detail(of: .activityIgnored, in: trace).map { ": \($0)" } ?? ""
+            return .init(
+                .activityIgnored, "the Live Activity took nothing from it\(why)",
+                next: "send a newer timestamp (UNIX seconds, later than the last update's) and a content-state of the "
+                    + "activity's type, to an activity that has not ended")
+        }
+        if outcomes.contains(.activityUpdated) {
+            return .init(.activityUpdated, "the Live Activity took it: its content changed on the device")
+        }
         if trace.dismissedAt != nil { return .init(.dismissed, "shown, and the person dismissed it") }
         if let notShown = outcomes.first(where: \.isNotShown) { return Self.notShown(notShown, trace: trace) }
         if trace.displayedAt != nil { return Self.shown(outcomes, trace: trace) }
@@ -132,7 +142,7 @@ extension DeliveryVerdict {
                 "not shown: the app was in the foreground and its delegate chose no banner or list "
                     + "(userNotificationCenter(_:willPresent:))",
                 next: "return [.banner, .list, .sound] from willPresent for notifications the app wants shown")
-        case .extensionTimeout, .extensionFailed, .attachmentDropped:
+        case .extensionTimeout, .extensionFailed, .attachmentDropped, .activityUpdated, .activityIgnored:
             return shown([outcome], trace: trace)
         }
     }

@@ -64,12 +64,16 @@ public struct NotificationBreakdown: Codable, Sendable, Hashable {
             (.shownBestAttempt, shownVariants.bestAttempt, nil),
             (.shownOriginal, shownVariants.original, nil),
             (.shownWithoutAttachment, shownVariants.withoutAttachment, nil),
+            (.activityUpdated, outcome(.activityUpdated), nil), (.activityIgnored, outcome(.activityIgnored), nil),
             (.background, outcome(.background), nil), (.notShown, notShown, nil),
             (
                 .delivered,
                 max(0, stats.delivered - stats.displayed - notShown - outcome(.background)), nil
             ),
-            (.awaitingDevice, max(0, stats.accepted - stats.delivered), nil),
+            (
+                .awaitingDevice,
+                max(0, stats.accepted - stats.delivered - outcome(.activityUpdated) - outcome(.activityIgnored)), nil
+            ),
             (.rejected, rejected.values.reduce(0, +), rejected), (.tokenGone, gone.values.reduce(0, +), gone),
             (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.queued, stats.queued, nil),
             (.sending, stats.inFlight, nil),
@@ -80,7 +84,9 @@ public struct NotificationBreakdown: Codable, Sendable, Hashable {
                 reasons: reasons?.isEmpty == false ? reasons : nil,
                 devices: "/v1/notifications/\(notificationID)/verdicts?verdict=\(kind.rawValue)")
         }
-        undecided = max(0, stats.accepted - stats.delivered) + stats.queued + stats.inFlight
+        undecided =
+            max(0, stats.accepted - stats.delivered - outcome(.activityUpdated) - outcome(.activityIgnored))
+            + stats.queued + stats.inFlight
     }
 
     /// Each kind in a breakdown's words.
@@ -91,6 +97,7 @@ public struct NotificationBreakdown: Codable, Sendable, Hashable {
         .shownBestAttempt: "shown as the service extension's best attempt (it ran out of time)",
         .shownOriginal: "shown as the original content (the service extension failed)",
         .shownWithoutAttachment: "shown without its attachment",
+        .activityUpdated: "the Live Activity took it", .activityIgnored: "the Live Activity took nothing from it",
         .background: "background: the app was woken, nothing to show",
         .notShown: "not shown (not authorized, alerts off, or the foreground app chose not to)",
         .delivered: "reached the app; not reported shown",
