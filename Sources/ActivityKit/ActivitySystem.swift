@@ -16,7 +16,7 @@ public final class ActivitySystem: Sendable {
     /// How long an ended activity may stay on the lock screen: 4 hours.
     public static let dismissalLimit: TimeInterval = 4 * 3600
 
-    private struct State {
+    struct State {
         var records: [String: ActivityRecord] = [:]
         var order: [String] = []
         var transport: (any ActivityTransport)?
@@ -39,7 +39,7 @@ public final class ActivitySystem: Sendable {
         let attributes: @Sendable (Data) -> Bool
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     public init() {}
 
@@ -60,41 +60,6 @@ public final class ActivitySystem: Sendable {
 
     var activitiesEnabled: Bool { state.withLock { $0.activitiesEnabled } }
     var frequentPushesEnabled: Bool { state.withLock { $0.frequentPushesEnabled } }
-
-    // MARK: What the device delivers
-
-    /// A push with `apns-push-type: liveactivity` to one of the app's tokens: a push-to-start token starts an
-    /// activity, an activity's own token updates or ends it.
-    ///
-    /// - Returns: whether it changed anything.
-    @discardableResult
-    public func receivePush(_ payload: Data, token: Data) -> Bool {
-        guard let push = LiveActivityPayload(payload) else { return false }
-        if push.event == .start {
-            let (type, decoders) = state.withLock { state in
-                let type = state.pushToStartTokens.first { $0.value == token }?.key
-                return (type, type.flatMap { state.decoders[$0] })
-            }
-            guard let type, let decoders, push.attributesType == type, let attributes = push.attributes,
-                let contentState = push.contentState, decoders.attributes(attributes),
-                decoders.contentState(contentState)
-            else { return false }
-            startFromPush(push, type: type, attributes: attributes, contentState: contentState)
-            return true
-        }
-        let ids = state.withLock { state in state.records.values.filter { $0.pushToken == token }.map(\.id) }
-        return apply(push, to: ids)
-    }
-
-    /// A broadcast on a channel: it updates or ends every activity subscribed to it.
-    ///
-    /// - Returns: whether it changed anything.
-    @discardableResult
-    public func receiveBroadcast(_ payload: Data, channel: String) -> Bool {
-        guard let push = LiveActivityPayload(payload), push.event != .start else { return false }
-        let ids = state.withLock { state in state.records.values.filter { $0.channel == channel }.map(\.id) }
-        return apply(push, to: ids)
-    }
 
     // MARK: For Activity
 
@@ -276,32 +241,7 @@ public final class ActivitySystem: Sendable {
 
     // MARK: Inside
 
-    private func startFromPush(_ push: LiveActivityPayload, type: String, attributes: Data, contentState: Data) {
-        Task {
-            var token: Data?
-            if push.inputPushToken, let transport = state.withLock({ $0.transport }) {
-                token = try? await transport.makeUpdateToken()
-            }
-            if let channel = push.inputPushChannel, let transport = state.withLock({ $0.transport }) {
-                try? await transport.subscribe(channel: channel)
-            }
-            var record = state.withLock { state in
-                ActivityRecord(
-                    id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
-                    staleDate: push.staleDate, relevanceScore: push.relevanceScore ?? 0, timestamp: push.timestamp,
-                    state: .active, pushToken: token, channel: push.inputPushChannel, startedAt: state.now())
-            }
-            let started = record.startedAt
-            record.alert = push.alert.map {
-                ActivityAlert(title: $0.title, body: $0.body, sound: $0.sound, shownAt: started)
-            }
-            insert(record)
-            let starts = state.withLock { state in state.starts.values.filter { $0.type == type }.map(\.deliver) }
-            for deliver in starts { deliver(record.id) }
-        }
-    }
-
-    private func insert(_ record: ActivityRecord) {
+    func insert(_ record: ActivityRecord) {
         let observers = state.withLock { state in
             state.records[record.id] = record
             state.order.append(record.id)
@@ -310,43 +250,7 @@ public final class ActivitySystem: Sendable {
         for observer in observers { observer(record) }
     }
 
-    private func apply(_ push: LiveActivityPayload, to ids: [String]) -> Bool {
-        var changed = false
-        var endedChannels: Set<String> = []
-        let decoders = state.withLock { $0.decoders }
-        defer {
-            // An activity ended by push no longer needs its channel: the subscription ends with the last one.
-            for channel in endedChannels { Task { await self.unsubscribeIfUnused(channel) } }
-        }
-        for id in ids {
-            change(id) { record, now in
-                guard record.state == .active else { return false }
-                if let contentState = push.contentState,
-                    decoders[record.attributesType]?.contentState(contentState) != true
-                {
-                    return false
-                }
-                if let timestamp = push.timestamp, let current = record.timestamp, timestamp <= current { return false }
-                if let timestamp = push.timestamp { record.timestamp = timestamp }
-                if let contentState = push.contentState { record.contentState = contentState }
-                if let staleDate = push.staleDate { record.staleDate = staleDate }
-                if let relevanceScore = push.relevanceScore { record.relevanceScore = relevanceScore }
-                if let alert = push.alert {
-                    record.alert = ActivityAlert(title: alert.title, body: alert.body, sound: alert.sound, shownAt: now)
-                }
-                if push.event == .end {
-                    Self.end(&record, at: now, dismissal: push.dismissalDate.map { .after($0) } ?? .default)
-                    if let channel = record.channel { endedChannels.insert(channel) }
-                }
-                changed = true
-                return true
-            }
-        }
-        return changed
-    }
-
-    /// Changes a record and tells the observers, when `body` says it changed.
-    private func change(_ id: String, _ body: (inout ActivityRecord, Date) -> Bool) {
+    func change(_ id: String, _ body: (inout ActivityRecord, Date) -> Bool) {
         let (record, observers) = state.withLock { state -> (ActivityRecord?, [@Sendable (ActivityRecord) -> Void]) in
             guard var record = state.records[id], body(&record, state.now()) else { return (nil, []) }
             state.records[id] = record
@@ -356,7 +260,7 @@ public final class ActivitySystem: Sendable {
         for observer in observers { observer(record) }
     }
 
-    private static func end(_ record: inout ActivityRecord, at now: Date, dismissal: ActivityUIDismissalPolicy) {
+    static func end(_ record: inout ActivityRecord, at now: Date, dismissal: ActivityUIDismissalPolicy) {
         record.state = .ended
         record.endedAt = now
         let latest = now.addingTimeInterval(dismissalLimit)
@@ -393,7 +297,7 @@ public final class ActivitySystem: Sendable {
         }
     }
 
-    private func unsubscribeIfUnused(_ channel: String) async {
+    func unsubscribeIfUnused(_ channel: String) async {
         let (unused, transport) = state.withLock { state in
             (!state.records.values.contains { $0.channel == channel && $0.state == .active }, state.transport)
         }

@@ -1,0 +1,100 @@
+public import Foundation
+import Synchronization
+
+/// What the device delivers to the app's activities: pushes to their tokens and broadcasts on their channels.
+extension ActivitySystem {
+    /// A push with `apns-push-type: liveactivity` to one of the app's tokens: a push-to-start token starts an
+    /// activity, an activity's own token updates or ends it.
+    ///
+    /// - Returns: whether it changed anything.
+    @discardableResult
+    public func receivePush(_ payload: Data, token: Data) -> Bool {
+        guard let push = LiveActivityPayload(payload) else { return false }
+        if push.event == .start {
+            let (type, decoders) = state.withLock { state in
+                let type = state.pushToStartTokens.first { $0.value == token }?.key
+                return (type, type.flatMap { state.decoders[$0] })
+            }
+            guard let type, let decoders, push.attributesType == type, let attributes = push.attributes,
+                let contentState = push.contentState, decoders.attributes(attributes),
+                decoders.contentState(contentState)
+            else { return false }
+            startFromPush(push, type: type, attributes: attributes, contentState: contentState)
+            return true
+        }
+        let ids = state.withLock { state in state.records.values.filter { $0.pushToken == token }.map(\.id) }
+        return apply(push, to: ids)
+    }
+
+    /// A broadcast on a channel: it updates or ends every activity subscribed to it.
+    ///
+    /// - Returns: whether it changed anything.
+    @discardableResult
+    public func receiveBroadcast(_ payload: Data, channel: String) -> Bool {
+        guard let push = LiveActivityPayload(payload), push.event != .start else { return false }
+        let ids = state.withLock { state in state.records.values.filter { $0.channel == channel }.map(\.id) }
+        return apply(push, to: ids)
+    }
+
+    func startFromPush(_ push: LiveActivityPayload, type: String, attributes: Data, contentState: Data) {
+        Task {
+            var token: Data?
+            if push.inputPushToken, let transport = state.withLock({ $0.transport }) {
+                token = try? await transport.makeUpdateToken()
+            }
+            if let channel = push.inputPushChannel, let transport = state.withLock({ $0.transport }) {
+                try? await transport.subscribe(channel: channel)
+            }
+            var record = state.withLock { state in
+                ActivityRecord(
+                    id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
+                    staleDate: push.staleDate, relevanceScore: push.relevanceScore ?? 0, timestamp: push.timestamp,
+                    state: .active, pushToken: token, channel: push.inputPushChannel, startedAt: state.now())
+            }
+            let started = record.startedAt
+            record.alert = push.alert.map {
+                ActivityAlert(title: $0.title, body: $0.body, sound: $0.sound, shownAt: started)
+            }
+            insert(record)
+            let starts = state.withLock { state in state.starts.values.filter { $0.type == type }.map(\.deliver) }
+            for deliver in starts { deliver(record.id) }
+        }
+    }
+
+    private func apply(_ push: LiveActivityPayload, to ids: [String]) -> Bool {
+        var changed = false
+        var endedChannels: Set<String> = []
+        let decoders = state.withLock { $0.decoders }
+        defer {
+            // An activity ended by push no longer needs its channel: the subscription ends with the last one.
+            for channel in endedChannels { Task { await self.unsubscribeIfUnused(channel) } }
+        }
+        for id in ids {
+            change(id) { record, now in
+                guard record.state == .active else { return false }
+                if let contentState = push.contentState,
+                    decoders[record.attributesType]?.contentState(contentState) != true
+                {
+                    return false
+                }
+                if let timestamp = push.timestamp, let current = record.timestamp, timestamp <= current { return false }
+                if let timestamp = push.timestamp { record.timestamp = timestamp }
+                if let contentState = push.contentState { record.contentState = contentState }
+                if let staleDate = push.staleDate { record.staleDate = staleDate }
+                if let relevanceScore = push.relevanceScore { record.relevanceScore = relevanceScore }
+                if let alert = push.alert {
+                    record.alert = ActivityAlert(title: alert.title, body: alert.body, sound: alert.sound, shownAt: now)
+                }
+                if push.event == .end {
+                    Self.end(&record, at: now, dismissal: push.dismissalDate.map { .after($0) } ?? .default)
+                    if let channel = record.channel { endedChannels.insert(channel) }
+                }
+                changed = true
+                return true
+            }
+        }
+        return changed
+    }
+
+    /// Changes a record and tells the observers, when `body` says it changed.
+}
