@@ -37,7 +37,8 @@ def shell(tmp_path):
     (tmp_path / "examples").symlink_to(EXAMPLES)
     shim = tmp_path / "bin"
     shim.mkdir()
-    binary = os.environ.get("HERALD_BIN", str(ROOT / ".build" / "debug" / "herald"))
+    # Absolute: the commands run from another folder.
+    binary = os.path.abspath(os.environ.get("HERALD_BIN", str(ROOT / ".build" / "debug" / "herald")))
     (shim / "swift").write_text(
         '#!/bin/sh\nif [ "$1" = run ] && [ "$2" = herald ]; then shift 2; exec "%s" "$@"; fi\nexec swift "$@"\n'
         % binary)
@@ -180,7 +181,8 @@ def test_005_live_score(shell):
 def test_the_gateway_banners_commands_run_as_pasted_from_another_folder(shell, tmp_path):
     shell("")
     banner = (tmp_path / "gateway.log").read_text()
-    for start in ("curl --http2", f"{os.environ.get('HERALD_BIN', ROOT / '.build' / 'debug' / 'herald')} send"):
+    binary = os.path.abspath(os.environ.get("HERALD_BIN", str(ROOT / ".build" / "debug" / "herald")))
+    for start in ("curl --http2", f"{binary} send"):
         block = banner[banner.index(start):].split("\n\n", 1)[0]
         sent = subprocess.run(["bash", "-c", block], cwd="/", capture_output=True, text=True, timeout=60)
         assert sent.returncode == 0, f"{block}\n{sent.stdout}{sent.stderr}"
