@@ -217,7 +217,9 @@ final class DeliveryEngine: Sendable {
                     } else if case .accepted = outcome.result {
                         answers.withLock { $0.answered += 1 }
                     }
-                    buffer.append(self.result(of: outcome, appID: appID, attempts: attempts))
+                    if let result = self.result(of: outcome, appID: appID, attempts: attempts) {
+                        buffer.append(result)
+                    }
                 }
                 let (answered, troubled) = answers.withLock { $0 }
                 if let pause = serverTrouble.record(
@@ -242,11 +244,16 @@ final class DeliveryEngine: Sendable {
         }
     }
 
-    private func result(of outcome: APNSSendOutcome, appID: String, attempts: [Int64: Int]) -> DeliveryResult {
-        // Safety: every notification the engine sends carries the apns-id (a broadcast: apns-request-id) it made
-        // from the delivery.
+    /// The delivery's result from APNs' answer; `nil` (reported, and the delivery sent again when its lease runs out)
+    /// for an answer whose notification lost the `apns-id` the engine made from the delivery, which never happens.
+    private func result(of outcome: APNSSendOutcome, appID: String, attempts: [Int64: Int]) -> DeliveryResult? {
         let messageID = outcome.notification.broadcast?.headers.requestID ?? outcome.notification.headers.apnsID
-        let id = DeliveryMessageID(messageID!.rawValue)!.deliveryID
+        guard let id = messageID.flatMap({ DeliveryMessageID($0.rawValue) })?.deliveryID else {
+            failures.report(
+                .record, "an answer came back without the apns-id made for its delivery; it is sent again later",
+                metadata: ["app": "\(appID)"])
+            return nil
+        }
         let now = settings.now()
         switch outcome.result {
         case .accepted(let acceptance):
