@@ -1,13 +1,19 @@
 package import Foundation
 
 extension Date {
-    /// ISO 8601 with milliseconds, rounded to the nearest one. Foundation's style truncates, and a time read back
-    /// from its text (…54.284 stored as 54.28399999…) came out a millisecond early: a device's report then seemed
-    /// dated before the event it reported.
+    /// ISO 8601 with milliseconds, the millisecond the time is in. Foundation's style truncates a time read back from
+    /// such a text (…54.284 kept as 54.28399999…) to the millisecond before (a device's report then seemed dated before
+    /// the event it reported), so a microsecond is added first. A page cursor made from this text bounds its query
+    /// a microsecond lower (``iso8601CursorBound``), so the time's own row is never read again.
     package var iso8601Milliseconds: String {
-        let rounded = Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded() / 1000)
-        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        addingTimeInterval(Self.textSlack).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
+
+    /// For a time read from an ``iso8601Milliseconds`` text used as a cursor (`before`): the bound below which every
+    /// row's own text is earlier than the cursor's.
+    package var iso8601CursorBound: Date { addingTimeInterval(-Self.textSlack) }
+
+    private static let textSlack: TimeInterval = 0.000_001
 }
 
 extension JSONEncoder {

@@ -46,7 +46,8 @@ extension PushProviderService {
     public func notificationReports(appID: String, before: Date?, limit: Int) async throws(ProviderError)
         -> [NotificationReport]
     {
-        let notifications = try await store.notifications(appID: appID, before: before, limit: limit)
+        let notifications = try await store.notifications(
+            appID: appID, before: before?.iso8601CursorBound, limit: limit)
         let stats = try await store.stats(notificationIDs: notifications.map(\.id))
         return notifications.map { report($0, stats: stats[$0.id]) }
     }
