@@ -26,6 +26,8 @@ struct ActivityRecord: Sendable {
     var alert: ActivityAlert?
     /// Why its push token or channel subscription could not be had (it then gets no pushes).
     var problem: String?
+    /// When it took each priority-10 push of the last hour: what the system's budget counts.
+    var priority10Pushes: [Date] = []
 
     /// The state as shown at `now`: an active activity past its stale date is stale.
     func visibleState(at now: Date) -> ActivityState {

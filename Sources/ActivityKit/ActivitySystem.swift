@@ -23,6 +23,10 @@ public final class ActivitySystem: Sendable {
         var pushToStartTokens: [String: Data] = [:]
         var activitiesEnabled = true
         var frequentPushesEnabled = true
+        /// Priority-10 pushes an activity takes per rolling hour; frequent updates multiply it.
+        var priority10Budget = ActivitySystem.defaultPriority10Budget
+        /// The app's Info.plist has `NSSupportsLiveActivitiesFrequentUpdates`.
+        var supportsFrequentUpdates = false
         var observers: [UUID: @Sendable (ActivityRecord) -> Void] = [:]
         var starts: [UUID: (type: String, deliver: @Sendable (String) -> Void)] = [:]
         /// For each attributes type the app uses: whether JSON decodes as its content state, and as its attributes.
@@ -46,6 +50,29 @@ public final class ActivitySystem: Sendable {
     /// Connects the system to the device that issues tokens and holds subscriptions.
     public func attach(_ transport: any ActivityTransport) {
         state.withLock { $0.transport = transport }
+    }
+
+    /// Priority-10 pushes an activity takes in an hour unless told otherwise. Apple publishes no number ("a certain
+    /// budget of ActivityKit push notifications per hour"); this is Herald's, the same as the provider's warning.
+    public static let defaultPriority10Budget = 10
+
+    /// How many more an activity takes when the app has `NSSupportsLiveActivitiesFrequentUpdates` and the person left
+    /// frequent updates on (``ActivityAuthorizationInfo/frequentPushesEnabled``): Herald's factor, Apple's is not
+    /// published either.
+    public static let frequentUpdatesFactor = 6
+
+    /// Sets the budget of priority-10 pushes per activity and hour (a manifest's `activityPriority10Budget`), and
+    /// whether the app asks for frequent updates (`NSSupportsLiveActivitiesFrequentUpdates`).
+    public func setPriority10Budget(_ budget: Int, frequentUpdates: Bool = false) {
+        state.withLock { state in
+            state.priority10Budget = max(0, budget)
+            state.supportsFrequentUpdates = frequentUpdates
+        }
+    }
+
+    /// Turns frequent updates on or off for the app, as the person can in Settings.
+    public func setFrequentPushesEnabled(_ enabled: Bool) {
+        state.withLock { $0.frequentPushesEnabled = enabled }
     }
 
     /// The clock (a test moves it); the system's deadlines are checked against it on every read.

@@ -102,3 +102,18 @@ def test_channel_broadcast_and_push_to_start_through_herald_up(herald):
     ignored = verdict(older["id"])
     assert ignored["verdict"] == "activityIgnored" and "older or equal timestamp" in ignored["sentence"], ignored
     assert by_push()[0]["contentState"] == {"score": "0-1"}, by_push()
+
+    # Priority 10 counts against the activity's hourly budget (the demo app's: Herald's 10): the 11th is dropped.
+    last = None
+    for index in range(10):
+        status, last = call("POST", f"{base}/v1/notifications?app={app}", admin, {
+            "target": {"activity": pushed[0]["id"]},
+            "payload": {"aps": {"event": "update", "timestamp": int(time.time()) + 10 + index,
+                                "content-state": {"score": f"{index}-1"}}}})
+        assert status == 202, last
+        if index < 9:  # one at a time, so each arrives after the one before
+            assert verdict(last["id"])["verdict"] == "activityUpdated", verdict(last["id"])
+    throttled = verdict(last["id"])
+    assert throttled["verdict"] == "activityThrottled", throttled
+    assert "apns-priority 5" in throttled["next"], throttled
+    assert by_push()[0]["contentState"] == {"score": "8-1"}, by_push()

@@ -96,6 +96,49 @@ struct ActivityKitTests {
         }
     }
 
+    @Test(
+        "priority-10 updates past the activity's hourly budget are dropped; priority 5 is not counted; frequent updates"
+    )
+    func priority10Budget() async throws {
+        try await withDevice { _, client, _ in
+            let clock = MovableClock(Date())
+            ActivitySystem.shared.setClock { clock.now }
+            ActivitySystem.shared.setPriority10Budget(2)
+            let activity = try Activity.request(
+                attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
+                content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: .token)
+            await ActivitySystem.shared.settled()
+            let token = try APNSDeviceToken(bytes: try #require(activity.pushToken)).hex
+            var updates = activity.contentUpdates.makeAsyncIterator()
+            func push(_ score: String, at timestamp: Int, priority: APNSPriority) async throws {
+                let headers = APNSRequestHeaders(
+                    pushType: .liveactivity, priority: priority, topic: "com.example.app.push-type.liveactivity")
+                let aps = #"{"aps":{"event":"update","timestamp":\#(timestamp),"content-state":{"score":"\#(score)"}}}"#
+                #expect(
+                    try await client.send(
+                        APNSNotification(deviceToken: token, headers: headers, payload: ByteBuffer(string: aps))
+                    ).isAccepted)
+            }
+            try await push("1-0", at: 1, priority: .immediate)
+            #expect(await updates.next()?.state.score == "1-0")
+            try await push("2-0", at: 2, priority: .immediate)
+            #expect(await updates.next()?.state.score == "2-0")
+            try await push("3-0", at: 3, priority: .immediate)  // the third in the hour: dropped
+            try await push("3-1", at: 4, priority: .conservePower)  // priority 5 does not count
+            #expect(await updates.next()?.state.score == "3-1", "3-0 was throttled")
+            clock.advance(by: 3600)
+            try await push("4-1", at: 5, priority: .immediate)
+            #expect(await updates.next()?.state.score == "4-1", "an hour later the budget is back")
+
+            // With NSSupportsLiveActivitiesFrequentUpdates (and the person leaving it on) the budget is larger.
+            ActivitySystem.shared.setPriority10Budget(2, frequentUpdates: true)
+            for (index, score) in ["5-1", "6-1", "7-1"].enumerated() {
+                try await push(score, at: 6 + index, priority: .immediate)
+                #expect(await updates.next()?.state.score == score)
+            }
+        }
+    }
+
     @Test("a scheduled activity (iOS 26) is pending until its start on the device's clock, then active with its alert")
     func scheduledActivity() async throws {
         try await withDevice { _, _, _ in

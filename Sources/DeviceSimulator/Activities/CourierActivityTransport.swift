@@ -53,7 +53,9 @@ public struct CourierActivityTransport: ActivityTransport {
     {
         switch event {
         case .notification(let notification) where notification.pushType == .liveactivity:
-            system.receivePush(Data(notification.payload), token: notification.token.bytes)
+            _ = system.receivePush(
+                Data(notification.payload), token: notification.token.bytes,
+                priority: Int(notification.priority.rawValue))
             courier.acknowledge(notification)
             return true
         case .broadcast(let broadcast, let token):

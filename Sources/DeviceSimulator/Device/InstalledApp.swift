@@ -37,6 +37,8 @@ final class InstalledApp: Sendable {
         } else {
             let system = ActivitySystem()
             for type in manifest.activityTypes { system.declare(type: type.name) }
+            system.setPriority10Budget(
+                manifest.activityPriority10Budget, frequentUpdates: manifest.supportsFrequentUpdates)
             activities = system
         }
         if manifest.widgets.isEmpty && manifest.controls.isEmpty {

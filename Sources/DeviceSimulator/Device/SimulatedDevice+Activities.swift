@@ -78,8 +78,19 @@ extension SimulatedDevice {
                         message: "a liveactivity push for a token no activity of any app has: ignored"))
                 return false
             }
-            let changed = system.receivePush(Data(notification.payload), token: notification.token.bytes)
+            let outcome = system.receivePush(
+                Data(notification.payload), token: notification.token.bytes,
+                priority: Int(notification.priority.rawValue))
+            let changed = outcome == .applied
             let apnsID = notification.apnsID.uuidString.lowercased()
+            if outcome == .throttled {
+                hub.emit(
+                    DeviceEvent(
+                        .outcome, bundleID: app.manifest.bundleID, token: notification.token.hex, apnsID: apnsID,
+                        message: "past the activity's budget of priority-10 pushes this hour",
+                        outcome: "activityThrottled"))
+                return true
+            }
             if !changed {
                 hub.emit(
                     DeviceEvent(

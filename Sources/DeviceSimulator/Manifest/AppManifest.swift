@@ -1,4 +1,5 @@
 public import APNSCore
+import ActivityKit
 public import CategoryConfig
 public import Foundation
 public import UserNotifications
@@ -31,6 +32,12 @@ public struct AppManifest: Sendable, Decodable {
     public var controls: [String]
     /// Reloads each widget kind may have in 24 hours (WidgetKit's budget: 40 to 70 for a widget seen often).
     public var widgetReloadBudget: Int
+    /// Priority-10 Live Activity pushes an activity takes per rolling hour before the system throttles it (Apple
+    /// publishes no number; Herald's default is 10, like the provider's warning).
+    public var activityPriority10Budget: Int
+    /// The Info.plist key that raises the budget (`NSSupportsLiveActivitiesFrequentUpdates`), while the person leaves
+    /// frequent updates on.
+    public var supportsFrequentUpdates: Bool
 
     /// A Live Activity type: its name (a push-to-start payload's `attributes-type`) and the attributes and content
     /// state an activity started from the device's API or terminal gets when none are given.
@@ -82,7 +89,8 @@ public struct AppManifest: Sendable, Decodable {
 
     private enum CodingKeys: String, CodingKey {
         case bundleID, environment, authorization, foreground, contentExtension, serviceExtension, activityTypes
-        case widgets, controls, widgetReloadBudget
+        case widgets, controls, widgetReloadBudget, activityPriority10Budget
+        case supportsFrequentUpdates = "NSSupportsLiveActivitiesFrequentUpdates"
         case notificationConfig = "NotificationConfig"
     }
 
@@ -120,6 +128,16 @@ public struct AppManifest: Sendable, Decodable {
                 forKey: .widgetReloadBudget, in: container,
                 debugDescription: "widgetReloadBudget is 1 to 1000 reloads a day; got \(widgetReloadBudget)")
         }
+        activityPriority10Budget =
+            try container.decodeIfPresent(Int.self, forKey: .activityPriority10Budget)
+            ?? ActivitySystem.defaultPriority10Budget
+        guard (0...10_000).contains(activityPriority10Budget) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .activityPriority10Budget, in: container,
+                debugDescription:
+                    "activityPriority10Budget is 0 to 10000 pushes an hour; got \(activityPriority10Budget)")
+        }
+        supportsFrequentUpdates = try container.decodeIfPresent(Bool.self, forKey: .supportsFrequentUpdates) ?? false
     }
 
     /// Widget or control kinds: at most 64, each 1 to 256 characters, no repeats.

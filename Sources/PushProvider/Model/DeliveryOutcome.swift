@@ -20,11 +20,14 @@ public enum DeliveryOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     /// A Live Activity push that changed nothing: a `timestamp` not newer than the activity's, an activity already
     /// ended, or a content state not of the activity's type (iOS drops these silently).
     case activityIgnored
+    /// A priority-10 Live Activity push past the activity's hourly budget: the system dropped it.
+    case activityThrottled
 
     /// Whether the device did not show it at all.
     public var isNotShown: Bool {
         switch self {
-        case .background, .notAuthorized, .alertsOff, .foregroundNotPresented, .activityIgnored: true
+        case .background, .notAuthorized, .alertsOff, .foregroundNotPresented, .activityIgnored, .activityThrottled:
+            true
         case .extensionTimeout, .extensionFailed, .attachmentDropped, .activityUpdated: false
         }
     }

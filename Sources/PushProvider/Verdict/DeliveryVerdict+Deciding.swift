@@ -72,6 +72,13 @@ extension DeliveryVerdict {
             return .init(.acted, "shown, and the person chose the action \(action)")
         }
         if trace.openedAt != nil { return .init(.opened, "shown, and the person tapped it") }
+        if outcomes.contains(.activityThrottled) {
+            return .init(
+                .activityThrottled,
+                "the Live Activity dropped it: the activity had used its budget of priority-10 pushes for the hour",
+                next: "send routine updates with apns-priority 5 (they do not count), keep 10 for what the person "
+                    + "must see now; NSSupportsLiveActivitiesFrequentUpdates raises the budget")
+        }
         if outcomes.contains(.activityIgnored) {
             let why = Self.detail(of: .activityIgnored, in: trace).map { ": \($0)" } ?? ""
             return .init(
@@ -142,7 +149,8 @@ extension DeliveryVerdict {
                 "not shown: the app was in the foreground and its delegate chose no banner or list "
                     + "(userNotificationCenter(_:willPresent:))",
                 next: "return [.banner, .list, .sound] from willPresent for notifications the app wants shown")
-        case .extensionTimeout, .extensionFailed, .attachmentDropped, .activityUpdated, .activityIgnored:
+        case .extensionTimeout, .extensionFailed, .attachmentDropped, .activityUpdated, .activityIgnored,
+            .activityThrottled:
             return shown([outcome], trace: trace)
         }
     }

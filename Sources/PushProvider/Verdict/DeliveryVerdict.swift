@@ -18,7 +18,7 @@ public struct DeliveryVerdict: Codable, Sendable, Hashable {
     public enum Kind: String, Sendable, CaseIterable {
         case replied, acted, opened, dismissed
         case shown, shownBestAttempt, shownOriginal, shownWithoutAttachment
-        case activityUpdated, activityIgnored
+        case activityUpdated, activityIgnored, activityThrottled
         case background, notShown, delivered
         case storedOffline, replaced, coalesced, expired, discarded, awaitingDevice
         case rejected, tokenGone, gaveUp

@@ -65,6 +65,7 @@ public struct NotificationBreakdown: Codable, Sendable, Hashable {
             (.shownOriginal, shownVariants.original, nil),
             (.shownWithoutAttachment, shownVariants.withoutAttachment, nil),
             (.activityUpdated, outcome(.activityUpdated), nil), (.activityIgnored, outcome(.activityIgnored), nil),
+            (.activityThrottled, outcome(.activityThrottled), nil),
             (.background, outcome(.background), nil), (.notShown, notShown, nil),
             (
                 .delivered,
@@ -72,7 +73,10 @@ public struct NotificationBreakdown: Codable, Sendable, Hashable {
             ),
             (
                 .awaitingDevice,
-                max(0, stats.accepted - stats.delivered - outcome(.activityUpdated) - outcome(.activityIgnored)), nil
+                max(
+                    0,
+                    stats.accepted - stats.delivered - outcome(.activityUpdated) - outcome(.activityIgnored)
+                        - outcome(.activityThrottled)), nil
             ),
             (.rejected, rejected.values.reduce(0, +), rejected), (.tokenGone, gone.values.reduce(0, +), gone),
             (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.queued, stats.queued, nil),
@@ -85,7 +89,10 @@ public struct NotificationBreakdown: Codable, Sendable, Hashable {
                 devices: "/v1/notifications/\(notificationID)/verdicts?verdict=\(kind.rawValue)")
         }
         undecided =
-            max(0, stats.accepted - stats.delivered - outcome(.activityUpdated) - outcome(.activityIgnored))
+            max(
+                0,
+                stats.accepted - stats.delivered - outcome(.activityUpdated) - outcome(.activityIgnored)
+                    - outcome(.activityThrottled))
             + stats.queued + stats.inFlight
     }
 
@@ -98,6 +105,7 @@ public struct NotificationBreakdown: Codable, Sendable, Hashable {
         .shownOriginal: "shown as the original content (the service extension failed)",
         .shownWithoutAttachment: "shown without its attachment",
         .activityUpdated: "the Live Activity took it", .activityIgnored: "the Live Activity took nothing from it",
+        .activityThrottled: "the Live Activity dropped it: past its hourly budget of priority-10 pushes",
         .background: "background: the app was woken, nothing to show",
         .notShown: "not shown (not authorized, alerts off, or the foreground app chose not to)",
         .delivered: "reached the app; not reported shown",
