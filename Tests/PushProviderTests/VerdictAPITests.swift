@@ -75,6 +75,28 @@ struct VerdictAPITests {
         }
     }
 
+    @Test("a push to a token the app replaced since: its verdict says the token was retired and why")
+    func replacedToken() async throws {
+        try await ProviderHarness.with { harness in
+            let old = try harness.gatewayToken()
+            _ = try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: ["token": old])
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["token": old], "content": ["body": "x"]])
+            let id = try #require(created["id"].string)
+            _ = try await harness.finished(id)
+            var (_, page) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries")
+            #expect(page[0]["verdict"]["verdict"].string == "awaitingDevice")
+            let new = try harness.gatewayToken()
+            let (status, _) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": new, "replaces": old])
+            #expect(status == 201)
+            (_, page) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries")
+            let verdict = page[0]["verdict"]
+            #expect(verdict["verdict"].string == "tokenGone", "\(verdict)")
+            #expect(verdict["sentence"].string?.contains("the app registered a new token") == true, "\(verdict)")
+        }
+    }
+
     @Test("a device that never reported: the local APNs' log says stored, replaced by a collapse ID, or coalesced")
     func gatewayLog() async throws {
         try await ProviderHarness.with { harness in

@@ -37,6 +37,10 @@ public struct DeliveryTrace: Codable, Sendable, Hashable {
     /// words for it.
     public var outcomes: [String] = []
     public var outcomeDetail: String?
+    /// When the provider stopped using the delivery's token, and why (`replaced`: the app registered a new one;
+    /// `Unregistered`, `BadDeviceToken`: APNs' answer).
+    public var tokenRetiredAt: Date?
+    public var tokenRetiredBecause: String?
     /// What became of it, in one sentence with the next step (set by the API when it answers).
     public var verdict: DeliveryVerdict?
 

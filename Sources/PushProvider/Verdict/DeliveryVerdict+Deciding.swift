@@ -98,6 +98,16 @@ extension DeliveryVerdict {
                 next: "a device that reports only deliveries cannot say more", waitingFor: "a display report")
         }
         if let entry = gateway, let verdict = Self.fromGateway(entry) { return verdict }
+        if let retired = trace.tokenRetiredAt {
+            let why =
+                trace.tokenRetiredBecause == "replaced"
+                ? "the app registered a new token for the device" : "APNs answered \(trace.tokenRetiredBecause ?? "")"
+            return .init(
+                .tokenGone,
+                "APNs accepted it, and the provider retired its token at \(Self.time(retired)): \(why); the device "
+                    + "has not reported it and may never",
+                next: "nothing to do: later notifications go to the device's new token")
+        }
         let accepted = trace.answeredAt.map { " at \(Self.time($0))" } ?? ""
         return .init(
             .awaitingDevice,

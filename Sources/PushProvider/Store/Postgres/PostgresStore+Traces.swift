@@ -6,7 +6,10 @@ extension PostgresStore {
     func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace? {
         let found = try await rows(
             """
-            SELECT d.*, n.created_at AS queued_at FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+            SELECT d.*, n.created_at AS queued_at, v.deactivated_at AS token_retired_at,
+                v.deactivation_reason AS token_retired_because
+            FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+            LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND NOT v.active
             WHERE d.id = \(id)
             """)
         guard let row = found.first else { return nil }
@@ -35,7 +38,10 @@ extension PostgresStore {
     func deliveries(notificationID: String, after: Int64, limit: Int) async throws(ProviderError) -> [DeliveryTrace] {
         let found = try await rows(
             """
-            SELECT d.*, n.created_at AS queued_at FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+            SELECT d.*, n.created_at AS queued_at, v.deactivated_at AS token_retired_at,
+                v.deactivation_reason AS token_retired_because
+            FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+            LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND NOT v.active
             WHERE d.notification_id = \(notificationID) AND d.id > \(after) ORDER BY d.id LIMIT \(limit)
             """)
         do {
@@ -62,6 +68,7 @@ extension PostgresStore {
             reply: try row.column("reply"), reports: [],
             outcomes: (try row.column("outcome", as: String?.self)).map { $0.split(separator: ",").map(String.init) }
                 ?? [],
-            outcomeDetail: try row.column("outcome_detail"))
+            outcomeDetail: try row.column("outcome_detail"), tokenRetiredAt: try row.column("token_retired_at"),
+            tokenRetiredBecause: try row.column("token_retired_because"))
     }
 }

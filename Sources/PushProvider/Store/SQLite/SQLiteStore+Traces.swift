@@ -33,7 +33,10 @@ extension SQLiteStore {
     }
 
     private static let traceQuery = """
-        SELECT d.*, n.created_at AS queued_at FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+        SELECT d.*, n.created_at AS queued_at, v.deactivated_at AS token_retired_at,
+            v.deactivation_reason AS token_retired_because
+        FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+        LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND v.active = 0
         """
 
     private static func trace(from row: Row, key: SymmetricKey) throws -> DeliveryTrace {
@@ -49,6 +52,7 @@ extension SQLiteStore {
             deliveredAt: date("delivered_at"), displayedAt: date("displayed_at"), openedAt: date("opened_at"),
             dismissedAt: date("dismissed_at"), action: row["action"], reply: row["reply"], reports: [],
             outcomes: (row["outcome"] as String?).map { $0.split(separator: ",").map(String.init) } ?? [],
-            outcomeDetail: row["outcome_detail"])
+            outcomeDetail: row["outcome_detail"], tokenRetiredAt: date("token_retired_at"),
+            tokenRetiredBecause: row["token_retired_because"])
     }
 }
