@@ -213,6 +213,8 @@ struct DeliveryTests {
             #expect(report["stats"]["rejected"]["InternalServerError"].int == 1)
             let delivery = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1[0]
             #expect(delivery["attempts"].int == 4)
+            #expect(delivery["verdict"]["verdict"].string == "gaveUp", "\(delivery)")
+            #expect(delivery["verdict"]["sentence"].string?.hasPrefix("sent 4 times") == true, "\(delivery)")
             let apnsIDText = try #require(delivery["apnsID"].string)
             let apnsID = try #require(UUID(uuidString: apnsIDText))
             let entry = try #require(harness.gateway.server.store.log.entry(apnsID: apnsID))

@@ -123,8 +123,14 @@ struct VerdictAPITests {
             let second = try await send(["content": ["body": "2"], "collapseID": "score"])
             let replaced = try await verdict(first)
             #expect(replaced.verdict == "replaced" && replaced.sentence.contains(second.lowercased()), "\(replaced)")
-            _ = try await send(["content": ["body": "3"]])
+            let third = try await send(["content": ["body": "3"]])
             #expect(try await verdict(second).verdict == "coalesced")
+            // apns-expiration 0 to an offline device: now or never, so not kept; the one stored before stays.
+            let fourth = try await send(["content": ["body": "4"], "expiration": 0])
+            let discarded = try await verdict(fourth)
+            #expect(
+                discarded.verdict == "discarded" && discarded.sentence.contains("apns-expiration is 0"), "\(discarded)")
+            #expect(try await verdict(third).verdict == "storedOffline")
         }
     }
 }
