@@ -118,8 +118,10 @@ struct VerdictAPITests {
                 #expect(log?.events.isEmpty == false)
                 return DeliveryVerdict.of(trace, gateway: log, now: Date())
             }
-            let first = try await send(["content": ["body": "1"], "collapseID": "score"])
-            #expect(try await verdict(first).verdict == "storedOffline")
+            let first = try await send(["content": ["body": "1"], "collapseID": "score", "expiration": 4_102_444_800])
+            let stored = try await verdict(first)
+            #expect(stored.verdict == "storedOffline", "\(stored)")
+            #expect(stored.sentence.contains("before its apns-expiration, 2100-01-01T00:00:00"), "\(stored)")
             let second = try await send(["content": ["body": "2"], "collapseID": "score"])
             let replaced = try await verdict(first)
             #expect(replaced.verdict == "replaced" && replaced.sentence.contains(second.lowercased()), "\(replaced)")

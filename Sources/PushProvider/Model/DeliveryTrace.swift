@@ -16,6 +16,8 @@ public struct DeliveryTrace: Codable, Sendable, Hashable {
     public var queuedAt: Date
     /// When it became due (the notification's `sendAt`, or a retry's time).
     public var notBefore: Date
+    /// The notification's `apns-expiration` (UNIX seconds; 0: now or never), when it had one.
+    public var expiration: Int? = nil
     /// While leased: when the lease runs out.
     public var leaseUntil: Date?
     /// APNs' answer: its HTTP status, reason and `apns-unique-id` (development only), and when it came.

@@ -97,7 +97,7 @@ extension DeliveryVerdict {
                 .delivered, "it reached the app; the device has not said it was shown",
                 next: "a device that reports only deliveries cannot say more", waitingFor: "a display report")
         }
-        if let entry = gateway, let verdict = Self.fromGateway(entry) { return verdict }
+        if let entry = gateway, let verdict = Self.fromGateway(entry, expiration: trace.expiration) { return verdict }
         if let retired = trace.tokenRetiredAt {
             let why =
                 trace.tokenRetiredBecause == "replaced"
@@ -174,13 +174,16 @@ extension DeliveryVerdict {
     }
 
     /// What the local APNs' log says of a push no device reported.
-    private static func fromGateway(_ entry: GatewayLogEntry) -> DeliveryVerdict? {
+    private static func fromGateway(_ entry: GatewayLogEntry, expiration: Int? = nil) -> DeliveryVerdict? {
         guard let last = entry.last else { return nil }
         let at = last.time.map { " at \(Self.time($0))" } ?? ""
         switch last.event {
         case "stored":
+            let until =
+                expiration.flatMap { $0 > 0 ? Self.time(Date(timeIntervalSince1970: TimeInterval($0))) : nil }
+                .map { " if that is before its apns-expiration, \($0)" } ?? ""
             return .init(
-                .storedOffline, "stored by APNs\(at): the device is offline; it gets it when it connects",
+                .storedOffline, "stored by APNs\(at): the device is offline; it gets it when it connects\(until)",
                 next: "nothing to do; a newer notification for the app would replace it while the device is offline",
                 waitingFor: "the device to come online")
         case "replaced":

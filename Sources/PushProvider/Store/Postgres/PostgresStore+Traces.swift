@@ -6,7 +6,7 @@ extension PostgresStore {
     func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace? {
         let found = try await rows(
             """
-            SELECT d.*, n.created_at AS queued_at, v.deactivated_at AS token_retired_at,
+            SELECT d.*, n.created_at AS queued_at, n.expiration AS expiration, v.deactivated_at AS token_retired_at,
                 v.deactivation_reason AS token_retired_because
             FROM deliveries d JOIN notifications n ON n.id = d.notification_id
             LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND NOT v.active
@@ -38,7 +38,7 @@ extension PostgresStore {
     func deliveries(notificationID: String, after: Int64, limit: Int) async throws(ProviderError) -> [DeliveryTrace] {
         let found = try await rows(
             """
-            SELECT d.*, n.created_at AS queued_at, v.deactivated_at AS token_retired_at,
+            SELECT d.*, n.created_at AS queued_at, n.expiration AS expiration, v.deactivated_at AS token_retired_at,
                 v.deactivation_reason AS token_retired_because
             FROM deliveries d JOIN notifications n ON n.id = d.notification_id
             LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND NOT v.active
@@ -60,6 +60,7 @@ extension PostgresStore {
             state: try DeliveryState(stored: try row.column("state")),
             attempts: Int(try row.column("attempts", as: Int64.self)),
             queuedAt: try row.column("queued_at"), notBefore: try row.column("not_before"),
+            expiration: try row.column("expiration", as: Int64?.self).map { Int(clamping: $0) },
             leaseUntil: try row.column("lease_until"), status: try row.column("status", as: Int64?.self).map(Int.init),
             reason: try row.column("reason"), apnsUniqueID: try row.column("apns_unique_id"),
             answeredAt: try row.column("result_at"), deliveredAt: try row.column("delivered_at"),

@@ -33,7 +33,7 @@ extension SQLiteStore {
     }
 
     private static let traceQuery = """
-        SELECT d.*, n.created_at AS queued_at, v.deactivated_at AS token_retired_at,
+        SELECT d.*, n.created_at AS queued_at, n.expiration AS expiration, v.deactivated_at AS token_retired_at,
             v.deactivation_reason AS token_retired_because
         FROM deliveries d JOIN notifications n ON n.id = d.notification_id
         LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND v.active = 0
@@ -47,7 +47,8 @@ extension SQLiteStore {
             notificationID: notificationID, appID: row["app_id"], token: row["token"],
             state: try DeliveryState(stored: row["state"]),
             attempts: row["attempts"], queuedAt: Date(stored: row["queued_at"]),
-            notBefore: Date(stored: row["not_before"]), leaseUntil: date("lease_until"), status: row["status"],
+            notBefore: Date(stored: row["not_before"]), expiration: row["expiration"], leaseUntil: date("lease_until"),
+            status: row["status"],
             reason: row["reason"], apnsUniqueID: row["apns_unique_id"], answeredAt: date("result_at"),
             deliveredAt: date("delivered_at"), displayedAt: date("displayed_at"), openedAt: date("opened_at"),
             dismissedAt: date("dismissed_at"), action: row["action"], reply: row["reply"], reports: [],
