@@ -234,7 +234,8 @@ let package = Package(
         .target(
             name: "GatewayTestSupport",
             dependencies: [
-                "APNSGateway", "APNSCore", "GracefulServer", .product(name: "Crypto", package: "swift-crypto"),
+                "APNSGateway", "APNSCore", "APNSClient", "GracefulServer",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

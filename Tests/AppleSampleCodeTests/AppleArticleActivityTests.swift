@@ -49,12 +49,7 @@ struct AppleArticleActivityTests {
             #expect(token == activity.pushToken?.map { String(format: "%02x", $0) }.joined())
 
             // The provider updates it with the article's payload.
-            let client = try APNSPushClient(
-                configuration: .init(
-                    endpoint: APNSEndpoint(
-                        host: "127.0.0.1", port: gateway.port,
-                        additionalTrustRootsPEM: gateway.server.certificateAuthority.caCertificatePEM),
-                    authentication: .token(gateway.signer)))
+            let client = try gateway.pushClient()
             var contents = activity.contentUpdates.makeAsyncIterator()
             let result = try await client.send(
                 APNSNotification(

@@ -48,12 +48,7 @@ struct WidgetPushHandlerTests {
             #expect(await controlTokens.next() == ["MuteControl": controlToken.token.hex])
             #expect(await WidgetCenter.shared.currentPushInfo?.token == Data(widgetToken.token.bytes))
 
-            let client = try APNSPushClient(
-                configuration: .init(
-                    endpoint: APNSEndpoint(
-                        host: "127.0.0.1", port: gateway.port,
-                        additionalTrustRootsPEM: gateway.server.certificateAuthority.caCertificatePEM),
-                    authentication: .token(gateway.signer)))
+            let client = try gateway.pushClient()
             var reloads = system.reloads.makeAsyncIterator()
             for (token, type) in [(widgetToken.token.hex, APNSPushType.widgets), (controlToken.token.hex, .controls)] {
                 let result = try await client.send(

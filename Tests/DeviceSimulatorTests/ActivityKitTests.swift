@@ -241,12 +241,7 @@ struct ActivityKitTests {
                     CourierActivityTransport.deliver(event, to: system, on: courier)
                 }
             }
-            let client = try APNSPushClient(
-                configuration: .init(
-                    endpoint: APNSEndpoint(
-                        host: "127.0.0.1", port: gateway.port,
-                        additionalTrustRootsPEM: gateway.server.certificateAuthority.caCertificatePEM),
-                    authentication: .token(gateway.signer)))
+            let client = try gateway.pushClient()
             do {
                 try await body(gateway, client, courier)
             } catch {
