@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import Testing
 
@@ -154,6 +155,24 @@ struct DeliveryVerdictTests {
         // A device's report outranks the log.
         let shown = Self.trace(.accepted) { $0.displayedAt = Self.now }
         #expect(DeliveryVerdict.of(shown, gateway: entry, now: Self.now).verdict == "shown")
+    }
+
+    @Test("edges: an apns-expiration of 2^63-1, a gateway time of 1e30, an empty log, a detail of 2048 characters")
+    func edges() {
+        var trace = Self.trace(.accepted)
+        trace.expiration = Int.max
+        let stored = GatewayLogEntry(events: [.init(event: "stored", time: Self.now)])
+        #expect(DeliveryVerdict.of(trace, gateway: stored, now: Self.now).verdict == "storedOffline")
+        trace.expiration = -1
+        #expect(!DeliveryVerdict.of(trace, gateway: stored, now: Self.now).sentence.contains("apns-expiration"))
+        let huge = GatewayLogEntry(json: ["events": [["event": "expired", "time": 1e30]]])
+        #expect(huge?.events.first?.time == nil, "a time past any date is dropped, not trapped on")
+        #expect(
+            DeliveryVerdict.of(trace, gateway: GatewayLogEntry(events: []), now: Self.now).verdict == "awaitingDevice")
+        trace.outcomes = ["extensionFailed", "no-such-outcome"]
+        trace.outcomeDetail = String(repeating: "x", count: 2048)
+        trace.displayedAt = Self.now
+        #expect(DeliveryVerdict.of(trace, now: Self.now).verdict == "shownOriginal")
     }
 
     @Test("a breakdown counts each delivery once, by its furthest step, from the counters")

@@ -20,8 +20,9 @@ public struct ActivityTokenRecord: Codable, Sendable, Hashable {
     public var priority10ThisHour: Int
     public var registeredAt: Date
     public var updatedAt: Date
-    /// The device registered its app token again after this token was last reported: an activity token is
-    /// refreshed by `pushTokenUpdates` and sent again, so one not sent again since may no longer be the activity's.
+    /// The device's app token it was reported with was retired after it was last reported (the app registered a new
+    /// token, or APNs answered 410): an activity token is refreshed by `pushTokenUpdates` and sent again, so one not
+    /// sent again since may no longer be the activity's.
     public var stale = false
 }
 

@@ -27,7 +27,8 @@ async function refresh() {
     el("td", {}, token.kind), el("td", {}, token.attributesType), el("td", {}, token.activityID ?? ""),
     el("td", {}, token.userID ?? ""), el("td", {}, token.priority10ThisHour),
     el("td", {}, token.kind === "update" ? `${Math.max(0, 10 - token.priority10ThisHour)} of 10` : ""),
-    el("td", { class: "code" }, `${token.token.slice(0, 16)}…`, token.stale ? el("strong", {}, " stale: not sent again since the device re-registered") : "")))
+    el("td", { class: "code" }, `${token.token.slice(0, 16)}…`,
+      token.stale ? el("strong", { title: "not sent again since the device's app token was retired" }, " stale") : "")))
     : [el("tr", {}, el("td", { colspan: 7 }, tokens.ok ? "No activity has registered a token." : tokens.message))]));
 }
 

@@ -42,7 +42,7 @@ extension PostgresStore {
             SELECT a.token, a.kind, a.attributes_type, a.activity_id, a.user_id, a.device_token, a.registered_at,
                 a.updated_at, CASE WHEN a.budget_hour_start > \(hourAgo) THEN a.budget_used ELSE 0 END AS priority10,
                 EXISTS (SELECT 1 FROM devices v WHERE v.app_id = a.app_id AND v.token = a.device_token
-                    AND v.updated_at > a.updated_at) AS stale
+                    AND NOT v.active AND v.deactivated_at > a.updated_at) AS stale
             FROM activity_tokens a WHERE a.app_id = \(app)
             """)
         let (condition, values) = query.condition

@@ -93,7 +93,7 @@ extension SQLiteStore {
         a.token, a.kind, a.attributes_type, a.activity_id, a.user_id, a.device_token, a.registered_at, a.updated_at,
         CASE WHEN a.budget_hour_start > ? THEN a.budget_used ELSE 0 END AS priority10,
         CASE WHEN EXISTS (SELECT 1 FROM devices v WHERE v.app_id = a.app_id AND v.token = a.device_token
-            AND v.updated_at > a.updated_at) THEN 1 ELSE 0 END AS stale
+            AND v.active = 0 AND v.deactivated_at > a.updated_at) THEN 1 ELSE 0 END AS stale
         """
 
     private static func activityToken(from row: Row) -> ActivityTokenRecord {
