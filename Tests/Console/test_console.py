@@ -293,7 +293,9 @@ def test_channels_made_listed_and_broadcast_to_with_the_activity_tokens(page, he
     tokens = page.get_by_role("table", name=re.compile("Push-to-start and update tokens"))
     expect(tokens).to_contain_text("pushToStart")
     expect(tokens).to_contain_text("ScoreAttributes")
-    expect(tokens).not_to_contain_text("stale")  # just reported with the device's current token
+    # Just reported with the device's current token: not stale.
+    expect(tokens.get_by_role("row").filter(has_text="pushToStart")).not_to_contain_text("stale")
+    expect(tokens.get_by_role("row").filter(has_text="pushToStart").get_by_role("cell").nth(3)).to_have_text("demo")
     page.get_by_label("Name", exact=True).fill("final score")
     page.get_by_label("Storage policy", exact=True).select_option("1")
     page.get_by_role("button", name="Create channel").click()

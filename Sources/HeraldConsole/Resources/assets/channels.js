@@ -25,11 +25,11 @@ async function refresh() {
   const tokens = await api("GET", `/v1/activities/tokens?app=${encodeURIComponent(app.id)}&limit=200`);
   $("tokens").tBodies[0].replaceChildren(...(tokens.ok && tokens.data.length ? tokens.data.map((token) => el("tr", {},
     el("td", {}, token.kind), el("td", {}, token.attributesType), el("td", {}, token.activityID ?? ""),
-    el("td", {}, token.userID ?? ""), el("td", {}, token.priority10ThisHour),
-    el("td", {}, token.kind === "update" ? `${Math.max(0, 10 - token.priority10ThisHour)} of 10` : ""),
+    el("td", {}, token.userID ?? ""), el("td", {}, String(token.priority10ThisHour),
+      token.kind === "update" ? ` (${Math.max(0, 10 - token.priority10ThisHour)} of 10 left)` : ""),
     el("td", { class: "code" }, `${token.token.slice(0, 16)}…`,
       token.stale ? el("strong", { title: "not sent again since the device's app token was retired" }, " stale") : "")))
-    : [el("tr", {}, el("td", { colspan: 7 }, tokens.ok ? "No activity has registered a token." : tokens.message))]));
+    : [el("tr", {}, el("td", { colspan: 6 }, tokens.ok ? "No activity has registered a token." : tokens.message))]));
 }
 
 async function remove(channel) {
