@@ -65,13 +65,15 @@ package final class DeviceRegistry: Sendable {
     }
 
     private let devices: Mutex<[Data: Device]>
-    private let changed: @Sendable (Device) throws(GatewayDataError) -> Void
+    private let changed: @Sendable (Device, _ replacing: Bool) throws(GatewayDataError) -> Void
 
-    /// A registry holding `devices`, calling `changed` after every registration and invalidation (for persistence).
+    /// A registry holding `devices`, calling `changed` after every registration and invalidation (for persistence;
+    /// `replacing` says whether the token had a record before).
     /// When `changed` throws (the journal cannot be written), the change is undone and the error thrown to the caller:
     /// a token is never handed out, nor a token's invalidation acknowledged, unless it is on disk.
     package init(
-        devices: [Device] = [], changed: @escaping @Sendable (Device) throws(GatewayDataError) -> Void = { _ in }
+        devices: [Device] = [],
+        changed: @escaping @Sendable (Device, _ replacing: Bool) throws(GatewayDataError) -> Void = { _, _ in }
     ) {
         self.devices = Mutex(Dictionary(devices.map { ($0.token.bytes, $0) }, uniquingKeysWith: { $1 }))
         self.changed = changed
@@ -143,7 +145,7 @@ package final class DeviceRegistry: Sendable {
     /// removed again) and throws.
     private func keep(_ device: Device, undo previous: Device?) throws(GatewayDataError) {
         do {
-            try changed(device)
+            try changed(device, previous != nil)
         } catch {
             devices.withLock { devices in
                 // Only our own change is undone: another registration may have changed the token since.

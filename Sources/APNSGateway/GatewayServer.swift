@@ -112,7 +112,7 @@ package final class GatewayServer: Sendable {
         self.journal = journal
         self.registry = DeviceRegistry(
             devices: journal.recovered.devices,
-            changed: { device throws(GatewayDataError) in try journal.record(device) })
+            changed: { device, replacing throws(GatewayDataError) in try journal.record(device, replacing: replacing) })
         self.store = NotificationStore(changed: { journal.markChanged($0) })
         for notification in journal.recovered.stored { store.restore(notification) }
         self.channels = ChannelRegistry(

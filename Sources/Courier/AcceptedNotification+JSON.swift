@@ -20,7 +20,9 @@ extension AcceptedNotification {
             ("received", .number(JSONNumber(receivedAt.millisecondsSince1970))),
         ]
         fields += extra
-        var bytes = Array(JSONValue.object(JSONObject(fields)).encoded())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320 + payload.count)
+        JSONValue.object(JSONObject(fields)).write(into: &bytes)
         bytes.removeLast()  // the closing brace; the payload goes in raw, as sent
         bytes += Array(#","payload":"#.utf8)
         bytes += payload

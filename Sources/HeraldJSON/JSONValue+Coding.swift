@@ -14,8 +14,13 @@ extension JSONValue {
     public func encoded() -> Data {
         var output: [UInt8] = []
         output.reserveCapacity(256)
-        JSONWriter.write(self, into: &output)
+        write(into: &output)
         return Data(output)
+    }
+
+    /// Appends the value as compact UTF-8 JSON to `output`, as ``encoded()`` writes it.
+    public func write(into output: inout [UInt8]) {
+        JSONWriter.write(self, into: &output)
     }
 
     /// The value as a compact JSON string.

@@ -36,6 +36,19 @@ struct JSONValueTests {
         #expect(value.jsonString == #"{"t":"你😀\n\"","e":"é"}"#)
     }
 
+    @Test(
+        "strings are escaped exactly where RFC 8259 requires, at the start, the middle and the end, and read back",
+        arguments: [
+            ("", #""""#), ("plain", #""plain""#), ("\"", #""\"""#), ("\\", #""\\""#),
+            ("\"start", #""\"start""#), ("end\\", #""end\\""#), ("a\nb\rc\td", #""a\nb\rc\td""#),
+            ("\u{0}\u{1F}", #""\u0000\u001f""#), ("é\u{7F}你", "\"é\u{7F}你\""),
+            ("x\"\"y\\\\z", #""x\"\"y\\\\z""#),
+        ])
+    func stringEscaping(text: String, json: String) throws {
+        #expect(JSONValue.string(text).jsonString == json)
+        #expect(try JSONValue(parsing: Data(json.utf8)).string == text)
+    }
+
     @Test("setting a key replaces it in place, appends a new one, removes on nil")
     func objectMutation() {
         var object = JSONObject([(key: "a", value: 1), (key: "b", value: 2), (key: "a", value: 3)])

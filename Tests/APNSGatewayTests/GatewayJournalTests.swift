@@ -20,6 +20,7 @@ struct GatewayJournalTests {
             }
             journal.flush(from: store, registry: registry)
         }
+        journal.waitForCompaction()
         let size = try FileManager.default.attributesOfItem(atPath: journal.url.path)[.size] as? Int ?? 0
         #expect(size < 2 * (4096 + 20 * 400), "the journal was never compacted: \(size) bytes")
         journal.close()
@@ -139,6 +140,44 @@ struct GatewayJournalTests {
         journal.close()
     }
 
+    @Test("a journal that grows only with what is live (a push to each of many new devices) is never rewritten")
+    func liveGrowthIsNotRewritten() throws {
+        let (_, journal, registry, store, devices) = try JournalFixture.make(threshold: 1024, devices: 300)
+        let file = try JournalFixture.fileNumber(journal)
+        for (index, device) in devices.enumerated() {
+            store.accept(JournalFixture.push(to: device, alert: String(repeating: "x", count: 200)))
+            if index % 25 == 0 { journal.flush(from: store, registry: registry) }
+        }
+        journal.flush(from: store, registry: registry)
+        journal.waitForCompaction()
+        #expect(
+            try JournalFixture.fileNumber(journal) == file, "the journal was rewritten though nothing in it was dead")
+        journal.close()
+    }
+
+    @Test("pushes accepted while a compaction runs in the background are in the journal it puts in place")
+    func appendsDuringCompaction() throws {
+        let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 2048, devices: 40)
+        let file = try JournalFixture.fileNumber(journal)
+        var newest: [APNSDeviceToken: UUID] = [:]
+        for round in 0..<300 {
+            // Half the devices each round: flushes land before, during and after compactions.
+            for device in devices where (device.token.bytes.first ?? 0) % 2 == UInt8(round % 2) {
+                let notification = JournalFixture.push(to: device, alert: "round \(round)")
+                store.accept(notification)
+                newest[device.token] = notification.apnsID
+            }
+            #expect(journal.flush(from: store, registry: registry))
+        }
+        journal.waitForCompaction()
+        #expect(try JournalFixture.fileNumber(journal) != file, "no compaction ran")
+        journal.close()
+        let reopened = try GatewayJournal(directory: directory)
+        #expect(Dictionary(uniqueKeysWithValues: reopened.recovered.stored.map { ($0.token, $0.apnsID) }) == newest)
+        #expect(Set(reopened.recovered.devices.map(\.token)) == Set(devices.map(\.token)))
+        reopened.close()
+    }
+
     @Test("a journal larger than one write is rewritten whole: every device and stored push survives a reopen")
     func largeRewriteKeepsEverything() throws {
         let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 1024, devices: 400)
@@ -165,12 +204,20 @@ private enum JournalFixture {
         let journal = try GatewayJournal(
             directory: directory, compactionThreshold: threshold,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let registry = DeviceRegistry(changed: { device throws(GatewayDataError) in try journal.record(device) })
+        let registry = DeviceRegistry(changed: { device, replacing throws(GatewayDataError) in
+            try journal.record(device, replacing: replacing)
+        })
         let store = NotificationStore(changed: { journal.markChanged($0) })
         let devices = try (0..<count).map { _ in
             try registry.register(bundleID: "com.example.app", environment: .development).device
         }
         return (directory, journal, registry, store, devices)
+    }
+
+    /// The journal file's inode: a compaction renames a new file over it.
+    static func fileNumber(_ journal: GatewayJournal) throws -> UInt64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: journal.url.path)
+        return try #require((attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
     }
 
     /// An accepted alert push to `device`.

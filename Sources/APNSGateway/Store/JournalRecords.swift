@@ -1,0 +1,138 @@
+import APNSCore
+import Courier
+import Foundation
+
+/// The journal's records, as bytes: how each is written and how a journal's bytes are read back
+/// (``GatewayJournal`` says what each record means).
+enum JournalRecords {
+    static func device(_ device: DeviceRegistry.Device) -> [UInt8] {
+        var fields: [(key: String, value: JSONValue)] = [
+            ("token", .string(device.token.hex)),
+            ("bundle-id", .string(device.bundleID)),
+            ("environment", .string(device.environment.rawValue)),
+        ]
+        if let digest = device.secretDigest {
+            fields.append(("secret-sha256", .string(digest.base64EncodedString())))
+        }
+        if let invalidation = device.invalidation {
+            fields.append(("invalid-reason", .string(invalidation.reason.rawValue)))
+            fields.append(("invalid-since", .number(JSONNumber(invalidation.since.millisecondsSince1970))))
+        }
+        var bytes: [UInt8] = []
+        JSONValue.object(JSONObject([(key: "device", value: .object(JSONObject(fields)))])).write(into: &bytes)
+        return bytes
+    }
+
+    static func change(_ change: ChannelRegistry.Change, in channels: ChannelRegistry) -> [UInt8] {
+        switch change {
+        case .channel(let id): Self.channel(id, channels.channel(id))
+        case .app(let app): Self.app(app, enabled: channels.isBroadcastEnabled(for: app))
+        }
+    }
+
+    static func channel(_ id: APNSChannelID, _ channel: BroadcastChannel?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONValue.object(JSONObject([("channel-id", .string(id.rawValue)), ("channel", channel?.json ?? .null)]))
+            .write(into: &bytes)
+        return bytes
+    }
+
+    static func app(_ app: BroadcastApp, enabled: Bool) -> [UInt8] {
+        let fields = JSONObject([
+            ("bundle-id", .string(app.bundleID)), ("environment", .string(app.environment.rawValue)),
+            ("enabled", .bool(enabled)),
+        ])
+        var bytes: [UInt8] = []
+        JSONValue.object(JSONObject([("broadcast-app", .object(fields))])).write(into: &bytes)
+        return bytes
+    }
+
+    static func slot(_ token: APNSDeviceToken, _ notification: AcceptedNotification?) -> [UInt8] {
+        var bytes = Array(#"{"slot":""#.utf8) + Array(token.hex.utf8) + Array(#"","notification":"#.utf8)
+        bytes += notification?.json() ?? Array("null".utf8)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Adds `record` to `bytes` as the journal frames it: its byte count, a newline, the record, a newline.
+    ///
+    /// - Returns: the framed record's size.
+    @discardableResult
+    static func frame(_ record: [UInt8], into bytes: inout [UInt8]) -> Int {
+        let before = bytes.count
+        bytes += Array(String(record.count).utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        bytes += record
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes.count - before
+    }
+
+    /// Reads every whole record; a record cut short by a crash ends the journal.
+    ///
+    /// - Returns: what the records hold, and the byte count of the whole records (the rest is a torn tail).
+    static func read(_ data: Data) throws -> (GatewayJournal.Recovered, whole: Int) {
+        var devices: [Data: DeviceRegistry.Device] = [:]
+        var slots: [Data: AcceptedNotification] = [:]
+        var channels: [APNSChannelID: BroadcastChannel] = [:]
+        var disabled: Set<BroadcastApp> = []
+        let bytes = [UInt8](data)
+        var offset = 0
+        // A count is a file's number: checked against what is left before any arithmetic.
+        while let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")),
+            let count = Int(String(decoding: bytes[offset..<newline], as: UTF8.self)),
+            count >= 0, count < bytes.count - newline - 1, bytes[newline + 1 + count] == UInt8(ascii: "\n")
+        {
+            let record = Data(bytes[(newline + 1)..<(newline + 1 + count)])
+            let end = newline + 2 + count
+            guard case .object(let object) = try? JSONValue(parsing: record) else {
+                // The last record may be torn inside (its count written, its bytes not all): that ends the journal.
+                if end == bytes.count { break }
+                throw GatewayDataError("journal record at byte \(newline + 1) is not a JSON object")
+            }
+            offset = end
+            if case .object(let device) = object["device"] {
+                let parsed = try Self.device(device)
+                devices[parsed.token.bytes] = parsed
+            } else if let tokenText = object["slot"]?.string, let token = try? APNSDeviceToken(hex: tokenText) {
+                if case .object(let notification) = object["notification"] {
+                    slots[token.bytes] = try AcceptedNotification(json: notification)
+                } else {
+                    slots[token.bytes] = nil
+                }
+            } else if let idText = object["channel-id"]?.string, let id = APNSChannelID(rawValue: idText) {
+                if case .object(let channel) = object["channel"] {
+                    channels[id] = try BroadcastChannel(json: channel)
+                } else {
+                    channels[id] = nil
+                }
+            } else if case .object(let app) = object["broadcast-app"], let bundleID = app["bundle-id"]?.string,
+                let environment = app["environment"]?.string.flatMap(APNSEnvironment.init(name:))
+            {
+                let key = BroadcastApp(bundleID: bundleID, environment: environment)
+                if app["enabled"] == .bool(false) { disabled.insert(key) } else { disabled.remove(key) }
+            } else {
+                throw GatewayDataError(
+                    "journal record at byte \(newline + 1) is not a device, a slot, a channel or a broadcast app")
+            }
+        }
+        let recovered = GatewayJournal.Recovered(
+            devices: Array(devices.values), stored: Array(slots.values), channels: Array(channels.values),
+            disabledApps: disabled)
+        return (recovered, offset)
+    }
+
+    private static func device(_ object: JSONObject) throws -> DeviceRegistry.Device {
+        guard let tokenText = object["token"]?.string, let token = try? APNSDeviceToken(hex: tokenText),
+            let bundleID = object["bundle-id"]?.string,
+            let environment = object["environment"]?.string.flatMap(APNSEnvironment.init(name:))
+        else { throw GatewayDataError("journal: a device record lacks its token, bundle-id or environment") }
+        var invalidation: DeviceRegistry.Invalidation?
+        if let reason = object["invalid-reason"]?.string, let since = object["invalid-since"]?.number?.intValue {
+            invalidation = .init(reason: APNSReason(rawValue: reason), since: Date(millisecondsSince1970: since))
+        }
+        let digest = object["secret-sha256"]?.string.flatMap { Data(base64Encoded: $0) }
+        return DeviceRegistry.Device(
+            token: token, bundleID: bundleID, environment: environment, invalidation: invalidation,
+            secretDigest: digest)
+    }
+}
