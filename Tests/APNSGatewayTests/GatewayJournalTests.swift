@@ -20,6 +20,9 @@ struct GatewayJournalTests {
             }
             journal.flush(from: store, registry: registry)
         }
+        // A compaction running when the last rounds were written leaves their dead records to the next flush's.
+        journal.waitForCompaction()
+        journal.flush(from: store, registry: registry)
         journal.waitForCompaction()
         let size = try FileManager.default.attributesOfItem(atPath: journal.url.path)[.size] as? Int ?? 0
         #expect(size < 2 * (4096 + 20 * 400), "the journal was never compacted: \(size) bytes")
@@ -143,22 +146,19 @@ struct GatewayJournalTests {
     @Test("a journal that grows only with what is live (a push to each of many new devices) is never rewritten")
     func liveGrowthIsNotRewritten() throws {
         let (_, journal, registry, store, devices) = try JournalFixture.make(threshold: 1024, devices: 300)
-        let file = try JournalFixture.fileNumber(journal)
         for (index, device) in devices.enumerated() {
             store.accept(JournalFixture.push(to: device, alert: String(repeating: "x", count: 200)))
             if index % 25 == 0 { journal.flush(from: store, registry: registry) }
         }
         journal.flush(from: store, registry: registry)
         journal.waitForCompaction()
-        #expect(
-            try JournalFixture.fileNumber(journal) == file, "the journal was rewritten though nothing in it was dead")
+        #expect(journal.compactions == 0, "the journal was rewritten though nothing in it was dead")
         journal.close()
     }
 
     @Test("pushes accepted while a compaction runs in the background are in the journal it puts in place")
     func appendsDuringCompaction() throws {
         let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 2048, devices: 40)
-        let file = try JournalFixture.fileNumber(journal)
         var newest: [APNSDeviceToken: UUID] = [:]
         for round in 0..<300 {
             // Half the devices each round: flushes land before, during and after compactions.
@@ -170,7 +170,7 @@ struct GatewayJournalTests {
             #expect(journal.flush(from: store, registry: registry))
         }
         journal.waitForCompaction()
-        #expect(try JournalFixture.fileNumber(journal) != file, "no compaction ran")
+        #expect(journal.compactions > 0, "no compaction ran")
         journal.close()
         let reopened = try GatewayJournal(directory: directory)
         #expect(Dictionary(uniqueKeysWithValues: reopened.recovered.stored.map { ($0.token, $0.apnsID) }) == newest)
@@ -212,12 +212,6 @@ private enum JournalFixture {
             try registry.register(bundleID: "com.example.app", environment: .development).device
         }
         return (directory, journal, registry, store, devices)
-    }
-
-    /// The journal file's inode: a compaction renames a new file over it.
-    static func fileNumber(_ journal: GatewayJournal) throws -> UInt64 {
-        let attributes = try FileManager.default.attributesOfItem(atPath: journal.url.path)
-        return try #require((attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
     }
 
     /// An accepted alert push to `device`.

@@ -118,6 +118,9 @@ package final class GatewayJournal: Sendable {
     /// it held is not on disk).
     package var writeFailures: Int { state.withLock { $0.failures } }
 
+    /// How many compactions put a new file in place since the journal was opened (the one at start not counted).
+    package var compactions: Int { state.withLock { $0.compactions } }
+
     /// Notes that a token's stored notification changed; written at the next flush.
     package func markChanged(_ token: APNSDeviceToken) {
         _ = state.withLock { $0.dirty.insert(token) }
@@ -153,7 +156,7 @@ package final class GatewayJournal: Sendable {
             }
             return (state.dirty, state.dirtyChannels)
         }
-        guard !dirty.isEmpty || !dirtyChannels.isEmpty else { return true }
+        // With nothing to write, a compaction that waited for the last one to end may start.
         // Encoded before taking the journal's lock (pushes mark tokens under it), into one buffer.
         var bytes: [UInt8] = []
         var slotSizes: [(token: APNSDeviceToken, size: Int, stores: Bool)] = []
@@ -219,6 +222,7 @@ package final class GatewayJournal: Sendable {
                 state.size = size + copied
                 state.dead -= deadThen
                 state.compaction = nil
+                state.compactions += 1
             } catch {
                 state.compaction = nil
                 state.failures += 1

@@ -15,6 +15,8 @@ struct JournalState {
     var changeSizes: [ChannelRegistry.Change: Int] = [:]
     /// The compaction running in the background: the journal's size and dead bytes when its snapshot was taken.
     var compaction: (size: Int, dead: Int)?
+    /// Compactions that put a new file in place since the journal was opened.
+    var compactions = 0
     /// After a failed compaction, the next waits until this many bytes are dead.
     var retryAtDead = 0
     var closed = false
