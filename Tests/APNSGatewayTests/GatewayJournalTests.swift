@@ -156,6 +156,27 @@ struct GatewayJournalTests {
         journal.close()
     }
 
+    @Test("after a restart, pushes that replace the stored ones count the old records as dead and compact the journal")
+    func replacedAfterRestart() throws {
+        let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 1 << 30, devices: 40)
+        let body = String(repeating: "x", count: 1000)
+        for device in devices { store.accept(JournalFixture.push(to: device, alert: body)) }
+        journal.flush(from: store, registry: registry)
+        journal.close()
+        let reopened = try GatewayJournal(directory: directory, compactionThreshold: 1024)
+        let restored = NotificationStore(changed: { reopened.markChanged($0) })
+        for notification in reopened.recovered.stored { restored.restore(notification) }
+        let again = DeviceRegistry(devices: reopened.recovered.devices)
+        // Two rounds: half the journal is dead only when the records from before the restart count.
+        for _ in 0..<2 {
+            for device in devices { restored.accept(JournalFixture.push(to: device, alert: body)) }
+            reopened.flush(from: restored, registry: again)
+        }
+        reopened.waitForCompaction()
+        #expect(reopened.compactions == 1, "the records written before the restart were not counted as replaced")
+        reopened.close()
+    }
+
     @Test("pushes accepted while a compaction runs in the background are in the journal it puts in place")
     func appendsDuringCompaction() throws {
         let (directory, journal, registry, store, devices) = try JournalFixture.make(threshold: 2048, devices: 40)

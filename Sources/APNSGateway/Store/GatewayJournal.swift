@@ -71,14 +71,8 @@ package final class GatewayJournal: Sendable {
         let (recovered, whole) = try JournalRecords.read(existing)
         self.recovered = recovered
         if whole < existing.count { JournalFile.cutTornTail(of: existing, at: whole, url: url, logger: logger) }
-        var slotSizes: [APNSDeviceToken: Int] = [:]
-        for notification in recovered.stored {
-            var bytes: [UInt8] = []
-            slotSizes[notification.token] = JournalRecords.frame(
-                JournalRecords.slot(notification.token, notification), into: &bytes)
-        }
         do {
-            let (handle, size) = try JournalFile.writeFresh(beside: url, recovered)
+            let (handle, size, slotSizes) = try JournalFile.writeFresh(beside: url, recovered)
             _ = try JournalFile.install(handle, over: url, copyingFrom: nil)
             state = Mutex(JournalState(handle: handle, size: size, slotSizes: slotSizes))
         } catch {
@@ -89,7 +83,7 @@ package final class GatewayJournal: Sendable {
             let handle = try FileHandle(forWritingTo: url)
             try handle.truncate(atOffset: UInt64(whole))
             try handle.seekToEnd()
-            state = Mutex(JournalState(handle: handle, size: whole, slotSizes: slotSizes, failures: 1))
+            state = Mutex(JournalState(handle: handle, size: whole, failures: 1))
         }
     }
 
@@ -203,7 +197,9 @@ package final class GatewayJournal: Sendable {
         defer { logFailures() }
         let fresh: (FileHandle, Int)
         do {
-            fresh = try JournalFile.writeFresh(beside: url, live)
+            // Its slot sizes are not taken: the slots written since the snapshot are newer.
+            let (handle, size, _) = try JournalFile.writeFresh(beside: url, live)
+            fresh = (handle, size)
         } catch {
             failedCompaction(error)
             return

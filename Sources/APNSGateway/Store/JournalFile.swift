@@ -1,3 +1,4 @@
+import APNSCore
 import Courier
 import Foundation
 import Logging
@@ -11,9 +12,12 @@ enum JournalFile {
 
     /// Writes what is live into `DATA/journal.new` (created 0600, emptied if it was there), synced.
     ///
-    /// - Returns: the open file (for appends) and its size.
+    /// - Returns: the open file (for appends), its size, and the size of each slot record
+    ///   (``JournalState/slotSizes``).
     /// - Throws: the first write that fails; the new file is removed then.
-    static func writeFresh(beside url: URL, _ live: GatewayJournal.Recovered) throws -> (FileHandle, Int) {
+    static func writeFresh(beside url: URL, _ live: GatewayJournal.Recovered) throws
+        -> (FileHandle, Int, slotSizes: [Int: UInt32])
+    {
         let temporary = url.appendingPathExtension("new")
         guard
             FileManager.default.createFile(
@@ -24,11 +28,18 @@ enum JournalFile {
         let handle = try FileHandle(forWritingTo: temporary)
         do {
             var size = try append(live.devices.lazy.map(JournalRecords.device), to: handle)
-            size += try append(live.stored.lazy.map { JournalRecords.slot($0.token, $0) }, to: handle)
+            var slotSizes: [Int: UInt32] = [:]
+            slotSizes.reserveCapacity(live.stored.count)
+            size += try append(
+                live.stored.lazy.map { notification in
+                    let record = JournalRecords.slot(notification.token, notification)
+                    slotSizes[notification.token.hashValue] = UInt32(clamping: JournalRecords.framedSize(record))
+                    return record
+                }, to: handle)
             size += try append(live.channels.lazy.map { JournalRecords.channel($0.id, $0) }, to: handle)
             size += try append(live.disabledApps.lazy.map { JournalRecords.app($0, enabled: false) }, to: handle)
             try handle.synchronize()
-            return (handle, size)
+            return (handle, size, slotSizes)
         } catch {
             abandon(handle, beside: url)
             throw error

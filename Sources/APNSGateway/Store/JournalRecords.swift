@@ -67,6 +67,11 @@ enum JournalRecords {
         return bytes.count - before
     }
 
+    /// The bytes ``frame(_:into:)`` writes for `record`.
+    static func framedSize(_ record: [UInt8]) -> Int {
+        String(record.count).utf8.count + record.count + 2
+    }
+
     /// Reads every whole record; a record cut short by a crash ends the journal.
     ///
     /// - Returns: what the records hold, and the byte count of the whole records (the rest is a torn tail).

@@ -9,8 +9,10 @@ struct JournalState {
     /// Bytes of records that a later record of the same token, channel or app replaced, and of slot records
     /// that store nothing: what a compaction would drop.
     var dead = 0
-    /// The size of each token's last slot record that stores a notification.
-    var slotSizes: [APNSDeviceToken: Int] = [:]
+    /// The size of each token's last slot record that stores a notification, by the token's hash value: an
+    /// estimate needs no more (two tokens sharing a hash only blur it), and a stored notification costs about 16
+    /// bytes more, not a copy of its token.
+    var slotSizes: [Int: UInt32] = [:]
     /// The size of each channel's and app's last record.
     var changeSizes: [ChannelRegistry.Change: Int] = [:]
     /// The compaction running in the background: the journal's size and dead bytes when its snapshot was taken.
@@ -68,9 +70,9 @@ struct JournalState {
     ) {
         for (token, size, stores) in slots {
             if stores {
-                dead += slotSizes.updateValue(size, forKey: token) ?? 0
+                dead += Int(slotSizes.updateValue(UInt32(clamping: size), forKey: token.hashValue) ?? 0)
             } else {
-                dead += (slotSizes.removeValue(forKey: token) ?? 0) + size
+                dead += Int(slotSizes.removeValue(forKey: token.hashValue) ?? 0) + size
             }
         }
         for (change, size) in changes { dead += changeSizes.updateValue(size, forKey: change) ?? 0 }
