@@ -10,8 +10,8 @@ struct JournalState {
     /// that store nothing: what a compaction would drop.
     var dead = 0
     /// The size of each token's last slot record that stores a notification, by the token's hash value: an
-    /// estimate needs no more (two tokens sharing a hash only blur it), and a stored notification costs about 16
-    /// bytes more, not a copy of its token.
+    /// estimate needs no more (two tokens sharing a hash only blur it), and a stored notification costs about 32
+    /// bytes more with the dictionary's spare room (`Benchmarks/gateway-memory.sh`), not a copy of its token.
     var slotSizes: [Int: UInt32] = [:]
     /// The size of each channel's and app's last record.
     var changeSizes: [ChannelRegistry.Change: Int] = [:]
