@@ -150,8 +150,8 @@ package final class GatewayJournal: Sendable {
             }
             return (state.dirty, state.dirtyChannels)
         }
-        // With nothing to write, a compaction that waited for the last one to end may start.
-        // Encoded before taking the journal's lock (pushes mark tokens under it), into one buffer.
+        // Encoded before taking the journal's lock (pushes mark tokens under it), into one buffer. With nothing to
+        // write, a compaction that waited for the last one to end may still start.
         var bytes: [UInt8] = []
         var slotSizes: [(token: APNSDeviceToken, size: Int, stores: Bool)] = []
         slotSizes.reserveCapacity(dirty.count)
@@ -201,7 +201,7 @@ package final class GatewayJournal: Sendable {
             let (handle, size, _) = try JournalFile.writeFresh(beside: url, live)
             fresh = (handle, size)
         } catch {
-            failedCompaction(error)
+            state.withLock { $0.compactionFailed(error, threshold: compactionThreshold) }
             return
         }
         let (handle, size) = fresh
@@ -220,21 +220,8 @@ package final class GatewayJournal: Sendable {
                 state.compaction = nil
                 state.compactions += 1
             } catch {
-                state.compaction = nil
-                state.failures += 1
-                state.retryAtDead = state.dead + compactionThreshold
-                state.unlogged.append((.error, "journal compaction failed; the journal is kept as it is: \(error)"))
+                state.compactionFailed(error, threshold: compactionThreshold)
             }
-        }
-    }
-
-    private func failedCompaction(_ error: any Error) {
-        state.withLock { state in
-            state.compaction = nil
-            state.failures += 1
-            // The journal is whole as it is; the next compaction waits until as much again is useless.
-            state.retryAtDead = state.dead + compactionThreshold
-            state.unlogged.append((.error, "journal compaction failed; the journal is kept as it is: \(error)"))
         }
     }
 

@@ -55,7 +55,9 @@ enum JournalFile {
         let temporary = url.appendingPathExtension("new")
         do {
             var copied = 0
-            if let offset, let journal = try? FileHandle(forReadingFrom: url) {
+            if let offset {
+                // A journal that cannot be read (no file descriptor left) fails the install: its tail must not be lost.
+                let journal = try FileHandle(forReadingFrom: url)
                 defer { try? journal.close() }
                 try journal.seek(toOffset: UInt64(offset))
                 while let chunk = try journal.read(upToCount: writeChunk), !chunk.isEmpty {

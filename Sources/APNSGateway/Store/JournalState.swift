@@ -85,4 +85,13 @@ struct JournalState {
         compaction = (size, dead)
         return true
     }
+
+    /// A compaction that failed: the journal is whole as it is, and the next compaction waits until as much again
+    /// is useless.
+    mutating func compactionFailed(_ error: any Error, threshold: Int) {
+        compaction = nil
+        failures += 1
+        retryAtDead = dead + threshold
+        unlogged.append((.error, "journal compaction failed; the journal is kept as it is: \(error)"))
+    }
 }
