@@ -54,20 +54,36 @@ struct APIError: HTTPResponseError {
         }
     }
 
+    /// What the caller is told. The cause of a failure inside the provider (a database's error text, a path, a
+    /// setting) is for its operator: it is logged (``ProviderErrorMiddleware``), never sent.
     private var message: String {
         switch error {
         case .invalid(_, let message), .unauthorized(let message), .forbidden(let message), .notFound(let message),
-            .conflict(let message), .configuration(let message), .storage(let message), .upstream(let message),
-            .tooLarge(_, let message):
+            .conflict(let message), .upstream(let message), .tooLarge(_, let message):
             message
+        case .storage:
+            "the provider's database failed or did not answer; try again in \(Self.storageRetryAfter) seconds"
+                + " (Retry-After); the provider's log says what failed"
+        case .configuration:
+            "the provider is misconfigured; its log says what failed"
+        }
+    }
+
+    /// Whether the error is the provider's own failure, whose cause only its log gets.
+    var isInternal: Bool {
+        switch error {
+        case .storage, .configuration: true
+        default: false
         }
     }
 }
 
 /// Turns a ``ProviderError`` thrown by a route into its JSON answer.
-/// A refusal for the caller's credentials (401, 403) is also handed to `refused`, which logs and counts it.
+/// A refusal for the caller's credentials (401, 403) is also handed to `refused`, which logs and counts it; the
+/// provider's own failure (its database, its configuration) to `failed`, which logs the cause the answer leaves out.
 struct ProviderErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let refused: @Sendable (ProviderError, Request) -> Void
+    let failed: @Sendable (ProviderError, Request) -> Void
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -75,11 +91,12 @@ struct ProviderErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as ProviderError {
+            let answer = APIError(error: error)
             switch error {
             case .unauthorized, .forbidden: refused(error, request)
-            default: break
+            default: if answer.isInternal { failed(error, request) }
             }
-            throw APIError(error: error)
+            throw answer
         }
     }
 }

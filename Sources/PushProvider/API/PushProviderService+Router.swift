@@ -6,7 +6,10 @@ extension PushProviderService {
     /// Every route of the API; docs/api.md and docs/openapi.json describe them.
     func makeRouter(plugins: [any ProviderPlugin]) -> Router<ProviderRequestContext> {
         let router = Router(context: ProviderRequestContext.self)
-        router.add(middleware: ProviderErrorMiddleware { error, request in self.recordRefusal(error, request) })
+        router.add(
+            middleware: ProviderErrorMiddleware(
+                refused: { error, request in self.recordRefusal(error, request) },
+                failed: { error, request in self.recordFailure(error, request) }))
         addOperationsRoutes(to: router)
         addAppRoutes(to: router)
         addAppCheckRoutes(to: router)
@@ -32,6 +35,16 @@ extension PushProviderService {
             metadata: [
                 "status": "\(status)", "method": "\(request.method)", "path": "\(request.uri.path)",
                 "why": "\(error.description)",
+            ])
+    }
+
+    /// Logs what the provider's own failure was (the answer says only that it failed).
+    func recordFailure(_ error: ProviderError, _ request: Request) {
+        logger.error(
+            "request failed",
+            metadata: [
+                "status": "\(APIError(error: error).status.code)", "method": "\(request.method)",
+                "path": "\(request.uri.path)", "why": "\(error.description)",
             ])
     }
 
