@@ -81,7 +81,8 @@ public final class APNSPushClient: Sendable {
     ///
     /// - Parameters:
     ///   - notifications: what to send, read once, in order.
-    ///   - onResult: called once per notification, on an event loop thread; keep it quick.
+    ///   - onResult: called once per notification, on an event loop thread; keep it quick. The outcome's
+    ///     ``APNSSendOutcome/index`` is the notification's position in `notifications`.
     /// - Throws: ``APNSClientError`` only when no provider token can be signed; outcomes already reported stand.
     public func send(
         contentsOf notifications: some Sequence<APNSNotification>,
@@ -96,9 +97,10 @@ public final class APNSPushClient: Sendable {
         batch.reserveCapacity(Self.batchSize)
         let timeout = TimeAmount(configuration.timeout)
         do {
-            for notification in notifications {
+            for (index, notification) in notifications.enumerated() {
                 batch.append(
-                    PendingNotification(notification: notification, deadline: .now() + timeout, onResult: report))
+                    PendingNotification(
+                        notification: notification, index: index, deadline: .now() + timeout, onResult: report))
                 if batch.count == Self.batchSize {
                     try await dispatch(batch, completion: completion)
                     batch.removeAll(keepingCapacity: true)

@@ -86,4 +86,7 @@ public struct APNSSendOutcome: Sendable {
     public var result: APNSResult
     /// How many times the client tried to send it (1 when it was never retried).
     public var attempts: Int
+    /// Its position in the sequence handed to ``APNSPushClient/send(contentsOf:onResult:)``, from 0: what leads an
+    /// outcome back to the caller's own record of the notification, whatever its headers say.
+    public var index: Int
 }

@@ -48,6 +48,28 @@ struct ClientConnectionTests {
         }
     }
 
+    @Test("each bulk outcome names the notification's position in the sequence, once, whichever connection answered")
+    func outcomesCarryTheirPosition() async throws {
+        try await ClientHarness.with { gateway in
+            let client = try gateway.client {
+                $0.maximumConnections = 2
+                $0.maximumStreamsPerConnection = 10
+            }
+            // Every fifth goes to a token the gateway never issued; the headers give no apns-id to tell them apart.
+            let unknown = String(repeating: "ab", count: 32)
+            let notifications = (0..<400).map { gateway.notification(to: $0 % 5 == 0 ? unknown : nil) }
+            let results = ResultCollector()
+            try await client.send(contentsOf: notifications) { _ = results.add($0) }
+            let outcomes = results.all
+            #expect(outcomes.map(\.index).sorted() == Array(0..<400), "every position exactly once")
+            for outcome in outcomes {
+                #expect(outcome.result.isAccepted == (outcome.index % 5 != 0), "position \(outcome.index)")
+                #expect(outcome.notification.deviceToken == notifications[outcome.index].deviceToken)
+            }
+            await client.shutdown()
+        }
+    }
+
     @Test("the provider token is reused for 20 minutes and more, and signed anew after the policy's interval")
     func tokenRefreshedOnSchedule() async throws {
         let clock = TestClock(Date())

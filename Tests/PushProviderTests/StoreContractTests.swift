@@ -30,10 +30,14 @@ struct StoreContractTests {
             let second = try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 31, leaseFor: 30)
             #expect(second.map(\.id) == first.map(\.id) && second.allSatisfy { $0.attempts == 2 })
             // The first worker was only slow: its answer comes after its lease ran out, and is not recorded.
-            try await fixture.store.record(first.map { .accepted(id: $0.id, uniqueID: nil, at: t0 + 32) }, owner: "a")
+            try await fixture.store.record(
+                first.map { .accepted(id: $0.id, notificationID: $0.notificationID, uniqueID: nil, at: t0 + 32) },
+                owner: "a")
             #expect(try await fixture.stats(id).accepted == 0)
             #expect(try await fixture.traces(id).allSatisfy { $0.state == .leased })
-            try await fixture.store.record(second.map { .accepted(id: $0.id, uniqueID: nil, at: t0 + 33) }, owner: "b")
+            try await fixture.store.record(
+                second.map { .accepted(id: $0.id, notificationID: $0.notificationID, uniqueID: nil, at: t0 + 33) },
+                owner: "b")
             let stats = try await fixture.stats(id)
             #expect(stats.accepted == 3 && stats.queued == 0 && stats.inFlight == 0)
             #expect(try await fixture.traces(id).allSatisfy { $0.state == .accepted && $0.attempts == 2 })
@@ -49,10 +53,10 @@ struct StoreContractTests {
             try #require(leased.count == 3)
             let gone = leased[2]
             let batch: [DeliveryResult] = [
-                .accepted(id: leased[0].id, uniqueID: nil, at: t0 + 1),
-                .accepted(id: leased[1].id, uniqueID: nil, at: t0 + 1),
+                .accepted(id: leased[0].id, notificationID: id, uniqueID: nil, at: t0 + 1),
+                .accepted(id: leased[1].id, notificationID: id, uniqueID: nil, at: t0 + 1),
                 .rejected(
-                    id: gone.id, status: 410, reason: "Unregistered", at: t0 + 1,
+                    id: gone.id, notificationID: id, status: 410, reason: "Unregistered", at: t0 + 1,
                     deactivate: .init(appID: fixture.appID, token: gone.token, at: t0 + 1, reason: "Unregistered")),
             ]
             try await fixture.store.record(batch, owner: "a")
@@ -103,7 +107,9 @@ struct StoreContractTests {
             let again = try await fixture.store.lease(owner: "a", limit: 10, now: t0 + 1, leaseFor: 30)
             #expect(again.map(\.id) == lost.map(\.id))
             #expect(again.allSatisfy { $0.attempts == 1 }, "never sent: the attempt is given back")
-            try await fixture.store.record(kept.map { .accepted(id: $0.id, uniqueID: nil, at: t0 + 2) }, owner: "a")
+            try await fixture.store.record(
+                kept.map { .accepted(id: $0.id, notificationID: $0.notificationID, uniqueID: nil, at: t0 + 2) },
+                owner: "a")
             #expect(try await fixture.stats(id).accepted == 2, "the other call's leases held")
         }
     }

@@ -204,7 +204,8 @@ final class ConnectionPool: Sendable {
         let latency = pending.firstSent.map { NIODeadline.now() - $0 } ?? .zero
         configuration.observer.notificationFinished(result, latency: .nanoseconds(latency.nanoseconds))
         pending.onResult(
-            APNSSendOutcome(notification: pending.notification, result: result, attempts: pending.attempts))
+            APNSSendOutcome(
+                notification: pending.notification, result: result, attempts: pending.attempts, index: pending.index))
         window.release(1)
     }
 

@@ -9,6 +9,8 @@ import NIOCore
 // Safety: one owner at a time; every hand-over goes through an event loop's task queue or a lock.
 final class PendingNotification: @unchecked Sendable {
     let notification: APNSNotification
+    /// Its position in what the caller handed over (``APNSSendOutcome/index``).
+    let index: Int
     /// The moment the client gives up and answers ``APNSReason/deadlineExceeded``.
     let deadline: NIODeadline
     /// Called exactly once with the outcome.
@@ -23,9 +25,11 @@ final class PendingNotification: @unchecked Sendable {
     var response = ResponseParts()
 
     init(
-        notification: APNSNotification, deadline: NIODeadline, onResult: @escaping @Sendable (APNSSendOutcome) -> Void
+        notification: APNSNotification, index: Int = 0, deadline: NIODeadline,
+        onResult: @escaping @Sendable (APNSSendOutcome) -> Void
     ) {
         self.notification = notification
+        self.index = index
         self.deadline = deadline
         self.onResult = onResult
     }

@@ -180,7 +180,6 @@ final class DeliveryEngine: Sendable {
     }
 
     private func send(_ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer) async {
-        let attempts = Dictionary(uniqueKeysWithValues: deliveries.map { ($0.id, $0.attempts) })
         let prepared: PreparedBatch
         let client: APNSPushClient
         do {
@@ -193,9 +192,7 @@ final class DeliveryEngine: Sendable {
             failures.report(
                 .prepare, "cannot send; the deliveries are retried", error: error,
                 metadata: ["app": "\(appID)", "count": "\(deliveries.count)"])
-            for delivery in deliveries {
-                buffer.append(retryOrGiveUp(delivery.id, attempts: delivery.attempts, reason: "ProviderError"))
-            }
+            for delivery in deliveries { buffer.append(retryOrGiveUp(delivery, reason: "ProviderError")) }
             return
         }
         for failure in prepared.failures { buffer.append(failure) }
@@ -204,7 +201,8 @@ final class DeliveryEngine: Sendable {
         while start < prepared.notifications.count {
             await serverTrouble.wait(appID: appID, now: Date())
             let chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
-            let chunk = prepared.notifications[start..<min(start + chunkSize, prepared.notifications.count)]
+            let positions = start..<min(start + chunkSize, prepared.notifications.count)
+            let chunk = prepared.notifications[positions]
             start += chunk.count
             await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit)
             let answers = Mutex((answered: 0, troubled: 0))
@@ -217,9 +215,9 @@ final class DeliveryEngine: Sendable {
                     } else if case .accepted = outcome.result {
                         answers.withLock { $0.answered += 1 }
                     }
-                    if let result = self.result(of: outcome, appID: appID, attempts: attempts) {
-                        buffer.append(result)
-                    }
+                    // The outcome's index is its place in `chunk`: the delivery it answers, whatever its headers say.
+                    let delivery = prepared.deliveries[positions.lowerBound + outcome.index]
+                    buffer.append(self.result(of: outcome, for: delivery, appID: appID))
                 }
                 let (answered, troubled) = answers.withLock { $0 }
                 if let pause = serverTrouble.record(
@@ -231,56 +229,47 @@ final class DeliveryEngine: Sendable {
                 }
             } catch {
                 failures.report(.sign, "cannot sign a provider token", error: error, metadata: ["app": "\(appID)"])
-                for notification in chunk {
-                    let messageID = notification.broadcast?.headers.requestID ?? notification.headers.apnsID
-                    if let id = messageID.flatMap({ DeliveryMessageID($0.rawValue) }) {
-                        buffer.append(
-                            .rejected(
-                                id: id.deliveryID, status: nil, reason: "InvalidProviderToken", at: settings.now(),
-                                deactivate: nil))
-                    }
+                for delivery in prepared.deliveries[positions] {
+                    buffer.append(
+                        .rejected(
+                            id: delivery.id, notificationID: delivery.notificationID, status: nil,
+                            reason: "InvalidProviderToken", at: settings.now(), deactivate: nil))
                 }
             }
         }
     }
 
-    /// The delivery's result from APNs' answer; `nil` (reported, and the delivery sent again when its lease runs out)
-    /// for an answer whose notification lost the `apns-id` the engine made from the delivery, which never happens.
-    private func result(of outcome: APNSSendOutcome, appID: String, attempts: [Int64: Int]) -> DeliveryResult? {
-        let messageID = outcome.notification.broadcast?.headers.requestID ?? outcome.notification.headers.apnsID
-        guard let id = messageID.flatMap({ DeliveryMessageID($0.rawValue) })?.deliveryID else {
-            failures.report(
-                .record, "an answer came back without the apns-id made for its delivery; it is sent again later",
-                metadata: ["app": "\(appID)"])
-            return nil
-        }
+    /// The delivery's result from APNs' answer to it.
+    private func result(of outcome: APNSSendOutcome, for delivery: LeasedDelivery, appID: String) -> DeliveryResult {
         let now = settings.now()
         switch outcome.result {
         case .accepted(let acceptance):
-            return .accepted(id: id, uniqueID: acceptance.uniqueID, at: now)
+            return .accepted(
+                id: delivery.id, notificationID: delivery.notificationID, uniqueID: acceptance.uniqueID, at: now)
         case .rejected(let rejection):
             let reason = rejection.reason.rawValue
+            var deactivate: DeliveryResult.Deactivation?
             if rejection.status == 410 || reason == "BadDeviceToken" {
-                let at = rejection.timestamp ?? now
-                return .rejected(
-                    id: id, status: rejection.status, reason: reason, at: now,
-                    deactivate: .init(appID: appID, token: outcome.notification.deviceToken, at: at, reason: reason))
+                deactivate = .init(appID: appID, token: delivery.token, at: rejection.timestamp ?? now, reason: reason)
+            } else if rejection.status == nil || [429, 500, 503].contains(rejection.status) {
+                return retryOrGiveUp(delivery, reason: reason, status: rejection.status)
             }
-            if rejection.status == nil || [429, 500, 503].contains(rejection.status) {
-                return retryOrGiveUp(id, attempts: attempts[id] ?? 1, reason: reason, status: rejection.status)
-            }
-            return .rejected(id: id, status: rejection.status, reason: reason, at: now, deactivate: nil)
+            return .rejected(
+                id: delivery.id, notificationID: delivery.notificationID, status: rejection.status, reason: reason,
+                at: now, deactivate: deactivate)
         }
     }
 
     /// Back to the queue with exponential backoff (2, 4, 8 ... seconds, at most 5 minutes), or rejected for good
     /// after ``Settings/maximumAttempts``.
-    private func retryOrGiveUp(_ id: Int64, attempts: Int, reason: String, status: Int? = nil) -> DeliveryResult {
-        guard attempts < settings.maximumAttempts else {
-            return .rejected(id: id, status: status, reason: reason, at: settings.now(), deactivate: nil)
+    private func retryOrGiveUp(_ delivery: LeasedDelivery, reason: String, status: Int? = nil) -> DeliveryResult {
+        guard delivery.attempts < settings.maximumAttempts else {
+            return .rejected(
+                id: delivery.id, notificationID: delivery.notificationID, status: status, reason: reason,
+                at: settings.now(), deactivate: nil)
         }
-        let delay = min(300, pow(2, Double(attempts)))
-        return .retry(id: id, reason: reason, notBefore: settings.now().addingTimeInterval(delay))
+        let delay = min(300, pow(2, Double(delivery.attempts)))
+        return .retry(id: delivery.id, reason: reason, notBefore: settings.now().addingTimeInterval(delay))
     }
 
     /// Writes APNs' answers. A write that fails (the database restarting, a lost connection) is tried again with

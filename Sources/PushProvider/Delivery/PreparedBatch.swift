@@ -8,6 +8,8 @@ import NIOCore
 /// an encrypted field sealed per device.
 struct PreparedBatch: Sendable {
     var notifications: [APNSNotification] = []
+    /// The delivery each of ``notifications`` is, at the same position: what an answer is recorded against.
+    var deliveries: [LeasedDelivery] = []
     /// Deliveries that cannot be sent (their notification is gone, or the device has no usable key).
     var failures: [DeliveryResult] = []
     var rateLimit: Int
@@ -26,6 +28,7 @@ struct PreparedBatch: Sendable {
             keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.map(\.token))
         }
         notifications.reserveCapacity(deliveries.count)
+        self.deliveries.reserveCapacity(deliveries.count)
         for delivery in deliveries {
             guard let template = templates[delivery.notificationID] else {
                 failures.append(Self.failure(delivery, "NotificationDeleted", at: now))
@@ -46,6 +49,7 @@ struct PreparedBatch: Sendable {
                 notifications.append(
                     APNSNotification(
                         broadcast: APNSBroadcast(bundleID: app.app.bundleID, headers: headers), payload: template.body))
+                self.deliveries.append(delivery)
                 continue
             }
             var headers = template.headers
@@ -66,11 +70,14 @@ struct PreparedBatch: Sendable {
                 notifications.append(
                     APNSNotification(deviceToken: delivery.token, headers: headers, payload: template.body))
             }
+            self.deliveries.append(delivery)
         }
     }
 
     private static func failure(_ delivery: LeasedDelivery, _ reason: String, at now: Date) -> DeliveryResult {
-        .rejected(id: delivery.id, status: nil, reason: reason, at: now, deactivate: nil)
+        .rejected(
+            id: delivery.id, notificationID: delivery.notificationID, status: nil, reason: reason, at: now,
+            deactivate: nil)
     }
 
     /// What every delivery of one notification shares.

@@ -10,12 +10,14 @@ struct LeasedDelivery: Sendable {
     var attempts: Int
 }
 
-/// What became of a leased delivery; recorded in batches.
+/// What became of a leased delivery; recorded in batches. A result names its delivery's notification, whose
+/// counters it moves.
 enum DeliveryResult: Sendable {
     /// APNs answered 200.
-    case accepted(id: Int64, uniqueID: String?, at: Date)
+    case accepted(id: Int64, notificationID: String, uniqueID: String?, at: Date)
     /// APNs refused it for good. `deactivate` names the token to mark inactive (410, `BadDeviceToken`).
-    case rejected(id: Int64, status: Int?, reason: String, at: Date, deactivate: Deactivation?)
+    case rejected(
+        id: Int64, notificationID: String, status: Int?, reason: String, at: Date, deactivate: Deactivation?)
     /// It may succeed later: back to the queue at `notBefore`.
     case retry(id: Int64, reason: String, notBefore: Date)
 

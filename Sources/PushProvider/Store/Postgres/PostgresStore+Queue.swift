@@ -186,11 +186,11 @@ extension PostgresStore {
         init(_ results: [DeliveryResult]) {
             for result in results {
                 switch result {
-                case .accepted(let id, let uniqueID, let at):
+                case .accepted(let id, _, let uniqueID, let at):
                     acceptedIDs.append(id)
                     acceptedUniqueIDs.append(uniqueID ?? "")
                     acceptedAt.append(at)
-                case .rejected(let id, let status, let reason, let at, let deactivation):
+                case .rejected(let id, _, let status, let reason, let at, let deactivation):
                     rejectedIDs.append(id)
                     rejectedStatuses.append(status ?? 0)
                     rejectedReasons.append(reason)

@@ -31,14 +31,12 @@ extension SQLiteStore {
                     UPDATE deliveries SET state = \(DeliveryState.accepted.sql), status = 200, apns_unique_id = ?, result_at = ?,
                         lease_owner = NULL, lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
-                    RETURNING notification_id
                     """)
             let rejected = try db.cachedStatement(
                 sql: """
                     UPDATE deliveries SET state = \(DeliveryState.rejected.sql), status = ?, reason = ?, result_at = ?,
                         lease_owner = NULL, lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
-                    RETURNING notification_id
                     """)
             let retry = try db.cachedStatement(
                 sql: """
@@ -58,16 +56,12 @@ extension SQLiteStore {
             var counts: [CounterKey: Int] = [:]
             for result in results {
                 switch result {
-                case .accepted(let id, let uniqueID, let at):
-                    if let notification = try String.fetchOne(accepted, arguments: [uniqueID, at.stored, id, owner]) {
-                        counts[CounterKey(notification, .accepted), default: 0] += 1
-                    }
-                case .rejected(let id, let status, let reason, let at, let deactivation):
-                    if let notification = try String.fetchOne(
-                        rejected, arguments: [status, reason, at.stored, id, owner])
-                    {
-                        counts[CounterKey(notification, .rejected, reason), default: 0] += 1
-                    }
+                case .accepted(let id, let notification, let uniqueID, let at):
+                    try accepted.execute(arguments: [uniqueID, at.stored, id, owner])
+                    if db.changesCount > 0 { counts[CounterKey(notification, .accepted), default: 0] += 1 }
+                case .rejected(let id, let notification, let status, let reason, let at, let deactivation):
+                    try rejected.execute(arguments: [status, reason, at.stored, id, owner])
+                    if db.changesCount > 0 { counts[CounterKey(notification, .rejected, reason), default: 0] += 1 }
                     if let deactivation {
                         try deactivate.execute(arguments: [
                             deactivation.at.stored, deactivation.reason, deactivation.appID, deactivation.token,
