@@ -138,6 +138,35 @@ struct AdminRequestProcessorTests {
     }
 }
 
+@Suite("Admin API routes")
+struct AdminRouteTests {
+    @Test(
+        "a path with another method is 405 naming the methods it takes; a path that is no endpoint is 404",
+        arguments: [
+            ("PUT", "/admin/devices", 405, "(POST is)"), ("GET", "/admin/faults", 405, "(DELETE, POST is)"),
+            ("GET", "/admin/devices/ab/expire", 405, "(POST is)"), ("POST", "/admin/devices/ab", 405, "(DELETE is)"),
+            ("GET", "/admin/devices/ab/unknown", 404, "no admin endpoint"), ("GET", "/admin", 404, "no admin endpoint"),
+            ("GET", "/other/devices", 404, "no admin endpoint"),
+            ("GET", "/admin/devices/ab/notifications/more", 404, "no admin endpoint"),
+        ] as [(String, String, Int, String)])
+    func methodsAndPaths(method: String, path: String, status: Int, says: String) throws {
+        let admin = AdminRequestProcessorTests().admin
+        let answer = admin.process(
+            method: method, path: path, body: [],
+            authorization: "Bearer \(AdminRequestProcessorTests.credential.token)",
+            source: nil)
+        #expect(answer.status == status)
+        let error = try JSONValue(parsing: Data(answer.body ?? []))["error"]?.string ?? ""
+        #expect(error.contains(says), "\(error)")
+    }
+
+    @Test("every route's pattern is distinct by method")
+    func distinct() {
+        let keys = AdminRequestProcessor.routes.map { "\($0.method) \($0.pattern.joined(separator: "/"))" }
+        #expect(Set(keys).count == keys.count)
+    }
+}
+
 @Suite("Admin API: the delivery log in order")
 struct AdminDeliveryLogTests {
     @Test("the latest entries, then only what came after the cursor, oldest first")

@@ -41,6 +41,7 @@ final class DeliveryEngine: Sendable {
     private let settings: Settings
     private let limiter = RateLimiter()
     private let serverTrouble = ServerTroubleBackoff()
+    private let answers: AnswerPolicy
     private let logger: Logger
     private let failures: FailureReporter
     private let signal = WorkSignal()
@@ -54,6 +55,7 @@ final class DeliveryEngine: Sendable {
         self.settings = settings
         self.failures = failures
         logger = failures.logger
+        answers = AnswerPolicy(maximumAttempts: settings.maximumAttempts, now: settings.now)
     }
 
     /// Tells idle workers there is new work now.
@@ -192,7 +194,7 @@ final class DeliveryEngine: Sendable {
             failures.report(
                 .prepare, "cannot send; the deliveries are retried", error: error,
                 metadata: ["app": "\(appID)", "count": "\(deliveries.count)"])
-            for delivery in deliveries { buffer.append(retryOrGiveUp(delivery, reason: "ProviderError")) }
+            for delivery in deliveries { buffer.append(answers.retryOrGiveUp(delivery, reason: "ProviderError")) }
             return
         }
         for failure in prepared.failures { buffer.append(failure) }
@@ -217,7 +219,7 @@ final class DeliveryEngine: Sendable {
                     }
                     // The outcome's index is its place in `chunk`: the delivery it answers, whatever its headers say.
                     let delivery = prepared.deliveries[positions.lowerBound + outcome.index]
-                    buffer.append(self.result(of: outcome, for: delivery, appID: appID))
+                    buffer.append(self.answers.result(of: outcome.result, for: delivery, appID: appID))
                 }
                 let (answered, troubled) = answers.withLock { $0 }
                 if let pause = serverTrouble.record(
@@ -237,39 +239,6 @@ final class DeliveryEngine: Sendable {
                 }
             }
         }
-    }
-
-    /// The delivery's result from APNs' answer to it.
-    private func result(of outcome: APNSSendOutcome, for delivery: LeasedDelivery, appID: String) -> DeliveryResult {
-        let now = settings.now()
-        switch outcome.result {
-        case .accepted(let acceptance):
-            return .accepted(
-                id: delivery.id, notificationID: delivery.notificationID, uniqueID: acceptance.uniqueID, at: now)
-        case .rejected(let rejection):
-            let reason = rejection.reason.rawValue
-            var deactivate: DeliveryResult.Deactivation?
-            if rejection.status == 410 || reason == "BadDeviceToken" {
-                deactivate = .init(appID: appID, token: delivery.token, at: rejection.timestamp ?? now, reason: reason)
-            } else if rejection.status == nil || [429, 500, 503].contains(rejection.status) {
-                return retryOrGiveUp(delivery, reason: reason, status: rejection.status)
-            }
-            return .rejected(
-                id: delivery.id, notificationID: delivery.notificationID, status: rejection.status, reason: reason,
-                at: now, deactivate: deactivate)
-        }
-    }
-
-    /// Back to the queue with exponential backoff (2, 4, 8 ... seconds, at most 5 minutes), or rejected for good
-    /// after ``Settings/maximumAttempts``.
-    private func retryOrGiveUp(_ delivery: LeasedDelivery, reason: String, status: Int? = nil) -> DeliveryResult {
-        guard delivery.attempts < settings.maximumAttempts else {
-            return .rejected(
-                id: delivery.id, notificationID: delivery.notificationID, status: status, reason: reason,
-                at: settings.now(), deactivate: nil)
-        }
-        let delay = min(300, pow(2, Double(delivery.attempts)))
-        return .retry(id: delivery.id, reason: reason, notBefore: settings.now().addingTimeInterval(delay))
     }
 
     /// Writes APNs' answers. A write that fails (the database restarting, a lost connection) is tried again with

@@ -1,0 +1,46 @@
+import APNSClient
+import APNSCore
+import Foundation
+
+/// What the engine records for APNs' answer to a delivery: accepted; rejected for good (a token APNs retired is
+/// deactivated); or, for what may succeed later (`429`, `500`, `503`, no answer), back to the queue with backoff until
+/// ``maximumAttempts`` sends in all (the client sends each lease once, so this is the only count).
+struct AnswerPolicy: Sendable {
+    /// Sends of one delivery in all (leases, across restarts) before a temporary refusal is taken as final.
+    let maximumAttempts: Int
+    /// The time results are dated by.
+    let now: @Sendable () -> Date
+
+    /// The delivery's result from APNs' answer to it.
+    func result(of answer: APNSResult, for delivery: LeasedDelivery, appID: String) -> DeliveryResult {
+        let now = now()
+        switch answer {
+        case .accepted(let acceptance):
+            return .accepted(
+                id: delivery.id, notificationID: delivery.notificationID, uniqueID: acceptance.uniqueID, at: now)
+        case .rejected(let rejection):
+            let reason = rejection.reason.rawValue
+            var deactivate: DeliveryResult.Deactivation?
+            if rejection.status == 410 || reason == "BadDeviceToken" {
+                deactivate = .init(appID: appID, token: delivery.token, at: rejection.timestamp ?? now, reason: reason)
+            } else if rejection.status == nil || [429, 500, 503].contains(rejection.status) {
+                return retryOrGiveUp(delivery, reason: reason, status: rejection.status)
+            }
+            return .rejected(
+                id: delivery.id, notificationID: delivery.notificationID, status: rejection.status, reason: reason,
+                at: now, deactivate: deactivate)
+        }
+    }
+
+    /// Back to the queue with exponential backoff (2, 4, 8 ... seconds, at most 5 minutes), or rejected for good
+    /// after ``maximumAttempts``.
+    func retryOrGiveUp(_ delivery: LeasedDelivery, reason: String, status: Int? = nil) -> DeliveryResult {
+        guard delivery.attempts < maximumAttempts else {
+            return .rejected(
+                id: delivery.id, notificationID: delivery.notificationID, status: status, reason: reason, at: now(),
+                deactivate: nil)
+        }
+        let delay = min(300, pow(2, Double(delivery.attempts)))
+        return .retry(id: delivery.id, reason: reason, notBefore: now().addingTimeInterval(delay))
+    }
+}
