@@ -1,6 +1,6 @@
 public import Foundation
 
-extension HeraldConsole {
+extension ConsolePlugin {
     /// What the console shows besides the provider's own data.
     public struct Configuration: Sendable {
         /// The local gateway whose delivery log the console reads (`herald up` wires its own; `herald serve

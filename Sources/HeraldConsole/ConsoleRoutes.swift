@@ -5,7 +5,7 @@ import PushProvider
 
 /// The console's routes under `/console/`: sign-in, the pages, their assets, and the JSON the API does not have.
 struct ConsoleRoutes: Sendable {
-    let console: HeraldConsole
+    let console: ConsolePlugin
     let provider: PushProviderService
 
     func add(to router: Router<ProviderRequestContext>) {

@@ -1,5 +1,8 @@
 import DeviceSimulator
 import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
 import Testing
 
 @testable import HeraldCLI
@@ -66,6 +69,40 @@ struct DeviceFleetTests {
                 #expect(delivered, "device \(index)")
             }
             for device in devices { await device.stop() }
+        }
+    }
+}
+
+@Suite("herald device's terminal")
+struct DeviceTerminalQuitTests {
+    @Test("quit ends the command: the device stops and the group shuts down, no signal sent", .timeLimit(.minutes(1)))
+    func quitReturns() async throws {
+        try await SendGateway.with { gateway in
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("quit-\(UUID().uuidString)")
+            let configuration = SimulatedDevice.Configuration(
+                gatewayHost: "127.0.0.1", gatewayPort: Int(gateway.url.split(separator: ":").last!)!,
+                caPEM: try String(contentsOfFile: gateway.caFile, encoding: .utf8),
+                apps: [try AppManifest(data: Data(#"{"bundleID": "com.example.app"}"#.utf8))], dataDirectory: data)
+            var session = DeviceSession(
+                configuration: configuration, apiHost: "127.0.0.1", apiPort: 0, interactive: true)
+            session.terminalInput = {
+                AsyncStream { continuation in
+                    for line in ["list", "quit", "clear"] { continuation.yield(line) }
+                    // The input stays open: only `quit` can end the command.
+                }
+            }
+            let output = Mutex("")
+            let io = CommandIO(
+                write: { text in output.withLock { $0 += text } },
+                writeError: { text in output.withLock { $0 += "error: " + text } }, readInput: { Data() })
+            try await CommandIO.$current.withValue(io) {
+                try await CommandServices.run(
+                    [.init(service: session, successTerminationBehavior: .gracefullyShutdownGroup)],
+                    logger: Logger(label: "quit-test"))
+            }
+            let printed = output.withLock { $0 }
+            #expect(printed.contains("no notifications"), "\(printed)")
+            #expect(!printed.contains("cleared"), "nothing is read after quit: \(printed)")
         }
     }
 }

@@ -15,6 +15,8 @@ struct DeviceSession: Service {
     var epilogue: @Sendable (SimulatedDevice) -> String = { _ in "" }
     /// Called with the JSON API's port once it listens.
     var onAPIListening: @Sendable (Int) -> Void = { _ in }
+    /// The terminal's lines (standard input's unless a test gives its own).
+    var terminalInput: @Sendable () -> AsyncStream<String> = DeviceTerminal.standardInput
 
     /// Runs until the group shuts down (SIGINT, SIGTERM) or `quit`.
     func run() async throws {
@@ -57,7 +59,8 @@ struct DeviceSession: Service {
                 + epilogue(device))
         if interactive {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await DeviceTerminal(device: device, io: io).run() }
+                let terminal = DeviceTerminal(device: device, io: io, input: terminalInput)
+                group.addTask { await terminal.run() }
                 group.addTask { try? await gracefulShutdown() }
                 await group.next()
                 group.cancelAll()

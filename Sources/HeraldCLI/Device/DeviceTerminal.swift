@@ -3,15 +3,13 @@ import DeviceSimulator
 import Foundation
 import UserNotifications
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The interactive terminal of `herald device`: a person lists, expands, acts on, dismisses and clears
 /// notifications, and moves the device for location triggers.
 struct DeviceTerminal {
     let device: SimulatedDevice
     let io: CommandIO
+    /// The person's lines: standard input's unless a test gives its own.
+    var input: @Sendable () -> AsyncStream<String> = DeviceTerminal.standardInput
 
     static let help = """
         list                      delivered notifications, newest first, numbered
@@ -25,15 +23,19 @@ struct DeviceTerminal {
         N is the number from 'list' or a notification's id.
         """
 
-    /// Reads commands until `quit`; when standard input ends first, the device goes on until it is stopped.
+    /// Reads commands until `quit`, and returns then; when the input ends first, the device goes on until the task
+    /// is cancelled (the command's group shuts down).
     func run() async {
-        await readCommands()
-        try? await Task.sleep(for: .seconds(Double(Int32.max)))
+        guard await readCommands() == .inputEnded else { return }
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 
-    private func readCommands() async {
+    /// Why the terminal stopped reading.
+    enum Ending { case quit, inputEnded }
+
+    private func readCommands() async -> Ending {
         var listed: [NotificationSnapshot] = []
-        for await line in Self.lines() {
+        for await line in input() {
             let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard let command = words.first else { continue }
             do throws(DeviceError) {
@@ -59,18 +61,14 @@ struct DeviceTerminal {
                         throw DeviceError("location LAT LON, for example: location 39.9 116.4")
                     }
                     await device.updateLocation(CLLocationCoordinate2D(latitude: latitude, longitude: longitude))
-                case "quit", "exit": return await Self.stopProcess()
+                case "quit", "exit": return .quit
                 default: throw DeviceError("unknown command '\(command)'; type 'help'")
                 }
             } catch {
                 io.writeError("error: \(error.message)\n")
             }
         }
-    }
-
-    /// `quit` stops the device as SIGTERM would.
-    private static func stopProcess() async {
-        kill(getpid(), SIGTERM)
+        return .inputEnded
     }
 
     private func respond(_ id: String, _ action: String, _ text: String?) async throws(DeviceError) {
@@ -129,7 +127,7 @@ struct DeviceTerminal {
     }
 
     /// Standard input's lines, read on a thread of their own so no task blocks.
-    private static func lines() -> AsyncStream<String> {
+    static func standardInput() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         Thread.detachNewThread {
             while let line = readLine() { continuation.yield(line) }

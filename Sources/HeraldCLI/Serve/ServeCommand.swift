@@ -137,7 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
             ? try DataFolderLock(configuration.providerDirectory, command: "herald serve") : nil
         let provider = try await PushProviderService(
             configuration: configuration, logger: logging.logger("herald-provider"))
-        let console = try await HeraldConsole(configuration: try consoleConfiguration())
+        let console = try await ConsolePlugin(configuration: try consoleConfiguration())
         let folder = provider.configuration.providerDirectory
         let listened = Mutex(false)
         let service = provider.service(plugins: [console]) { [host, adminToken] port in
@@ -196,8 +196,8 @@ struct ServeCommand: AsyncParsableCommand {
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
-    private func consoleConfiguration() throws -> HeraldConsole.Configuration {
-        var gateway: HeraldConsole.Gateway?
+    private func consoleConfiguration() throws -> ConsolePlugin.Configuration {
+        var gateway: ConsolePlugin.Gateway?
         if let text = gatewayAdmin, let url = URL(string: text) {
             let token: String
             do {

@@ -55,7 +55,7 @@ private struct ListeningDemo {
     private var gateway: GatewayServer { system.gateway }
     private var gatewayPort: Int { system.gatewayPort }
     private var provider: PushProviderService { system.provider }
-    private var console: HeraldConsole { system.console }
+    private var console: ConsolePlugin { system.console }
     private var key: DevelopmentSigningKey { system.key }
 
     /// What `herald up` prints once the gateway and the provider listen.

@@ -14,7 +14,7 @@ struct UpSystem {
     let gateway: GatewayServer
     let gatewayPort: Int
     let provider: PushProviderService
-    let console: HeraldConsole
+    let console: ConsolePlugin
     let key: DevelopmentSigningKey
 
     /// Starts the gateway (so a port in use is said with the flag that changes it before anything else runs) and
@@ -50,7 +50,7 @@ struct UpSystem {
                 ["https://127.0.0.1:\(port)"] + (gateway.managementPort.map { ["https://127.0.0.1:\($0)"] } ?? [])
             let provider = try await PushProviderService(
                 configuration: providerConfiguration, logger: command.logging.logger("herald-provider"))
-            let console = try await HeraldConsole(
+            let console = try await ConsolePlugin(
                 configuration: .init(
                     gateway: .init(
                         url: URL(string: "https://127.0.0.1:\(port)")!, adminToken: gateway.adminCredential.token,

@@ -1,6 +1,6 @@
 public import Hummingbird
 
-/// A module served beside the API by the provider's own server (the console, `HeraldConsole`): it adds its routes, and
+/// A module served beside the API by the provider's own server (the console, `ConsolePlugin` of the module `HeraldConsole`): it adds its routes, and
 /// may vouch for the key behind a request that carries none in its headers (a signed-in browser's session).
 public protocol ProviderPlugin: Sendable {
     /// Adds the plugin's routes to the provider's router.

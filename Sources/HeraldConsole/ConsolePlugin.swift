@@ -12,12 +12,12 @@ import Synchronization
 /// `/console/api/`.
 ///
 /// ```swift
-/// let console = try await HeraldConsole(configuration: .init(deviceAPIs: [URL(string: "http://127.0.0.1:2198")!]))
+/// let console = try await ConsolePlugin(configuration: .init(deviceAPIs: [URL(string: "http://127.0.0.1:2198")!]))
 /// try await provider.run(plugins: [console]) { port in
 ///     print(console.loginLink(base: "http://127.0.0.1:\(port)", key: provider.adminToken))
 /// }
 /// ```
-public final class HeraldConsole: ProviderPlugin {
+public final class ConsolePlugin: ProviderPlugin {
     let configuration: Configuration
     let sessions = ConsoleSessions()
     let pages: ConsolePages
