@@ -28,6 +28,8 @@ let package = Package(
             targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
         .library(name: "WidgetKit", targets: ["WidgetKit"]),
+        // For users' own tests: a local APNs and simulated devices in the test's process (docs/testing.md).
+        .library(name: "HeraldTesting", targets: ["HeraldTesting", "DeviceSimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -145,6 +147,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: heraldSettings
+        ),
+        .target(
+            name: "HeraldTesting",
+            dependencies: [
+                "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: heraldSettings
         ),
@@ -289,7 +300,7 @@ let package = Package(
             name: "DeviceSimulatorTests",
             dependencies: [
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "Courier",
-                "GatewayTestSupport",
+                "GatewayTestSupport", "HeraldTesting",
                 "ActivityKit", "WidgetKit", "GracefulServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -323,6 +334,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: heraldSettings + [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "HeraldTestingTests",
+            dependencies: [
+                "HeraldTesting", "APNSClient", "APNSCore", "DeviceSimulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: heraldSettings
         ),
         .testTarget(
             name: "UserNotificationsTests",

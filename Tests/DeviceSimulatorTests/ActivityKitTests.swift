@@ -6,6 +6,7 @@ import Courier
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import HeraldTesting
 import NIOCore
 import Synchronization
 import Testing

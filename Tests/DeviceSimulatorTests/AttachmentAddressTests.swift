@@ -1,5 +1,6 @@
 import DeviceSimulator
 import Foundation
+import HeraldTesting
 import Testing
 
 @Suite("Attachment downloads reach only public addresses unless allowed")
@@ -14,7 +15,7 @@ struct AttachmentAddressTests {
         try await DeviceHarness.with { harness in
             let manifest = try DeviceHarness.manifest(example: "002-image-download")
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let payload = #"{"aps":{"alert":{"title":"New photo","body":"b"},"mutable-content":1},"image":"\#(url)"}"#
             let sent = try await harness.send(Data(payload.utf8), to: manifest.bundleID, on: device)
             let reason = try await log.next(.log) { $0.apnsID == sent }
@@ -33,7 +34,7 @@ struct AttachmentAddressTests {
             try await DeviceHarness.with { harness in
                 let manifest = try DeviceHarness.manifest(example: example)
                 let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = EventLog(device)
+                let log = DeviceEventLog(device)
                 let inward = "http://127.0.0.1:\(media.port)/redirect?to=http://169.254.169.254/latest/photo.jpg"
                 let payload =
                     #"{"aps":{"alert":{"title":"New photo","body":"b"},"mutable-content":1},"image":"\#(inward)"}"#

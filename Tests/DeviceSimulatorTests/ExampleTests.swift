@@ -2,6 +2,7 @@ import APNSCore
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import HeraldTesting
 import Testing
 import UserNotifications
 
@@ -13,7 +14,7 @@ struct ExampleTests {
         try await DeviceHarness.with { harness in
             let manifest = try DeviceHarness.manifest(example: "000-ritl-demo")
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let first = try await harness.send(
                 DeviceHarness.payload(example: "000-ritl-demo", "push.json"), to: manifest.bundleID, on: device,
                 collapseID: "session")
@@ -53,7 +54,7 @@ struct ExampleTests {
             try await DeviceHarness.with { harness in
                 let manifest = try DeviceHarness.manifest(example: example)
                 let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = EventLog(device)
+                let log = DeviceEventLog(device)
                 let payload = media.pointing(try DeviceHarness.payload(example: example, "push.json"))
                 let apnsID = try await harness.send(payload, to: manifest.bundleID, on: device)
                 _ = try await log.next(.displayed) { $0.apnsID == apnsID }
@@ -81,7 +82,7 @@ struct ExampleTests {
             try await DeviceHarness.with { harness in
                 let manifest = try DeviceHarness.manifest(example: example)
                 let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = EventLog(device)
+                let log = DeviceEventLog(device)
                 let good = try await harness.send(
                     media.pointing(try DeviceHarness.payload(example: example, "push.json")), to: manifest.bundleID,
                     on: device)
@@ -114,7 +115,7 @@ struct ExampleTests {
                     configuration.registerURL = provider.url("register")
                     configuration.reportURL = provider.url("reports")
                     let device = try await SimulatedDevice.start(configuration)
-                    let log = EventLog(device)
+                    let log = DeviceEventLog(device)
                     let gif = try await harness.send(
                         media.pointing(try DeviceHarness.payload(example: example, "push-gif.json")),
                         to: manifest.bundleID, on: device)
@@ -156,7 +157,7 @@ struct ExampleTests {
             try await DeviceHarness.with { harness in
                 let manifest = try DeviceHarness.manifest(example: example)
                 let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = EventLog(device)
+                let log = DeviceEventLog(device)
                 let apnsID = try await harness.send(
                     media.pointing(try DeviceHarness.payload(example: example, "push.json")), to: manifest.bundleID,
                     on: device)

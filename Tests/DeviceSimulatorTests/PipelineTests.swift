@@ -2,6 +2,7 @@ import APNSCore
 import Crypto
 import DeviceSimulator
 import Foundation
+import HeraldTesting
 import Testing
 import UserNotifications
 
@@ -33,7 +34,7 @@ struct PipelineTests {
             #expect(older != newer)
 
             let second = try await SimulatedDevice.install(configuration)
-            let log = EventLog(second)
+            let log = DeviceEventLog(second)
             try await second.connect()
             #expect(second.installedApps.first?.token == token)
             _ = try await log.next(.displayed) { $0.apnsID == newer }
@@ -51,7 +52,7 @@ struct PipelineTests {
                 #"{"bundleID": "com.example.crash", "serviceExtension": [{"rewrite": {"title": "Changed"}}, {"fail": "boom"}]}"#
             )
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let apnsID = try await harness.send(Self.alert, to: manifest.bundleID, on: device)
             let reason = try await log.next(.log) { $0.apnsID == apnsID }
             #expect(reason.message?.contains("boom") == true)
@@ -70,7 +71,7 @@ struct PipelineTests {
             var configuration = harness.configuration([manifest])
             configuration.serviceExtensionTimeLimit = .milliseconds(300)
             let device = try await SimulatedDevice.start(configuration)
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let apnsID = try await harness.send(Self.alert, to: manifest.bundleID, on: device)
             let reason = try await log.next(.log) { $0.apnsID == apnsID }
             #expect(reason.message?.contains("time limit") == true)
@@ -91,7 +92,7 @@ struct PipelineTests {
                     #"{"bundleID": "com.example.big", "serviceExtension": [{"rewrite": {"title": "Changed"}}, {"attachFrom": "image"}]}"#
                 )
                 let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = EventLog(device)
+                let log = DeviceEventLog(device)
                 let payload = Data(
                     #"{"aps":{"alert":{"title":"Original","body":"b"},"mutable-content":1},"image":"http://127.0.0.1:\#(media.port)/huge.jpg"}"#
                         .utf8)
@@ -113,7 +114,7 @@ struct PipelineTests {
                 #"{"bundleID": "com.example.optional", "serviceExtension": [{"rewrite": {"title": "Changed"}}, {"attachFrom": "image"}]}"#
             )
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let payload = Data(#"{"aps":{"alert":{"title":"Original","body":"b"},"mutable-content":1}}"#.utf8)
             let apnsID = try await harness.send(payload, to: manifest.bundleID, on: device)
             let skipped = try await log.next(.log) { $0.apnsID == apnsID }
@@ -133,7 +134,7 @@ struct PipelineTests {
             let manifest = try Self.manifest(
                 #"{"bundleID": "com.example.secret", "serviceExtension": [{"decrypt": "secret"}]}"#)
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let published = try #require(device.installedApps.first?.publicKey)
             let publicKey = try Curve25519.KeyAgreement.PublicKey(
                 rawRepresentation: try #require(Data(base64Encoded: published)))
@@ -167,7 +168,7 @@ struct PipelineTests {
         try await DeviceHarness.with { harness in
             let manifest = try Self.manifest(#"{"bundleID": "com.example.silent"}"#)
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let apnsID = try await harness.send(
                 Data(#"{"aps":{"content-available":1},"sync":"now"}"#.utf8), to: manifest.bundleID, on: device)
             _ = try await log.next(.delivered) { $0.apnsID == apnsID }
@@ -181,7 +182,7 @@ struct PipelineTests {
         try await DeviceHarness.with { harness in
             let manifest = try DeviceHarness.manifest(example: "000-ritl-demo")
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
             let server = Task {
                 try await DeviceAPI(device: device).run(host: "127.0.0.1", port: 0) { continuation.yield($0) }

@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import DeviceSimulator
 import Foundation
+import HeraldTesting
 import NIOCore
 import Testing
 
@@ -16,7 +17,7 @@ struct WidgetPushTests {
                     (#"{"bundleID":"com.example.app","widgets":["ScoreWidget","TableWidget"],"controls":["Mute"],"#
                         + #""widgetReloadBudget":2}"#).utf8))
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let widgetToken = try #require(
                 try await log.next(.activity) { $0.message?.hasPrefix("widget push token") == true }.token)
             let controlToken = try #require(
@@ -63,7 +64,7 @@ struct WidgetPushTests {
         try await DeviceHarness.with { harness in
             let manifest = try AppManifest(data: Data(#"{"bundleID":"com.example.app","widgets":["W"]}"#.utf8))
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let log = EventLog(device)
+            let log = DeviceEventLog(device)
             let token = try #require(
                 try await log.next(.activity) { $0.message?.hasPrefix("widget push token") == true }.token)
             let result = try await harness.client.send(
