@@ -313,7 +313,7 @@ let package = Package(
             name: "PushProviderTests",
             dependencies: [
                 "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "Courier", "DeviceSimulator",
-                "GatewayTestSupport", "GracefulServer",
+                "GatewayTestSupport", "HeraldTesting", "GracefulServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

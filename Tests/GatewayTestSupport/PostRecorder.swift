@@ -13,6 +13,18 @@ package struct PostRecorder: Sendable {
 
     private final class Received: Sendable {
         let bodies = Mutex<[(path: String, body: Data)]>([])
+        /// Waits for a path's first body, resumed when one arrives.
+        let waiters = Mutex<[(path: String, continuation: CheckedContinuation<Void, Never>)]>([])
+
+        func add(_ path: String, _ body: Data) {
+            bodies.withLock { $0.append((path, body)) }
+            let ready = waiters.withLock { waiters in
+                let ready = waiters.filter { $0.path == path }
+                waiters.removeAll { $0.path == path }
+                return ready
+            }
+            for waiter in ready { waiter.continuation.resume() }
+        }
     }
 
     /// Runs `body` with a recorder that answers `204` to a POST on any of `paths`.
@@ -22,7 +34,7 @@ package struct PostRecorder: Sendable {
         for path in paths {
             router.post(.init(stringLiteral: path)) { request, _ -> HTTPResponse.Status in
                 let buffer = try await request.body.collect(upTo: 1 << 20)
-                received.bodies.withLock { $0.append((path, Data(buffer.readableBytesView))) }
+                received.add(path, Data(buffer.readableBytesView))
                 return .noContent
             }
         }
@@ -40,6 +52,36 @@ package struct PostRecorder: Sendable {
     /// The URL of `path` on this recorder.
     package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
 
+    /// The first JSON body POSTed to `path`, waiting for it when none came yet.
+    ///
+    /// - Throws: when none comes within `within`.
+    package func first(_ path: String, within: Duration = .seconds(20)) async throws -> [String: Any] {
+        let received = self.received
+        let timeout = Task {
+            try await Task.sleep(for: within)
+            // Wakes the wait below, which then finds nothing.
+            let expired = received.waiters.withLock { waiters in
+                let expired = waiters.filter { $0.path == path }
+                waiters.removeAll { $0.path == path }
+                return expired
+            }
+            for waiter in expired { waiter.continuation.resume() }
+        }
+        defer { timeout.cancel() }
+        await withCheckedContinuation { continuation in
+            let arrived = received.waiters.withLock { waiters in
+                guard !received.bodies.withLock({ $0.contains { $0.path == path } }) else { return true }
+                waiters.append((path, continuation))
+                return false
+            }
+            if arrived { continuation.resume() }
+        }
+        guard let body = bodies(path).first else {
+            throw PostRecorderTimeout(description: "nothing was POSTed to /\(path) within \(within)")
+        }
+        return body
+    }
+
     /// The JSON bodies POSTed to `path`, in order (an object that is not JSON is empty).
     package func bodies(_ path: String) -> [[String: Any]] {
         received.bodies.withLock { $0.filter { $0.path == path }.map(\.body) }
@@ -54,4 +96,9 @@ extension PostRecorder {
         logger.logLevel = .critical
         return logger
     }()
+}
+
+/// Nothing was POSTed in time.
+package struct PostRecorderTimeout: Error, CustomStringConvertible {
+    package let description: String
 }

@@ -4,6 +4,7 @@ import APNSGateway
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import HeraldTesting
 import Logging
 import NIOCore
 import Synchronization
@@ -57,6 +58,7 @@ struct FeedbackLoopTests {
                 #expect(patched == 200)
                 let device = try await Self.device(registeredWith: harness)
                 defer { Task { await device.stop() } }
+                let shows = DeviceEventLog(device)
                 let token = try #require(device.installedApps.first?.token)
                 try await eventually("the device's registration") {
                     try await harness.call("GET", "/v1/devices/\(token)").1["publicKey"].string != nil
@@ -70,7 +72,7 @@ struct FeedbackLoopTests {
                     ])
                 #expect(status == 202)
                 let id = try #require(created["id"].string)
-                try await eventually("the notification on the device") { await !device.notifications().isEmpty }
+                _ = try await shows.next(.displayed)
                 let shown = try #require(await device.notifications().first)
                 #expect(shown.title == "Alice")
                 #expect(shown.body == "the meeting moved to 3 pm")
@@ -94,9 +96,7 @@ struct FeedbackLoopTests {
                 #expect(
                     try await harness.call("GET", "/v1/notifications/\(id)/responses?after=\(cursor)").1.array.isEmpty)
                 #expect(try await harness.call("GET", "/v1/notifications/\(id)/responses?after=x").0 == 400)
-                try await eventually("the webhook") { !hook.bodies("hook").isEmpty }
-                let body: [String: Any] = try #require(hook.bodies("hook").first)
-                let call = JSON(body)
+                let call = JSON(try await hook.first("hook"))
                 #expect(call["event"].string == "action")
                 #expect(call["action"].string == "comment")
                 #expect(call["text"].string == "see you there")
@@ -118,6 +118,7 @@ struct FeedbackLoopTests {
                 }
             }
             defer { watching.cancel() }
+            let shows = DeviceEventLog(device)
             let token = try #require(device.installedApps.first?.token)
             try await eventually("the device's registration") {
                 try await harness.call("GET", "/v1/devices/\(token)").0 == 200
@@ -134,7 +135,7 @@ struct FeedbackLoopTests {
                     payload: ByteBuffer(string: #"{"aps":{"alert":"straight to APNs"}}"#)))
             await client.shutdown()
             guard case .accepted = direct else { Issue.record("the direct push: \(direct)"); return }
-            try await eventually("the direct push on the device") { await !device.notifications().isEmpty }
+            _ = try await shows.next(.displayed)
             let shown = try #require(await device.notifications().first)
             _ = try await device.respond(to: shown.id, action: "default")
             // Reports go one at a time, in order: once the provider's own push is counted, the direct push's
@@ -194,9 +195,7 @@ struct FeedbackLoopTests {
                 WebhookSender.Body(
                     event: "action", notificationID: "n1", deliveryID: 1, apnsID: "A", token: "t", time: "now"),
                 to: url)
-            try await eventually("the webhook") { !hook.bodies("hook").isEmpty }
-            let body: [String: Any] = try #require(hook.bodies("hook").first)
-            #expect(JSON(body)["notificationID"].string == "n1")
+            #expect(JSON(try await hook.first("hook"))["notificationID"].string == "n1")
             #expect(lookups.withLock { $0 } == 1)
         }
     }
