@@ -6,9 +6,9 @@ extension PushProviderService {
     /// `/v1/activities/tokens`: the Live Activity tokens apps report (reference K.4). A push-to-start token lets a
     /// notification start an activity (`{"target": {"activities": {"type": ...}}}` with `event: start`); an
     /// activity's update token lets one update or end it (`{"target": {"activity": id}}`).
-    func addActivityRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/activities/tokens") { request, _ -> Response in
-            let caller = try await self.caller(request)
+    func addActivityRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("activities/tokens") { request, context -> Response in
+            let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(ActivityTokenInput.self, from: request)
             try input.check()
@@ -20,8 +20,8 @@ extension PushProviderService {
             let (record, created) = try await self.store.upsertActivityToken(appID: app.app.id, input, at: self.now())
             return try JSONCoding.response(record, status: created ? .created : .ok)
         }
-        router.get("v1/activities/tokens") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("activities/tokens") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             if let kind = query.get("kind"), ActivityTokenInput.Kind(rawValue: kind) == nil {
                 throw ProviderError.field("kind", "must be pushToStart or update; got \(kind)")
@@ -35,8 +35,8 @@ extension PushProviderService {
                 now: self.now())
             return try JSONCoding.response(tokens)
         }
-        router.delete("v1/activities/tokens/:token") { request, context -> HTTPResponse.Status in
-            let caller = try await self.caller(request)
+        router.delete("activities/tokens/:token") { request, context -> HTTPResponse.Status in
+            let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
             let token = try context.parameters.decoded("token").lowercased()
             try await self.deleteToken(

@@ -7,9 +7,9 @@ extension PushProviderService {
     /// `POST /v1/apps/{appID}/check`: `herald doctor`'s credentials and clock checks with the app's sealed credentials,
     /// through the client the provider sends with (its connection and provider token), so nothing leaves the
     /// provider but a background push, not stored, to a token no device has.
-    func addAppCheckRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/apps/:appID/check") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(
+    func addAppCheckRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("apps/:appID/check") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let checks: [DoctorCheck]
             do {

@@ -16,28 +16,28 @@ extension PushProviderService {
         var apiKey: String
     }
 
-    func addAppRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/apps") { request, _ -> Response in
-            guard case .admin = try await self.caller(request) else {
+    func addAppRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("apps") { request, context -> Response in
+            guard case .admin = try context.requireCaller() else {
                 throw ProviderError.forbidden("creating an app needs the admin token")
             }
             let input = try await JSONCoding.decode(AppInput.self, from: request)
             let (app, key, keyID) = try await self.createApp(input)
             return try JSONCoding.response(CreatedApp(app: app, apiKey: key, apiKeyID: keyID), status: .created)
         }
-        router.get("v1/apps") { request, _ -> Response in
-            switch try await self.caller(request) {
+        router.get("apps") { request, context -> Response in
+            switch try context.requireCaller() {
             case .admin: return try JSONCoding.response(try await self.store.apps().map(\.app))
             case .server(let app), .device(let app): return try JSONCoding.response([app.app])
             }
         }
-        router.get("v1/apps/:appID") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(
+        router.get("apps/:appID") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             return try JSONCoding.response(app.app)
         }
-        router.patch("v1/apps/:appID") { request, context -> Response in
-            let caller = try await self.caller(request)
+        router.patch("apps/:appID") { request, context -> Response in
+            let caller = try context.requireCaller()
             var app = try await caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
@@ -46,16 +46,16 @@ extension PushProviderService {
             try await self.store.updateApp(app)
             return try JSONCoding.response(app.app)
         }
-        router.post("v1/apps/:appID/keys") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(
+        router.post("apps/:appID/keys") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let key = KeyMaker.make(prefix: "sk_")
             let id = "key_" + UUID().uuidString.prefix(8).lowercased()
             try await self.store.insertAPIKey(appID: app.app.id, id: id, hash: KeyMaker.hash(key), at: self.now())
             return try JSONCoding.response(CreatedKey(id: id, apiKey: key), status: .created)
         }
-        router.delete("v1/apps/:appID/keys/:keyID") { request, context -> HTTPResponse.Status in
-            let app = try await self.caller(request).serverApp(
+        router.delete("apps/:appID/keys/:keyID") { request, context -> HTTPResponse.Status in
+            let app = try await context.requireCaller().serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let keyID = try context.parameters.decoded("keyID")
             guard try await self.store.deleteAPIKey(appID: app.app.id, id: keyID) else {

@@ -6,19 +6,19 @@ import NIOCore
 import NIOFoundationCompat
 
 extension PushProviderService {
-    func addCategoryRoutes(to router: Router<ProviderRequestContext>) {
+    func addCategoryRoutes(to router: RouterGroup<ProviderRequestContext>) {
         // What devices fetch at launch: the app's categories in seed 003's NotificationConfig form, with an ETag.
-        router.get("v1/categories") { request, _ -> Response in
-            let app = try await self.caller(request).anyApp(request, store: self.store)
+        router.get("categories") { request, context -> Response in
+            let app = try await context.requireCaller().anyApp(request, store: self.store)
             return try Self.categoriesResponse(app, request: request)
         }
-        router.get("v1/apps/:appID/categories") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(
+        router.get("apps/:appID/categories") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             return try Self.categoriesResponse(app, request: request)
         }
-        router.put("v1/apps/:appID/categories") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(
+        router.put("apps/:appID/categories") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let body = try await request.body.collect(upTo: 1 << 20)
             return try Self.categoriesResponse(

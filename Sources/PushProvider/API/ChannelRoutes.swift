@@ -7,9 +7,9 @@ import Hummingbird
 extension PushProviderService {
     /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API (reference K.1)
     /// with the app's credentials, and kept here so notifications can target them and the limit is known.
-    func addChannelRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/channels") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+    func addChannelRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("channels") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(ChannelInput.self, from: request)
             let policy = try Self.storagePolicy(input.storagePolicy)
             if let name = input.name, !(1...256).contains(name.count) {
@@ -29,18 +29,18 @@ extension PushProviderService {
             try await self.store.insertChannel(appID: app.app.id, record)
             return try JSONCoding.response(record, status: .created)
         }
-        router.get("v1/channels") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("channels") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let channels = try await self.store.channels(appID: app.app.id)
             return try JSONCoding.response(
                 ChannelList(channels: channels, count: channels.count, limit: Self.channelLimit))
         }
-        router.get("v1/channels/:id") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("channels/:id") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             return try JSONCoding.response(try await self.channel(Self.channelID(context), of: app))
         }
-        router.delete("v1/channels/:id") { request, context -> HTTPResponse.Status in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.delete("channels/:id") { request, context -> HTTPResponse.Status in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let channel = try await self.channel(Self.channelID(context), of: app)
             // Safety: stored only after APNs made it.
             let id = APNSChannelID(rawValue: channel.id)!

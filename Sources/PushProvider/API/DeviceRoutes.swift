@@ -5,9 +5,9 @@ import HTTPTypes
 import Hummingbird
 
 extension PushProviderService {
-    func addDeviceRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/devices") { request, _ -> Response in
-            let caller = try await self.caller(request)
+    func addDeviceRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("devices") { request, context -> Response in
+            let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(DeviceInput.self, from: request)
             try Self.check(input, for: app)
@@ -23,8 +23,8 @@ extension PushProviderService {
             }
             return try JSONCoding.response(device, status: created ? .created : .ok)
         }
-        router.post("v1/devices/import") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.post("devices/import") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(DeviceImport.self, from: request, limit: 16 << 20)
             guard (1...10_000).contains(input.devices.count) else {
                 throw ProviderError.field("devices", "give 1 to 10,000 devices per import")
@@ -37,8 +37,8 @@ extension PushProviderService {
             let created = try await self.store.upsertDevices(appID: app.app.id, input.devices, at: self.now())
             return try JSONCoding.response(["imported": input.devices.count, "created": created])
         }
-        router.get("v1/devices") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("devices") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
             let active: Bool?
@@ -56,16 +56,16 @@ extension PushProviderService {
                     after: query.get("after"), limit: limit))
             return try JSONCoding.response(devices)
         }
-        router.get("v1/devices/:token") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("devices/:token") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let token = try context.parameters.decoded("token")
             guard let device = try await self.store.device(appID: app.app.id, token: token) else {
                 throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
             }
             return try JSONCoding.response(device)
         }
-        router.delete("v1/devices/:token") { request, context -> HTTPResponse.Status in
-            let caller = try await self.caller(request)
+        router.delete("devices/:token") { request, context -> HTTPResponse.Status in
+            let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
             let token = try context.parameters.decoded("token")
             if case .device = caller, let existing = try await self.store.device(appID: app.app.id, token: token) {

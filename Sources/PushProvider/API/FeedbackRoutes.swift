@@ -28,9 +28,9 @@ extension PushProviderService {
     /// The longest action identifier.
     static let actionLimit = 256
 
-    func addFeedbackRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/feedback") { request, _ -> Response in
-            let caller = try await self.caller(request)
+    func addFeedbackRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("feedback") { request, context -> Response in
+            let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
             let event = try Self.feedbackEvent(input, now: self.now())

@@ -4,15 +4,15 @@ import Hummingbird
 import Prometheus
 
 extension PushProviderService {
-    func addNotificationRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/notifications") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+    func addNotificationRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("notifications") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(NotificationInput.self, from: request)
             let report = try await self.createNotification(input, for: app)
             return try JSONCoding.response(report, status: .accepted)
         }
-        router.get("v1/notifications") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("notifications") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             let limit = min(500, max(1, query.get("limit").flatMap { Int($0) } ?? 50))
             var before: Date?
@@ -26,11 +26,11 @@ extension PushProviderService {
             return try JSONCoding.response(
                 try await self.notificationReports(appID: app.app.id, before: before, limit: limit))
         }
-        router.get("v1/notifications/:id") { request, context -> Response in
+        router.get("notifications/:id") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             return try JSONCoding.response(try await self.report(notification))
         }
-        router.get("v1/notifications/:id/deliveries") { request, context -> Response in
+        router.get("notifications/:id/deliveries") { request, context -> Response in
             let (id, query) = (try await self.callersNotification(request, context).id, request.uri.queryParameters)
             let limit = Self.pageLimit(request)
             let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
@@ -47,7 +47,7 @@ extension PushProviderService {
                     return trace
                 })
         }
-        router.get("v1/notifications/:id/responses") { request, context -> Response in
+        router.get("notifications/:id/responses") { request, context -> Response in
             let (id, query) = (try await self.callersNotification(request, context).id, request.uri.queryParameters)
             let limit = Self.pageLimit(request)
             let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
@@ -59,8 +59,8 @@ extension PushProviderService {
             return try JSONCoding.response(
                 try await self.store.responses(notificationID: id, after: after ?? 0, limit: limit))
         }
-        router.get("v1/deliveries/:apnsID") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("deliveries/:apnsID") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let text = try context.parameters.decoded("apnsID")
             guard DeliveryMessageID(text) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
@@ -80,7 +80,7 @@ extension PushProviderService {
     func callersNotification(_ request: Request, _ context: ProviderRequestContext) async throws
         -> StoredNotification
     {
-        let app = try await caller(request).serverApp(request, store: store)
+        let app = try await context.requireCaller().serverApp(request, store: store)
         let id = try context.parameters.decoded("id")
         guard let notification = try await store.notification(id: id), notification.appID == app.app.id else {
             throw ProviderError.notFound("app \(app.app.id) has no notification \(id)")

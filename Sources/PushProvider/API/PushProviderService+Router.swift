@@ -11,17 +11,19 @@ extension PushProviderService {
                 refused: { error, request in self.recordRefusal(error, request) },
                 failed: { error, request in self.recordFailure(error, request) }))
         addOperationsRoutes(to: router)
-        addAppRoutes(to: router)
-        addAppCheckRoutes(to: router)
-        addDeviceRoutes(to: router)
-        addUserRoutes(to: router)
-        addNotificationRoutes(to: router)
-        addVerdictRoutes(to: router)
-        addFeedbackRoutes(to: router)
-        addCategoryRoutes(to: router)
-        addActivityRoutes(to: router)
-        addWidgetRoutes(to: router)
-        addChannelRoutes(to: router)
+        // Every /v1 route has a caller: resolved once, here, before the route runs.
+        let api = router.group("v1").add(middleware: CallerMiddleware(provider: self))
+        addAppRoutes(to: api)
+        addAppCheckRoutes(to: api)
+        addDeviceRoutes(to: api)
+        addUserRoutes(to: api)
+        addNotificationRoutes(to: api)
+        addVerdictRoutes(to: api)
+        addFeedbackRoutes(to: api)
+        addCategoryRoutes(to: api)
+        addActivityRoutes(to: api)
+        addWidgetRoutes(to: api)
+        addChannelRoutes(to: api)
         for plugin in plugins { plugin.addRoutes(to: router, provider: self) }
         return router
     }
@@ -48,7 +50,7 @@ extension PushProviderService {
             ])
     }
 
-    /// The caller of a request.
+    /// The caller of a request (``CallerMiddleware`` asks once per `/v1` request).
     func caller(_ request: Request) async throws(ProviderError) -> Caller {
         try await Caller.resolve(request, store: store, adminToken: adminToken, plugins: plugins.withLock { $0 })
     }

@@ -8,11 +8,11 @@ extension PushProviderService {
         var expiresAt: Date
     }
 
-    func addUserRoutes(to router: Router<ProviderRequestContext>) {
+    func addUserRoutes(to router: RouterGroup<ProviderRequestContext>) {
         // The app's server vouches for a signed-in user (`?ttl=SECONDS`, 30 days by default): the token lets the
         // app bind its device to that user with the publishable key (UserToken).
-        router.post("v1/users/:userID/token") { request, context -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.post("users/:userID/token") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let userID = try context.parameters.decoded("userID")
             guard !userID.isEmpty, userID.count <= 256 else {
                 throw ProviderError.field("userID", "a user ID is 1 to 256 characters")

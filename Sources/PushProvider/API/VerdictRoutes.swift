@@ -3,13 +3,13 @@ import Hummingbird
 
 extension PushProviderService {
     /// "Why didn't it arrive?": each notification's breakdown by verdict, and the devices of one verdict.
-    func addVerdictRoutes(to router: Router<ProviderRequestContext>) {
-        router.get("v1/notifications/:id/breakdown") { request, context -> Response in
+    func addVerdictRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.get("notifications/:id/breakdown") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             let stats = try await self.store.stats(notificationIDs: [notification.id])[notification.id] ?? .init()
             return try JSONCoding.response(NotificationBreakdown(notificationID: notification.id, stats: stats))
         }
-        router.get("v1/notifications/:id/verdicts") { request, context -> Response in
+        router.get("notifications/:id/verdicts") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             let query = request.uri.queryParameters
             let wanted = try query.get("verdict").map { text throws(ProviderError) -> String in

@@ -6,9 +6,9 @@ extension PushProviderService {
     /// `/v1/widgets/tokens`: the WidgetKit tokens apps report, the widgets token (`WidgetPushInfo.token`, iOS 26) and
     /// each control's (iOS 18). A notification to `{"target": {"widgets": {}}}` reloads every registered app's
     /// widgets; `{"widgets": {"control": KIND}}` that control; both take `"user"` to reach one user's devices.
-    func addWidgetRoutes(to router: Router<ProviderRequestContext>) {
-        router.post("v1/widgets/tokens") { request, _ -> Response in
-            let caller = try await self.caller(request)
+    func addWidgetRoutes(to router: RouterGroup<ProviderRequestContext>) {
+        router.post("widgets/tokens") { request, context -> Response in
+            let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(WidgetTokenInput.self, from: request)
             let stored = try input.checked()
@@ -20,8 +20,8 @@ extension PushProviderService {
             let (record, created) = try await self.store.upsertActivityToken(appID: app.app.id, stored, at: self.now())
             return try JSONCoding.response(WidgetTokenRecord(record), status: created ? .created : .ok)
         }
-        router.get("v1/widgets/tokens") { request, _ -> Response in
-            let app = try await self.caller(request).serverApp(request, store: self.store)
+        router.get("widgets/tokens") { request, context -> Response in
+            let app = try await context.requireCaller().serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             if let kind = query.get("kind"), WidgetTokenInput.Kind(rawValue: kind) == nil {
                 throw ProviderError.field("kind", "must be widgets or control; got \(kind)")
@@ -34,8 +34,8 @@ extension PushProviderService {
                 now: self.now())
             return try JSONCoding.response(tokens.map(WidgetTokenRecord.init))
         }
-        router.delete("v1/widgets/tokens/:token") { request, context -> HTTPResponse.Status in
-            let caller = try await self.caller(request)
+        router.delete("widgets/tokens/:token") { request, context -> HTTPResponse.Status in
+            let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
             try await self.deleteToken(
                 context.parameters.decoded("token").lowercased(), of: app, caller: caller, kinds: Self.widgetKinds,
