@@ -16,9 +16,9 @@ extension SQLiteStore {
                     RETURNING id, notification_id, app_id, token, attempts
                     """, arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, limit]
             ).map { row in
-                LeasedDelivery(
-                    id: row["id"], notificationID: row["notification_id"], appID: row["app_id"], token: row["token"],
-                    attempts: row["attempts"])
+                // By position (the RETURNING list's order): a column looked up by name costs a lowercased copy of
+                // the name per row, and a lease is thousands of rows.
+                LeasedDelivery(id: row[0], notificationID: row[1], appID: row[2], token: row[3], attempts: row[4])
             }.sorted { $0.id < $1.id }
         }
     }
