@@ -252,7 +252,7 @@ let package = Package(
         .target(
             name: "GatewayTestSupport",
             dependencies: [
-                "APNSGateway", "APNSCore", "APNSClient", "GracefulServer",
+                "APNSGateway", "APNSCore", "APNSClient", "GracefulServer", "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -343,6 +343,7 @@ let package = Package(
             ],
             swiftSettings: heraldSettings
         ),
+        .testTarget(name: "HeraldConsoleTests", dependencies: ["HeraldConsole"], swiftSettings: heraldSettings),
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"],

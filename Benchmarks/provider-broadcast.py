@@ -21,7 +21,7 @@ Each broadcast adds its deliveries to the database, and the next one is slower f
 within one broadcast instead: History is watched live in every other window of S seconds, and the send rates of the
 watched and unwatched windows are compared (medians).
 
-    python3 Benchmarks/provider-broadcast.py --devices 1000000 --watch-windows 5
+    python3 Benchmarks/provider-broadcast.py --devices 1000000 --watch-windows 5 [--tabs 20]
 """
 import argparse, http.client, json, os, re, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, \
     time, urllib.parse, uuid
@@ -115,10 +115,11 @@ def broadcast(api, poll):
         time.sleep(poll)
 
 
-def watched_windows(window, api, port, admin, app, devices):
-    """One broadcast in windows of `window` seconds, History watched live in every other one; the send rate (APNs
-    answers per second) of each window, and the medians of the watched and unwatched ones. Windows in one broadcast
-    share the database's size, which grows with every broadcast and slows the next."""
+def watched_windows(window, api, port, admin, app, devices, tabs=1):
+    """One broadcast in windows of `window` seconds, History watched live (in `tabs` tabs, each signed in on its own)
+    in every other one; the send rate (APNs answers per second) of each window, and the medians of the watched and
+    unwatched ones. Windows in one broadcast share the database's size, which grows with every broadcast and slows
+    the next."""
     status, notification = api.call("POST", "/v1/notifications", {
         "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
     assert status == 202, notification
@@ -132,12 +133,12 @@ def watched_windows(window, api, port, admin, app, devices):
 
     state, before = answered()
     while state != "done":
-        watcher = HistoryWatcher(port, admin, app) if watched else None
+        watchers = [HistoryWatcher(port, admin, app) for _ in range(tabs)] if watched else []
         began = time.monotonic()
         time.sleep(window)
         state, after = answered()
         seconds = time.monotonic() - began
-        if watcher:
+        for watcher in watchers:
             watcher.stop()
         # A window in which the broadcast ended is partial: left out.
         if state != "done" and index > 0:
@@ -146,7 +147,8 @@ def watched_windows(window, api, port, admin, app, devices):
                   flush=True)
         before, watched, index = after, not watched, index + 1
     unwatched, watched = statistics.median(rates[False]), statistics.median(rates[True])
-    print(json.dumps({"devices": devices, "windowSeconds": window, "windows": len(rates[False]) + len(rates[True]),
+    print(json.dumps({"devices": devices, "tabs": tabs, "windowSeconds": window,
+                      "windows": len(rates[False]) + len(rates[True]),
                       "unwatchedMedianPerSecond": round(unwatched), "watchedMedianPerSecond": round(watched),
                       "slowdownPercent": round((1 - watched / unwatched) * 100, 1)}), flush=True)
 
@@ -231,6 +233,8 @@ def main():
                         help="rounds of one unwatched and one watched broadcast (History open live)")
     parser.add_argument("--watch-windows", type=float, default=0, metavar="SECONDS",
                         help="one broadcast, History watched live in every other window of SECONDS")
+    parser.add_argument("--tabs", type=int, default=1, metavar="N",
+                        help="with --watch-windows: History open in N tabs at once (each its own session)")
     parser.add_argument("--rate-limit", type=int, default=0, metavar="PER_SECOND",
                         help="the app's rate limit (0: none); with --restart-database it makes the broadcast last long "
                              "enough for the restart to land in its middle")
@@ -295,7 +299,7 @@ def main():
             watched_rounds(options.watch, api, port, admin, created["app"]["id"], options.devices, options.poll)
             return
         if options.watch_windows:
-            watched_windows(options.watch_windows, api, port, admin, created["app"]["id"], options.devices)
+            watched_windows(options.watch_windows, api, port, admin, created["app"]["id"], options.devices, options.tabs)
             return
         began = time.monotonic()
         status, notification = api.call("POST", "/v1/notifications", {

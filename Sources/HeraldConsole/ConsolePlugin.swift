@@ -20,6 +20,8 @@ import Synchronization
 public final class ConsolePlugin: ProviderPlugin {
     let configuration: Configuration
     let sessions = ConsoleSessions()
+    /// The live views, each read once however many tabs show it.
+    let feeds = LiveFeeds()
     let pages: ConsolePages
     let assets: ConsoleAssets
     let gatewayClient: ConsoleHTTPClient?

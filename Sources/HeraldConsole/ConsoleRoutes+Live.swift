@@ -22,7 +22,8 @@ extension ConsoleRoutes {
                 try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
             }
             let provider = self.provider
-            return stream(for: session, every: Self.historyInterval) {
+            let key = "history \(appID) \(limit) \(before.map { "\($0.timeIntervalSince1970)" } ?? "now")"
+            return stream(for: session, view: key, every: Self.historyInterval) {
                 try await ConsoleRequest.encoder.encode(
                     provider.notificationReports(appID: appID, before: before, limit: limit))
             }
@@ -30,7 +31,9 @@ extension ConsoleRoutes {
         router.get("console/api/simulators/:index/stream") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
-            return stream(for: session, every: Self.deviceInterval) {
+            // What the device shows differs by who looks: all apps for the admin, one app for its key.
+            let scope = visibleBundleIDs(session)?.sorted().joined(separator: ",") ?? "all"
+            return stream(for: session, view: "device \(index) \(scope)", every: Self.deviceInterval) {
                 let screen = JSONObject([
                     ("activities", .array(visible(try await deviceJSON(index, "activities"), session: session))),
                     ("notifications", .array(visible(try await deviceJSON(index, "notifications"), session: session))),
@@ -45,11 +48,12 @@ extension ConsoleRoutes {
         }
     }
 
-    /// A Server-Sent Events answer: `read` every `interval`, and an event each time its answer changes, until the
-    /// browser goes away. A failed read is sent as a `problem` event and tried again. A session may have
-    /// ``ConsoleSessions/streamsPerSession`` open at once; one more is answered 429.
+    /// A Server-Sent Events answer: an event each time view `view` changes (read by `read` every `interval`, once for
+    /// every tab showing it: ``LiveFeeds``), a comment when nothing changed, until the browser goes away. A failed
+    /// read is sent as a `problem` event and tried again. A session may have ``ConsoleSessions/streamsPerSession``
+    /// open at once; one more is answered 429.
     func stream(
-        for session: ConsoleSessions.Session, every interval: Duration,
+        for session: ConsoleSessions.Session, view: String, every interval: Duration,
         read: @escaping @Sendable () async throws -> Data
     ) -> Response {
         let sessions = console.sessions
@@ -62,24 +66,20 @@ extension ConsoleRoutes {
         }
         var headers = ConsoleRequest.securityHeaders
         headers[.contentType] = "text/event-stream"
+        let updates = console.feeds.subscribe(view, every: interval, read: read)
         return Response(
             status: .ok, headers: headers,
             body: .init { writer in
                 defer { sessions.endStream(sessionID: session.id) }
-                var last: Data?
-                while !Task.isCancelled {
-                    let event: String?
-                    do {
-                        let data = try await read()
-                        event = data == last ? nil : "data: \(String(decoding: data, as: UTF8.self))\n\n"
-                        last = data
-                    } catch {
-                        event =
-                            "event: problem\ndata: \(String(describing: error).replacingOccurrences(of: "\n", with: " "))\n\n"
-                        last = nil
+                for await update in updates {
+                    switch update {
+                    case .changed(let data):
+                        try await writer.write(ByteBuffer(string: "data: \(String(decoding: data, as: UTF8.self))\n\n"))
+                    case .problem(let message):
+                        try await writer.write(ByteBuffer(string: "event: problem\ndata: \(message)\n\n"))
+                    case .unchanged:
+                        try await writer.write(ByteBuffer(string: ": still here\n\n"))
                     }
-                    try await writer.write(ByteBuffer(string: event ?? ": still here\n\n"))
-                    try await Task.sleep(for: interval)
                 }
                 try await writer.finish(nil)
             })

@@ -1,7 +1,7 @@
 public import APNSClient
 public import APNSCore
 package import APNSGateway
-import Crypto
+package import Crypto
 public import DeviceSimulator
 public import Foundation
 import Logging
@@ -39,10 +39,13 @@ public final class LocalAPNs: Sendable {
     public let signer: APNSProviderTokenSigner
     /// The gateway itself, for Herald's own tests.
     package let server: GatewayServer
+    /// The trusted key.
+    package let key: P256.Signing.PrivateKey
     /// Where it keeps its data; removed by ``stop()``.
     let directory: URL
 
     private init(server: GatewayServer, port: Int, key: P256.Signing.PrivateKey, directory: URL) throws {
+        self.key = key
         self.server = server
         self.port = port
         self.directory = directory
@@ -61,22 +64,31 @@ public final class LocalAPNs: Sendable {
     /// - Throws: ``HeraldTestingError`` when it cannot listen or write its folder.
     public static func start() async throws -> LocalAPNs {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("local-apns-\(UUID().uuidString)")
-        let key = P256.Signing.PrivateKey()
         do {
-            var verifier = APNSProviderTokenVerifier()
-            try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-            var configuration = GatewayServer.Configuration(dataDirectory: directory)
-            configuration.port = 0
-            configuration.managePort = 0
-            // A test provokes refusals on purpose: they are answered, not printed.
-            configuration.logger.logLevel = .warning
-            let server = try GatewayServer(configuration: configuration, verifier: verifier)
-            let port = try await server.start()
-            return try LocalAPNs(server: server, port: port, key: key, directory: directory)
+            return try await start(directory: directory)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw HeraldTestingError("the local APNs cannot start: \(error)")
         }
+    }
+
+    /// Starts one keeping its data in `directory` (a restart on the same folder finds what it stored), trusting
+    /// `key`; `configure` changes the gateway's configuration first (Herald's own tests).
+    package static func start(
+        directory: URL, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
+        configure: (inout GatewayServer.Configuration) -> Void = { _ in }
+    ) async throws -> LocalAPNs {
+        var verifier = APNSProviderTokenVerifier()
+        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        var configuration = GatewayServer.Configuration(dataDirectory: directory)
+        configuration.port = 0
+        configuration.managePort = 0
+        // A test provokes refusals on purpose: they are answered, not printed.
+        configuration.logger.logLevel = .warning
+        configure(&configuration)
+        let server = try GatewayServer(configuration: configuration, verifier: verifier)
+        let port = try await server.start()
+        return try LocalAPNs(server: server, port: port, key: key, directory: directory)
     }
 
     /// Starts one, runs `body` with it, and stops it whether `body` threw or not.

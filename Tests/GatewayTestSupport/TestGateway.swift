@@ -2,7 +2,7 @@ package import APNSCore
 package import APNSGateway
 package import Crypto
 package import Foundation
-import Logging
+import HeraldTesting
 
 /// A gateway for live tests: a fresh data directory (or a given one), port 0, and one trusted key (key ID ABC123DEFG,
 /// team DEF123GHIJ) with a signer for it.
@@ -22,19 +22,8 @@ package struct TestGateway: Sendable {
         key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
         configure: (inout GatewayServer.Configuration) -> Void = { _ in }
     ) async throws -> TestGateway {
-        var verifier = APNSProviderTokenVerifier()
-        try verifier.addKey(pem: key.publicKey.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        var configuration = GatewayServer.Configuration(dataDirectory: directory)
-        configuration.port = 0
-        configuration.managePort = 0
-        // Refusals are what these tests provoke; they are counted, not printed.
-        configuration.logger.logLevel = .warning
-        configure(&configuration)
-        let server = try GatewayServer(configuration: configuration, verifier: verifier)
-        let port = try await server.start()
-        let signer = try APNSProviderTokenSigner(
-            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        return TestGateway(server: server, port: port, key: key, signer: signer, directory: directory)
+        let apns = try await LocalAPNs.start(directory: directory, key: key, configure: configure)
+        return TestGateway(server: apns.server, port: apns.port, key: key, signer: apns.signer, directory: directory)
     }
 
     /// Runs `body`, then stops the gateway, whether `body` threw or not.
