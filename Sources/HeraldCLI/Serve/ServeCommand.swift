@@ -140,7 +140,7 @@ struct ServeCommand: AsyncParsableCommand {
         let console = try await ConsolePlugin(configuration: try consoleConfiguration())
         let folder = provider.configuration.providerDirectory
         let listened = Mutex(false)
-        let service = provider.service(plugins: [console]) { [host, adminToken] port in
+        let services = try provider.services(plugins: [console]) { [host, adminToken] port in
             listened.withLock { $0 = true }
             let scheme = provider.configuration.tls == nil ? "http" : "https"
             let base = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
@@ -166,7 +166,7 @@ struct ServeCommand: AsyncParsableCommand {
             withExtendedLifetime(lock) {}
         }
         do {
-            try await CommandServices.run([.init(service: service)], logger: logging.logger("herald-provider"))
+            try await CommandServices.run(services, logger: logging.logger("herald-provider"))
         } catch  where !listened.withLock({ $0 }) {
             lock?.discardIfNew()
             throw CommandFailure.listening(error, what: "the provider API", host: host, port: port, option: "--port")

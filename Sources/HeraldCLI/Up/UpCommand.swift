@@ -70,10 +70,12 @@ struct UpCommand: AsyncParsableCommand {
         }
         defer { withExtendedLifetime(lock) {} }
         do {
-            try await CommandServices.run(system.services, logger: logging.logger("herald"))
+            try await CommandServices.run(try system.services(), logger: logging.logger("herald"))
         } catch {
             lock.discardIfNew()
-            throw error
+            // The gateway listens already and the device's API names its own failure: what cannot bind is the API.
+            throw CommandFailure.listening(
+                error, what: "the provider API", host: host, port: providerPort, option: "--provider-port") ?? error
         }
     }
 

@@ -71,27 +71,16 @@ struct UpSystem {
         }
     }
 
-    /// The gateway, the provider with the console, and the demo (which waits for the provider to listen). The demo
-    /// ending (`quit` on its terminal) shuts the others down; a failure of one cancels the rest.
-    var services: [ServiceGroupConfiguration.ServiceConfiguration] {
+    /// The gateway, the provider's parts with the console, and the demo (which waits for the provider to listen), in
+    /// one group. The demo ending (`quit` on its terminal) shuts the others down; a failure of one cancels the rest.
+    func services() throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let (provider, console, command) = (provider, console, command)
-        let providerService = ClosureService {
-            defer { listening.finish() }
-            do {
-                try await provider.service(plugins: [console]) { listening.yield($0) }.run()
-            } catch {
-                throw CommandFailure.listening(
-                    error, what: "the provider API", host: command.host, port: command.providerPort,
-                    option: "--provider-port") ?? error
-            }
-        }
-        return [
-            .init(service: gateway),
-            .init(service: providerService),
-            .init(
-                service: UpDemo(system: self, providerPorts: ports),
-                successTerminationBehavior: .gracefullyShutdownGroup),
-        ]
+        return [.init(service: gateway)]
+            + (try provider.services(plugins: [console]) { listening.yield($0) })
+            + [
+                .init(
+                    service: UpDemo(system: self, providerPorts: ports),
+                    successTerminationBehavior: .gracefullyShutdownGroup)
+            ]
     }
 }

@@ -1,27 +1,96 @@
+import GracefulServer
+import Hummingbird
+import HummingbirdTLS
+import Logging
 public import ServiceLifecycle
+import Synchronization
 
 extension PushProviderService {
-    /// The provider as a swift-service-lifecycle `Service`: it serves and delivers as ``run(plugins:onListening:)``
-    /// does until its service group shuts down, then stops taking requests, lets the deliveries in flight finish and
-    /// records them.
+    /// The provider's parts as the services of one `ServiceGroup` (the command's): they start in this order and the
+    /// group stops them in reverse. The API stops taking requests first (connections still open, a console's live
+    /// views, get ``apiGracePeriod``), then the plugins and the daily scheduler, then the engine, which finishes the
+    /// deliveries in flight and records them; the APNs clients and the store close last.
     ///
     /// - Parameters:
     ///   - plugins: modules served beside the API, such as the console.
     ///   - onListening: called with the bound port once the API accepts connections.
-    ///   - onShutdown: called when the graceful shutdown begins.
-    /// - Returns: the service, to run in a `ServiceGroup`.
-    public func service(
+    ///   - onShutdown: called when the graceful shutdown reaches the provider.
+    /// - Returns: the services, to list in a `ServiceGroup` in this order.
+    /// - Throws: when the API's TLS configuration cannot be used.
+    public func services(
         plugins: [any ProviderPlugin] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onShutdown: @escaping @Sendable () -> Void = {}
-    ) -> some Service {
-        ClosureService {
-            try await withGracefulShutdownHandler {
-                try await cancelWhenGracefulShutdown {
-                    try await self.run(plugins: plugins, onListening: onListening)
-                }
-            } onGracefulShutdown: {
+    ) throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        self.plugins.withLock { $0 = plugins }
+        let (engine, clients, store) = (engine, clients, store)
+        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(
+                service: ClosureService {
+                    // Stopped last: everything that uses the store and the clients has ended by then.
+                    try? await gracefulShutdown()
+                    await clients.shutdown()
+                    await store.close()
+                },
+                serviceName: "store"),
+            .init(
+                service: ClosureService { await cancelWhenGracefulShutdown { await engine.run() } },
+                serviceName: "engine"),
+            .init(
+                service: ClosureService { await cancelWhenGracefulShutdown { await scheduler.run() } },
+                serviceName: "daily scheduler"),
+        ]
+        for plugin in plugins {
+            let service = ClosureService { await cancelWhenGracefulShutdown { await plugin.run(provider: self) } }
+            services.append(.init(service: service, successTerminationBehavior: .ignore, serviceName: "\(plugin)"))
+        }
+        let application = try makeApplication(plugins: plugins, onListening: onListening)
+        services.append(
+            .init(
+                service: ClosureService {
+                    try await Self.serve(application, gracePeriod: Self.apiGracePeriod, onShutdown: onShutdown)
+                },
+                serviceName: "provider API"))
+        return services
+    }
+
+    /// How long connections still open when the API stops may take to end (a console's live view never ends by
+    /// itself) before they are closed.
+    public static let apiGracePeriod: Duration = .seconds(2)
+
+    private func makeApplication(
+        plugins: [any ProviderPlugin], onListening: @escaping @Sendable (Int) async -> Void
+    ) throws -> some ApplicationProtocol & Service {
+        var quiet = logger
+        quiet.logLevel = .critical
+        let server =
+            try configuration.tls.map { try .tls(configuration.httpLimits.server(), tlsConfiguration: $0) }
+            ?? configuration.httpLimits.server()
+        return Application(
+            router: makeRouter(plugins: plugins),
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "herald-provider"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
+            logger: quiet
+        )
+    }
+
+    /// Runs `application` until the group's graceful shutdown, then gives the connections still open `gracePeriod`
+    /// to end before they are closed.
+    private static func serve(
+        _ application: some Service, gracePeriod: Duration, onShutdown: @escaping @Sendable () -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The application stops taking connections when the shutdown begins, and ends when its last one does.
+            group.addTask { try await application.run() }
+            group.addTask {
+                try await gracefulShutdown()
                 onShutdown()
+                try await Task.sleep(for: gracePeriod)
             }
+            try await group.next()
+            group.cancelAll()
         }
     }
 }

@@ -93,7 +93,8 @@ public final class PushProviderService: Sendable {
     func now() -> Date { configuration.now() }
 
     /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
-    /// deliveries in flight finish, records them, and releases any lease not sent.
+    /// deliveries in flight finish, records them, and releases any lease not sent. The parts run as the services of
+    /// one `ServiceGroup` (``services(plugins:onListening:onShutdown:)``); a command runs them in its own group.
     ///
     /// - Parameters:
     ///   - plugins: modules served beside the API, such as the console.
@@ -102,43 +103,11 @@ public final class PushProviderService: Sendable {
     public func run(
         plugins: [any ProviderPlugin] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        self.plugins.withLock { $0 = plugins }
         var quiet = logger
         quiet.logLevel = .critical
-        let server =
-            try configuration.tls.map { try .tls(configuration.httpLimits.server(), tlsConfiguration: $0) }
-            ?? configuration.httpLimits.server()
-        let application = Application(
-            router: makeRouter(plugins: plugins),
-            server: server,
-            configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "herald-provider"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
-            logger: quiet
-        )
-        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now)
-        // Shut down in the reverse order: the API stops taking requests (and gives its connections 2 s), the plugins
-        // and the scheduler stop, and the engine finishes the deliveries in flight last.
-        let engine = engine
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(
-                service: ClosureService { await cancelWhenGracefulShutdown { await engine.run() } },
-                serviceName: "engine"),
-            .init(
-                service: ClosureService { await cancelWhenGracefulShutdown { await scheduler.run() } },
-                serviceName: "daily scheduler"),
-        ]
-        for plugin in plugins {
-            let service = ClosureService { await cancelWhenGracefulShutdown { await plugin.run(provider: self) } }
-            services.append(.init(service: service, successTerminationBehavior: .ignore, serviceName: "\(plugin)"))
-        }
-        services.append(
-            .init(
-                service: ClosureService {
-                    try await cancelWhenGracefulShutdown { try await application.runUntilCancelled() }
-                },
-                serviceName: "provider API"))
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: try services(plugins: plugins, onListening: onListening), logger: quiet))
         // Unstructured, so cancelling this task shuts the group down gracefully instead of cutting it off.
         let running = Task { try await group.run() }
         try await withTaskCancellationHandler {
@@ -146,8 +115,6 @@ public final class PushProviderService: Sendable {
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
         }
-        await clients.shutdown()
-        await store.close()
     }
 
     private static func loadOrCreateAdminToken(in directory: URL) throws(ProviderError) -> (String, created: Bool) {
