@@ -63,6 +63,10 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(
+            name: "HeraldSupport",
+            swiftSettings: heraldSettings
+        ),
+        .target(
             name: "APNSCore",
             dependencies: [
                 "HeraldJSON",
@@ -86,6 +90,7 @@ let package = Package(
         .target(
             name: "APNSGateway",
             dependencies: [
+                "HeraldSupport",
                 "APNSCore", "Courier", "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -137,6 +142,7 @@ let package = Package(
         .target(
             name: "DeviceSimulator",
             dependencies: [
+                "HeraldSupport",
                 "APNSCore", "CategoryConfig", "Courier", "UserNotifications", "CoreLocation", "ActivityKit",
                 "WidgetKit", "GracefulServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -162,6 +168,7 @@ let package = Package(
         .target(
             name: "PushProvider",
             dependencies: [
+                "HeraldSupport",
                 "APNSCore", "APNSClient", "CategoryConfig", "GracefulServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -209,6 +216,7 @@ let package = Package(
         .target(
             name: "HeraldCLI",
             dependencies: [
+                "HeraldSupport",
                 "APNSCore",
                 "APNSClient",
                 "APNSGateway",
@@ -299,6 +307,7 @@ let package = Package(
         .testTarget(
             name: "DeviceSimulatorTests",
             dependencies: [
+                "HeraldSupport",
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "GatewayTestSupport", "HeraldTesting",
                 "ActivityKit", "WidgetKit", "GracefulServer",
@@ -312,6 +321,7 @@ let package = Package(
         .testTarget(
             name: "PushProviderTests",
             dependencies: [
+                "HeraldSupport",
                 "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "Courier", "DeviceSimulator",
                 "GatewayTestSupport", "HeraldTesting", "GracefulServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -344,6 +354,7 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .testTarget(name: "HeraldConsoleTests", dependencies: ["HeraldConsole"], swiftSettings: heraldSettings),
+        .testTarget(name: "HeraldSupportTests", dependencies: ["HeraldSupport"], swiftSettings: heraldSettings),
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"],

@@ -1,6 +1,7 @@
 package import APNSCore
 import Courier
 package import Foundation
+import HeraldSupport
 package import Logging
 import NIOCore
 import NIOHTTP1

@@ -4,6 +4,7 @@ import APNSGateway
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import HeraldSupport
 import HeraldTesting
 import Logging
 import NIOCore

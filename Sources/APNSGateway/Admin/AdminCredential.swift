@@ -2,6 +2,7 @@ import APNSCore
 package import Courier
 import Crypto
 package import Foundation
+import HeraldSupport
 
 /// Who may use the gateway's admin API: whoever sends `Authorization: Bearer <token>` with the token kept in
 /// `DATA/admin-token` (mode 0600, made at the first start). With ``insecure`` (loopback only, `--insecure-admin`)

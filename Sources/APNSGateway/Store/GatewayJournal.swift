@@ -1,6 +1,7 @@
 package import APNSCore
 package import Courier
 package import Foundation
+import HeraldSupport
 package import Logging
 import Synchronization
 

@@ -1,6 +1,7 @@
 import APNSCore
 import Crypto
 import Foundation
+import HeraldSupport
 
 /// What a device keeps across restarts under its data folder (`device.json`, mode 0600): each app's device token, the
 /// secret that proves the token is this device's, and its end-to-end private key, so a restarted device keeps its

@@ -1,6 +1,7 @@
 import APNSCore
 import Courier
 import Foundation
+import HeraldSupport
 import Synchronization
 import UserNotifications
 

@@ -1,6 +1,7 @@
 import APNSCore
 import AsyncHTTPClient
 import Foundation
+import HeraldSupport
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1

@@ -1,6 +1,7 @@
-public import APNSCore
-public import Crypto
-public import Foundation
+import APNSCore
+package import Crypto
+package import Foundation
+package import HeraldSupport
 import Synchronization
 public import UserNotifications
 
@@ -31,7 +32,7 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
     ///   - downloadPolicy: which addresses downloads may reach.
     ///   - privateKey: the app's end-to-end key, for `decrypt` steps.
     ///   - log: receives the reason whenever a step fails or the time limit passes.
-    public init(
+    package init(
         steps: [ServiceExtensionStep],
         downloadFolder: URL,
         downloadPolicy: OutboundPolicy,

@@ -1,6 +1,7 @@
 import APNSCore
 import Crypto
 import Foundation
+import HeraldSupport
 
 /// The `.p8` signing key `herald up` makes at first start and trusts, so a provider can push at once.
 struct DevelopmentSigningKey {

@@ -2,6 +2,7 @@ import APNSCore
 public import Foundation
 import GRDB
 import GracefulServer
+import HeraldSupport
 import Hummingbird
 import HummingbirdTLS
 public import Logging

@@ -1,6 +1,7 @@
 import APNSCore
 import AsyncHTTPClient
 import Foundation
+import HeraldSupport
 import Logging
 import NIOCore
 import NIOHTTP1

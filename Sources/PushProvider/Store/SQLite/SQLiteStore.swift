@@ -2,6 +2,7 @@ import APNSCore
 import Crypto
 import Foundation
 import GRDB
+import HeraldSupport
 
 /// The embedded store: one SQLite file in WAL mode through GRDB. One provider process per file; several processes
 /// share a queue only through PostgreSQL.

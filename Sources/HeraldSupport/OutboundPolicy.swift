@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -12,16 +12,16 @@ public import Foundation
 /// both when it is set (an address written in the URL, `localhost`) and before every request (what the name resolves
 /// to then). The request then connects to the address that was checked (``OutboundTarget``), so a name that resolves
 /// to a public address for the check and to an inner one a moment later (DNS rebinding) is not followed.
-public struct OutboundPolicy: Sendable {
+package struct OutboundPolicy: Sendable {
     /// Hosts (`host` or `host:port`, lowercase) the operator allowed whatever their address. An address allowed this
     /// way (`10.0.0.5` or `10.0.0.5:8080`) may also be reached through any name that resolves to it.
-    public let allowedHosts: Set<String>
+    package let allowedHosts: Set<String>
     /// The option that allows a host, named in refusals (`herald serve --allow-webhook-host`).
-    public let allowOption: String
+    package let allowOption: String
     /// Looks a host name up (``IPAddress/resolve(_:)``; tests give their own answers).
     private let resolve: @Sendable (String) -> [IPAddress]
 
-    public init(
+    package init(
         allowedHosts: [String], allowOption: String,
         resolve: @escaping @Sendable (String) -> [IPAddress] = IPAddress.resolve
     ) {
@@ -31,7 +31,7 @@ public struct OutboundPolicy: Sendable {
     }
 
     /// Why `url` may not be called, judging by what it says (no name lookup); `nil` when it may.
-    public func problem(with url: URL) -> String? {
+    package func problem(with url: URL) -> String? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return "the URL has no host" }
         if isAllowed(url) { return nil }
         if host == "localhost" || host.hasSuffix(".localhost") {
@@ -48,7 +48,7 @@ public struct OutboundPolicy: Sendable {
     /// never on one of the few threads Swift concurrency runs on (a slow resolver would stall every task).
     ///
     /// - Throws: ``OutboundRefusal`` saying why `url` may not be called.
-    public func target(for url: URL) async throws(OutboundRefusal) -> OutboundTarget {
+    package func target(for url: URL) async throws(OutboundRefusal) -> OutboundTarget {
         if let problem = problem(with: url) { throw OutboundRefusal(message: problem) }
         let host = url.host.map(Self.bare) ?? ""
         guard !isAllowed(url), IPAddress(host) == nil else { return OutboundTarget(host: host, address: nil) }
@@ -87,31 +87,31 @@ public struct OutboundPolicy: Sendable {
 }
 
 /// Where a request to a checked URL connects (``OutboundPolicy/target(for:)``).
-public struct OutboundTarget: Sendable, Equatable {
+package struct OutboundTarget: Sendable, Equatable {
     /// The URL's host, which the request still names (its `Host` header and the TLS server name).
-    public let host: String
+    package let host: String
     /// The address checked, to connect to instead of looking `host` up again; `nil` when the URL is an address or
     /// the operator allowed the host (nothing to pin).
-    public let address: String?
+    package let address: String?
 
     /// `[host: address]`, as AsyncHTTPClient's `dnsOverride` takes it.
-    public var dnsOverride: [String: String] {
+    package var dnsOverride: [String: String] {
         address.map { [host: $0] } ?? [:]
     }
 }
 
 /// Why a URL may not be called (``OutboundPolicy``).
-public struct OutboundRefusal: Error, Sendable {
+package struct OutboundRefusal: Error, Sendable {
     /// What is wrong with the URL and how an operator allows it.
-    public let message: String
+    package let message: String
 }
 
 /// An IPv4 or IPv6 address, to tell public addresses from the rest.
-public struct IPAddress: CustomStringConvertible, Sendable {
+package struct IPAddress: CustomStringConvertible, Sendable {
     /// 4 or 16 bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var v4 = in_addr()
         var v6 = in6_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
@@ -129,7 +129,7 @@ public struct IPAddress: CustomStringConvertible, Sendable {
 
     /// Whether the address is reachable on the public internet: not unspecified, loopback, private (RFC 1918, IPv6
     /// unique local), shared (100.64/10), link-local, benchmarking, multicast or reserved.
-    public var isPublic: Bool {
+    package var isPublic: Bool {
         if bytes.count == 16 {
             let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xff, 0xff]
             if Array(bytes.prefix(12)) == mappedPrefix { return IPAddress(bytes: Array(bytes.suffix(4))).isPublic }
@@ -154,7 +154,7 @@ public struct IPAddress: CustomStringConvertible, Sendable {
         }
     }
 
-    public var description: String {
+    package var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var copy = bytes
         _ = inet_ntop(bytes.count == 4 ? AF_INET : AF_INET6, &copy, &text, socklen_t(text.count))
@@ -162,7 +162,7 @@ public struct IPAddress: CustomStringConvertible, Sendable {
     }
 
     /// Every address `host` resolves to now.
-    public static func resolve(_ host: String) -> [IPAddress] {
+    package static func resolve(_ host: String) -> [IPAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

@@ -1,5 +1,5 @@
-import APNSCore
 import Foundation
+import HeraldSupport
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -8,11 +8,11 @@ public import Foundation
 
 /// Secrets and data only their owner may read: folders are made mode 0700 and files are written mode 0600 from the
 /// first byte (never world-readable for a moment, as writing and then changing the mode would be).
-public enum PrivateFile {
+package enum PrivateFile {
     /// Makes `directory` (and its missing parents) and sets it to mode 0700.
     ///
     /// - Throws: when the folder cannot be made or its mode set.
-    public static func makeDirectory(_ directory: URL) throws {
+    package static func makeDirectory(_ directory: URL) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
@@ -22,7 +22,7 @@ public enum PrivateFile {
     /// makes the folder it is in private too.
     ///
     /// - Throws: when the folder or the file cannot be written.
-    public static func write(_ data: Data, to url: URL) throws {
+    package static func write(_ data: Data, to url: URL) throws {
         try makeDirectory(url.deletingLastPathComponent())
         // Unique per call: two writers of one file in one process must not rename each other's temporary file away.
         let temporary = url.path + ".tmp-\(getpid())-\(UUID().uuidString)"
@@ -40,15 +40,15 @@ public enum PrivateFile {
     }
 
     /// Sets an existing file to mode 0600 (a database a library created); a missing file is left alone.
-    public static func restrict(_ url: URL) {
+    package static func restrict(_ url: URL) {
         _ = chmod(url.path, 0o600)
     }
 }
 
 /// A private file that could not be written: its path and the system's reason.
-public struct PrivateFileError: Error, CustomStringConvertible {
-    public let path: String
-    public let errno: Int32
+package struct PrivateFileError: Error, CustomStringConvertible {
+    package let path: String
+    package let errno: Int32
 
-    public var description: String { "\(path): \(String(cString: strerror(errno)))" }
+    package var description: String { "\(path): \(String(cString: strerror(errno)))" }
 }
