@@ -21,7 +21,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
-        .library(name: "APNSCore", targets: ["APNSCore"]),
+        // APNSCore re-exports HeraldJSON (JSONValue, JSONObject, JSONNumber): its API is part of the product.
+        .library(name: "APNSCore", targets: ["APNSCore", "HeraldJSON"]),
         .library(name: "APNSClient", targets: ["APNSClient"]),
         .library(
             name: "UserNotifications",

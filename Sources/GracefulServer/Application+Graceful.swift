@@ -1,4 +1,4 @@
-public import Hummingbird
+package import Hummingbird
 import ServiceLifecycle
 
 extension Application {
@@ -12,7 +12,7 @@ extension Application {
     /// - Parameter gracePeriod: how long connections still open may take to end (a console's live event stream never
     ///   ends by itself) before their handlers are cancelled.
     /// - Throws: what the server throws (it cannot bind, say).
-    public func runUntilCancelled(gracePeriod: Duration = .seconds(2)) async throws {
+    package func runUntilCancelled(gracePeriod: Duration = .seconds(2)) async throws {
         var configuration = ServiceGroupConfiguration(services: [self], logger: logger)
         configuration.maximumGracefulShutdownDuration = gracePeriod
         let group = ServiceGroup(configuration: configuration)

@@ -1,5 +1,5 @@
 import HTTPTypes
-public import HummingbirdCore
+package import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
 import Synchronization
@@ -19,19 +19,19 @@ import Synchronization
 /// let limits = HTTPServerLimits(maximumConnections: 500)
 /// let application = Application(router: router, server: limits.server())
 /// ```
-public struct HTTPServerLimits: Sendable {
+package struct HTTPServerLimits: Sendable {
     /// How long a connection may stay silent between requests (default 60 s).
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// How long a new connection may take to send its first request head (default 10 s).
-    public var requestHeadTimeout: Duration
+    package var requestHeadTimeout: Duration
     /// The most connections open at once (default 1,000); lowered at run time to leave room under the process's
     /// open-file limit.
-    public var maximumConnections: Int
+    package var maximumConnections: Int
     /// What to name in a refusal: the option that raises the limit.
-    public var option: String
+    package var option: String
 
     /// The limits; see each property for its default.
-    public init(
+    package init(
         idleTimeout: Duration = .seconds(60), requestHeadTimeout: Duration = .seconds(10),
         maximumConnections: Int = 1000, option: String = "--max-connections"
     ) {
@@ -43,7 +43,7 @@ public struct HTTPServerLimits: Sendable {
 
     /// The connection limit in force: ``maximumConnections``, or less when the open-file limit would be reached
     /// first (100 descriptors are left for the database, files and outbound connections).
-    public var effectiveMaximumConnections: Int {
+    package var effectiveMaximumConnections: Int {
         var limit = rlimit()
         #if canImport(Glibc)
             let resource = Int32(RLIMIT_NOFILE.rawValue)
@@ -58,7 +58,7 @@ public struct HTTPServerLimits: Sendable {
     }
 
     /// An HTTP/1.1 server builder that applies these limits.
-    public func server() -> HTTPServerBuilder {
+    package func server() -> HTTPServerBuilder {
         let open = OpenConnections()
         let (maximum, headTimeout, option) = (effectiveMaximumConnections, requestHeadTimeout, self.option)
         return .http1(

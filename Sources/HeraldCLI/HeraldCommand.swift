@@ -1,8 +1,8 @@
-public import ArgumentParser
+package import ArgumentParser
 
 /// `herald`: Apple's push notification system on Linux, from the command line.
-public struct HeraldCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct HeraldCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Apple's push notification system on Linux: a provider, a local APNs and simulated devices.",
         version: "herald \(HeraldCommand.version)",
@@ -14,7 +14,7 @@ public struct HeraldCommand: AsyncParsableCommand {
     )
 
     /// Herald's version, as `herald --version` prints it.
-    public static let version = "0.26.0"
+    package static let version = "0.26.0"
 
-    public init() {}
+    package init() {}
 }

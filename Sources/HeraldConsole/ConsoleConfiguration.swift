@@ -1,17 +1,17 @@
-public import Foundation
+package import Foundation
 
 extension ConsolePlugin {
     /// What the console shows besides the provider's own data.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The local gateway whose delivery log the console reads (`herald up` wires its own; `herald serve
         /// --gateway-admin`).
-        public var gateway: Gateway?
+        package var gateway: Gateway?
         /// Simulated devices' JSON APIs (`herald device --api-port`), drawn on the Devices page.
-        public var deviceAPIs: [URL]
+        package var deviceAPIs: [URL]
         /// What "Copy as herald send" needs to work as pasted on this machine.
-        public var sendFiles: SendFiles
+        package var sendFiles: SendFiles
 
-        public init(gateway: Gateway? = nil, deviceAPIs: [URL] = [], sendFiles: SendFiles = SendFiles()) {
+        package init(gateway: Gateway? = nil, deviceAPIs: [URL] = [], sendFiles: SendFiles = SendFiles()) {
             self.gateway = gateway
             self.deviceAPIs = deviceAPIs
             self.sendFiles = sendFiles
@@ -20,15 +20,15 @@ extension ConsolePlugin {
 
     /// The files behind an app's credentials and endpoint on the machine the console runs on, so the `herald send`
     /// it copies names them by absolute path. Paths only, never a key's contents.
-    public struct SendFiles: Sendable, Encodable {
+    package struct SendFiles: Sendable, Encodable {
         /// The command that runs Herald (`herald`, or the binary's path).
-        public var command: String
+        package var command: String
         /// The `.p8` file of each signing key, by key ID.
-        public var keyFiles: [String: String]
+        package var keyFiles: [String: String]
         /// The CA file to trust for each endpoint (`https://127.0.0.1:2197`).
-        public var caFiles: [String: String]
+        package var caFiles: [String: String]
 
-        public init(command: String = "herald", keyFiles: [String: String] = [:], caFiles: [String: String] = [:]) {
+        package init(command: String = "herald", keyFiles: [String: String] = [:], caFiles: [String: String] = [:]) {
             self.command = command
             self.keyFiles = keyFiles
             self.caFiles = caFiles
@@ -36,15 +36,15 @@ extension ConsolePlugin {
     }
 
     /// How to read a local gateway's admin API.
-    public struct Gateway: Sendable {
+    package struct Gateway: Sendable {
         /// Its base URL, such as `https://127.0.0.1:2197`.
-        public var url: URL
+        package var url: URL
         /// Its admin token (`DATA/gateway/admin-token`).
-        public var adminToken: String
+        package var adminToken: String
         /// The CA its certificate is signed by (PEM), when it is not a public one.
-        public var caPEM: String?
+        package var caPEM: String?
 
-        public init(url: URL, adminToken: String, caPEM: String? = nil) {
+        package init(url: URL, adminToken: String, caPEM: String? = nil) {
             self.url = url
             self.adminToken = adminToken
             self.caPEM = caPEM

@@ -1,7 +1,7 @@
-public import Foundation
-public import Hummingbird
+package import Foundation
+package import Hummingbird
 import Logging
-public import PushProvider
+package import PushProvider
 import Synchronization
 
 /// The Herald Console: the web pages a push team works in, served by the provider at `/console/` (docs/console.md).
@@ -17,7 +17,7 @@ import Synchronization
 ///     print(console.loginLink(base: "http://127.0.0.1:\(port)", key: provider.adminToken))
 /// }
 /// ```
-public final class ConsolePlugin: ProviderPlugin {
+package final class ConsolePlugin: ProviderPlugin {
     let configuration: Configuration
     let sessions = ConsoleSessions()
     /// The live views, each read once however many tabs show it.
@@ -32,7 +32,7 @@ public final class ConsolePlugin: ProviderPlugin {
     /// Parses the templates embedded in the binary and makes the console's HTTP clients.
     ///
     /// - Throws: when a template does not parse (a broken build), or the gateway's CA is not PEM.
-    public init(configuration: Configuration) async throws {
+    package init(configuration: Configuration) async throws {
         self.configuration = configuration
         deviceURLs = Mutex(configuration.deviceAPIs)
         pages = try ConsolePages()
@@ -45,7 +45,7 @@ public final class ConsolePlugin: ProviderPlugin {
     var deviceAPIs: [URL] { deviceURLs.withLock { $0 } }
 
     /// Replaces the simulated devices shown (a device's API port is known only once it listens).
-    public func showDevices(at urls: [URL]) {
+    package func showDevices(at urls: [URL]) {
         deviceURLs.withLock { $0 = urls }
     }
 
@@ -56,20 +56,20 @@ public final class ConsolePlugin: ProviderPlugin {
     ///   - base: the provider's base URL, such as `http://127.0.0.1:8080`.
     ///   - key: the admin token or API key the link signs in with.
     /// - Returns: the link, to print on the terminal.
-    public func loginLink(base: String, key: String) -> String {
+    package func loginLink(base: String, key: String) -> String {
         "\(base)/console/login?code=\(sessions.makeLoginCode(for: key))"
     }
 
-    public func addRoutes(to router: Router<ProviderRequestContext>, provider: PushProviderService) {
+    package func addRoutes(to router: Router<ProviderRequestContext>, provider: PushProviderService) {
         let routes = ConsoleRoutes(console: self, provider: provider)
         routes.add(to: router)
     }
 
-    public func sessionKey(for request: Request) async throws(ProviderError) -> String? {
+    package func sessionKey(for request: Request) async throws(ProviderError) -> String? {
         try checkedSession(of: request)?.key
     }
 
-    public func run(provider: PushProviderService) async {
+    package func run(provider: PushProviderService) async {
         await metricsHistory.sample(provider: provider)
         await gatewayClient?.shutdown()
         await deviceClient.shutdown()

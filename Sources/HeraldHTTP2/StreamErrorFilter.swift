@@ -1,4 +1,4 @@
-public import NIOHTTP2
+package import NIOHTTP2
 
 /// Tells a stream error from a connection error in a frame-level HTTP/2 handler (no stream multiplexer), so a stream
 /// error costs only its stream.
@@ -12,21 +12,21 @@ public import NIOHTTP2
 /// The handler tells the filter what it sees, in order: ``peerReset(_:)`` for each `RST_STREAM` frame it reads,
 /// ``streamClosed(_:)`` for each `StreamClosedEvent`, ``ownReset()`` after writing a reset itself, and ``readComplete()``
 /// at the end of each read; ``isStreamError()`` then answers for each error.
-public struct StreamErrorFilter: Sendable {
+package struct StreamErrorFilter: Sendable {
     /// NIOHTTP2 has just reset a stream for a stream error; the error it reports next is that one.
     private var streamJustReset = false
     /// The stream of the last `RST_STREAM` the peer sent (its `StreamClosedEvent` is no stream error of ours).
     private var streamResetByPeer: HTTP2StreamID?
 
-    public init() {}
+    package init() {}
 
     /// The peer sent `RST_STREAM` for `stream`.
-    public mutating func peerReset(_ stream: HTTP2StreamID) {
+    package mutating func peerReset(_ stream: HTTP2StreamID) {
         streamResetByPeer = stream
     }
 
     /// NIOHTTP2 reported a stream closed.
-    public mutating func streamClosed(_ event: StreamClosedEvent) {
+    package mutating func streamClosed(_ event: StreamClosedEvent) {
         // `cancel` is how a GOAWAY ends the streams above its last stream ID; nil is an ordinary end.
         if let reason = event.reason, reason != .cancel, event.streamID != streamResetByPeer {
             streamJustReset = true
@@ -34,18 +34,18 @@ public struct StreamErrorFilter: Sendable {
     }
 
     /// The handler wrote a reset of its own (its `StreamClosedEvent` explains no error).
-    public mutating func ownReset() {
+    package mutating func ownReset() {
         streamJustReset = false
     }
 
     /// A read ended: a reset seen in it explains no later error.
-    public mutating func readComplete() {
+    package mutating func readComplete() {
         streamJustReset = false
     }
 
     /// Whether the error just reported is a stream error NIOHTTP2 already answered with `RST_STREAM` (keep the
     /// connection), rather than a connection error or another failure (close it).
-    public mutating func isStreamError() -> Bool {
+    package mutating func isStreamError() -> Bool {
         defer { streamJustReset = false }
         return streamJustReset
     }

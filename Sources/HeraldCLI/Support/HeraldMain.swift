@@ -2,15 +2,15 @@ import ArgumentParser
 
 /// Runs `herald` with arguments and returns the process exit status: 0 success, 1 a failure the command reports
 /// (for example a payload APNs would reject), 2 bad usage.
-public enum HeraldMain {
+package enum HeraldMain {
     /// The exit status for bad usage.
-    public static let usageExitCode: Int32 = 2
+    package static let usageExitCode: Int32 = 2
 
     /// Parses and runs one command line.
     ///
     /// - Parameter arguments: the arguments after the program name.
     /// - Returns: the exit status.
-    public static func run(arguments: [String]) async -> Int32 {
+    package static func run(arguments: [String]) async -> Int32 {
         let io = CommandIO.current
         do {
             let arguments = try CommandDefaults.current().apply(to: arguments)

@@ -1,8 +1,8 @@
-public import Hummingbird
+package import Hummingbird
 
 /// A module served beside the API by the provider's own server (the console, `ConsolePlugin` of the module `HeraldConsole`): it adds its routes, and
 /// may vouch for the key behind a request that carries none in its headers (a signed-in browser's session).
-public protocol ProviderPlugin: Sendable {
+package protocol ProviderPlugin: Sendable {
     /// Adds the plugin's routes to the provider's router.
     func addRoutes(to router: Router<ProviderRequestContext>, provider: PushProviderService)
 

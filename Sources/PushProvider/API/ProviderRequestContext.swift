@@ -1,17 +1,17 @@
-public import Hummingbird
-public import NIOCore
+package import Hummingbird
+package import NIOCore
 
 /// The provider's request context (the API's and the console's): Hummingbird's basic one, plus the address the
 /// request came from, which per-address limits (the console's failed sign-ins) are counted by, and who is calling,
 /// which ``CallerMiddleware`` sets once for every `/v1` route.
-public struct ProviderRequestContext: RequestContext, RemoteAddressRequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct ProviderRequestContext: RequestContext, RemoteAddressRequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The client's address; `nil` when the connection has none (a Unix socket) or it could not be read.
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     /// Who is calling: set by ``CallerMiddleware`` before a `/v1` route runs.
     var caller: Caller?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }

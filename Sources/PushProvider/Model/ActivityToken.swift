@@ -1,29 +1,29 @@
-public import Foundation
+package import Foundation
 
 /// A Live Activity push token an app registered (reference K.4): the push-to-start token of an attributes type, or
 /// the update token of one activity. Pushes to it go with `apns-push-type: liveactivity` to the topic
 /// `<bundle ID>.push-type.liveactivity`.
-public struct ActivityTokenRecord: Codable, Sendable, Hashable {
+package struct ActivityTokenRecord: Codable, Sendable, Hashable {
     /// The token, hex.
-    public var token: String
+    package var token: String
     /// `pushToStart` (from `Activity<T>.pushToStartTokenUpdates`) or `update` (from an activity's `pushTokenUpdates`).
-    public var kind: String
+    package var kind: String
     /// The attributes type's name, as a push-to-start payload's `attributes-type` gives it.
-    public var attributesType: String
+    package var attributesType: String
     /// The activity's identifier, for an update token.
-    public var activityID: String?
-    public var userID: String?
+    package var activityID: String?
+    package var userID: String?
     /// The device's own APNs token, when the app said which device the activity runs on.
-    public var deviceToken: String?
+    package var deviceToken: String?
     /// Priority-10 pushes sent to this token in the current hour: iOS counts them against the activity's budget
     /// (reference E.4; priority 5 does not count).
-    public var priority10ThisHour: Int
-    public var registeredAt: Date
-    public var updatedAt: Date
+    package var priority10ThisHour: Int
+    package var registeredAt: Date
+    package var updatedAt: Date
     /// The device's app token it was reported with was retired after it was last reported (the app registered a new
     /// token, or APNs answered 410): an activity token is refreshed by `pushTokenUpdates` and sent again, so one not
     /// sent again since may no longer be the activity's.
-    public var stale = false
+    package var stale = false
 }
 
 /// The body of `POST /v1/activities/tokens`.

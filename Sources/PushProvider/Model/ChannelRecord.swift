@@ -1,15 +1,15 @@
-public import Foundation
+package import Foundation
 
 /// A broadcast channel the provider made for an app at APNs (reference K.1), as `GET /v1/channels` shows it.
-public struct ChannelRecord: Codable, Sendable, Hashable {
+package struct ChannelRecord: Codable, Sendable, Hashable {
     /// The `apns-channel-id` APNs chose (base64); the target of a broadcast (`{"target": {"channel": id}}`) and what
     /// an activity subscribes with (`pushType: .channel(id)`).
-    public var id: String
+    package var id: String
     /// A name for people.
-    public var name: String?
+    package var name: String?
     /// `0` No Message Stored, `1` Most Recent Message Stored.
-    public var storagePolicy: Int
-    public var createdAt: Date
+    package var storagePolicy: Int
+    package var createdAt: Date
 }
 
 /// The body of `POST /v1/channels`.

@@ -1,6 +1,6 @@
 /// What a device reported became of a push beyond "delivered" and "displayed" (`POST /v1/feedback` with
 /// `"event": "outcome"`): why it was not shown, or how it was shown when not as sent.
-public enum DeliveryOutcome: String, Sendable, Hashable, Codable, CaseIterable {
+package enum DeliveryOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     /// A background push: the app was woken, nothing was to be shown.
     case background
     /// Not shown: the person has not allowed the app's notifications.
@@ -24,7 +24,7 @@ public enum DeliveryOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     case activityThrottled
 
     /// Whether the device did not show it at all.
-    public var isNotShown: Bool {
+    package var isNotShown: Bool {
         switch self {
         case .background, .notAuthorized, .alertsOff, .foregroundNotPresented, .activityIgnored, .activityThrottled:
             true

@@ -3,7 +3,7 @@
 ///
 /// `queued` → `leased` → `accepted` or `rejected`; a retry, an expired lease or a stopping provider puts a leased
 /// delivery back to `queued`.
-public enum DeliveryState: String, Codable, Sendable, CaseIterable {
+package enum DeliveryState: String, Codable, Sendable, CaseIterable {
     /// Waiting for its time (`not_before`) and a worker.
     case queued
     /// A worker holds it until its lease runs out: being sent, no answer recorded yet.

@@ -1,23 +1,23 @@
-public import Foundation
+package import Foundation
 
 /// A device token registered for an app, as the API shows it.
-public struct DeviceRecord: Codable, Sendable, Hashable {
+package struct DeviceRecord: Codable, Sendable, Hashable {
     /// The APNs device token, hex.
-    public var token: String
-    public var userID: String?
-    public var tags: [String]
-    public var locale: String?
+    package var token: String
+    package var userID: String?
+    package var tags: [String]
+    package var locale: String?
     /// An IANA time zone such as `Asia/Shanghai`, for daily sends at a local time.
-    public var timeZone: String?
-    public var appVersion: String?
+    package var timeZone: String?
+    package var appVersion: String?
     /// The device's X25519 public key (base64) for end-to-end encrypted fields.
-    public var publicKey: String?
+    package var publicKey: String?
     /// `false` once APNs answered `410 Unregistered` or `BadDeviceToken` for it.
-    public var active: Bool
-    public var deactivatedAt: Date?
-    public var deactivationReason: String?
-    public var registeredAt: Date
-    public var updatedAt: Date
+    package var active: Bool
+    package var deactivatedAt: Date?
+    package var deactivationReason: String?
+    package var registeredAt: Date
+    package var updatedAt: Date
 }
 
 /// The body of `POST /v1/devices`: what an app reports from `didRegisterForRemoteNotificationsWithDeviceToken`.

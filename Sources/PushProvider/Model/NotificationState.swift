@@ -1,5 +1,5 @@
 /// How far a notification got, as `state` in `GET /v1/notifications/{id}` says it.
-public enum NotificationState: String, Codable, Sendable, CaseIterable {
+package enum NotificationState: String, Codable, Sendable, CaseIterable {
     /// Before its `sendAt`, or repeated daily (`dailyAt`).
     case scheduled
     /// Deliveries are queued or in flight.

@@ -1,6 +1,6 @@
 /// Why the provider refused a request or could not do its work. Each case maps to an HTTP status in the API and
 /// names what was wrong.
-public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The request is malformed or breaks a rule (400); `field` names the JSON field when there is one.
     case invalid(field: String?, message: String)
     /// No credentials, or credentials that are not valid (401).
@@ -20,7 +20,7 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// APNs did not answer, or answered with a server error (502).
     case upstream(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalid(let field?, let message): "\(field): \(message)"
         case .tooLarge(let field, let message): "\(field): \(message)"

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A WidgetKit push token an app registered: the one token of its push-updated widgets
 /// (`WidgetPushInfo.token`, iOS 26) or a control's (`ControlPushHandler`, iOS 18). Pushes to it go with
@@ -7,18 +7,18 @@ public import Foundation
 ///
 /// Stored beside the Live Activity tokens (the table `activity_tokens` holds every token an app has besides its
 /// device token), so a `410` retires it the same way.
-public struct WidgetTokenRecord: Codable, Sendable, Hashable {
+package struct WidgetTokenRecord: Codable, Sendable, Hashable {
     /// The token, hex.
-    public var token: String
+    package var token: String
     /// `widgets` (every push-updated widget of the app) or `control` (one control).
-    public var kind: String
+    package var kind: String
     /// The control's kind, for a control token.
-    public var control: String?
-    public var userID: String?
+    package var control: String?
+    package var userID: String?
     /// The device's own APNs token, when the app said which device it runs on.
-    public var deviceToken: String?
-    public var registeredAt: Date
-    public var updatedAt: Date
+    package var deviceToken: String?
+    package var registeredAt: Date
+    package var updatedAt: Date
 
     init(_ stored: ActivityTokenRecord) {
         token = stored.token

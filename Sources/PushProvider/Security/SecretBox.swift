@@ -1,17 +1,17 @@
 import APNSCore
 import Crypto
-public import Foundation
+package import Foundation
 import HeraldSupport
 
 /// Seals the secrets an app's APNs credentials hold (the `.p8` key, a certificate and its password) before they are
 /// stored, with AES-256-GCM under the provider's master key.
-public struct SecretBox: Sendable {
+package struct SecretBox: Sendable {
     private let key: SymmetricKey
 
     /// A box for a master key of exactly 32 bytes.
     ///
     /// - Throws: ``ProviderError`` when the key is not 32 bytes.
-    public init(masterKey: Data) throws(ProviderError) {
+    package init(masterKey: Data) throws(ProviderError) {
         guard masterKey.count == 32 else {
             throw ProviderError.configuration(
                 "the master key must be 32 bytes (64 hex digits or 44 base64 characters); it is \(masterKey.count)")
@@ -22,7 +22,7 @@ public struct SecretBox: Sendable {
     /// Loads the master key from `path`, or creates a random one there (mode 0600) when the file does not exist.
     ///
     /// - Throws: ``ProviderError`` when the file cannot be read, written or decoded.
-    public static func loadOrCreate(at path: URL) throws(ProviderError) -> SecretBox {
+    package static func loadOrCreate(at path: URL) throws(ProviderError) -> SecretBox {
         if let text = try? String(contentsOf: path, encoding: .utf8) {
             guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 throw ProviderError.configuration("\(path.path) does not hold a base64 master key")

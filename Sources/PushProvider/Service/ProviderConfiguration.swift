@@ -1,61 +1,61 @@
-public import Foundation
-public import GracefulServer
-public import NIOSSL
+package import Foundation
+package import GracefulServer
+package import NIOSSL
 
 extension PushProviderService {
     /// How `herald serve` runs: where it listens and keeps its data, its secrets, and the delivery workers' limits.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Where apps, devices and the delivery queue are kept.
-        public var database: Database = .sqlite
+        package var database: Database = .sqlite
         /// TLS for the API and the console (`herald serve --tls-cert --tls-key`); `nil` serves plain HTTP, for a
         /// loopback address or behind a TLS-terminating proxy.
-        public var tls: TLSConfiguration?
+        package var tls: TLSConfiguration?
         /// The address to listen on.
-        public var host = "127.0.0.1"
+        package var host = "127.0.0.1"
         /// The port; 0 picks a free one.
-        public var port = 8080
+        package var port = 8080
         /// Where the database, the master key and the admin token are kept (`DIR/provider/`).
-        public var dataDirectory: URL
+        package var dataDirectory: URL
         /// The admin token; read from (or created in) `DIR/provider/admin-token` when `nil`.
-        public var adminToken: String?
+        package var adminToken: String?
         /// The 32-byte key that seals credentials at rest; read from (or created in) `DIR/provider/master.key` when
         /// `nil`.
-        public var masterKey: Data?
+        package var masterKey: Data?
         /// Concurrent delivery workers.
-        public var workers = 2
+        package var workers = 2
         /// Deliveries a worker leases at a time.
-        public var batchSize = 5000
+        package var batchSize = 5000
         /// HTTP/2 connections per app to APNs.
-        public var connectionsPerApp = 2
+        package var connectionsPerApp = 2
         /// How long a lease lasts before another worker (or this one, restarted) takes the delivery back.
-        public var leaseDuration: TimeInterval = 30
+        package var leaseDuration: TimeInterval = 30
         /// Endpoints besides Apple's hosts that an app's API key may point the app at (`--allow-endpoint`), such as a
         /// local gateway; only the admin token may set an endpoint outside this list.
-        public var allowedEndpoints: [String] = []
+        package var allowedEndpoints: [String] = []
         /// Hosts (`host` or `host:port`) on loopback, private or link-local addresses that webhooks may still reach
         /// (`--allow-webhook-host`).
-        public var allowedWebhookHosts: [String] = []
+        package var allowedWebhookHosts: [String] = []
         /// The API server's connection limits: idle 60 s, the first request head within 10 s, at most 1,000
         /// connections (`--max-connections`).
-        public var httpLimits = HTTPServerLimits()
+        package var httpLimits = HTTPServerLimits()
         /// How often idle workers look for deliveries that became due (scheduled or retried); new notifications wake
         /// them at once.
-        public var pollInterval: Duration = .milliseconds(250)
+        package var pollInterval: Duration = .milliseconds(250)
 
         /// The time the provider reads: when a notification is due (`sendAt`, `dailyAt`), when leases run out,
         /// when retries are due, when user tokens expire. Tests move it instead of waiting; the workers' timers
         /// (polling, heartbeats) still run in real time.
-        public var now: @Sendable () -> Date = { Date() }
+        package var now: @Sendable () -> Date = { Date() }
 
-        public init(dataDirectory: URL) {
+        package init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
         }
 
-        public var providerDirectory: URL { dataDirectory.appendingPathComponent("provider") }
+        package var providerDirectory: URL { dataDirectory.appendingPathComponent("provider") }
     }
 
     /// The database behind the provider.
-    public enum Database: Sendable, Hashable {
+    package enum Database: Sendable, Hashable {
         /// One SQLite file under the data directory (`DIR/provider/provider.sqlite`); one process per file.
         case sqlite
         /// A PostgreSQL database, `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=...&schema=...]`; any
@@ -65,7 +65,7 @@ extension PushProviderService {
         /// Reads `sqlite` or a `postgres://` URL, as `herald serve --database` takes it.
         ///
         /// - Throws: ``ProviderError/configuration(_:)`` for anything else.
-        public init(parsing text: String) throws(ProviderError) {
+        package init(parsing text: String) throws(ProviderError) {
             if text == "sqlite" {
                 self = .sqlite
             } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {

@@ -1,26 +1,26 @@
-public import Foundation
+package import Foundation
 
 extension PushProviderService {
     /// What ``ensureApp(_:)`` answers: the app's identifier and its publishable key.
-    public struct AppHandle: Sendable {
-        public let id: String
-        public let publishableKey: String
+    package struct AppHandle: Sendable {
+        package let id: String
+        package let publishableKey: String
     }
 
     /// The settings of an app to create or bring up to date (for `herald up`).
-    public struct AppSettings: Sendable {
-        public var name: String
-        public var bundleID: String
-        public var environment: String
-        public var endpoint: String
-        public var caPEM: String?
-        public var teamID: String
-        public var keyID: String
-        public var privateKeyPEM: String
+    package struct AppSettings: Sendable {
+        package var name: String
+        package var bundleID: String
+        package var environment: String
+        package var endpoint: String
+        package var caPEM: String?
+        package var teamID: String
+        package var keyID: String
+        package var privateKeyPEM: String
         /// The gateway's channel management URL (its `--manage-port`), for channels made through the provider.
-        public var channelEndpoint: String?
+        package var channelEndpoint: String?
 
-        public init(
+        package init(
             name: String, bundleID: String, environment: String, endpoint: String, caPEM: String?, teamID: String,
             keyID: String, privateKeyPEM: String, channelEndpoint: String? = nil
         ) {
@@ -38,7 +38,7 @@ extension PushProviderService {
 
     /// A user token for `userID` of app `appID`, as `POST /v1/users/{userID}/token` makes one (for `herald up`'s own
     /// device, which signs in as a demo user).
-    public func userToken(appID: String, userID: String) -> String {
+    package func userToken(appID: String, userID: String) -> String {
         UserToken.make(
             appID: appID, userID: userID, expires: now().addingTimeInterval(TimeInterval(UserToken.defaultLifetime)),
             secrets: secrets)
@@ -47,7 +47,7 @@ extension PushProviderService {
     /// Sets an app's categories from seed 003's `NotificationConfig` JSON, as `PUT /v1/apps/{id}/categories` does.
     ///
     /// - Throws: ``ProviderError`` when there is no such app or the JSON is not a valid `NotificationConfig`.
-    public func setCategories(appID: String, notificationConfig json: Data) async throws(ProviderError) {
+    package func setCategories(appID: String, notificationConfig json: Data) async throws(ProviderError) {
         guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }
         _ = try await setCategories(of: app, notificationConfig: json)
     }
@@ -55,7 +55,7 @@ extension PushProviderService {
     /// Creates the app, or updates the one with the same bundle ID and environment to these settings.
     ///
     /// - Throws: ``ProviderError`` when a setting is not valid.
-    public func ensureApp(_ settings: AppSettings) async throws(ProviderError) -> AppHandle {
+    package func ensureApp(_ settings: AppSettings) async throws(ProviderError) -> AppHandle {
         let input = AppInput(
             name: settings.name, bundleID: settings.bundleID, environment: settings.environment,
             endpoint: settings.endpoint, caPEM: settings.caPEM ?? "",

@@ -1,10 +1,10 @@
-public import APNSCore
-public import Foundation
+package import APNSCore
+package import Foundation
 import Prometheus
 
 extension PushProviderService {
     /// Whom a key speaks for, as a plugin signing someone in needs to know.
-    public enum KeyHolder: Sendable, Equatable {
+    package enum KeyHolder: Sendable, Equatable {
         /// The admin token: every app.
         case admin
         /// One app's secret API key.
@@ -15,7 +15,7 @@ extension PushProviderService {
     ///
     /// - Throws: ``ProviderError/unauthorized(_:)`` for an unknown key or a publishable key (it ships inside apps and
     ///   proves nothing).
-    public func holder(of key: String) async throws(ProviderError) -> KeyHolder {
+    package func holder(of key: String) async throws(ProviderError) -> KeyHolder {
         if key == adminToken { return .admin }
         if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .app(app.app) }
         if key.hasPrefix("pk_") {
@@ -25,7 +25,7 @@ extension PushProviderService {
     }
 
     /// The service's metrics in Prometheus' text format, as `/metrics` serves them.
-    public func metricsExposition() async -> String {
+    package func metricsExposition() async -> String {
         if let depth = try? await store.queueDepth() { metrics.queueDepth.set(Double(depth)) }
         return metrics.render()
     }
@@ -33,17 +33,17 @@ extension PushProviderService {
 
 extension PushProviderService {
     /// The app with identifier `id`, as the API shows it.
-    public func app(id: String) async throws(ProviderError) -> ProviderApp? {
+    package func app(id: String) async throws(ProviderError) -> ProviderApp? {
         try await store.app(id: id)?.app
     }
 
     /// Every app, as the API shows them.
-    public func apps() async throws(ProviderError) -> [ProviderApp] {
+    package func apps() async throws(ProviderError) -> [ProviderApp] {
         try await store.apps().map(\.app)
     }
 
     /// A page of an app's notifications, newest first, as `GET /v1/notifications` shows them.
-    public func notificationReports(appID: String, before: Date?, limit: Int) async throws(ProviderError)
+    package func notificationReports(appID: String, before: Date?, limit: Int) async throws(ProviderError)
         -> [NotificationReport]
     {
         let notifications = try await store.notifications(
@@ -53,7 +53,7 @@ extension PushProviderService {
     }
 
     /// The delivery that carried `apnsID`, of any app; `nil` when this provider sent none with it.
-    public func deliveryTrace(apnsID: String) async throws(ProviderError) -> DeliveryTrace? {
+    package func deliveryTrace(apnsID: String) async throws(ProviderError) -> DeliveryTrace? {
         guard let message = DeliveryMessageID(apnsID), let trace = try await store.delivery(id: message.deliveryID),
             trace.apnsID == message.string
         else { return nil }
@@ -61,7 +61,7 @@ extension PushProviderService {
     }
 
     /// The device the app registered with `token`, if any.
-    public func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord? {
+    package func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord? {
         try await store.device(appID: appID, token: token)
     }
 }
@@ -71,7 +71,7 @@ extension PushProviderService {
     ///
     /// - Returns: the token, or the rejection APNs would answer with.
     /// - Throws: ``ProviderError`` when there is no such app or it authenticates with a certificate.
-    public func checkProviderToken(_ jwt: String, appID: String, now: Date? = nil) async throws(ProviderError)
+    package func checkProviderToken(_ jwt: String, appID: String, now: Date? = nil) async throws(ProviderError)
         -> Result<APNSProviderToken, APNSRequestRejection>
     {
         guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }

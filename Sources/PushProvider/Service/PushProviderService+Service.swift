@@ -2,7 +2,7 @@ import GracefulServer
 import Hummingbird
 import HummingbirdTLS
 import Logging
-public import ServiceLifecycle
+package import ServiceLifecycle
 import Synchronization
 
 extension PushProviderService {
@@ -17,7 +17,7 @@ extension PushProviderService {
     ///   - onShutdown: called when the graceful shutdown reaches the provider.
     /// - Returns: the services, to list in a `ServiceGroup` in this order.
     /// - Throws: when the API's TLS configuration cannot be used.
-    public func services(
+    package func services(
         plugins: [any ProviderPlugin] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onShutdown: @escaping @Sendable () -> Void = {}
     ) throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
@@ -56,7 +56,7 @@ extension PushProviderService {
 
     /// How long connections still open when the API stops may take to end (a console's live view never ends by
     /// itself) before they are closed.
-    public static let apiGracePeriod: Duration = .seconds(2)
+    package static let apiGracePeriod: Duration = .seconds(2)
 
     private func makeApplication(
         plugins: [any ProviderPlugin], onListening: @escaping @Sendable (Int) async -> Void

@@ -1,11 +1,11 @@
 import APNSCore
-public import Foundation
+package import Foundation
 import GRDB
 import GracefulServer
 import HeraldSupport
 import Hummingbird
 import HummingbirdTLS
-public import Logging
+package import Logging
 import ServiceLifecycle
 import Synchronization
 
@@ -16,14 +16,14 @@ import Synchronization
 /// let provider = try await PushProviderService(configuration: .init(dataDirectory: URL(fileURLWithPath: ".herald")))
 /// try await provider.run { port in print("listening on \(port)") }
 /// ```
-public final class PushProviderService: Sendable {
-    public let configuration: Configuration
+package final class PushProviderService: Sendable {
+    package let configuration: Configuration
     /// The token that may create apps and act on every app.
-    public let adminToken: String
+    package let adminToken: String
     /// Whether this start made the admin token (so it is shown once, now); `false` when it was read or given.
-    public let adminTokenCreated: Bool
+    package let adminTokenCreated: Bool
     /// The file the admin token is kept in, unless it was given in the configuration.
-    public var adminTokenPath: URL { configuration.providerDirectory.appendingPathComponent("admin-token") }
+    package var adminTokenPath: URL { configuration.providerDirectory.appendingPathComponent("admin-token") }
     let store: any ProviderStore
     let secrets: SecretBox
     let metrics = ProviderMetrics()
@@ -41,7 +41,7 @@ public final class PushProviderService: Sendable {
     /// Opens the database and loads or creates the secrets.
     ///
     /// - Throws: ``ProviderError`` when the data directory, database or master key cannot be used.
-    public init(configuration: Configuration, logger: Logger = Logger(label: "herald-provider"))
+    package init(configuration: Configuration, logger: Logger = Logger(label: "herald-provider"))
         async throws(ProviderError)
     {
         self.configuration = configuration
@@ -82,11 +82,11 @@ public final class PushProviderService: Sendable {
     /// How many batches of APNs' answers (deliveries accepted, rejected or to be retried) this provider has recorded
     /// since it started. With ``waitForAnswers(after:upTo:)``, a program embedding the provider (or a test) waits for
     /// a notification to finish by re-reading it after each batch instead of polling.
-    public var answersRecorded: Int { engine.recorded.count }
+    package var answersRecorded: Int { engine.recorded.count }
 
     /// Returns once this provider records a batch of answers after the `seen`th (at once if it already has), after
     /// `timeout`, or when the task is cancelled.
-    public func waitForAnswers(after seen: Int, upTo timeout: Duration) async {
+    package func waitForAnswers(after seen: Int, upTo timeout: Duration) async {
         await engine.recorded.wait(after: seen, upTo: timeout)
     }
 
@@ -101,7 +101,7 @@ public final class PushProviderService: Sendable {
     ///   - plugins: modules served beside the API, such as the console.
     ///   - onListening: called with the bound port once the API accepts connections.
     /// - Throws: when the server cannot bind.
-    public func run(
+    package func run(
         plugins: [any ProviderPlugin] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         var quiet = logger

@@ -1,5 +1,5 @@
 import APNSCore
-public import Foundation
+package import Foundation
 
 extension DeliveryVerdict {
     /// The verdict for one delivery.
@@ -9,7 +9,7 @@ extension DeliveryVerdict {
     ///   - gateway: the local APNs' log of the push, when the far side is the local APNs and it was asked.
     ///   - now: the provider's clock.
     /// - Returns: the verdict; undecided (``decided`` false) while it waits for the queue, APNs or the device.
-    public static func of(_ trace: DeliveryTrace, gateway: GatewayLogEntry? = nil, now: Date) -> DeliveryVerdict {
+    package static func of(_ trace: DeliveryTrace, gateway: GatewayLogEntry? = nil, now: Date) -> DeliveryVerdict {
         switch trace.state {
         case .queued: return waiting(trace, now: now)
         case .leased:
@@ -23,7 +23,7 @@ extension DeliveryVerdict {
 
     /// The verdict for a push the provider did not send (`herald send`, another provider) from the local APNs' log
     /// alone: APNs' answer and what followed, up to the device's acknowledgement.
-    public static func of(gateway entry: GatewayLogEntry) -> DeliveryVerdict {
+    package static func of(gateway entry: GatewayLogEntry) -> DeliveryVerdict {
         if let rejected = entry.events.first(where: { $0.event == "rejected" }) {
             return .init(
                 .rejected, "rejected by APNs: \(rejected.detail ?? "no reason")",

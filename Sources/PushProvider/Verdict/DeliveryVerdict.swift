@@ -3,19 +3,19 @@ import Foundation
 /// What became of one notification on one device, in one sentence with the next step: computed from what the
 /// provider recorded (its queue and APNs' answer), what the device reported, and, when the far side is the local
 /// APNs, its delivery log (``GatewayLogEntry``).
-public struct DeliveryVerdict: Codable, Sendable, Hashable {
+package struct DeliveryVerdict: Codable, Sendable, Hashable {
     /// The verdict's kind; ``Kind`` lists them.
-    public var verdict: String
+    package var verdict: String
     /// What happened, for a person.
-    public var sentence: String
+    package var sentence: String
     /// What to do about it, when anything.
-    public var next: String?
+    package var next: String?
     /// `false` while it cannot be decided yet; ``waitingFor`` says what it waits for.
-    public var decided: Bool
-    public var waitingFor: String?
+    package var decided: Bool
+    package var waitingFor: String?
 
     /// The kinds of verdict, in the order a breakdown lists them.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case replied, acted, opened, dismissed
         case shown, shownBestAttempt, shownOriginal, shownWithoutAttachment
         case activityUpdated, activityIgnored, activityThrottled

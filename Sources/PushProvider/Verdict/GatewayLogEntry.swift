@@ -1,22 +1,22 @@
-public import APNSCore
-public import Foundation
+package import APNSCore
+package import Foundation
 
 /// The local APNs' delivery log of one push (`GET /admin/deliveries?apns-id=`): what happened to it between APNs'
 /// answer and the device, which Apple's APNs never tells a provider.
-public struct GatewayLogEntry: Sendable, Hashable {
+package struct GatewayLogEntry: Sendable, Hashable {
     /// One step: `received`, `rejected`, `stored`, `forwarded`, `delivered`, `replaced`, `expired` or `discarded`.
-    public struct Event: Sendable, Hashable {
-        public var event: String
-        public var time: Date?
-        public var detail: String?
+    package struct Event: Sendable, Hashable {
+        package var event: String
+        package var time: Date?
+        package var detail: String?
         /// For `replaced`: the `apns-id` of the push that replaced it.
-        public var replacedBy: String?
+        package var replacedBy: String?
     }
 
-    public var events: [Event]
+    package var events: [Event]
 
     /// Reads the gateway's JSON answer; `nil` when it is not one.
-    public init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         guard let list = json["events"]?.array else { return nil }
         events = list.compactMap { event in
             guard let name = event["event"]?.string else { return nil }
@@ -36,7 +36,7 @@ public struct GatewayLogEntry: Sendable, Hashable {
         }
     }
 
-    public init(events: [Event]) {
+    package init(events: [Event]) {
         self.events = events
     }
 

@@ -6,23 +6,23 @@ import Foundation
 ///
 /// The counts follow each delivery's furthest step: a notification tapped is counted as `opened`, not also as
 /// `shown`. Reports that arrive out of order can make a count briefly one off.
-public struct NotificationBreakdown: Codable, Sendable, Hashable {
-    public var notificationID: String
-    public var targeted: Int
+package struct NotificationBreakdown: Codable, Sendable, Hashable {
+    package var notificationID: String
+    package var targeted: Int
     /// The verdicts with at least one delivery, in ``DeliveryVerdict/Kind`` order.
-    public var verdicts: [Entry]
+    package var verdicts: [Entry]
     /// Deliveries whose verdict waits for something (the queue, APNs, the device's report).
-    public var undecided: Int
+    package var undecided: Int
 
     /// One verdict's count, what it means, and the filter that lists its devices.
-    public struct Entry: Codable, Sendable, Hashable {
-        public var verdict: String
-        public var count: Int
-        public var sentence: String
+    package struct Entry: Codable, Sendable, Hashable {
+        package var verdict: String
+        package var count: Int
+        package var sentence: String
         /// For `rejected`: the count per APNs reason.
-        public var reasons: [String: Int]?
+        package var reasons: [String: Int]?
         /// `GET /v1/notifications/{id}/verdicts?verdict=...`: the devices with this verdict.
-        public var devices: String
+        package var devices: String
     }
 
     /// The reasons that mean the token is gone, and those a provider retries until it gives up.
