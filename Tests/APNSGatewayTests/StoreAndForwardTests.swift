@@ -2,6 +2,7 @@ import APNSCore
 import APNSGateway
 import Courier
 import Foundation
+import GatewayTestSupport
 import Testing
 
 @Suite("Store-and-forward, the courier and the delivery log")
@@ -135,6 +136,24 @@ struct StoreAndForwardTests {
             let reply = try await gateway.push(token)
             #expect(reply.status == 410)
             #expect(reply.body.contains("\"Unregistered\""))
+            await device.close()
+        }
+    }
+
+    @Test("an unregistration over the courier is dated by the gateway's clock: the 410's timestamp is that time")
+    func unregisterUsesGatewayClock() async throws {
+        // A clock half an hour ahead of the real one (a provider token signed now is still valid by it): a
+        // timestamp from Date() would be half an hour earlier than this.
+        let then = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1800).rounded(.down))
+        let gateway = try await GatewayHarness.start { $0.now = { then } }
+        try await gateway.base.run {
+            let device = try await gateway.courier()
+            let token = try await device.register(bundleID: "com.example.app", environment: .development).token
+            try await device.unregister(token)
+            let reply = try await gateway.push(token)
+            #expect(reply.status == 410)
+            let body = try JSONValue(parsing: Data(reply.body.utf8))
+            #expect(body["timestamp"]?.number?.intValue == Int(then.timeIntervalSince1970 * 1000), "\(reply.body)")
             await device.close()
         }
     }

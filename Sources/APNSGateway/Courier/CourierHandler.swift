@@ -22,6 +22,8 @@ final class CourierHandler: ChannelInboundHandler {
     private let channels: ChannelRegistry
     private let refusals: GatewayRefusals
     private let tokenLimit: TokenCreationLimit
+    /// The gateway's clock (``GatewayServer/Configuration/now``).
+    private let now: @Sendable () -> Date
     private var peer: SocketAddress?
     private var link: CourierLink?
     private var tokens: Set<APNSDeviceToken> = []
@@ -34,8 +36,9 @@ final class CourierHandler: ChannelInboundHandler {
 
     init(
         registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry, refusals: GatewayRefusals,
-        tokenLimit: TokenCreationLimit
+        tokenLimit: TokenCreationLimit, now: @escaping @Sendable () -> Date
     ) {
+        self.now = now
         self.registry = registry
         self.store = store
         self.channels = channels
@@ -113,7 +116,7 @@ final class CourierHandler: ChannelInboundHandler {
                 guard tokens.contains(token) else {
                     throw GatewayDataError("unregister \(token.hex): this connection did not register it")
                 }
-                try registry.invalidate(token, reason: .unregistered, at: Date())
+                try registry.invalidate(token, reason: .unregistered, at: now())
                 store.detach(link, token: token)
                 store.discardAll(for: token, reason: "the app was removed from the device")
                 tokens.remove(token)

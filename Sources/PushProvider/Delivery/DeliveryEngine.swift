@@ -201,12 +201,12 @@ final class DeliveryEngine: Sendable {
         let rateChunk = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
         var start = 0
         while start < prepared.notifications.count {
-            await serverTrouble.wait(appID: appID, now: Date())
+            await serverTrouble.wait(appID: appID, now: settings.now())
             let chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
             let positions = start..<min(start + chunkSize, prepared.notifications.count)
             let chunk = prepared.notifications[positions]
             start += chunk.count
-            await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit)
+            await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit, now: settings.now())
             let answers = Mutex((answered: 0, troubled: 0))
             do {
                 try await client.send(contentsOf: chunk) { outcome in
@@ -223,7 +223,7 @@ final class DeliveryEngine: Sendable {
                 }
                 let (answered, troubled) = answers.withLock { $0 }
                 if let pause = serverTrouble.record(
-                    appID: appID, answered: answered, troubled: troubled, now: Date())
+                    appID: appID, answered: answered, troubled: troubled, now: settings.now())
                 {
                     logger.warning(
                         "APNs answered most of the app's notifications with 500 or 503; its sends pause",

@@ -7,9 +7,8 @@ final class RateLimiter: Sendable {
 
     /// Waits until `count` more notifications for `appID` keep it within `perSecond`; returns at once when the limit
     /// is 0 (none).
-    func acquire(_ count: Int, appID: String, perSecond: Int) async {
+    func acquire(_ count: Int, appID: String, perSecond: Int, now: Date) async {
         guard perSecond > 0, count > 0 else { return }
-        let now = Date()
         // Each app has a "next free moment"; a batch takes count / rate seconds of it.
         let start = state.withLock { next in
             let start = max(next[appID] ?? now, now)
