@@ -356,6 +356,14 @@ let package = Package(
         ),
         .testTarget(name: "HeraldConsoleTests", dependencies: ["HeraldConsole"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldSupportTests", dependencies: ["HeraldSupport"], swiftSettings: heraldSettings),
+        .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
+        .testTarget(
+            name: "HeraldHTTP2Tests",
+            dependencies: ["HeraldHTTP2", .product(name: "NIOHTTP2", package: "swift-nio-http2")],
+            swiftSettings: heraldSettings),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "APNSCore"], swiftSettings: heraldSettings),
+        .testTarget(name: "CategoryConfigTests", dependencies: ["CategoryConfig"], swiftSettings: heraldSettings),
+        .testTarget(name: "ActivityKitTests", dependencies: ["ActivityKit"], swiftSettings: heraldSettings),
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"],

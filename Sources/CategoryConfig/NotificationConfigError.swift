@@ -7,6 +7,8 @@ public struct NotificationConfigError: Error, Sendable, CustomStringConvertible 
         switch error {
         case DecodingError.keyNotFound(let key, let context):
             message = "\(Self.path(context.codingPath + [key])) is missing"
+        case DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty:
+            message = "the configuration is not a JSON object: give {\"NotificationConfig\": {...}} or the inner object"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             message = "\(Self.path(context.codingPath)): \(context.debugDescription)"
         case DecodingError.dataCorrupted(let context):

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import APNSCore
+@testable import HeraldJSON
 
 @Suite("JSON values keep what the author wrote")
 struct JSONValueTests {
