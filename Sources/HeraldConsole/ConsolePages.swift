@@ -36,17 +36,17 @@ struct ConsolePages: Sendable {
         self.library = library
     }
 
-    /// A page of the signed-in console.
-    func render(_ page: Page, session: ConsoleSessions.Session) -> String {
+    /// A page of the signed-in console; `content` is what the server renders into it (History's first page).
+    func render(_ page: Page, session: ConsoleSessions.Session, content: [String: Any] = [:]) -> String {
         let signedInAs: String
         switch session.holder {
         case .admin: signedInAs = "the admin token (every app)"
         case .app(let app): signedInAs = "an API key of \(app.name) (\(app.bundleID))"
         }
-        let context: [String: Any] = [
+        let context: [String: Any] = content.merging([
             "title": page.title, "page": page.rawValue, "csrf": session.csrfToken, "signedInAs": signedInAs,
             "nav": Page.allCases.map { ["title": $0.title, "href": "/console/\($0.rawValue)", "current": $0 == page] },
-        ]
+        ]) { _, fixed in fixed }
         return library.render(context, withTemplate: page.rawValue) ?? "template \(page.rawValue) is missing"
     }
 

@@ -95,7 +95,8 @@ extension ConsoleRoutes {
             guard let session = console.session(of: request) else {
                 return ConsoleRequest.redirect(to: "/console/login")
             }
-            return ConsoleRequest.html(console.pages.render(page, session: session))
+            let content = page == .history ? try await historyFirstPage(request, session: session) : [:]
+            return ConsoleRequest.html(console.pages.render(page, session: session, content: content))
         }
     }
 

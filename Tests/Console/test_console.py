@@ -197,6 +197,23 @@ def test_history_and_the_delivery_log_show_the_answers(page):
     expect(page.get_by_role("alert")).to_contain_text("not a UUID")
 
 
+def test_history_reads_without_javascript(browser, context, page):
+    """The server renders History's first page: the apps, and the latest notifications with their counts."""
+    no_script = browser.new_context(viewport={"width": 1280, "height": 800}, java_script_enabled=False)
+    no_script.add_cookies(context.cookies())
+    try:
+        plain = no_script.new_page()
+        plain.goto(state["base"] + "/console/history")
+        expect(plain.get_by_label("App")).to_contain_text("(")
+        table = plain.get_by_role("table")
+        expect(table).to_contain_text("foregroundAction 1")
+        expect(plain.get_by_role("row").filter(has_text="destructiveTextAction")).to_contain_text("done")
+        expect(plain.get_by_role("status")).to_contain_text("Counts as the page loaded")
+        shot(plain, "history-without-javascript")
+    finally:
+        no_script.close()
+
+
 def test_text_from_a_payload_is_shown_as_text_never_run(page):
     apns_id = compose_and_send(page, "<img src=x onerror=alert(1)>", "<b>bold?</b>")
     page.get_by_role("navigation").get_by_role("link", name="Devices").click()
