@@ -364,6 +364,8 @@ let package = Package(
         .testTarget(name: "CourierTests", dependencies: ["Courier", "APNSCore"], swiftSettings: heraldSettings),
         .testTarget(name: "CategoryConfigTests", dependencies: ["CategoryConfig"], swiftSettings: heraldSettings),
         .testTarget(name: "ActivityKitTests", dependencies: ["ActivityKit"], swiftSettings: heraldSettings),
+        .testTarget(name: "CoreLocationTests", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
+        .testTarget(name: "WidgetKitTests", dependencies: ["WidgetKit"], swiftSettings: heraldSettings),
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"],
