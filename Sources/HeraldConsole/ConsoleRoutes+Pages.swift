@@ -95,7 +95,12 @@ extension ConsoleRoutes {
             guard let session = console.session(of: request) else {
                 return ConsoleRequest.redirect(to: "/console/login")
             }
-            let content = page == .history ? try await historyFirstPage(request, session: session) : [:]
+            let content: [String: Any] =
+                switch page {
+                case .history: try await historyFirstPage(request, session: session)
+                case .metrics: MetricsCharts.content(console.metricsHistory.all)
+                default: [:]
+                }
             return ConsoleRequest.html(console.pages.render(page, session: session, content: content))
         }
     }

@@ -197,8 +197,9 @@ def test_history_and_the_delivery_log_show_the_answers(page):
     expect(page.get_by_role("alert")).to_contain_text("not a UUID")
 
 
-def test_history_reads_without_javascript(browser, context, page):
-    """The server renders History's first page: the apps, and the latest notifications with their counts."""
+def test_history_and_metrics_read_without_javascript(browser, context, page):
+    """The server renders History's first page (the apps, the latest notifications with their counts) and Metrics'
+    last hour."""
     no_script = browser.new_context(viewport={"width": 1280, "height": 800}, java_script_enabled=False)
     no_script.add_cookies(context.cookies())
     try:
@@ -210,6 +211,10 @@ def test_history_reads_without_javascript(browser, context, page):
         expect(plain.get_by_role("row").filter(has_text="destructiveTextAction")).to_contain_text("done")
         expect(plain.get_by_role("status")).to_contain_text("Counts as the page loaded")
         shot(plain, "history-without-javascript")
+        plain.goto(state["base"] + "/console/metrics")
+        expect(plain.get_by_role("img")).to_have_count(5)
+        expect(plain.get_by_role("img", name=re.compile("^Sends accepted by APNs per second: latest"))).to_be_visible()
+        shot(plain, "metrics-without-javascript")
     finally:
         no_script.close()
 
