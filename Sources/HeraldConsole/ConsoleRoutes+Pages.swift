@@ -124,9 +124,9 @@ extension ConsoleRoutes {
         do {
             holder = try await provider.holder(of: key)
         } catch {
-            guard case ProviderError.unauthorized(let message) = error else { throw error }
+            guard error.code == .unauthorized else { throw error }
             console.sessions.recordFailedSignIn(from: address)
-            return ConsoleRequest.html(console.pages.login(message: message, back: back), status: .unauthorized)
+            return ConsoleRequest.html(console.pages.login(message: error.message, back: back), status: .unauthorized)
         }
         let session = console.sessions.open(key: key, holder: holder)
         return ConsoleRequest.redirect(

@@ -175,8 +175,7 @@ extension PushProviderService {
             try check(input, for: app)
             return nil
         } catch {
-            if case .invalid(let field, let message) = error { return (field ?? "", message) }
-            return ("", error.description)
+            return (error.field ?? "", error.message)
         }
     }
 

@@ -10,7 +10,7 @@ struct APIError: HTTPResponseError {
 
     /// The status the API answers with.
     var status: HTTPResponse.Status {
-        switch error {
+        switch error.code {
         case .invalid: .badRequest
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
@@ -24,57 +24,17 @@ struct APIError: HTTPResponseError {
         }
     }
 
-    /// The seconds a client is asked to wait (`Retry-After`) after a `503` for a database that failed.
-    static let storageRetryAfter = 2
-
-    /// `{"error": {"status": 400, "code": "invalid", "field": "target.token", "message": "..."}}`.
+    /// `{"error": {"status": 400, "code": "invalid", "field": "target.token", "message": "..."}}`: the message the
+    /// caller is told, never the cause (``ProviderError/cause``), which ``ProviderErrorMiddleware`` logs.
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var members: [(key: String, value: JSONValue)] = [("code", .string(code))]
-        if case .invalid(let field?, _) = error { members.append(("field", .string(field))) }
-        if case .tooLarge(let field, _) = error { members.append(("field", .string(field))) }
-        members += [("message", .string(message)), ("status", .number(JSONNumber(Int(status.code))))]
+        var members: [(key: String, value: JSONValue)] = [("code", .string(error.code.rawValue))]
+        if let field = error.field { members.append(("field", .string(field))) }
+        members += [("message", .string(error.message)), ("status", .number(JSONNumber(Int(status.code))))]
         let data = JSONValue.object(JSONObject([("error", .object(JSONObject(members)))])).encoded()
         var headers: HTTPFields = [.contentType: "application/json"]
-        if case .unauthorized = error { headers[.wwwAuthenticate] = "Bearer" }
-        if case .storage = error { headers[.retryAfter] = String(Self.storageRetryAfter) }
+        if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if error.code == .storage { headers[.retryAfter] = String(ProviderError.storageRetryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    private var code: String {
-        switch error {
-        case .invalid: "invalid"
-        case .unauthorized: "unauthorized"
-        case .forbidden: "forbidden"
-        case .notFound: "not_found"
-        case .conflict: "conflict"
-        case .tooLarge: "too_large"
-        case .configuration: "configuration"
-        case .storage: "storage"
-        case .upstream: "upstream"
-        }
-    }
-
-    /// What the caller is told. The cause of a failure inside the provider (a database's error text, a path, a
-    /// setting) is for its operator: it is logged (``ProviderErrorMiddleware``), never sent.
-    private var message: String {
-        switch error {
-        case .invalid(_, let message), .unauthorized(let message), .forbidden(let message), .notFound(let message),
-            .conflict(let message), .upstream(let message), .tooLarge(_, let message):
-            message
-        case .storage:
-            "the provider's database failed or did not answer; try again in \(Self.storageRetryAfter) seconds"
-                + " (Retry-After); the provider's log says what failed"
-        case .configuration:
-            "the provider is misconfigured; its log says what failed"
-        }
-    }
-
-    /// Whether the error is the provider's own failure, whose cause only its log gets.
-    var isInternal: Bool {
-        switch error {
-        case .storage, .configuration: true
-        default: false
-        }
     }
 }
 
@@ -91,12 +51,11 @@ struct ProviderErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as ProviderError {
-            let answer = APIError(error: error)
-            switch error {
+            switch error.code {
             case .unauthorized, .forbidden: refused(error, request)
-            default: if answer.isInternal { failed(error, request) }
+            default: if error.cause != nil { failed(error, request) }
             }
-            throw answer
+            throw APIError(error: error)
         }
     }
 }
