@@ -160,7 +160,7 @@ let package = Package(
         .target(
             name: "HeraldTesting",
             dependencies: [
-                "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator",
+                "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator", "HeraldSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -355,7 +355,8 @@ let package = Package(
             ],
             swiftSettings: heraldSettings
         ),
-        .testTarget(name: "HeraldConsoleTests", dependencies: ["HeraldConsole"], swiftSettings: heraldSettings),
+        .testTarget(
+            name: "HeraldConsoleTests", dependencies: ["HeraldConsole", "PushProvider"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldSupportTests", dependencies: ["HeraldSupport"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .testTarget(

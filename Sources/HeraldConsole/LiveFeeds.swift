@@ -1,4 +1,5 @@
 import Foundation
+import PushProvider
 import Synchronization
 
 /// The console's live views, shared: one reader per view (History of one app, one simulated device's screen as one
@@ -75,7 +76,9 @@ final class LiveFeeds: Sendable {
                 update = data == previous ? .unchanged : .changed(data)
             } catch {
                 feed.last.withLock { $0 = nil }
-                update = .problem(String(describing: error).replacingOccurrences(of: "\n", with: " "))
+                // A provider error's message, never its cause (a database's error text), which only the log gets.
+                let text = (error as? ProviderError)?.message ?? String(describing: error)
+                update = .problem(text.replacingOccurrences(of: "\n", with: " "))
             }
             for continuation in feed.subscribers.withLock({ Array($0.values) }) { continuation.yield(update) }
             try? await Task.sleep(for: interval)

@@ -40,6 +40,8 @@ public final class DeviceEventLog: Sendable {
                         return state.waiters.remove(at: index)
                     }
                     state.unclaimed.append(event)
+                    // A long test that never waits for most events (a busy device) keeps only the latest.
+                    if state.unclaimed.count > DeviceEventLog.keptEvents { state.unclaimed.removeFirst() }
                     return nil
                 }
                 waiter?.continuation.resume(returning: event)
@@ -48,6 +50,9 @@ public final class DeviceEventLog: Sendable {
     }
 
     deinit { reader.cancel() }
+
+    /// The most events kept that no wait has taken; beyond it the oldest go.
+    public static let keptEvents = 10_000
 
     /// The next event of `kind` matching `predicate`, whether it happened before this call or happens after; each
     /// event is handed to one wait only.

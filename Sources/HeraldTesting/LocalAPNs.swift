@@ -4,6 +4,7 @@ package import APNSGateway
 package import Crypto
 public import DeviceSimulator
 public import Foundation
+import HeraldSupport
 import Logging
 
 /// Apple's push service for a test: Herald's local APNs (the gateway) in this process, on a port the system picks,
@@ -54,8 +55,8 @@ public final class LocalAPNs: Sendable {
         caFile = server.certificateAuthority.caPath
         keyFile = directory.appendingPathComponent("AuthKey_\(keyID).p8")
         let pem = key.pemRepresentation
-        try Data(pem.utf8).write(to: keyFile)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+        // Created 0600: the key is never readable by others, not even for a moment.
+        try PrivateFile.write(Data(pem.utf8), to: keyFile)
         signer = try APNSProviderTokenSigner(privateKeyPEM: pem, keyID: keyID, teamID: teamID)
     }
 
@@ -88,7 +89,13 @@ public final class LocalAPNs: Sendable {
         configure(&configuration)
         let server = try GatewayServer(configuration: configuration, verifier: verifier)
         let port = try await server.start()
-        return try LocalAPNs(server: server, port: port, key: key, directory: directory)
+        do {
+            return try LocalAPNs(server: server, port: port, key: key, directory: directory)
+        } catch {
+            // Listening already: a start that fails from here on must not leave the port held.
+            try? await server.shutdown()
+            throw error
+        }
     }
 
     /// Starts one, runs `body` with it, and stops it whether `body` threw or not.

@@ -1,4 +1,5 @@
 import Foundation
+import PushProvider
 import Synchronization
 import Testing
 
@@ -85,5 +86,19 @@ struct LiveFeedsTests {
         tabs[2].cancel()
         await tabs[2].value
         #expect(feeds.running == 0)
+    }
+
+    @Test("a failed read of the provider's shows its message to the tab, never its cause (the database's error text)")
+    func problemWithoutCause() async throws {
+        let feeds = LiveFeeds()
+        let stream = feeds.subscribe("history broken", every: .seconds(60)) {
+            throw ProviderError.storage("SQLite error 13: database or disk is full at /srv/provider.sqlite")
+        }
+        var updates = stream.makeAsyncIterator()
+        guard case .problem(let text)? = await updates.next() else {
+            Issue.record("expected a problem")
+            return
+        }
+        #expect(text.contains("try again") && !text.contains("SQLite") && !text.contains("/srv"), "\(text)")
     }
 }
