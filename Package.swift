@@ -167,14 +167,24 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(
+            name: "ProviderStorage",
+            dependencies: [
+                "HeraldSupport", "APNSCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: fuzzedSettings
+        ),
+        .target(
             name: "PushProvider",
             dependencies: [
                 "HeraldSupport",
-                "APNSCore", "APNSClient", "CategoryConfig", "GracefulServer",
+                "APNSCore", "APNSClient", "CategoryConfig", "GracefulServer", "ProviderStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -191,7 +201,7 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "APNSCore", "PushProvider",
+                "APNSCore", "PushProvider", "ProviderStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -224,6 +234,7 @@ let package = Package(
                 "DeviceSimulator",
                 "HeraldConsole",
                 "PushProvider",
+                "ProviderStorage",
                 "GracefulServer",
                 "CategoryConfig",
                 "UserNotifications",
@@ -251,7 +262,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldFuzz",
             dependencies: [
-                "APNSCore", "APNSGateway", "Courier", "PushProvider",
+                "APNSCore", "APNSGateway", "Courier", "PushProvider", "ProviderStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Fuzz/HeraldFuzz",
@@ -323,7 +334,8 @@ let package = Package(
             name: "PushProviderTests",
             dependencies: [
                 "HeraldSupport",
-                "PushProvider", "APNSCore", "APNSClient", "APNSGateway", "Courier", "DeviceSimulator",
+                "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
+                "DeviceSimulator",
                 "GatewayTestSupport", "HeraldTesting", "GracefulServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -356,7 +368,18 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .testTarget(
-            name: "HeraldConsoleTests", dependencies: ["HeraldConsole", "PushProvider"], swiftSettings: heraldSettings),
+            name: "HeraldConsoleTests", dependencies: ["HeraldConsole", "PushProvider", "ProviderStorage"],
+            swiftSettings: heraldSettings),
+        .testTarget(
+            name: "ProviderStorageTests",
+            dependencies: [
+                "ProviderStorage", "APNSCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: heraldSettings),
         .testTarget(name: "HeraldSupportTests", dependencies: ["HeraldSupport"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .testTarget(

@@ -4,6 +4,7 @@ import Courier
 import Crypto
 import Dispatch
 import Foundation
+import ProviderStorage
 import PushProvider
 
 /// The parsers an attacker reaches, each fed arbitrary bytes: a crash, a trap or a hang here is a bug.

@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import ProviderStorage
 import PushProvider
 
 /// The console's HTML, rendered from the Mustache templates in `Resources/templates` (embedded in the binary) (every value is HTML-escaped).

@@ -1,6 +1,7 @@
 package import Foundation
 package import Hummingbird
 import Logging
+package import ProviderStorage
 package import PushProvider
 import Synchronization
 

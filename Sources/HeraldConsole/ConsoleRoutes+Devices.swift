@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import ProviderStorage
 import PushProvider
 
 extension ConsoleRoutes {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ProviderStorage
 import PushProvider
 
 extension ConsoleRoutes {

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import Hummingbird
 import NIOFoundationCompat
+import ProviderStorage
 import PushProvider
 
 extension ConsoleRoutes {

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import Hummingbird
 import NIOHTTP1
+import ProviderStorage
 import PushProvider
 
 extension ConsoleRoutes {

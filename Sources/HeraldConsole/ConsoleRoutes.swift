@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProviderStorage
 import PushProvider
 
 /// The console's routes under `/console/`: sign-in, the pages, their assets, and the JSON the API does not have.

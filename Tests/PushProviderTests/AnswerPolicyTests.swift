@@ -3,6 +3,7 @@ import APNSCore
 import Foundation
 import Testing
 
+@testable import ProviderStorage
 @testable import PushProvider
 
 @Suite("What the engine records for each answer of APNs")

@@ -1,4 +1,5 @@
 import Foundation
+import ProviderStorage
 import PushProvider
 import Testing
 

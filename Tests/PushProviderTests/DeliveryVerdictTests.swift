@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import Testing
 
+@testable import ProviderStorage
 @testable import PushProvider
 
 /// Each verdict from the facts that decide it: the provider's queue and APNs' answer, the device's reports, and the

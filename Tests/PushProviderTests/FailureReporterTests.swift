@@ -1,4 +1,5 @@
 import Logging
+import ProviderStorage
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import Testing
 
+@testable import ProviderStorage
 @testable import PushProvider
 
 @Suite("A killed provider's leases on a shared PostgreSQL queue")

@@ -1,4 +1,5 @@
 import HTTPTypes
+import ProviderStorage
 import Testing
 
 @testable import PushProvider

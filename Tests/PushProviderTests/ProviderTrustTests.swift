@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayTestSupport
+import ProviderStorage
 import Testing
 
 @testable import PushProvider

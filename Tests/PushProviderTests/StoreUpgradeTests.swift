@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import ProviderStorage
 @testable import PushProvider
 
 @Suite("Upgrading a provider database")

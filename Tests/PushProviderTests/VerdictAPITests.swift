@@ -2,6 +2,7 @@ import APNSCore
 import APNSGateway
 import Foundation
 import GatewayTestSupport
+import ProviderStorage
 import Testing
 
 @testable import PushProvider

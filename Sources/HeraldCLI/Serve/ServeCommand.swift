@@ -4,6 +4,7 @@ import GracefulServer
 import HeraldConsole
 import Logging
 import NIOSSL
+import ProviderStorage
 import PushProvider
 import ServiceLifecycle
 import Synchronization

@@ -2,6 +2,7 @@ import APNSCore
 import ArgumentParser
 import Foundation
 import HeraldConsole
+import ProviderStorage
 import PushProvider
 
 /// `herald why ID`: what became of a notification on each device, in one sentence with the next step.

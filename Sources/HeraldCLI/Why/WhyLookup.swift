@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldConsole
 import NIOHTTP1
+import ProviderStorage
 import PushProvider
 
 /// Finds what an id names, at the provider and at the local APNs running from this folder (when there is one).

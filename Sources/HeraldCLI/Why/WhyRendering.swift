@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import ProviderStorage
 import PushProvider
 
 /// How `herald why` prints what it found.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     /// `/v1/activities/tokens`: the Live Activity tokens apps report (reference K.4). A push-to-start token lets a

@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import Foundation
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     /// `POST /v1/apps/{appID}/check`: `herald doctor`'s credentials and clock checks with the app's sealed credentials,

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HeraldSupport
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     private struct CreatedApp: Encodable {

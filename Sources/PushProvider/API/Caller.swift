@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProviderStorage
 
 /// Who is calling, from `Authorization: Bearer KEY` (or `X-Herald-Key`, or `?key=` for device URLs).
 enum Caller: Sendable {

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import ProviderStorage
 
 extension PushProviderService {
     func addCategoryRoutes(to router: RouterGroup<ProviderRequestContext>) {

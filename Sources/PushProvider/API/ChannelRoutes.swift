@@ -3,6 +3,7 @@ import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API (reference K.1)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     func addDeviceRoutes(to router: RouterGroup<ProviderRequestContext>) {

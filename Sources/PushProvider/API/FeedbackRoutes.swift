@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     /// `POST /v1/feedback`: what a device reports about a notification, in `herald device --report-url`'s form.

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import ProviderStorage
 
 /// How the API reads and writes JSON: ISO 8601 times, sorted keys, and decoding errors that name the field.
 enum JSONCoding {

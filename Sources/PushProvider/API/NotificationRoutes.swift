@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Prometheus
+import ProviderStorage
 
 extension PushProviderService {
     func addNotificationRoutes(to router: RouterGroup<ProviderRequestContext>) {

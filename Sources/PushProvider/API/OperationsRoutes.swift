@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
+import ProviderStorage
 
 extension PushProviderService {
     func addOperationsRoutes(to router: Router<ProviderRequestContext>) {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ProviderStorage
 
 /// A ``ProviderError`` as the API answers it; ``ProviderErrorMiddleware`` wraps every one thrown by a route.
 struct APIError: HTTPResponseError {

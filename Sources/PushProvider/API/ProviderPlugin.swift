@@ -1,4 +1,5 @@
 package import Hummingbird
+package import ProviderStorage
 
 /// A module served beside the API by the provider's own server (the console, `ConsolePlugin` of the module `HeraldConsole`): it adds its routes, and
 /// may vouch for the key behind a request that carries none in its headers (a signed-in browser's session).

@@ -1,5 +1,6 @@
 package import Hummingbird
 package import NIOCore
+import ProviderStorage
 
 /// The provider's request context (the API's and the console's): Hummingbird's basic one, plus the address the
 /// request came from, which per-address limits (the console's failed sign-ins) are counted by, and who is calling,

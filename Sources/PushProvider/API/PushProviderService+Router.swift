@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import ProviderStorage
 import Synchronization
 
 extension PushProviderService {

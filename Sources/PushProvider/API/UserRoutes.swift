@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     private struct IssuedUserToken: Encodable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     /// "Why didn't it arrive?": each notification's breakdown by verdict, and the devices of one verdict.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProviderStorage
 
 extension PushProviderService {
     /// `/v1/widgets/tokens`: the WidgetKit tokens apps report, the widgets token (`WidgetPushInfo.token`, iOS 26) and

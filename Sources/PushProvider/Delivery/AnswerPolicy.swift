@@ -1,6 +1,7 @@
 import APNSClient
 import APNSCore
 import Foundation
+import ProviderStorage
 
 /// What the engine records for APNs' answer to a delivery: accepted; rejected for good (a token APNs retired is
 /// deactivated); or, for what may succeed later (`429`, `500`, `503`, no answer), back to the queue with backoff until

@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import Foundation
 import Logging
+import ProviderStorage
 
 /// One `APNSPushClient` per app, made on first use from its stored credentials and remade when the app changes.
 actor ClientRegistry {

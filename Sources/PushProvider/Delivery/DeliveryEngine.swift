@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import Logging
 import NIOCore
+import ProviderStorage
 import Synchronization
 
 /// The workers: lease batches of deliveries from the queue, send each through the app's `APNSPushClient`, and record

@@ -3,6 +3,7 @@ import APNSCore
 import Crypto
 import Foundation
 import NIOCore
+import ProviderStorage
 
 /// One app's leased deliveries turned into `APNSNotification`s: each notification's payload and headers built once,
 /// an encrypted field sealed per device.

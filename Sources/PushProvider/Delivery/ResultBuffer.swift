@@ -1,3 +1,4 @@
+import ProviderStorage
 import Synchronization
 
 /// Results as the client reports them (on event loop threads), collected for the next database write.

@@ -3,6 +3,7 @@ import APNSCore
 import Crypto
 import Foundation
 import NIOSSL
+import ProviderStorage
 
 /// An app's APNs credentials with their secrets: what is sealed with ``SecretBox`` at rest.
 enum AppCredentials: Codable, Sendable, Hashable {

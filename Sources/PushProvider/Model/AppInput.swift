@@ -1,3 +1,5 @@
+import ProviderStorage
+
 /// The body of `POST /v1/apps` and `PATCH /v1/apps/{id}`: every field optional on update.
 struct AppInput: StrictInput, Sendable {
     var name: String?

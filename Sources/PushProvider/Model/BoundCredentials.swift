@@ -1,4 +1,5 @@
 import Foundation
+import ProviderStorage
 
 /// An app's credentials sealed together with the endpoint they were given for: the provider presents its tokens and
 /// certificates only there, so changing an app's endpoint cannot send them elsewhere.

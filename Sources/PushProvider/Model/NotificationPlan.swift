@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import ProviderStorage
 
 /// A notification request checked against the lint rules and ready to store: the exact payload, the headers, and
 /// who gets it when.

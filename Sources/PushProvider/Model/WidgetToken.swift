@@ -1,4 +1,5 @@
 package import Foundation
+import ProviderStorage
 
 /// A WidgetKit push token an app registered: the one token of its push-updated widgets
 /// (`WidgetPushInfo.token`, iOS 26) or a control's (`ControlPushHandler`, iOS 18). Pushes to it go with

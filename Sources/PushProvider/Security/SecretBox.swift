@@ -2,6 +2,7 @@ import APNSCore
 import Crypto
 package import Foundation
 import HeraldSupport
+package import ProviderStorage
 
 /// Seals the secrets an app's APNs credentials hold (the `.p8` key, a certificate and its password) before they are
 /// stored, with AES-256-GCM under the provider's master key.

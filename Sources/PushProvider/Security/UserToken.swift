@@ -1,6 +1,7 @@
 import APNSCore
 import Crypto
 import Foundation
+import ProviderStorage
 
 /// Proof that the app's server vouches for a user on this device: what the publishable key (which ships inside the
 /// app, so anyone has it) needs to bind a device to a user or to change a device that belongs to one.

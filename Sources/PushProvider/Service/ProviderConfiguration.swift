@@ -1,6 +1,7 @@
 package import Foundation
 package import GracefulServer
 package import NIOSSL
+package import ProviderStorage
 
 extension PushProviderService {
     /// How `herald serve` runs: where it listens and keeps its data, its secrets, and the delivery workers' limits.

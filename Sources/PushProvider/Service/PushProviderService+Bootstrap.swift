@@ -1,4 +1,5 @@
 package import Foundation
+package import ProviderStorage
 
 extension PushProviderService {
     /// What ``ensureApp(_:)`` answers: the app's identifier and its publishable key.

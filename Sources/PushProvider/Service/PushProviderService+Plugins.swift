@@ -1,6 +1,7 @@
 package import APNSCore
 package import Foundation
 import Prometheus
+package import ProviderStorage
 
 extension PushProviderService {
     /// Whom a key speaks for, as a plugin signing someone in needs to know.

@@ -2,6 +2,7 @@ import GracefulServer
 import Hummingbird
 import HummingbirdTLS
 import Logging
+import ProviderStorage
 package import ServiceLifecycle
 import Synchronization
 

@@ -1,11 +1,11 @@
 import APNSCore
 package import Foundation
-import GRDB
 import GracefulServer
 import HeraldSupport
 import Hummingbird
 import HummingbirdTLS
 package import Logging
+package import ProviderStorage
 import ServiceLifecycle
 import Synchronization
 

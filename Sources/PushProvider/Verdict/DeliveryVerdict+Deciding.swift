@@ -1,5 +1,6 @@
 import APNSCore
 package import Foundation
+package import ProviderStorage
 
 extension DeliveryVerdict {
     /// The verdict for one delivery.

@@ -1,4 +1,5 @@
 import APNSCore
+import ProviderStorage
 
 extension DeliveryVerdict {
     /// APNs refused it, or the provider gave up: the reason in words and what to change.

@@ -1,4 +1,5 @@
 import Foundation
+import ProviderStorage
 
 /// One notification's deliveries counted by verdict (`GET /v1/notifications/{id}/breakdown`): read from the running
 /// totals the store keeps as it records (`notification_counters`), never by scanning the deliveries, so a broadcast of

@@ -1,0 +1,163 @@
+package import Foundation
+
+/// A delivery a worker leased: one device token of one notification.
+package struct LeasedDelivery: Sendable {
+    package var id: Int64
+    package var notificationID: String
+    package var appID: String
+    package var token: String
+    /// How many times it has been leased, this time included.
+    package var attempts: Int
+}
+
+/// What became of a leased delivery; recorded in batches. A result names its delivery's notification, whose
+/// counters it moves.
+package enum DeliveryResult: Sendable {
+    /// APNs answered 200.
+    case accepted(id: Int64, notificationID: String, uniqueID: String?, at: Date)
+    /// APNs refused it for good. `deactivate` names the token to mark inactive (410, `BadDeviceToken`).
+    case rejected(
+        id: Int64, notificationID: String, status: Int?, reason: String, at: Date, deactivate: Deactivation?)
+    /// It may succeed later: back to the queue at `notBefore`.
+    case retry(id: Int64, reason: String, notBefore: Date)
+
+    package struct Deactivation: Sendable {
+        package var appID: String
+        package var token: String
+        package var at: Date
+        package var reason: String
+
+        /// Every stored property, as given.
+        package init(appID: String, token: String, at: Date, reason: String) {
+            self.appID = appID
+            self.token = token
+            self.at = at
+            self.reason = reason
+        }
+    }
+}
+
+/// One event a device reported about a delivery.
+package struct FeedbackEvent: Sendable {
+    /// `delivered`, `displayed`, `opened`, `dismissed`, `action` or `outcome`.
+    package var event: String
+    package var action: String?
+    package var reply: String?
+    package var at: Date
+    /// For an `outcome`: what became of it on the device (``DeliveryOutcome``) and the device's words for it.
+    package var outcome: DeliveryOutcome? = nil
+    package var detail: String? = nil
+
+    /// Every stored property, as given.
+    package init(
+        event: String, action: String? = nil, reply: String? = nil, at: Date, outcome: DeliveryOutcome? = nil,
+        detail: String? = nil
+    ) {
+        self.event = event
+        self.action = action
+        self.reply = reply
+        self.at = at
+        self.outcome = outcome
+        self.detail = detail
+    }
+
+    /// The delivery's column that keeps the first time of this event, and the counter that counts it. `opened` is
+    /// a tap on the notification only: an action button is counted under its identifier, not as opening (docs/api.md).
+    package var stamp: (column: String, counter: NotificationCounter)? {
+        switch event {
+        case "delivered": ("delivered_at", .delivered)
+        case "displayed": ("displayed_at", .displayed)
+        case "opened": ("opened_at", .opened)
+        case "dismissed": ("dismissed_at", .dismissed)
+        default: nil
+        }
+    }
+
+    /// The delivery's outcome codes and details with `outcome` added: `nil` when it was reported before (a repeated
+    /// report moves nothing). Details are lines `code: text`, kept to ``detailLimit`` characters in all.
+    package func addingOutcome(_ outcome: DeliveryOutcome, to codes: String?, details: String?) -> (String, String?)? {
+        var list = codes.map { $0.split(separator: ",").map(String.init) } ?? []
+        guard !list.contains(outcome.rawValue) else { return nil }
+        list.append(outcome.rawValue)
+        let line = detail.map { "\(outcome.rawValue): " + $0.replacingOccurrences(of: "\n", with: " ") }
+        let said = [details, line].compactMap { $0 }.joined(separator: "\n")
+        return (list.joined(separator: ","), said.isEmpty ? nil : String(said.prefix(Self.detailLimit)))
+    }
+
+    /// The most characters of outcome details kept per delivery.
+    package static let detailLimit = 2048
+
+    /// The counters this event moves on a delivery whose stamp and reply were empty or not before it.
+    package func counters(stampWasEmpty: Bool, replyWasEmpty: Bool) -> [NotificationCounter] {
+        var moved: [NotificationCounter] = []
+        if stampWasEmpty, let stamp { moved.append(stamp.counter) }
+        if reply != nil, replyWasEmpty { moved.append(.replies) }
+        return moved
+    }
+}
+
+/// The running totals kept per notification (table `notification_counters`: notification, name, reason, count), so
+/// that a report reads a few rows instead of counting a broadcast's million deliveries. Each moves in the
+/// transaction that changes what it counts, and only when a row really changed.
+package enum NotificationCounter: String, Sendable, CaseIterable {
+    /// Deliveries APNs accepted; rejected ones are counted per reason.
+    case accepted, rejected
+    /// Deliveries devices reported (the first report of each kind per delivery).
+    case delivered, displayed, opened, dismissed
+    /// Deliveries with a text reply.
+    case replies
+    /// Deliveries whose device reported an outcome, per ``DeliveryOutcome`` (the first report of each per delivery).
+    case outcome
+}
+
+extension NotificationReport.Stats {
+    /// The report from the counters (name, reason, count), the deliveries in flight, and the actions chosen.
+    package init(targeted: Int, inFlight: Int, counters: [(String, String, Int)], actions: [(String?, Int)]) {
+        self.init()
+        self.targeted = targeted
+        self.inFlight = inFlight
+        for (name, reason, count) in counters {
+            switch NotificationCounter(rawValue: name) {
+            case .accepted: accepted += count
+            case .rejected: rejected[reason.isEmpty ? "Unknown" : reason, default: 0] += count
+            case .delivered: delivered += count
+            case .displayed: displayed += count
+            case .opened: opened += count
+            case .dismissed: dismissed += count
+            case .replies: replies += count
+            case .outcome: outcomes[reason, default: 0] += count
+            case nil: break
+            }
+        }
+        for (action, count) in actions { self.actions[action ?? "", default: 0] += count }
+        queued = max(0, targeted - inFlight - accepted - rejected.values.reduce(0, +))
+    }
+
+    /// The statistics of several notifications from the rows of each query, keyed by notification ID; a
+    /// notification is in the answer when it has a `targeted` row.
+    package static func grouped(
+        targeted: [(String, Int)], inFlight: [(String, Int)], counters: [(String, (String, String, Int))],
+        actions: [(String, (String?, Int))]
+    ) -> [String: Self] {
+        let inFlight = Dictionary(inFlight, uniquingKeysWith: +)
+        let counters = Dictionary(grouping: counters, by: \.0)
+        let actions = Dictionary(grouping: actions, by: \.0)
+        var stats: [String: Self] = [:]
+        for (id, count) in targeted {
+            stats[id] = Self(
+                targeted: count, inFlight: inFlight[id] ?? 0, counters: (counters[id] ?? []).map(\.1),
+                actions: (actions[id] ?? []).map(\.1))
+        }
+        return stats
+    }
+}
+
+/// What the webhook needs about a delivery a user responded to.
+package struct DeliveryContext: Sendable {
+    package var deliveryID: Int64
+    package var notificationID: String
+    package var appID: String
+    package var token: String
+    package var userID: String?
+    package var webhookURL: String?
+}

@@ -1,0 +1,66 @@
+package import Foundation
+
+/// A notification as `GET /v1/notifications/{id}` shows it: what was asked, and how far its deliveries got.
+package struct NotificationReport: Codable, Sendable {
+    package var id: String
+    package var appID: String
+    /// `token:...`, `tokens:N`, `user:...`, `tags:...` or `all`.
+    package var target: String
+    package var pushType: String
+    package var collapseID: String?
+    package var sendAt: Date
+    package var dailyAt: String?
+    package var createdAt: Date
+    /// Scheduled (before `sendAt`), sending (deliveries queued or in flight) or done.
+    package var state: NotificationState
+    package var stats: Stats
+    /// Said when the notification will reach nobody (its target matched no active device), so a typo in a user or
+    /// tag is not a silent success.
+    package var warning: String?
+
+    /// Every stored property, as given.
+    package init(
+        id: String, appID: String, target: String, pushType: String, collapseID: String? = nil, sendAt: Date,
+        dailyAt: String? = nil, createdAt: Date, state: NotificationState, stats: Stats, warning: String? = nil
+    ) {
+        self.id = id
+        self.appID = appID
+        self.target = target
+        self.pushType = pushType
+        self.collapseID = collapseID
+        self.sendAt = sendAt
+        self.dailyAt = dailyAt
+        self.createdAt = createdAt
+        self.state = state
+        self.stats = stats
+        self.warning = warning
+    }
+
+    /// Counts over the notification's deliveries and what devices reported.
+    package struct Stats: Codable, Sendable, Equatable {
+        /// Deliveries created: one per targeted device token.
+        package var targeted = 0
+        /// Waiting in the queue (new, scheduled or to be retried).
+        package var queued = 0
+        /// Leased by a worker and not answered yet.
+        package var inFlight = 0
+        /// Accepted by APNs.
+        package var accepted = 0
+        /// Refused by APNs, by reason.
+        package var rejected: [String: Int] = [:]
+        /// Devices that reported the notification delivered, displayed, opened (tapped) or dismissed.
+        package var delivered = 0
+        package var displayed = 0
+        package var opened = 0
+        package var dismissed = 0
+        /// Action buttons chosen, by action identifier.
+        package var actions: [String: Int] = [:]
+        /// Text replies received.
+        package var replies = 0
+        /// What devices reported became of it beyond delivered and displayed, per outcome (`notAuthorized`,
+        /// `extensionTimeout`, ...; docs/api.md).
+        package var outcomes: [String: Int] = [:]
+
+        package init() {}
+    }
+}

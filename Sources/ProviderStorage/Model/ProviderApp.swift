@@ -1,0 +1,70 @@
+package import Foundation
+
+/// An app the provider sends for, as the API shows it: never its secrets.
+package struct ProviderApp: Codable, Sendable, Hashable {
+    /// The provider's identifier for the app.
+    package var id: String
+    /// A name for people.
+    package var name: String
+    /// The app's bundle ID, the `apns-topic` of its alert notifications.
+    package var bundleID: String
+    /// `development` or `production`: which APNs environment its device tokens belong to.
+    package var environment: String
+    /// Where notifications go: Apple's host for the environment, or a URL such as the local gateway's.
+    package var endpoint: String
+    /// Whether an extra trusted CA is configured for ``endpoint``.
+    package var hasCustomCA: Bool
+    /// How the provider authenticates to APNs, without the secret.
+    package var authentication: AuthenticationSummary
+    /// The key devices use to register and report (not a secret; it ships inside the app).
+    package var publishableKey: String
+    /// The app's own server, which receives every user response.
+    package var webhookURL: String?
+    /// At most this many notifications per second for the app; `0` means no limit.
+    package var rateLimit: Int
+    /// Where the app's channel management requests go (reference K.1): Apple's management host for its environment
+    /// when the app sends to Apple; for another endpoint (the local gateway) its management port, on the same host.
+    package var channelEndpoint: String? = nil
+    package var createdAt: Date
+    package var updatedAt: Date
+
+    /// Every stored property, as given.
+    package init(
+        id: String, name: String, bundleID: String, environment: String, endpoint: String, hasCustomCA: Bool,
+        authentication: AuthenticationSummary, publishableKey: String, webhookURL: String? = nil, rateLimit: Int,
+        channelEndpoint: String? = nil, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.bundleID = bundleID
+        self.environment = environment
+        self.endpoint = endpoint
+        self.hasCustomCA = hasCustomCA
+        self.authentication = authentication
+        self.publishableKey = publishableKey
+        self.webhookURL = webhookURL
+        self.rateLimit = rateLimit
+        self.channelEndpoint = channelEndpoint
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The public part of an app's APNs credentials.
+    package struct AuthenticationSummary: Codable, Sendable, Hashable {
+        /// `token` (a `.p8` key) or `certificate`.
+        package var kind: String
+        package var teamID: String?
+        package var keyID: String?
+        /// `SHA256:` and the first 16 hex digits of the SHA-256 of the signing key's public key (DER), so a replaced key
+        /// can be told from the old one without showing either; `nil` for a certificate or an app made before.
+        package var fingerprint: String?
+
+        /// Every stored property, as given.
+        package init(kind: String, teamID: String? = nil, keyID: String? = nil, fingerprint: String? = nil) {
+            self.kind = kind
+            self.teamID = teamID
+            self.keyID = keyID
+            self.fingerprint = fingerprint
+        }
+    }
+}

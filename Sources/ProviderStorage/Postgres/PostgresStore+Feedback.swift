@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    package func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+        async throws(ProviderError) -> DeliveryContext?
+    {
+        return try await transaction { [logger] connection in
+            guard
+                let row = try await connection.rows(
+                    """
+                    SELECT d.notification_id, d.token, v.user_id, a.webhook_url,
+                        \(unescaped: event.stamp.map { "d.\($0.column) IS NULL" } ?? "false"), d.reply IS NULL,
+                        d.outcome, d.outcome_detail
+                    FROM deliveries d JOIN apps a ON a.id = d.app_id
+                    LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+                    WHERE d.id = \(deliveryID) AND substr(d.notification_id, 1, 23) = \(notificationPrefix)
+                        AND d.app_id = \(appID)
+                    FOR UPDATE OF d
+                    """, logger
+                ).first
+            else { return nil }
+            let (notificationID, token, userID, webhookURL, stampWasEmpty, replyWasEmpty, codes, details) =
+                try row.decode((String, String, String?, String?, Bool, Bool, String?, String?).self)
+            let context = DeliveryContext(
+                deliveryID: deliveryID, notificationID: notificationID, appID: appID, token: token, userID: userID,
+                webhookURL: webhookURL)
+            if let outcome = event.outcome {
+                guard let (codes, details) = event.addingOutcome(outcome, to: codes, details: details) else {
+                    return context
+                }
+                try await connection.rows(
+                    "UPDATE deliveries SET outcome = \(codes), outcome_detail = \(details) WHERE id = \(deliveryID)",
+                    logger)
+                try await connection.rows(
+                    """
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    VALUES (\(notificationID), \(NotificationCounter.outcome.rawValue), \(outcome.rawValue), 1)
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + 1
+                    """, logger)
+                return context
+            }
+            try await connection.rows(
+                """
+                INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at)
+                VALUES (\(deliveryID), \(notificationID), \(event.event), \(event.action), \(event.reply), \(event.at))
+                """, logger)
+            if let stamp = event.stamp, stampWasEmpty {
+                try await connection.rows(
+                    "UPDATE deliveries SET \(unescaped: stamp.column) = \(event.at) WHERE id = \(deliveryID)", logger)
+            }
+            for counter in event.counters(
+                stampWasEmpty: stampWasEmpty, replyWasEmpty: replyWasEmpty)
+            {
+                try await connection.rows(
+                    """
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    VALUES (\(notificationID), \(counter.rawValue), '', 1)
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + 1
+                    """, logger)
+            }
+            if event.event == "action" || event.reply != nil {
+                try await connection.rows(
+                    """
+                    UPDATE deliveries SET action = \(event.action), reply = coalesce(\(event.reply), reply)
+                    WHERE id = \(deliveryID)
+                    """, logger)
+            }
+            return context
+        }
+    }
+
+    package func responses(notificationID: String, after: Int64, limit: Int) async throws(ProviderError)
+        -> [NotificationResponse]
+    {
+        let found = try await rows(
+            """
+            SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, d.token, v.user_id
+            FROM feedback f JOIN deliveries d ON d.id = f.delivery_id
+            LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+            WHERE f.notification_id = \(notificationID) AND f.id > \(after)
+                AND f.event IN ('opened', 'dismissed', 'action')
+            ORDER BY f.id LIMIT \(limit)
+            """)
+        do {
+            return try found.map { row in
+                let (id, deliveryID, event, action, reply, at, token, userID) = try row.decode(
+                    (Int64, Int64, String, String?, String?, Date, String, String?).self)
+                return NotificationResponse(
+                    id: id, event: event, action: action, text: reply,
+                    apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: deliveryID, key: messageKey)
+                        .string,
+                    token: token, userID: userID, at: at)
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+}

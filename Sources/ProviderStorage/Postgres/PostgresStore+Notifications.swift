@@ -1,0 +1,226 @@
+package import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    package func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)
+        async throws(ProviderError) -> Int
+    {
+        let n = notification
+        var fanOut = PostgresStatement()
+        let (id, sendAt, appID) = (fanOut.bind(n.id), fanOut.bind(n.sendAt), fanOut.bind(n.appID))
+        var budget: PostgresQuery?
+        if case .channel(let channel) = target {
+            // One broadcast: APNs fans it out.
+            let address = fanOut.bind(NotificationTarget.channelPrefix + channel)
+            fanOut.append(
+                "INSERT INTO deliveries (notification_id, not_before, app_id, token) "
+                    + "VALUES (\(id), \(sendAt), \(appID), \(address))")
+        } else if let (selection, values) = target.activitySelection {
+            fanOut.append(
+                """
+                INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                SELECT \(id), \(sendAt), a.app_id, a.token FROM activity_tokens a WHERE a.app_id = \(appID)
+                """)
+            fanOut.append(selection, binding: values)
+            if n.priority != 5 {
+                var update = PostgresStatement()
+                let (hourAgo, now) = (update.bind(n.createdAt.addingTimeInterval(-3600)), update.bind(n.createdAt))
+                let app = update.bind(n.appID)
+                update.append(
+                    """
+                    UPDATE activity_tokens AS a SET
+                        budget_used = CASE WHEN budget_hour_start > \(hourAgo) THEN budget_used + 1 ELSE 1 END,
+                        budget_hour_start = CASE WHEN budget_hour_start > \(hourAgo) THEN budget_hour_start ELSE \(now) END
+                    WHERE a.app_id = \(app) AND a.kind = 'update'
+                    """)
+                update.append(selection, binding: values)
+                budget = update.query
+            }
+        } else if case .tokens(let tokens) = target {
+            // Tokens given one by one are sent even when no device registered them, unless APNs retired them.
+            let list = fanOut.bind(tokens)
+            fanOut.append(
+                """
+                INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                SELECT \(id), \(sendAt), \(appID), u.token
+                FROM unnest(\(list)::text[]) WITH ORDINALITY AS u(token, position)
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM devices v WHERE v.app_id = \(appID) AND v.token = u.token AND NOT v.active)
+                """)
+            if requireKey {
+                fanOut.append(
+                    " AND EXISTS (SELECT 1 FROM devices v WHERE v.app_id = \(appID) AND v.token = u.token"
+                        + " AND v.public_key IS NOT NULL)")
+            }
+            fanOut.append(" ORDER BY u.position")
+        } else {
+            fanOut.append(
+                """
+                INSERT INTO deliveries (notification_id, not_before, app_id, token)
+                SELECT \(id), \(sendAt), d.app_id, d.token FROM devices d WHERE d.app_id = \(appID) AND d.active
+                """)
+            Self.appendCondition(for: target, requireKey: requireKey, to: &fanOut)
+        }
+        let fanOutQuery = fanOut.query
+        let targeted = try await transaction(within: Self.bulkStatementLimit) { [logger, budget] connection in
+            try await connection.rows(
+                """
+                INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
+                    collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at)
+                VALUES (\(n.id), \(n.appID), \(n.target), \(n.payload), \(n.pushType), \(n.priority),
+                    \(n.expiration), \(n.collapseID), \(n.encryptedKey), \(n.encrypted), \(n.sendAt), \(n.dailyAt),
+                    \(n.createdAt))
+                """, logger)
+            guard n.dailyAt == nil else { return 0 }
+            let wrapped = PostgresQuery(
+                unsafeSQL: "WITH written AS (\(fanOutQuery.sql) RETURNING 1) SELECT count(*) FROM written",
+                binds: fanOutQuery.binds)
+            let targeted = try await connection.rows(wrapped, logger).first?.decode(Int.self) ?? 0
+            try await connection.rows("UPDATE notifications SET targeted = \(targeted) WHERE id = \(n.id)", logger)
+            if let budget { try await connection.rows(budget, logger) }
+            return targeted
+        }
+        // A large fan-out leaves the planner's statistics behind (autovacuum analyzes only a minute later); with
+        // them stale it leased by sorting every queued row instead of walking the queue's index.
+        if targeted >= Self.analyzeAfter { try await rows("ANALYZE deliveries", within: Self.bulkStatementLimit) }
+        return targeted
+    }
+
+    /// Deliveries written at once above which the table's statistics are refreshed.
+    package static let analyzeAfter = 10_000
+
+    package func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
+        -> [String]
+    {
+        var statement = PostgresStatement()
+        let app = statement.bind(appID)
+        statement.append("SELECT d.token FROM devices d WHERE d.app_id = \(app) AND d.active")
+        if case .tokens(let tokens) = target {
+            let list = statement.bind(tokens)
+            statement.append(" AND d.token = ANY(\(list))")
+        }
+        Self.appendCondition(for: target, requireKey: requireKey, to: &statement)
+        let rows = try await rows(statement.query)
+        do {
+            return try rows.map { try $0.decode(String.self) }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    package func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
+        async throws(ProviderError) -> Int
+    {
+        let tokens = times.map(\.0)
+        let dates = times.map(\.1)
+        return try await transaction { [logger] connection in
+            let count =
+                try await connection.rows(
+                    """
+                    WITH written AS (
+                        INSERT INTO deliveries (notification_id, app_id, token, occurrence, not_before)
+                        SELECT \(notificationID), \(appID), u.token, \(occurrence), u.at
+                        FROM unnest(\(tokens)::text[], \(dates)::timestamptz[]) AS u(token, at)
+                        ON CONFLICT (notification_id, token, occurrence) WHERE occurrence <> '' DO NOTHING
+                        RETURNING 1)
+                    SELECT count(*) FROM written
+                    """, logger
+                ).first?.decode(Int.self) ?? 0
+            try await connection.rows(
+                "UPDATE notifications SET targeted = targeted + \(count) WHERE id = \(notificationID)", logger)
+            return count
+        }
+    }
+
+    package func notification(id: String) async throws(ProviderError) -> StoredNotification? {
+        try await notifications("SELECT * FROM notifications WHERE id = \(id)").first
+    }
+
+    package func notifications(appID: String, before: Date?, limit: Int) async throws(ProviderError)
+        -> [StoredNotification]
+    {
+        try await notifications(
+            """
+            SELECT * FROM notifications WHERE app_id = \(appID) AND created_at < \(before ?? .distantFuture)
+            ORDER BY created_at DESC LIMIT \(limit)
+            """)
+    }
+
+    package func dailyNotifications() async throws(ProviderError) -> [StoredNotification] {
+        try await notifications("SELECT * FROM notifications WHERE daily_at IS NOT NULL")
+    }
+
+    package func stats(notificationIDs ids: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats]
+    {
+        guard !ids.isEmpty else { return [:] }
+        let targeted = try await rows("SELECT id, targeted FROM notifications WHERE id = ANY(\(ids))")
+        let inFlight = try await rows(
+            """
+            SELECT notification_id, count(*) FROM deliveries
+            WHERE state = \(unescaped: DeliveryState.leased.sql) AND notification_id = ANY(\(ids)) GROUP BY 1
+            """)
+        let counters = try await rows(
+            "SELECT notification_id, name, reason, n FROM notification_counters WHERE notification_id = ANY(\(ids))")
+        let actions = try await rows(
+            """
+            SELECT notification_id, action, count(*) FROM feedback
+            WHERE notification_id = ANY(\(ids)) AND event = 'action' GROUP BY 1, 2
+            """)
+        do {
+            return NotificationReport.Stats.grouped(
+                targeted: try targeted.map { try $0.decode((String, Int).self) },
+                inFlight: try inFlight.map { try $0.decode((String, Int).self) },
+                counters: try counters.map { row in
+                    let (id, name, reason, n) = try row.decode((String, String, String, Int).self)
+                    return (id, (name, reason, n))
+                },
+                actions: try actions.map { row in
+                    let (id, action, n) = try row.decode((String, String?, Int).self)
+                    return (id, (action, n))
+                })
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// Appends the conditions on a device row `d` that select a target's devices (beyond app and active).
+    private static func appendCondition(
+        for target: NotificationTarget, requireKey: Bool, to statement: inout PostgresStatement
+    ) {
+        if requireKey { statement.append(" AND d.public_key IS NOT NULL") }
+        switch target {
+        case .tokens, .all: break
+        case .activity, .activities, .channel, .widgets:
+            // Live Activity and widget targets address their own tokens and channels, never the devices table.
+            statement.append(" AND false")
+        case .user(let user):
+            let placeholder = statement.bind(user)
+            statement.append(" AND d.user_id = \(placeholder)")
+        case .tags(let expression):
+            var tags: [String] = []
+            let condition = expression.sql(arguments: &tags)
+            statement.append(" AND ")
+            statement.append(condition, binding: tags)
+        }
+    }
+
+    private func notifications(_ query: PostgresQuery) async throws(ProviderError) -> [StoredNotification] {
+        let rows = try await rows(query)
+        do {
+            return try rows.map { try Self.notification(from: $0.makeRandomAccess()) }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    private static func notification(from row: PostgresRandomAccessRow) throws -> StoredNotification {
+        StoredNotification(
+            id: try row.column("id"), appID: try row.column("app_id"), target: try row.column("target"),
+            payload: try row.column("payload"), pushType: try row.column("push_type"),
+            priority: try row.column("priority"), expiration: try row.column("expiration"),
+            collapseID: try row.column("collapse_id"), encryptedKey: try row.column("encrypted_key"),
+            encrypted: try row.column("encrypted"), sendAt: try row.column("send_at"),
+            dailyAt: try row.column("daily_at"), targeted: try row.column("targeted"),
+            createdAt: try row.column("created_at"))
+    }
+}

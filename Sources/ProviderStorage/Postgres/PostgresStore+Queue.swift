@@ -1,0 +1,212 @@
+package import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    /// `SKIP LOCKED` lets workers of several processes lease at once: each takes rows no other transaction holds.
+    /// `id = ANY(ARRAY(...))` rather than `id IN (...)`: with `IN`, PostgreSQL joins the batch against a scan of the
+    /// whole table, so each lease of a million-row broadcast read every row.
+    package func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [LeasedDelivery]
+    {
+        let rows = try await rows(
+            """
+            UPDATE deliveries SET state = \(unescaped: DeliveryState.leased.sql), lease_owner = \(owner),
+                lease_until = \(now.addingTimeInterval(leaseFor)), attempts = attempts + 1
+            WHERE id = ANY(ARRAY(
+                SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before <= \(now)
+                ORDER BY not_before, id LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED))
+            RETURNING id, notification_id, app_id, token, attempts
+            """, within: Self.queueStatementLimit)
+        do {
+            return try rows.map { row in
+                let (id, notificationID, appID, token, attempts) = try row.decode(
+                    (Int64, String, String, String, Int).self)
+                return LeasedDelivery(
+                    id: id, notificationID: notificationID, appID: appID, token: token, attempts: attempts)
+            }.sorted { $0.id < $1.id }
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// Each kind of result is one `UPDATE ... FROM unnest(...)` for the whole batch, which also adds what it changed
+    /// to the notifications' counters (in key order, so concurrent writers lock counters in the same order). A row
+    /// another process took back (its lease ran out) is left alone: only the lease's owner records it.
+    package func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
+        guard !results.isEmpty else { return }
+        let batch = ResultColumns(results)
+        try await transaction(within: Self.queueStatementLimit) { [logger] connection in
+            if !batch.acceptedIDs.isEmpty {
+                try await connection.rows(
+                    """
+                    WITH changed AS (
+                        UPDATE deliveries d SET state = \(unescaped: DeliveryState.accepted.sql), status = 200,
+                            apns_unique_id = nullif(u.unique_id, ''), result_at = u.at, lease_owner = NULL,
+                            lease_until = NULL
+                        FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
+                            \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, at)
+                        WHERE d.id = u.id AND d.lease_owner = \(owner)
+                        RETURNING d.notification_id)
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    SELECT notification_id, \(NotificationCounter.accepted.rawValue), '', count(*) FROM changed GROUP BY 1 ORDER BY 1
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
+                    """, logger)
+            }
+            if !batch.rejectedIDs.isEmpty {
+                try await connection.rows(
+                    """
+                    WITH changed AS (
+                        UPDATE deliveries d SET state = \(unescaped: DeliveryState.rejected.sql), status = nullif(u.status, 0), reason = u.reason,
+                            result_at = u.at, lease_owner = NULL, lease_until = NULL
+                        FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
+                            \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[])
+                            AS u(id, status, reason, at)
+                        WHERE d.id = u.id AND d.lease_owner = \(owner)
+                        RETURNING d.notification_id, d.reason)
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    SELECT notification_id, \(NotificationCounter.rejected.rawValue), reason, count(*) FROM changed GROUP BY 1, 3 ORDER BY 1, 3
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
+                    """, logger)
+            }
+            if !batch.retryIDs.isEmpty {
+                try await connection.rows(
+                    """
+                    UPDATE deliveries d SET state = \(unescaped: DeliveryState.queued.sql), reason = u.reason, not_before = u.not_before,
+                        lease_owner = NULL, lease_until = NULL
+                    FROM unnest(\(batch.retryIDs)::bigint[], \(batch.retryReasons)::text[],
+                        \(batch.retryNotBefore)::timestamptz[]) AS u(id, reason, not_before)
+                    WHERE d.id = u.id AND d.lease_owner = \(owner)
+                    """, logger)
+            }
+            if !batch.deactivatedTokens.isEmpty {
+                try await connection.rows(
+                    """
+                    UPDATE devices v SET active = false, deactivated_at = u.at, deactivation_reason = u.reason
+                    FROM unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
+                        \(batch.deactivatedAt)::timestamptz[], \(batch.deactivatedReasons)::text[])
+                        AS u(app_id, token, at, reason)
+                    WHERE v.app_id = u.app_id AND v.token = u.token AND v.registered_at < u.at
+                    """, logger)
+                // An activity's token that APNs retired is forgotten: the activity ended, or the app was removed.
+                try await connection.rows(
+                    """
+                    DELETE FROM activity_tokens a
+                    USING unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
+                        \(batch.deactivatedAt)::timestamptz[]) AS u(app_id, token, at)
+                    WHERE a.app_id = u.app_id AND a.token = u.token AND a.registered_at < u.at
+                    """, logger)
+            }
+        }
+    }
+
+    package func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now) RETURNING 1)
+            SELECT count(*) FROM changed
+            """, within: Self.queueStatementLimit)
+    }
+
+    package func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int {
+        // The database's clock judges every process, so clocks that disagree between machines do not matter.
+        _ = try await rows(
+            """
+            INSERT INTO provider_heartbeats (owner, seen_at) VALUES (\(owner), now())
+            ON CONFLICT (owner) DO UPDATE SET seen_at = now()
+            """, within: Self.queueStatementLimit)
+        return try await count(
+            """
+            WITH dead AS (
+                DELETE FROM provider_heartbeats WHERE seen_at < now() - make_interval(secs => \(staleAfter))
+                RETURNING owner),
+            changed AS (
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner IN (SELECT owner FROM dead) RETURNING 1)
+            SELECT count(*) FROM changed
+            """, within: Self.queueStatementLimit)
+    }
+
+    package func releaseLeases(owner: String) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL,
+                    attempts = attempts - 1
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
+            SELECT count(*) FROM changed
+            """, within: Self.queueStatementLimit)
+    }
+
+    package func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL,
+                    attempts = attempts - 1
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) AND lease_until = \(until)
+                RETURNING 1)
+            SELECT count(*) FROM changed
+            """, within: Self.queueStatementLimit)
+    }
+
+    package func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET lease_until = \(until)
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
+            SELECT count(*) FROM changed
+            """, within: Self.queueStatementLimit)
+    }
+
+    package func queueDepth() async throws(ProviderError) -> Int {
+        try await count("SELECT count(*) FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql)")
+    }
+
+    /// A batch of results as the columns the `unnest` updates read.
+    private struct ResultColumns {
+        package var acceptedIDs: [Int64] = []
+        package var acceptedUniqueIDs: [String] = []
+        package var acceptedAt: [Date] = []
+        package var rejectedIDs: [Int64] = []
+        package var rejectedStatuses: [Int] = []
+        package var rejectedReasons: [String] = []
+        package var rejectedAt: [Date] = []
+        package var retryIDs: [Int64] = []
+        package var retryReasons: [String] = []
+        package var retryNotBefore: [Date] = []
+        package var deactivatedApps: [String] = []
+        package var deactivatedTokens: [String] = []
+        package var deactivatedAt: [Date] = []
+        package var deactivatedReasons: [String] = []
+
+        package init(_ results: [DeliveryResult]) {
+            for result in results {
+                switch result {
+                case .accepted(let id, _, let uniqueID, let at):
+                    acceptedIDs.append(id)
+                    acceptedUniqueIDs.append(uniqueID ?? "")
+                    acceptedAt.append(at)
+                case .rejected(let id, _, let status, let reason, let at, let deactivation):
+                    rejectedIDs.append(id)
+                    rejectedStatuses.append(status ?? 0)
+                    rejectedReasons.append(reason)
+                    rejectedAt.append(at)
+                    if let deactivation {
+                        deactivatedApps.append(deactivation.appID)
+                        deactivatedTokens.append(deactivation.token)
+                        deactivatedAt.append(deactivation.at)
+                        deactivatedReasons.append(deactivation.reason)
+                    }
+                case .retry(let id, let reason, let notBefore):
+                    retryIDs.append(id)
+                    retryReasons.append(reason)
+                    retryNotBefore.append(notBefore)
+                }
+            }
+        }
+    }
+}

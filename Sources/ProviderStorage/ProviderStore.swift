@@ -1,0 +1,92 @@
+package import Crypto
+package import Foundation
+
+/// Where the provider keeps apps, devices, notifications and the delivery queue. SQLite (``SQLiteStore``) is the
+/// embedded default; PostgreSQL (``PostgresStore``) lets several provider processes share one queue.
+package protocol ProviderStore: Sendable {
+    /// Closes the store's connections; nothing may use it afterwards.
+    func close() async
+
+    /// The key deliveries' `apns-id`s are made with (``DeliveryMessageID``), derived from the master key.
+    var messageKey: SymmetricKey { get }
+
+    // Apps and keys
+    func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError)
+    func updateApp(_ app: StoredApp) async throws(ProviderError)
+    func app(id: String) async throws(ProviderError) -> StoredApp?
+    func apps() async throws(ProviderError) -> [StoredApp]
+    func app(publishableKey: String) async throws(ProviderError) -> StoredApp?
+    func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp?
+    func insertAPIKey(appID: String, id: String, hash: String, at: Date) async throws(ProviderError)
+    func deleteAPIKey(appID: String, id: String) async throws(ProviderError) -> Bool
+    func setCategories(appID: String, json: Data, at: Date) async throws(ProviderError) -> Int
+
+    // Devices
+    func upsertDevice(appID: String, _ input: DeviceInput, at: Date) async throws(ProviderError) -> (
+        DeviceRecord, created: Bool
+    )
+    func upsertDevices(appID: String, _ inputs: [DeviceInput], at: Date) async throws(ProviderError) -> Int
+    func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord?
+    func devices(_ query: DeviceQuery) async throws(ProviderError) -> [DeviceRecord]
+    func deleteDevice(appID: String, token: String) async throws(ProviderError) -> Bool
+    /// Marks a device inactive with a reason (its app registered a new token in its place).
+    func deactivateDevice(appID: String, token: String, reason: String, at: Date) async throws(ProviderError) -> Bool
+    func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+    func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+
+    // Notifications and the queue
+    func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)
+        async throws(ProviderError) -> Int
+    func notification(id: String) async throws(ProviderError) -> StoredNotification?
+    /// The app's notifications, newest first; only those created before `before` when it is given (the next page).
+    func notifications(appID: String, before: Date?, limit: Int) async throws(ProviderError) -> [StoredNotification]
+    /// One delivery with the device's reports; `nil` when there is none with that number.
+    func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace?
+    /// A notification's deliveries in the order they were made (without reports), from number `after` on.
+    func deliveries(notificationID: String, after: Int64, limit: Int) async throws(ProviderError) -> [DeliveryTrace]
+    /// The statistics of each of `notificationIDs` (a page of History at once); an unknown ID has none.
+    func stats(notificationIDs: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats]
+    /// The answers to a notification (`opened`, `dismissed`, `action`) after the cursor `after`, oldest first.
+    func responses(notificationID: String, after: Int64, limit: Int) async throws(ProviderError)
+        -> [NotificationResponse]
+    func dailyNotifications() async throws(ProviderError) -> [StoredNotification]
+    func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
+        -> [String]
+    func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
+        async throws(ProviderError) -> Int
+    func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [LeasedDelivery]
+    func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError)
+    func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int
+    func releaseLeases(owner: String) async throws(ProviderError) -> Int
+    /// Puts back what one `lease(owner:limit:now:leaseFor:)` call took, named by the end it gave those leases
+    /// (`now + leaseFor`, unique per call), without spending their attempt: for a call whose answer was lost (the
+    /// connection died after the database committed it), so they are not held until the lease runs out. The number
+    /// put back.
+    func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int
+    /// Moves the end of every lease `owner` holds to `until` (while it retries writing APNs' answers, so no other
+    /// worker takes them back); the number of leases extended.
+    func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int
+    /// Says `owner` is alive, and requeues the leases of owners that have not said so for `staleAfter` seconds (a
+    /// process that died, on a store several processes share); the number requeued. One process per SQLite file
+    /// reclaims everything at start instead, so there it does nothing.
+    func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int
+    func queueDepth() async throws(ProviderError) -> Int
+
+    // Live Activities
+    /// Registers an activity token, or brings its registration up to date; whether it was new.
+    func upsertActivityToken(appID: String, _ input: ActivityTokenInput, at: Date) async throws(ProviderError) -> (
+        ActivityTokenRecord, created: Bool
+    )
+    /// The app's activity tokens that match the query, in token order, after the cursor.
+    func activityTokens(_ query: ActivityTokenQuery, now: Date) async throws(ProviderError) -> [ActivityTokenRecord]
+    func deleteActivityToken(appID: String, token: String) async throws(ProviderError) -> Bool
+    func insertChannel(appID: String, _ channel: ChannelRecord) async throws(ProviderError)
+    /// The app's channels, oldest first.
+    func channels(appID: String) async throws(ProviderError) -> [ChannelRecord]
+    func deleteChannel(appID: String, id: String) async throws(ProviderError) -> Bool
+
+    // Feedback
+    func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+        async throws(ProviderError) -> DeliveryContext?
+}

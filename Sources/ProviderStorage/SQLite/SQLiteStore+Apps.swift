@@ -1,0 +1,117 @@
+package import Foundation
+import GRDB
+
+extension SQLiteStore {
+    package func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
+                        sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
+                        created_at, updated_at, channel_endpoint, key_fingerprint)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: Self.arguments(app))
+            try db.execute(
+                sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [apiKeyID, app.app.id, apiKeyHash, app.app.createdAt.stored])
+        }
+    }
+
+    package func updateApp(_ app: StoredApp) async throws(ProviderError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE apps SET name = ?, bundle_id = ?, environment = ?, endpoint = ?, ca_pem = ?, auth_kind = ?,
+                        team_id = ?, key_id = ?, sealed_credentials = ?, webhook_url = ?, rate_limit = ?,
+                        channel_endpoint = ?, updated_at = ?, key_fingerprint = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    app.app.name, app.app.bundleID, app.app.environment, app.app.endpoint, app.caPEM,
+                    app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
+                    app.sealedCredentials, app.app.webhookURL, app.app.rateLimit, app.app.channelEndpoint,
+                    app.app.updatedAt.stored, app.app.authentication.fingerprint, app.app.id,
+                ])
+        }
+    }
+
+    package func app(id: String) async throws(ProviderError) -> StoredApp? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map(Self.app(from:))
+        }
+    }
+
+    package func apps() async throws(ProviderError) -> [StoredApp] {
+        try await read { db in try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at").map(Self.app(from:))
+        }
+    }
+
+    package func app(publishableKey: String) async throws(ProviderError) -> StoredApp? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE publishable_key = ?", arguments: [publishableKey]).map(
+                Self.app(from:))
+        }
+    }
+
+    package func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT apps.* FROM apps JOIN api_keys ON api_keys.app_id = apps.id WHERE key_hash = ?",
+                arguments: [apiKeyHash]
+            ).map(Self.app(from:))
+        }
+    }
+
+    package func insertAPIKey(appID: String, id: String, hash: String, at: Date) async throws(ProviderError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [id, appID, hash, at.stored])
+        }
+    }
+
+    package func deleteAPIKey(appID: String, id: String) async throws(ProviderError) -> Bool {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM api_keys WHERE app_id = ? AND id = ?", arguments: [appID, id])
+            return db.changesCount > 0
+        }
+    }
+
+    package func setCategories(appID: String, json: Data, at: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE apps SET categories = ?, categories_version = categories_version + 1, updated_at = ?
+                    WHERE id = ?
+                    """, arguments: [String(decoding: json, as: UTF8.self), at.stored, appID])
+            return try Int.fetchOne(db, sql: "SELECT categories_version FROM apps WHERE id = ?", arguments: [appID])
+                ?? 0
+        }
+    }
+
+    private static func arguments(_ app: StoredApp) -> StatementArguments {
+        [
+            app.app.id, app.app.name, app.app.bundleID, app.app.environment, app.app.endpoint, app.caPEM,
+            app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
+            app.sealedCredentials, app.app.publishableKey, app.app.webhookURL, app.app.rateLimit,
+            String(decoding: app.categories, as: UTF8.self), app.categoriesVersion, app.app.createdAt.stored,
+            app.app.updatedAt.stored, app.app.channelEndpoint, app.app.authentication.fingerprint,
+        ]
+    }
+
+    private static func app(from row: Row) -> StoredApp {
+        let categories: String = row["categories"]
+        return StoredApp(
+            app: ProviderApp(
+                id: row["id"], name: row["name"], bundleID: row["bundle_id"], environment: row["environment"],
+                endpoint: row["endpoint"], hasCustomCA: (row["ca_pem"] as String?) != nil,
+                authentication: .init(
+                    kind: row["auth_kind"], teamID: row["team_id"], keyID: row["key_id"],
+                    fingerprint: row["key_fingerprint"]),
+                publishableKey: row["publishable_key"], webhookURL: row["webhook_url"], rateLimit: row["rate_limit"],
+                channelEndpoint: row["channel_endpoint"], createdAt: Date(stored: row["created_at"]),
+                updatedAt: Date(stored: row["updated_at"])),
+            sealedCredentials: row["sealed_credentials"], caPEM: row["ca_pem"], categories: Data(categories.utf8),
+            categoriesVersion: row["categories_version"])
+    }
+}

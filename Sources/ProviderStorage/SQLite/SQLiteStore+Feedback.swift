@@ -1,0 +1,82 @@
+import Crypto
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    package func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+        async throws(ProviderError) -> DeliveryContext?
+    {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url, d.delivered_at,
+                            d.displayed_at, d.opened_at, d.dismissed_at, d.reply, d.outcome, d.outcome_detail
+                        FROM deliveries d JOIN apps a ON a.id = d.app_id
+                        LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+                        WHERE d.id = ? AND substr(d.notification_id, 1, 23) = ? AND d.app_id = ?
+                        """, arguments: [deliveryID, notificationPrefix, appID])
+            else { return nil }
+            let notificationID: String = row["notification_id"]
+            let context = DeliveryContext(
+                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"], token: row["token"],
+                userID: row["user_id"], webhookURL: row["webhook_url"])
+            if let outcome = event.outcome {
+                guard
+                    let (codes, details) = event.addingOutcome(
+                        outcome, to: row["outcome"], details: row["outcome_detail"])
+                else { return context }
+                try db.execute(
+                    sql: "UPDATE deliveries SET outcome = ?, outcome_detail = ? WHERE id = ?",
+                    arguments: [codes, details, deliveryID])
+                try Self.add([CounterKey(notificationID, .outcome, outcome.rawValue): 1], db)
+                return context
+            }
+            try db.execute(
+                sql:
+                    "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [deliveryID, notificationID, event.event, event.action, event.reply, event.at.stored])
+            let stampWasEmpty = event.stamp.map { (row[$0.column] as Double?) == nil } ?? false
+            if let stamp = event.stamp, stampWasEmpty {
+                try db.execute(
+                    sql: "UPDATE deliveries SET \(stamp.column) = ? WHERE id = ?",
+                    arguments: [event.at.stored, deliveryID])
+            }
+            let moved = event.counters(stampWasEmpty: stampWasEmpty, replyWasEmpty: (row["reply"] as String?) == nil)
+            try Self.add(
+                Dictionary(moved.map { (CounterKey(notificationID, $0), 1) }, uniquingKeysWith: +), db)
+            if event.event == "action" || event.reply != nil {
+                try db.execute(
+                    sql: "UPDATE deliveries SET action = ?, reply = coalesce(?, reply) WHERE id = ?",
+                    arguments: [event.action, event.reply, deliveryID])
+            }
+            return context
+        }
+    }
+
+    package func responses(notificationID: String, after: Int64, limit: Int) async throws(ProviderError)
+        -> [NotificationResponse]
+    {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, d.token, v.user_id
+                    FROM feedback f INDEXED BY feedback_responses
+                    JOIN deliveries d ON d.id = f.delivery_id
+                    LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+                    WHERE f.notification_id = ? AND f.id > ? AND f.event IN ('opened', 'dismissed', 'action')
+                    ORDER BY f.id LIMIT ?
+                    """, arguments: [notificationID, after, limit]
+            ).map { row in
+                NotificationResponse(
+                    id: row["id"], event: row["event"], action: row["action"], text: row["reply"],
+                    apnsID: DeliveryMessageID(
+                        notificationID: notificationID, deliveryID: row["delivery_id"], key: self.messageKey
+                    ).string,
+                    token: row["token"], userID: row["user_id"], at: Date(stored: row["at"]))
+            }
+        }
+    }
+}

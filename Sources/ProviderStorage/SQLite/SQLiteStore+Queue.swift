@@ -1,0 +1,157 @@
+package import Foundation
+import GRDB
+
+extension SQLiteStore {
+    package func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [LeasedDelivery]
+    {
+        try await write { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.leased.sql), lease_owner = ?, lease_until = ?, attempts = attempts + 1
+                    WHERE id IN (
+                        SELECT id FROM deliveries WHERE state = \(DeliveryState.queued.sql) AND not_before <= ?
+                        ORDER BY not_before, id LIMIT ?)
+                    RETURNING id, notification_id, app_id, token, attempts
+                    """, arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, limit]
+            ).map { row in
+                // By position (the RETURNING list's order): a column looked up by name costs a lowercased copy of
+                // the name per row, and a lease is thousands of rows.
+                LeasedDelivery(id: row[0], notificationID: row[1], appID: row[2], token: row[3], attempts: row[4])
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    package func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
+        guard !results.isEmpty else { return }
+        try await write { db in
+            let accepted = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.accepted.sql), status = 200, apns_unique_id = ?, result_at = ?,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """)
+            let rejected = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.rejected.sql), status = ?, reason = ?, result_at = ?,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """)
+            let retry = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), reason = ?, not_before = ?, lease_owner = NULL,
+                        lease_until = NULL
+                    WHERE id = ? AND lease_owner = ?
+                    """)
+            let deactivate = try db.cachedStatement(
+                sql: """
+                    UPDATE devices SET active = 0, deactivated_at = ?, deactivation_reason = ?
+                    WHERE app_id = ? AND token = ? AND registered_at < ?
+                    """)
+            // An activity's token that APNs retired is forgotten: the activity ended, or the app was removed.
+            let retireActivityToken = try db.cachedStatement(
+                sql: "DELETE FROM activity_tokens WHERE app_id = ? AND token = ? AND registered_at < ?")
+            // Only rows still leased by this owner change, and only those are counted.
+            var counts: [CounterKey: Int] = [:]
+            for result in results {
+                switch result {
+                case .accepted(let id, let notification, let uniqueID, let at):
+                    try accepted.execute(arguments: [uniqueID, at.stored, id, owner])
+                    if db.changesCount > 0 { counts[CounterKey(notification, .accepted), default: 0] += 1 }
+                case .rejected(let id, let notification, let status, let reason, let at, let deactivation):
+                    try rejected.execute(arguments: [status, reason, at.stored, id, owner])
+                    if db.changesCount > 0 { counts[CounterKey(notification, .rejected, reason), default: 0] += 1 }
+                    if let deactivation {
+                        try deactivate.execute(arguments: [
+                            deactivation.at.stored, deactivation.reason, deactivation.appID, deactivation.token,
+                            deactivation.at.stored,
+                        ])
+                        try retireActivityToken.execute(arguments: [
+                            deactivation.appID, deactivation.token, deactivation.at.stored,
+                        ])
+                    }
+                case .retry(let id, let reason, let notBefore):
+                    try retry.execute(arguments: [reason, notBefore.stored, id, owner])
+                }
+            }
+            try Self.add(counts, db)
+        }
+    }
+
+    /// Adds to the notifications' counters.
+    static func add(_ counts: [CounterKey: Int], _ db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO notification_counters (notification_id, name, reason, n) VALUES (?, ?, ?, ?)
+                ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = n + excluded.n
+                """)
+        for (key, count) in counts {
+            try statement.execute(arguments: [key.notificationID, key.counter.rawValue, key.reason, count])
+        }
+    }
+
+    /// One counter of one notification.
+    package struct CounterKey: Hashable {
+        package var notificationID: String
+        package var counter: NotificationCounter
+        package var reason: String
+
+        package init(_ notificationID: String, _ counter: NotificationCounter, _ reason: String = "") {
+            self.notificationID = notificationID
+            self.counter = counter
+            self.reason = reason
+        }
+    }
+
+    package func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                    WHERE state = \(DeliveryState.leased.sql) AND lease_until < ?
+                    """, arguments: [now.stored])
+            return db.changesCount
+        }
+    }
+
+    package func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int { 0 }
+
+    package func releaseLeases(owner: String) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+                    WHERE state = \(DeliveryState.leased.sql) AND lease_owner = ?
+                    """, arguments: [owner])
+            return db.changesCount
+        }
+    }
+
+    package func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+                    WHERE state = \(DeliveryState.leased.sql) AND lease_owner = ? AND lease_until = ?
+                    """, arguments: [owner, until.stored])
+            return db.changesCount
+        }
+    }
+
+    package func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql:
+                    "UPDATE deliveries SET lease_until = ? WHERE state = \(DeliveryState.leased.sql) AND lease_owner = ?",
+                arguments: [until.stored, owner])
+            return db.changesCount
+        }
+    }
+
+    package func queueDepth() async throws(ProviderError) -> Int {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = \(DeliveryState.queued.sql)") ?? 0
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import APNSCore
+package import Crypto
+package import Foundation
+import GRDB
+import HeraldSupport
+
+/// The embedded store: one SQLite file in WAL mode through GRDB. One provider process per file; several processes
+/// share a queue only through PostgreSQL.
+package final class SQLiteStore: ProviderStore {
+    let pool: DatabasePool
+    package let messageKey: SymmetricKey
+
+    /// Opens (or creates) the database at `path` and brings its tables up to date; `messageKey` makes the deliveries'
+    /// `apns-id`s (``DeliveryMessageID``).
+    ///
+    /// - Throws: ``ProviderError`` when the file cannot be opened.
+    package init(path: String, messageKey: SymmetricKey) throws(ProviderError) {
+        self.messageKey = messageKey
+        do {
+            try PrivateFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                // WAL with NORMAL sync survives a killed process; only a power loss can drop the last commits.
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                try db.execute(sql: "PRAGMA foreign_keys = ON")
+            }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // Apps' sealed credentials and users' devices: only the provider's owner may read them.
+            for suffix in ["", "-wal", "-shm"] { PrivateFile.restrict(URL(fileURLWithPath: path + suffix)) }
+            try SQLiteSchema.migrator.migrate(pool)
+            // One process per file: a lease still held at start belongs to a process that died (kill -9, power
+            // loss). Its deliveries go back to the queue now rather than when the lease runs out.
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE deliveries SET state = \(DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                        WHERE state = \(DeliveryState.leased.sql)
+                        """)
+            }
+        } catch {
+            throw .storage("cannot open the database \(path): \(error)")
+        }
+    }
+
+    package func close() async {
+        try? pool.close()
+    }
+
+    /// Runs `body` in a write transaction.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ProviderError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as ProviderError {
+            throw error
+        } catch {
+            throw .storage("database write failed: \(error)")
+        }
+    }
+
+    /// Runs `body` on a read snapshot.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ProviderError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as ProviderError {
+            throw error
+        } catch {
+            throw .storage("database read failed: \(error)")
+        }
+    }
+}
+
+extension Date {
+    /// Seconds since 1970, as the tables keep times.
+    package var stored: Double { timeIntervalSince1970 }
+
+    package init(stored: Double) { self.init(timeIntervalSince1970: stored) }
+}

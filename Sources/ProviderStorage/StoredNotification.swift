@@ -1,0 +1,41 @@
+package import Foundation
+
+/// A notification row: what workers need to send each of its deliveries.
+package struct StoredNotification: Sendable {
+    package var id: String
+    package var appID: String
+    package var target: String
+    package var payload: Data
+    package var pushType: String
+    package var priority: Int?
+    package var expiration: Int?
+    package var collapseID: String?
+    package var encryptedKey: String?
+    package var encrypted: Data?
+    package var sendAt: Date
+    package var dailyAt: String?
+    package var targeted: Int
+    package var createdAt: Date
+
+    /// Every stored property, as given.
+    package init(
+        id: String, appID: String, target: String, payload: Data, pushType: String, priority: Int? = nil,
+        expiration: Int? = nil, collapseID: String? = nil, encryptedKey: String? = nil, encrypted: Data? = nil,
+        sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date
+    ) {
+        self.id = id
+        self.appID = appID
+        self.target = target
+        self.payload = payload
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.encryptedKey = encryptedKey
+        self.encrypted = encrypted
+        self.sendAt = sendAt
+        self.dailyAt = dailyAt
+        self.targeted = targeted
+        self.createdAt = createdAt
+    }
+}

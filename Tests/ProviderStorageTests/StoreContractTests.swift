@@ -1,0 +1,282 @@
+import Crypto
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import ProviderStorage
+
+/// What every ``ProviderStore`` promises, run on each: SQLite always, PostgreSQL when `HERALD_TEST_POSTGRES` names a
+/// database (as `.ci/run` sets it). Times are given, never waited for: a lease "runs out" because the test says
+/// it is later.
+@Suite("The store contract: leases, crash recovery, exactly-once results, one schema")
+struct StoreContractTests {
+    /// The stores this machine can run.
+    static let kinds: [StoreKind] =
+        [.sqlite] + (ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"].map { [.postgres(url: $0)] } ?? [])
+
+    @Test("a lease that runs out goes back to the queue; the dead worker's late answer is ignored", arguments: kinds)
+    func leaseExpiry(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 3, at: t0)
+            let first = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            #expect(first.count == 3 && first.allSatisfy { $0.attempts == 1 })
+            #expect(try await fixture.store.lease(owner: "b", limit: 10, now: t0, leaseFor: 30).isEmpty)
+            #expect(try await fixture.store.reclaimExpiredLeases(now: t0 + 29) == 0)
+            #expect(try await fixture.store.reclaimExpiredLeases(now: t0 + 31) == 3)
+            #expect(try await fixture.store.queueDepth() == 3)
+            let second = try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 31, leaseFor: 30)
+            #expect(second.map(\.id) == first.map(\.id) && second.allSatisfy { $0.attempts == 2 })
+            // The first worker was only slow: its answer comes after its lease ran out, and is not recorded.
+            try await fixture.store.record(
+                first.map { .accepted(id: $0.id, notificationID: $0.notificationID, uniqueID: nil, at: t0 + 32) },
+                owner: "a")
+            #expect(try await fixture.stats(id).accepted == 0)
+            #expect(try await fixture.traces(id).allSatisfy { $0.state == .leased })
+            try await fixture.store.record(
+                second.map { .accepted(id: $0.id, notificationID: $0.notificationID, uniqueID: nil, at: t0 + 33) },
+                owner: "b")
+            let stats = try await fixture.stats(id)
+            #expect(stats.accepted == 3 && stats.queued == 0 && stats.inFlight == 0)
+            #expect(try await fixture.traces(id).allSatisfy { $0.state == .accepted && $0.attempts == 2 })
+        }
+    }
+
+    @Test("a batch recorded twice counts once; a rejection deactivates its device", arguments: kinds)
+    func exactlyOnce(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 3, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            try #require(leased.count == 3)
+            let gone = leased[2]
+            let batch: [DeliveryResult] = [
+                .accepted(id: leased[0].id, notificationID: id, uniqueID: nil, at: t0 + 1),
+                .accepted(id: leased[1].id, notificationID: id, uniqueID: nil, at: t0 + 1),
+                .rejected(
+                    id: gone.id, notificationID: id, status: 410, reason: "Unregistered", at: t0 + 1,
+                    deactivate: .init(appID: fixture.appID, token: gone.token, at: t0 + 1, reason: "Unregistered")),
+            ]
+            try await fixture.store.record(batch, owner: "a")
+            try await fixture.store.record(batch, owner: "a")
+            let stats = try await fixture.stats(id)
+            #expect(stats.accepted == 2)
+            #expect(stats.rejected == ["Unregistered": 1])
+            #expect(try await fixture.store.device(appID: fixture.appID, token: gone.token)?.active == false)
+            let states = try await fixture.traces(id).map(\.state)
+            #expect(states == [.accepted, .accepted, .rejected])
+        }
+    }
+
+    @Test(
+        "a retry waits for its time; a stopping worker gives its leases back without spending an attempt",
+        arguments: kinds)
+    func retryAndRelease(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            _ = try await fixture.notification(tokens: 2, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            try #require(leased.count == 2)
+            try await fixture.store.record(
+                [.retry(id: leased[0].id, reason: "ServiceUnavailable", notBefore: t0 + 60)], owner: "a")
+            #expect(try await fixture.store.queueDepth() == 1)
+            #expect(try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 59, leaseFor: 30).isEmpty)
+            #expect(try await fixture.store.releaseLeases(owner: "a") == 1)
+            let later = try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 60, leaseFor: 30)
+            #expect(later.map(\.id) == leased.map(\.id))
+            #expect(later.map(\.attempts) == [2, 1], "the released one was never sent: its attempt is given back")
+        }
+    }
+
+    @Test(
+        "a lease call whose answer was lost is put back by the end it gave its leases, and no other call's",
+        arguments: kinds)
+    func releaseOneLease(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 4, at: t0)
+            let kept = try await fixture.store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
+            // The engine's next call is 10 µs later; this is the one whose answer the worker never saw.
+            let lost = try await fixture.store.lease(owner: "a", limit: 2, now: t0 + 0.000_01, leaseFor: 30)
+            try #require(kept.count == 2 && lost.count == 2)
+            #expect(try await fixture.store.releaseLease(owner: "b", until: t0 + 0.000_01 + 30) == 0)
+            #expect(try await fixture.store.releaseLease(owner: "a", until: t0 + 0.000_01 + 30) == 2)
+            #expect(try await fixture.store.queueDepth() == 2)
+            let again = try await fixture.store.lease(owner: "a", limit: 10, now: t0 + 1, leaseFor: 30)
+            #expect(again.map(\.id) == lost.map(\.id))
+            #expect(again.allSatisfy { $0.attempts == 1 }, "never sent: the attempt is given back")
+            try await fixture.store.record(
+                kept.map { .accepted(id: $0.id, notificationID: $0.notificationID, uniqueID: nil, at: t0 + 2) },
+                owner: "a")
+            #expect(try await fixture.stats(id).accepted == 2, "the other call's leases held")
+        }
+    }
+
+    @Test("a provider killed while holding leases finds them queued when it opens its SQLite file again")
+    func sqliteCrashRecovery() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("provider.sqlite").path
+        let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+        let first = StoreFixture(store: try SQLiteStore(path: path, messageKey: SymmetricKey(size: .bits256)))
+        try await first.seed()
+        _ = try await first.notification(tokens: 4, at: t0)
+        #expect(try await first.store.lease(owner: "killed", limit: 10, now: t0, leaseFor: 3600).count == 4)
+        await first.store.close()  // nothing recorded, nothing released: as after kill -9
+        let reopened = try SQLiteStore(path: path, messageKey: SymmetricKey(size: .bits256))
+        #expect(try await reopened.queueDepth() == 4)
+        #expect(try await reopened.lease(owner: "next", limit: 10, now: t0, leaseFor: 30).count == 4)
+        await reopened.close()
+    }
+
+    @Test(
+        "both schemas have the same tables, columns and NOT NULLs",
+        .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
+    func schemasAgree() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"])
+        try await StoreFixture.with(.sqlite) { sqlite in
+            try await StoreFixture.with(.postgres(url: url)) { postgres in
+                let lite = try await sqlite.columns()
+                var pg = try await postgres.columns()
+                // Only processes that share one queue say they are alive; one SQLite file has one process.
+                pg["provider_heartbeats"] = nil
+                #expect(Set(lite.keys) == Set(pg.keys), "tables")
+                for table in Set(lite.keys).intersection(pg.keys).sorted() {
+                    #expect(lite[table] == pg[table], "table \(table): SQLite, then PostgreSQL")
+                }
+            }
+        }
+    }
+}
+
+/// A store to run the contract on.
+enum StoreKind: Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres(url: String)
+
+    var testDescription: String {
+        switch self {
+        case .sqlite: "SQLite"
+        case .postgres: "PostgreSQL"
+        }
+    }
+}
+
+/// One empty store with one app.
+struct StoreFixture {
+    let store: any ProviderStore
+    let appID = "app_contract"
+
+    /// The pool's retries under load are its own business; a failure reaches the test as an error.
+    static let quiet: Logger = {
+        var logger = Logger(label: "contract")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Runs `body` on a new empty store of `kind` with the app in it; closes it after.
+    static func with(_ kind: StoreKind, _ body: (StoreFixture) async throws -> Void) async throws {
+        let name = "contract_\(UUID().uuidString.prefix(8).lowercased())"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store: any ProviderStore
+        switch kind {
+        case .sqlite:
+            store = try SQLiteStore(
+                path: directory.appendingPathComponent("provider.sqlite").path, messageKey: SymmetricKey(size: .bits256)
+            )
+        case .postgres(let url):
+            store = try await PostgresStore(
+                url: url + (url.contains("?") ? "&" : "?") + "schema=t_" + name, logger: Self.quiet,
+                messageKey: SymmetricKey(size: .bits256))
+        }
+        let fixture = StoreFixture(store: store)
+        do {
+            try await fixture.seed()
+            try await body(fixture)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
+    /// Inserts the app.
+    func seed() async throws {
+        let now = Date(timeIntervalSince1970: 1_900_000_000)
+        let app = ProviderApp(
+            id: appID, name: "Contract", bundleID: "com.example.contract", environment: "development",
+            endpoint: "https://api.sandbox.push.apple.com", hasCustomCA: false,
+            authentication: .init(kind: "token", teamID: "DEF123GHIJ", keyID: "ABC123DEFG"),
+            publishableKey: "pk_contract", webhookURL: nil, rateLimit: 0, createdAt: now, updatedAt: now)
+        try await store.insertApp(
+            StoredApp(
+                app: app, sealedCredentials: Data([1]), caPEM: nil, categories: Data("{}".utf8),
+                categoriesVersion: 0),
+            apiKeyID: "key_contract", apiKeyHash: "hash_contract")
+    }
+
+    /// A notification to `tokens` new devices, due at `at`; its ID.
+    func notification(tokens count: Int, at: Date) async throws -> String {
+        let tokens = (0..<count).map { String(format: "%064x", $0 + 1) }
+        for token in tokens {
+            _ = try await store.upsertDevice(appID: appID, DeviceInput(token: token), at: at - 60)
+        }
+        let id = "n_\(UUID().uuidString.prefix(8).lowercased())"
+        let stored = StoredNotification(
+            id: id, appID: appID, target: "tokens", payload: Data(#"{"aps":{"alert":"x"}}"#.utf8),
+            pushType: "alert", sendAt: at, targeted: count, createdAt: at)
+        let targeted = try await store.insertNotification(stored, target: .tokens(tokens), requireKey: false)
+        #expect(targeted == count)
+        return id
+    }
+
+    func stats(_ id: String) async throws -> NotificationReport.Stats {
+        try #require(try await store.stats(notificationIDs: [id])[id])
+    }
+
+    func traces(_ id: String) async throws -> [DeliveryTrace] {
+        try await store.deliveries(notificationID: id, after: 0, limit: 100)
+    }
+
+    /// Every table's columns, each as `name` or `name NOT NULL`, sorted; tables the migrations keep for themselves
+    /// (GRDB's and PostgreSQL's migration bookkeeping) are left out.
+    func columns() async throws -> [String: [String]] {
+        var tables: [String: [String]] = [:]
+        switch store {
+        case let sqlite as SQLiteStore:
+            let rows = try await sqlite.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT m.name AS t, p.name AS c, p."notnull" AS n, p.pk AS pk
+                        FROM sqlite_master m JOIN pragma_table_info(m.name) p
+                        WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'grdb_%'
+                        """
+                ).map { row -> (String, String, Bool) in
+                    let primary: Int = row["pk"]
+                    let notNull: Int = row["n"]
+                    return (row["t"], row["c"], notNull == 1 || primary > 0)
+                }
+            }
+            for (table, column, notNull) in rows {
+                tables[table, default: []].append(column + (notNull ? " NOT NULL" : ""))
+            }
+        case let postgres as PostgresStore:
+            let rows = try await postgres.rows(
+                """
+                SELECT table_name::text, column_name::text, is_nullable::text FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name NOT IN ('herald_migrations')
+                """)
+            for row in rows {
+                let (table, column, nullable) = try row.decode((String, String, String).self)
+                tables[table, default: []].append(column + (nullable == "NO" ? " NOT NULL" : ""))
+            }
+        default:
+            Issue.record("an unknown store")
+        }
+        return tables.mapValues { $0.sorted() }
+    }
+}
