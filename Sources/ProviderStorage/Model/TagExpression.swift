@@ -97,12 +97,12 @@ package struct TagExpression: Sendable, Hashable {
     }
 
     private struct Parser {
-        package let tokens: [String]
-        package var position = 0
+        let tokens: [String]
+        var position = 0
         /// How many `(` and `!` enclose the current position.
-        package var nesting = 0
+        var nesting = 0
 
-        package mutating func parseOr() throws(ProviderError) -> Node {
+        mutating func parseOr() throws(ProviderError) -> Node {
             var node = try parseAnd()
             while peek == "||" {
                 position += 1
@@ -111,7 +111,7 @@ package struct TagExpression: Sendable, Hashable {
             return node
         }
 
-        package mutating func parseAnd() throws(ProviderError) -> Node {
+        mutating func parseAnd() throws(ProviderError) -> Node {
             var node = try parseUnary()
             while peek == "&&" {
                 position += 1
@@ -120,7 +120,7 @@ package struct TagExpression: Sendable, Hashable {
             return node
         }
 
-        package mutating func parseUnary() throws(ProviderError) -> Node {
+        mutating func parseUnary() throws(ProviderError) -> Node {
             guard let token = peek else { throw .field("target.tags", "the tag expression ends too early") }
             position += 1
             switch token {
@@ -140,10 +140,10 @@ package struct TagExpression: Sendable, Hashable {
             }
         }
 
-        package var peek: String? { position < tokens.count ? tokens[position] : nil }
+        var peek: String? { position < tokens.count ? tokens[position] : nil }
 
         /// One level deeper, or the error naming the limit.
-        package mutating func enter() throws(ProviderError) {
+        mutating func enter() throws(ProviderError) {
             nesting += 1
             guard nesting <= TagExpression.maximumNesting else {
                 throw .field(

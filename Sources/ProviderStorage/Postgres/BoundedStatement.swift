@@ -13,12 +13,12 @@ import Synchronization
 /// A task group cannot do this: it waits for every child before it returns.
 package final class BoundedStatement<T: Sendable>: Sendable {
     private struct State {
-        package var continuation: CheckedContinuation<T, any Error>?
-        package var connection: PostgresConnection?
-        package var work: Task<Void, Never>?
-        package var watch: Task<Void, Never>?
-        package var workEnded = false
-        package var cancelled = false
+        var continuation: CheckedContinuation<T, any Error>?
+        var connection: PostgresConnection?
+        var work: Task<Void, Never>?
+        var watch: Task<Void, Never>?
+        var workEnded = false
+        var cancelled = false
     }
 
     private let state = Mutex(State())

@@ -191,15 +191,15 @@ extension PostgresStore {
 
     /// One registration as `jsonb_to_recordset` reads it; `tags` is the JSON array as text, absent when not given.
     private struct Registration: Encodable {
-        package var token: String
-        package var userID: String?
-        package var tags: String?
-        package var locale: String?
-        package var timeZone: String?
-        package var appVersion: String?
-        package var publicKey: String?
+        var token: String
+        var userID: String?
+        var tags: String?
+        var locale: String?
+        var timeZone: String?
+        var appVersion: String?
+        var publicKey: String?
 
-        package init(_ input: DeviceInput) {
+        init(_ input: DeviceInput) {
             token = input.token.lowercased()
             userID = input.userID
             tags = input.tags.map {
@@ -211,7 +211,7 @@ extension PostgresStore {
             publicKey = input.publicKey
         }
 
-        package enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey {
             case token, tags, locale
             case userID = "user_id"
             case timeZone = "time_zone"

@@ -168,22 +168,22 @@ extension PostgresStore {
 
     /// A batch of results as the columns the `unnest` updates read.
     private struct ResultColumns {
-        package var acceptedIDs: [Int64] = []
-        package var acceptedUniqueIDs: [String] = []
-        package var acceptedAt: [Date] = []
-        package var rejectedIDs: [Int64] = []
-        package var rejectedStatuses: [Int] = []
-        package var rejectedReasons: [String] = []
-        package var rejectedAt: [Date] = []
-        package var retryIDs: [Int64] = []
-        package var retryReasons: [String] = []
-        package var retryNotBefore: [Date] = []
-        package var deactivatedApps: [String] = []
-        package var deactivatedTokens: [String] = []
-        package var deactivatedAt: [Date] = []
-        package var deactivatedReasons: [String] = []
+        var acceptedIDs: [Int64] = []
+        var acceptedUniqueIDs: [String] = []
+        var acceptedAt: [Date] = []
+        var rejectedIDs: [Int64] = []
+        var rejectedStatuses: [Int] = []
+        var rejectedReasons: [String] = []
+        var rejectedAt: [Date] = []
+        var retryIDs: [Int64] = []
+        var retryReasons: [String] = []
+        var retryNotBefore: [Date] = []
+        var deactivatedApps: [String] = []
+        var deactivatedTokens: [String] = []
+        var deactivatedAt: [Date] = []
+        var deactivatedReasons: [String] = []
 
-        package init(_ results: [DeliveryResult]) {
+        init(_ results: [DeliveryResult]) {
             for result in results {
                 switch result {
                 case .accepted(let id, _, let uniqueID, let at):

@@ -3,11 +3,13 @@ import HTTPTypes
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
+struct ActivityRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
     /// `/v1/activities/tokens`: the Live Activity tokens apps report (reference K.4). A push-to-start token lets a
     /// notification start an activity (`{"target": {"activities": {"type": ...}}}` with `event: start`); an
     /// activity's update token lets one update or end it (`{"target": {"activity": id}}`).
-    func addActivityRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("activities/tokens") { request, context -> Response in
             let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
@@ -15,7 +17,8 @@ extension PushProviderService {
             try input.check()
             if case .device = caller, let userID = input.userID {
                 try self.checkUserProof(
-                    userID: userID, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader],
+                    userID: userID, app: app,
+                    userToken: input.userToken ?? request.headers[DeviceRoutes.userTokenHeader],
                     change: "binding an activity token to user \(userID)")
             }
             let (record, created) = try await self.store.upsertActivityToken(appID: app.app.id, input, at: self.now())
@@ -48,35 +51,4 @@ extension PushProviderService {
 
     /// The kinds `/v1/activities/tokens` lists and deletes.
     static let activityKinds = [ActivityTokenInput.Kind.pushToStart.rawValue, ActivityTokenInput.Kind.update.rawValue]
-
-    /// Deletes one of the app's tokens of `kinds`; a publishable-key caller proves it acts for the token's user.
-    ///
-    /// - Throws: ``ProviderError/notFound(_:)`` naming `what` when the app has no such token of those kinds.
-    func deleteToken(
-        _ token: String, of app: StoredApp, caller: Caller, kinds: [String], what: String, request: Request
-    ) async throws(ProviderError) {
-        let existing = try await store.activityTokens(
-            ActivityTokenQuery(appID: app.app.id, token: token, kinds: kinds, limit: 1), now: now()
-        ).first
-        guard let existing else { throw ProviderError.notFound("app \(app.app.id) has no \(what) \(token)") }
-        if case .device = caller, let userID = existing.userID {
-            try checkUserProof(
-                userID: userID, app: app, userToken: request.headers[Self.userTokenHeader],
-                change: "deleting a token of user \(userID)")
-        }
-        guard try await store.deleteActivityToken(appID: app.app.id, token: token) else {
-            throw ProviderError.notFound("app \(app.app.id) has no \(what) \(token)")
-        }
-    }
-
-    /// Checks that a publishable-key caller proved it acts for `userID` with that user's token from the app's server.
-    func checkUserProof(userID: String, app: StoredApp, userToken: String?, change: String) throws(ProviderError) {
-        guard let userToken else {
-            throw .forbidden(
-                "\(change) with the publishable key needs a userToken for that user from the app's server "
-                    + "(POST /v1/users/{userID}/token with its API key), as X-Herald-User-Token or userToken")
-        }
-        let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
-        guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
-    }
 }

@@ -4,18 +4,20 @@ import Foundation
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
+struct AppCheckRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
     /// `POST /v1/apps/{appID}/check`: `herald doctor`'s credentials and clock checks with the app's sealed credentials,
     /// through the client the provider sends with (its connection and provider token), so nothing leaves the
     /// provider but a background push, not stored, to a token no device has.
-    func addAppCheckRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("apps/:appID/check") { request, context -> Response in
             let app = try await context.requireCaller().serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let checks: [DoctorCheck]
             do {
                 let endpoint = try APNSEndpoint(url: app.app.endpoint, additionalTrustRootsPEM: app.caPEM)
-                let client = try await self.clients.client(for: app)
+                let client = try await self.provider.clients.client(for: app)
                 checks = await CredentialsProbe.run(client: client, endpoint: endpoint, topic: app.app.bundleID)
             } catch {
                 checks = [

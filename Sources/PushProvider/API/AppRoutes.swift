@@ -5,7 +5,9 @@ import HeraldSupport
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
+struct AppRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
     private struct CreatedApp: Encodable {
         var app: ProviderApp
         /// Shown once; only its hash is kept.
@@ -18,13 +20,13 @@ extension PushProviderService {
         var apiKey: String
     }
 
-    func addAppRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("apps") { request, context -> Response in
             guard case .admin = try context.requireCaller() else {
                 throw ProviderError.forbidden("creating an app needs the admin token")
             }
             let input = try await JSONCoding.decode(AppInput.self, from: request)
-            let (app, key, keyID) = try await self.createApp(input)
+            let (app, key, keyID) = try await self.provider.createApp(input)
             return try JSONCoding.response(CreatedApp(app: app, apiKey: key, apiKeyID: keyID), status: .created)
         }
         router.get("apps") { request, context -> Response in
@@ -43,7 +45,7 @@ extension PushProviderService {
             var app = try await caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
-            try self.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
+            try self.provider.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
             app.app.updatedAt = self.now()
             try await self.store.updateApp(app)
             return try JSONCoding.response(app.app)
@@ -65,155 +67,5 @@ extension PushProviderService {
             }
             return .noContent
         }
-    }
-
-    /// Creates an app from a request body; returns it with its first API key and that key's ID.
-    ///
-    /// - Throws: ``ProviderError`` naming the field that is missing or wrong.
-    func createApp(_ input: AppInput) async throws(ProviderError) -> (ProviderApp, String, String) {
-        let now = now()
-        var app = StoredApp(
-            app: ProviderApp(
-                id: "app_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""),
-                name: "", bundleID: "", environment: "development", endpoint: "", hasCustomCA: false,
-                authentication: .init(kind: "token"), publishableKey: KeyMaker.make(prefix: "pk_"), webhookURL: nil,
-                rateLimit: 0, createdAt: now, updatedAt: now),
-            sealedCredentials: Data(), caPEM: nil, categories: Data("{}".utf8), categoriesVersion: 1)
-        try apply(input, to: &app, creating: true, byAdmin: true)
-        let key = KeyMaker.make(prefix: "sk_")
-        let keyID = "key_" + UUID().uuidString.prefix(8).lowercased()
-        try await store.insertApp(app, apiKeyID: keyID, apiKeyHash: KeyMaker.hash(key))
-        return (app.app, key, keyID)
-    }
-
-    /// Applies the fields given in `input`; on create the required ones must be there. An endpoint other than Apple's
-    /// or one on ``Configuration/allowedEndpoints`` needs the admin (`byAdmin`); a new endpoint needs the credentials
-    /// again in the same request, since credentials are bound to the endpoint they were given for.
-    func apply(_ input: AppInput, to app: inout StoredApp, creating: Bool, byAdmin: Bool) throws(ProviderError) {
-        if let name = input.name { app.app.name = name }
-        if let bundleID = input.bundleID {
-            guard APNSTopic.problem(with: bundleID) == nil, !bundleID.isEmpty else {
-                throw .field("bundleID", "give the app's bundle ID, such as com.example.app")
-            }
-            app.app.bundleID = bundleID
-        } else if creating {
-            throw .field("bundleID", "is required: the app's bundle ID, such as com.example.app")
-        }
-        if creating, input.name == nil { app.app.name = app.app.bundleID }
-        var movedBetweenApplesHosts = false
-        if let environment = input.environment {
-            guard let parsed = APNSEnvironment(name: environment) else {
-                throw .field("environment", "must be development or production")
-            }
-            // An app on Apple's host of its old environment moves to the new one's: its credentials were given for
-            // Apple, and stay with Apple.
-            let previous = APNSEnvironment(rawValue: app.app.environment)
-            if !creating, input.endpoint == nil, parsed != previous, app.app.endpoint == "https://" + previous.host {
-                app.app.endpoint = "https://" + parsed.host
-                movedBetweenApplesHosts = true
-            }
-            app.app.environment = parsed.rawValue
-        }
-        if let endpoint = input.endpoint {
-            let previous = app.app.endpoint
-            app.app.endpoint = try checkedEndpoint(endpoint, byAdmin: byAdmin)
-            if !creating, app.app.endpoint != previous, input.authentication == nil {
-                throw .field(
-                    "endpoint",
-                    "moving the app to \(app.app.endpoint) needs its credentials again in the same request "
-                        + "(\"authentication\"): provider tokens go only to the endpoint they were given for")
-            }
-        } else if creating {
-            app.app.endpoint = "https://" + APNSEnvironment(rawValue: app.app.environment).host
-        }
-        if let caPEM = input.caPEM {
-            guard caPEM.isEmpty || caPEM.contains("-----BEGIN CERTIFICATE-----") else {
-                throw .field("caPEM", "must be a PEM certificate (-----BEGIN CERTIFICATE-----), or empty to remove")
-            }
-            app.caPEM = caPEM.isEmpty ? nil : caPEM
-            app.app.hasCustomCA = app.caPEM != nil
-        }
-        if let authentication = input.authentication {
-            let credentials = try AppCredentials(authentication)
-            app.app.authentication = credentials.summary
-            app.sealedCredentials = try BoundCredentials(credentials: credentials, endpoint: app.app.endpoint)
-                .sealed(with: secrets)
-        } else if creating {
-            throw .field("authentication", "is required: {\"kind\": \"token\", \"teamID\", \"keyID\", \"privateKey\"}")
-        } else if movedBetweenApplesHosts {
-            var bound = try BoundCredentials.open(app.sealedCredentials, with: secrets)
-            bound.endpoint = app.app.endpoint
-            app.sealedCredentials = try bound.sealed(with: secrets)
-        }
-        if let webhookURL = input.webhookURL {
-            let url = URL(string: webhookURL)
-            guard webhookURL.isEmpty || ["http", "https"].contains(url?.scheme?.lowercased()) else {
-                throw .field("webhookURL", "must be an http(s) URL, or empty to remove")
-            }
-            if let url, let problem = webhookPolicy.problem(with: url) { throw .field("webhookURL", problem) }
-            app.app.webhookURL = webhookURL.isEmpty ? nil : webhookURL
-        }
-        if let rateLimit = input.rateLimit {
-            guard rateLimit >= 0 else { throw .field("rateLimit", "must be 0 (no limit) or a positive number") }
-            app.app.rateLimit = rateLimit
-        }
-        if let channelEndpoint = input.channelEndpoint {
-            app.app.channelEndpoint = channelEndpoint.isEmpty ? nil : channelEndpoint
-            if let url = URL(string: channelEndpoint), !channelEndpoint.isEmpty, !byAdmin,
-                !configuration.allowedEndpoints.contains(where: { Self.origin(of: $0) == Self.origin(of: url) })
-            {
-                // Any port of the endpoint's host would let an API key make the provider connect wherever on it.
-                throw .forbidden(
-                    "an API key may set channelEndpoint only to an endpoint the provider's admin allowed (herald serve "
-                        + "--allow-endpoint); \(channelEndpoint) is not one: ask the admin, or use the admin token")
-            }
-        }
-        if let channelEndpoint = app.app.channelEndpoint {
-            try Self.checkChannelEndpoint(channelEndpoint, endpoint: app.app.endpoint)
-        }
-    }
-
-    /// A channel endpoint must be on the host the app's credentials are bound to (only the port differs): provider
-    /// tokens go to no other address.
-    static func checkChannelEndpoint(_ text: String, endpoint: String) throws(ProviderError) {
-        guard let url = URL(string: text), url.scheme == "https", let host = url.host?.lowercased() else {
-            throw .field("channelEndpoint", "must be an https:// URL such as https://127.0.0.1:2195")
-        }
-        guard host == URL(string: endpoint)?.host?.lowercased() else {
-            throw .field(
-                "channelEndpoint",
-                "must be on the same host as the endpoint (\(endpoint)), which the credentials are bound to; "
-                    + "\(text) is not")
-        }
-    }
-
-    /// The endpoint `text` names (`production`, `sandbox` or an https URL), if this caller may point an app there.
-    private func checkedEndpoint(_ text: String, byAdmin: Bool) throws(ProviderError) -> String {
-        switch text.lowercased() {
-        case "production": return "https://" + APNSEnvironment.production.host
-        case "sandbox", "development": return "https://" + APNSEnvironment.development.host
-        default: break
-        }
-        guard let url = URL(string: text), url.scheme == "https", let host = url.host?.lowercased() else {
-            throw .field("endpoint", "must be production, sandbox or an https:// URL such as https://127.0.0.1:2197")
-        }
-        let apple = [APNSEnvironment.production.host, APNSEnvironment.development.host].contains(host)
-        let origin = Self.origin(of: url)
-        guard apple || byAdmin || configuration.allowedEndpoints.contains(where: { Self.origin(of: $0) == origin })
-        else {
-            throw .forbidden(
-                "an API key may point an app only at Apple's hosts or an endpoint the provider's admin allowed "
-                    + "(herald serve --allow-endpoint); \(text) is neither")
-        }
-        return text
-    }
-
-    /// `https://host:port` of a URL, the port written out, for comparing endpoints.
-    static func origin(of url: URL) -> String {
-        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? 443)"
-    }
-
-    private static func origin(of text: String) -> String? {
-        URL(string: text).map(origin(of:))
     }
 }

@@ -6,8 +6,10 @@ import NIOCore
 import NIOFoundationCompat
 import ProviderStorage
 
-extension PushProviderService {
-    func addCategoryRoutes(to router: RouterGroup<ProviderRequestContext>) {
+struct CategoryRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         // What devices fetch at launch: the app's categories in seed 003's NotificationConfig form, with an ETag.
         router.get("categories") { request, context -> Response in
             let app = try await context.requireCaller().anyApp(request, store: self.store)
@@ -23,32 +25,8 @@ extension PushProviderService {
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let body = try await request.body.collect(upTo: 1 << 20)
             return try Self.categoriesResponse(
-                try await self.setCategories(of: app, notificationConfig: Data(buffer: body)), request: nil)
+                try await self.provider.setCategories(of: app, notificationConfig: Data(buffer: body)), request: nil)
         }
-    }
-
-    /// Checks and stores an app's `NotificationConfig` JSON; the app as updated.
-    ///
-    /// - Throws: ``ProviderError/invalid(field:message:)`` naming what is wrong in the JSON.
-    func setCategories(of app: StoredApp, notificationConfig json: Data) async throws(ProviderError) -> StoredApp {
-        let config: NotificationConfig
-        do {
-            config = try NotificationConfig(data: json)
-        } catch {
-            throw .invalid(field: "NotificationConfig", message: "\(error)")
-        }
-        for category in config.categories.values {
-            for action in category.actions where config.actions[action] == nil {
-                throw .invalid(
-                    field: "NotificationConfig.UNNotificationCategory.\(category.identifier)",
-                    message: "names action \(action), which UNNotificationAction does not define")
-            }
-        }
-        var updated = app
-        updated.categories = config.encoded()
-        updated.categoriesVersion = try await store.setCategories(
-            appID: app.app.id, json: updated.categories, at: now())
-        return updated
     }
 
     private static func categoriesResponse(_ app: StoredApp, request: Request?) throws -> Response {

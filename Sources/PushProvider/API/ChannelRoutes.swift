@@ -5,10 +5,12 @@ import HTTPTypes
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
+struct ChannelRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
     /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API (reference K.1)
     /// with the app's credentials, and kept here so notifications can target them and the limit is known.
-    func addChannelRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("channels") { request, context -> Response in
             let app = try await context.requireCaller().serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(ChannelInput.self, from: request)
@@ -95,7 +97,7 @@ extension PushProviderService {
     func withChannelClient<T: Sendable>(
         for app: StoredApp, _ body: (APNSChannelClient) async throws(APNSRejection) -> T
     ) async throws(ProviderError) -> T {
-        let client = try ClientRegistry.makeChannelClient(for: app, secrets: secrets, logger: logger)
+        let client = try ClientRegistry.makeChannelClient(for: app, secrets: provider.secrets, logger: provider.logger)
         defer { Task { await client.shutdown() } }
         do {
             return try await body(client)

@@ -5,8 +5,10 @@ import HTTPTypes
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
-    func addDeviceRoutes(to router: RouterGroup<ProviderRequestContext>) {
+struct DeviceRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("devices") { request, context -> Response in
             let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
@@ -114,7 +116,7 @@ extension PushProviderService {
                     "binding a device to user \(userID) with the publishable key needs a userToken for that user from "
                         + "the app's server (POST /v1/users/{userID}/token with its API key); see docs/api.md")
             }
-            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: provider.secrets, now: now())
             guard proven == userID else {
                 throw .forbidden("the userToken is for user \(proven), not \(userID)")
             }
@@ -150,7 +152,7 @@ extension PushProviderService {
                     "device \(device.token.prefix(8))… belongs to user \(userID): \(change) with the publishable key "
                         + "needs that user's userToken (X-Herald-User-Token), or use the app's API key")
             }
-            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: provider.secrets, now: now())
             guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
         } else if device.publicKey != nil {
             throw .forbidden(

@@ -4,7 +4,9 @@ import HTTPTypes
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
+struct FeedbackRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
     /// `POST /v1/feedback`: what a device reports about a notification, in `herald device --report-url`'s form.
     struct FeedbackInput: Decodable {
         /// `delivered`, `displayed`, `response` (with `action`), `opened`, `dismissed` or `action`.
@@ -29,7 +31,7 @@ extension PushProviderService {
     /// The longest action identifier.
     static let actionLimit = 256
 
-    func addFeedbackRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("feedback") { request, context -> Response in
             let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
@@ -39,7 +41,8 @@ extension PushProviderService {
                 throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
             }
             let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
-            guard let trace = try await self.deliveryTrace(apnsID: input.apnsID), trace.appID == app.app.id else {
+            guard let trace = try await self.provider.deliveryTrace(apnsID: input.apnsID), trace.appID == app.app.id
+            else {
                 throw unknown
             }
             if case .device = caller {
@@ -58,7 +61,7 @@ extension PushProviderService {
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
                 let url = URL(string: hook)
             {
-                self.webhooks.send(
+                self.provider.webhooks.send(
                     .init(
                         event: event.event, notificationID: context.notificationID, deliveryID: context.deliveryID,
                         apnsID: input.apnsID.uppercased(), token: context.token, userID: context.userID,

@@ -4,8 +4,10 @@ import Hummingbird
 import Prometheus
 import ProviderStorage
 
-extension PushProviderService {
-    func addNotificationRoutes(to router: RouterGroup<ProviderRequestContext>) {
+struct NotificationRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("notifications") { request, context -> Response in
             let app = try await context.requireCaller().serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(NotificationInput.self, from: request)
@@ -25,11 +27,11 @@ extension PushProviderService {
                 before = date
             }
             return try JSONCoding.response(
-                try await self.notificationReports(appID: app.app.id, before: before, limit: limit))
+                try await self.provider.notificationReports(appID: app.app.id, before: before, limit: limit))
         }
         router.get("notifications/:id") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
-            return try JSONCoding.response(try await self.report(notification))
+            return try JSONCoding.response(try await self.provider.report(notification))
         }
         router.get("notifications/:id/deliveries") { request, context -> Response in
             let (id, query) = (try await self.callersNotification(request, context).id, request.uri.queryParameters)
@@ -66,7 +68,7 @@ extension PushProviderService {
             guard DeliveryMessageID(text) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
             }
-            guard var trace = try await self.deliveryTrace(apnsID: text), trace.appID == app.app.id else {
+            guard var trace = try await self.provider.deliveryTrace(apnsID: text), trace.appID == app.app.id else {
                 throw ProviderError.notFound("app \(app.app.id) sent no notification with apns-id \(text)")
             }
             trace.verdict = DeliveryVerdict.of(trace, now: self.now())
@@ -74,26 +76,12 @@ extension PushProviderService {
         }
     }
 
-    /// Checks, stores and queues a notification; one delivery per targeted device.
-    /// The notification the path's `id` names, when it belongs to the caller's app.
-    ///
-    /// - Throws: ``ProviderError`` when the caller may not read the app, or the app has no such notification.
-    func callersNotification(_ request: Request, _ context: ProviderRequestContext) async throws
-        -> StoredNotification
-    {
-        let app = try await context.requireCaller().serverApp(request, store: store)
-        let id = try context.parameters.decoded("id")
-        guard let notification = try await store.notification(id: id), notification.appID == app.app.id else {
-            throw ProviderError.notFound("app \(app.app.id) has no notification \(id)")
-        }
-        return notification
-    }
-
     /// A page's `limit`: 1 to 1000, 100 when not given.
     private static func pageLimit(_ request: Request) -> Int {
         min(1000, max(1, request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 100))
     }
 
+    /// Checks, stores and queues a notification; one delivery per targeted device.
     func createNotification(_ input: NotificationInput, for app: StoredApp) async throws(ProviderError)
         -> NotificationReport
     {
@@ -108,14 +96,16 @@ extension PushProviderService {
             collapseID: plan.collapseID, encryptedKey: plan.encrypted?.key, encrypted: plan.encrypted?.plaintext,
             sendAt: plan.sendAt, dailyAt: plan.dailyAt?.text, targeted: 0, createdAt: now)
         _ = try await store.insertNotification(stored, target: plan.target, requireKey: plan.encrypted != nil)
-        metrics.notificationsCreated.increment()
+        provider.metrics.notificationsCreated.increment()
         if plan.dailyAt != nil {
-            await DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now).scheduleDue(
+            await DailyScheduler(
+                store: store, engine: provider.engine, failures: provider.failures, now: provider.configuration.now
+            ).scheduleDue(
                 now: now, only: stored.id)
         }
-        engine.notify()
+        provider.engine.notify()
         // Safety: inserted just above.
-        var created = try await report(try await store.notification(id: stored.id)!)
+        var created = try await provider.report(try await store.notification(id: stored.id)!)
         if plan.priority != 5, let warning = try await budgetWarning(plan.target, appID: app.app.id, now: now) {
             created.warning = warning
         } else if created.stats.targeted == 0, plan.target.isLiveActivity {
@@ -172,28 +162,5 @@ extension PushProviderService {
                 "channel \(id) stores no message (storage policy 0), so APNs refuses a nonzero expiration "
                     + "(BadExpirationDate): give 0 or leave it out")
         }
-    }
-
-    func report(_ notification: StoredNotification) async throws(ProviderError) -> NotificationReport {
-        report(notification, stats: try await store.stats(notificationIDs: [notification.id])[notification.id])
-    }
-
-    /// The report of `notification` with its statistics (none for one deleted meanwhile).
-    func report(_ notification: StoredNotification, stats: NotificationReport.Stats?) -> NotificationReport {
-        let stats =
-            stats ?? NotificationReport.Stats(targeted: notification.targeted, inFlight: 0, counters: [], actions: [])
-        let state: NotificationState
-        if notification.dailyAt != nil {
-            state = .scheduled
-        } else if stats.queued + stats.inFlight == 0 {
-            state = .done
-        } else {
-            state = notification.sendAt > now() ? .scheduled : .sending
-        }
-        let summary = (try? NotificationTarget.parse(stored: notification.target))?.summary ?? notification.target
-        return NotificationReport(
-            id: notification.id, appID: notification.appID, target: summary, pushType: notification.pushType,
-            collapseID: notification.collapseID, sendAt: notification.sendAt, dailyAt: notification.dailyAt,
-            createdAt: notification.createdAt, state: state, stats: stats)
     }
 }

@@ -11,20 +11,23 @@ extension PushProviderService {
             middleware: ProviderErrorMiddleware(
                 refused: { error, request in self.recordRefusal(error, request) },
                 failed: { error, request in self.recordFailure(error, request) }))
-        addOperationsRoutes(to: router)
+        OperationsRoutes(provider: self).addRoutes(to: router)
         // Every /v1 route has a caller: resolved once, here, before the route runs.
         let api = router.group("v1").add(middleware: CallerMiddleware(provider: self))
-        addAppRoutes(to: api)
-        addAppCheckRoutes(to: api)
-        addDeviceRoutes(to: api)
-        addUserRoutes(to: api)
-        addNotificationRoutes(to: api)
-        addVerdictRoutes(to: api)
-        addFeedbackRoutes(to: api)
-        addCategoryRoutes(to: api)
-        addActivityRoutes(to: api)
-        addWidgetRoutes(to: api)
-        addChannelRoutes(to: api)
+        let resources: [any ProviderRouteCollection] = [
+            ActivityRoutes(provider: self),
+            AppCheckRoutes(provider: self),
+            AppRoutes(provider: self),
+            CategoryRoutes(provider: self),
+            ChannelRoutes(provider: self),
+            DeviceRoutes(provider: self),
+            FeedbackRoutes(provider: self),
+            NotificationRoutes(provider: self),
+            UserRoutes(provider: self),
+            VerdictRoutes(provider: self),
+            WidgetRoutes(provider: self),
+        ]
+        for resource in resources { resource.addRoutes(to: api) }
         for plugin in plugins { plugin.addRoutes(to: router, provider: self) }
         return router
     }

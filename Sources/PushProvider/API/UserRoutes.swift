@@ -2,14 +2,16 @@ import Foundation
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
+struct UserRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
     private struct IssuedUserToken: Encodable {
         var userID: String
         var userToken: String
         var expiresAt: Date
     }
 
-    func addUserRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         // The app's server vouches for a signed-in user (`?ttl=SECONDS`, 30 days by default): the token lets the
         // app bind its device to that user with the publishable key (UserToken).
         router.post("users/:userID/token") { request, context -> Response in
@@ -24,7 +26,8 @@ extension PushProviderService {
                 throw ProviderError.field("ttl", "a user token lives 60 to \(UserToken.maximumLifetime) seconds")
             }
             let expires = self.now().addingTimeInterval(TimeInterval(ttl))
-            let token = UserToken.make(appID: app.app.id, userID: userID, expires: expires, secrets: self.secrets)
+            let token = UserToken.make(
+                appID: app.app.id, userID: userID, expires: expires, secrets: self.provider.secrets)
             return try JSONCoding.response(
                 IssuedUserToken(userID: userID, userToken: token, expiresAt: expires), status: .created)
         }

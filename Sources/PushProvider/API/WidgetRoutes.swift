@@ -3,11 +3,13 @@ import HTTPTypes
 import Hummingbird
 import ProviderStorage
 
-extension PushProviderService {
+struct WidgetRoutes: ProviderRouteCollection {
+    let provider: PushProviderService
+
     /// `/v1/widgets/tokens`: the WidgetKit tokens apps report, the widgets token (`WidgetPushInfo.token`, iOS 26) and
     /// each control's (iOS 18). A notification to `{"target": {"widgets": {}}}` reloads every registered app's
     /// widgets; `{"widgets": {"control": KIND}}` that control; both take `"user"` to reach one user's devices.
-    func addWidgetRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
         router.post("widgets/tokens") { request, context -> Response in
             let caller = try context.requireCaller()
             let app = try await caller.anyApp(request, store: self.store)
@@ -15,7 +17,8 @@ extension PushProviderService {
             let stored = try input.checked()
             if case .device = caller, let userID = input.userID {
                 try self.checkUserProof(
-                    userID: userID, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader],
+                    userID: userID, app: app,
+                    userToken: input.userToken ?? request.headers[DeviceRoutes.userTokenHeader],
                     change: "binding a widget token to user \(userID)")
             }
             let (record, created) = try await self.store.upsertActivityToken(appID: app.app.id, stored, at: self.now())
