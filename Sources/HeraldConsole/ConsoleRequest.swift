@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import PushProvider
 
 /// What the console reads from requests and adds to every answer.
 enum ConsoleRequest {
@@ -73,10 +74,8 @@ enum ConsoleRequest {
 
     /// A JSON answer from an encodable value (ISO 8601 times, sorted keys).
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        json(try encoder.encode(value), status: status)
+        try JSONCoding.response(value, status: status, headers: securityHeaders)
     }
-
-    static let encoder = JSONEncoder.heraldAPI()
 
     /// The fields of an `application/x-www-form-urlencoded` body (at most 64 KiB).
     static func form(_ request: Request) async throws -> [String: String] {

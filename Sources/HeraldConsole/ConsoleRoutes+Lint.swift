@@ -43,14 +43,7 @@ extension ConsoleRoutes {
     func addLintRoutes(to router: Router<ProviderRequestContext>) {
         router.post("console/api/lint") { request, _ -> Response in
             _ = try requireSession(request)
-            let input: LintInput
-            do {
-                let body = try await request.body.collect(upTo: Self.lintInputLimit)
-                input = try JSONDecoder().decode(LintInput.self, from: Data(buffer: body))
-            } catch {
-                throw ProviderError.invalid(
-                    field: nil, message: "send {\"payload\": \"...\"} of at most \(Self.lintInputLimit) bytes")
-            }
+            let input = try await JSONCoding.decode(LintInput.self, from: request, limit: Self.lintInputLimit)
             let blank = { (text: String?) in text.flatMap { $0.isEmpty ? nil : $0 } }
             let report = APNSLinter.lint(
                 APNSLinter.Request(

@@ -25,7 +25,7 @@ extension ConsoleRoutes {
             let provider = self.provider
             let key = "history \(appID) \(limit) \(before.map { "\($0.timeIntervalSince1970)" } ?? "now")"
             return stream(for: session, view: key, every: Self.historyInterval) {
-                try await ConsoleRequest.encoder.encode(
+                try await JSONCoding.encoder.encode(
                     provider.notificationReports(appID: appID, before: before, limit: limit))
             }
         }
@@ -44,7 +44,7 @@ extension ConsoleRoutes {
                 // Sorted keys: the device writes dictionaries (userInfo, labels) in an order that changes between
                 // answers, and an event goes out only when the bytes change, so an unsorted screen would redraw the
                 // phone every second (and wipe a reply being typed).
-                return try ConsoleRequest.encoder.encode(JSONValue.object(screen))
+                return try JSONCoding.encoder.encode(JSONValue.object(screen))
             }
         }
     }

@@ -77,12 +77,7 @@ extension ConsoleRoutes {
 
     private func toolInput(_ request: Request) async throws -> (ConsoleSessions.Session, ToolInput) {
         let session = try requireSession(request)
-        let body = try await request.body.collect(upTo: 16 << 10)
-        do {
-            return (session, try JSONDecoder().decode(ToolInput.self, from: Data(buffer: body)))
-        } catch {
-            throw ProviderError.invalid(field: nil, message: "send {\"app\": \"...\", \"token\" or \"jwt\": \"...\"}")
-        }
+        return (session, try await JSONCoding.decode(ToolInput.self, from: request, limit: 16 << 10))
     }
 
     /// A JWT segment's JSON, or `nil` when it is not base64url JSON.

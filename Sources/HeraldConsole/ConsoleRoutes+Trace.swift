@@ -39,7 +39,7 @@ extension ConsoleRoutes {
             var providerTrace: DeliveryTrace?
             if let trace = try await provider.deliveryTrace(apnsID: apnsID), self.session(session, mayRead: trace.appID)
             {
-                answer["provider"] = try JSONValue(parsing: ConsoleRequest.encoder.encode(trace))
+                answer["provider"] = try JSONValue(parsing: JSONCoding.encoder.encode(trace))
                 providerTrace = trace
             }
             if gatewayEntry == nil, console.configuration.gateway != nil {
@@ -71,7 +71,7 @@ extension ConsoleRoutes {
             let verdict =
                 providerTrace.map { DeliveryVerdict.of($0, gateway: log, now: Date()) }
                 ?? log.map { DeliveryVerdict.of(gateway: $0) }
-            if let verdict { answer["verdict"] = try JSONValue(parsing: ConsoleRequest.encoder.encode(verdict)) }
+            if let verdict { answer["verdict"] = try JSONValue(parsing: JSONCoding.encoder.encode(verdict)) }
             return ConsoleRequest.json(JSONValue.object(answer).encoded())
         }
     }

@@ -1,17 +1,21 @@
 import APNSCore
-import Foundation
-import HTTPTypes
-import Hummingbird
+package import Foundation
+package import HTTPTypes
+package import Hummingbird
 import NIOCore
 import NIOFoundationCompat
 import ProviderStorage
 
-/// How the API reads and writes JSON: ISO 8601 times, sorted keys, and decoding errors that name the field.
-enum JSONCoding {
-    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
-        throws -> Response
-    {
-        let encoder = JSONEncoder.heraldAPI()
+/// How the API and the console read and write JSON: ISO 8601 times, sorted keys, and decoding errors that name the
+/// field. The one request decoder and response encoder of every route.
+package enum JSONCoding {
+    /// The encoder of every answer.
+    package static let encoder = JSONEncoder.heraldAPI()
+
+    /// `value` as a JSON answer, with `headers` besides its content type.
+    package static func response(
+        _ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+    ) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         return Response(
@@ -22,7 +26,9 @@ enum JSONCoding {
     ///
     /// - Throws: ``ProviderError`` saying where the body is not JSON (line and column), naming a field that is
     ///   missing or of the wrong type, or (for a ``StrictInput``) a field the body does not have.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws
+        -> T
+    {
         let buffer = try await request.body.collect(upTo: limit)
         let data = Data(buffer: buffer)
         // Only a strict body is parsed into a tree first (to check its keys); any other is decoded at once, and
