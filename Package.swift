@@ -65,6 +65,13 @@ let package = Package(
         ),
         .target(
             name: "HeraldSupport",
+            dependencies: [
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: heraldSettings
         ),
         .target(
@@ -129,24 +136,11 @@ let package = Package(
         .target(name: "ActivityKit", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .target(name: "WidgetKit", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .target(
-            name: "GracefulServer",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: heraldSettings
-        ),
-        .target(
             name: "DeviceSimulator",
             dependencies: [
                 "HeraldSupport",
                 "APNSCore", "CategoryConfig", "Courier", "UserNotifications", "CoreLocation", "ActivityKit",
-                "WidgetKit", "GracefulServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "WidgetKit", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -182,7 +176,7 @@ let package = Package(
             name: "PushProvider",
             dependencies: [
                 "HeraldSupport",
-                "APNSCore", "APNSClient", "CategoryConfig", "GracefulServer", "ProviderStorage",
+                "APNSCore", "APNSClient", "CategoryConfig", "ProviderStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -235,7 +229,6 @@ let package = Package(
                 "HeraldConsole",
                 "PushProvider",
                 "ProviderStorage",
-                "GracefulServer",
                 "CategoryConfig",
                 "UserNotifications",
                 "CoreLocation",
@@ -272,9 +265,10 @@ let package = Package(
         .target(
             name: "GatewayTestSupport",
             dependencies: [
-                "APNSGateway", "APNSCore", "APNSClient", "GracefulServer", "HeraldTesting",
+                "APNSGateway", "APNSCore", "APNSClient", "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -322,8 +316,7 @@ let package = Package(
                 "HeraldSupport",
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "GatewayTestSupport", "HeraldTesting",
-                "ActivityKit", "WidgetKit", "GracefulServer",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "ActivityKit", "WidgetKit", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -336,8 +329,7 @@ let package = Package(
                 "HeraldSupport",
                 "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "DeviceSimulator",
-                "GatewayTestSupport", "HeraldTesting", "GracefulServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "GatewayTestSupport", "HeraldTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,5 +1,5 @@
 import Foundation
-import GracefulServer
+import GatewayTestSupport
 import Hummingbird
 import Logging
 
@@ -24,11 +24,11 @@ struct MediaServer {
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
             logger: Self.quiet
         )
-        let running = Task { try await application.runUntilCancelled() }
-        defer { running.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
-        return try await body(MediaServer(folder: folder, port: port))
+        return try await whileServing({ try await application.run() }) {
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            return try await body(MediaServer(folder: folder, port: port))
+        }
     }
 
     /// A payload with the examples' `http://127.0.0.1:8000/` media URLs pointed at this server.

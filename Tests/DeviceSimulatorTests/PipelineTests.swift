@@ -2,6 +2,7 @@ import APNSCore
 import Crypto
 import DeviceSimulator
 import Foundation
+import GatewayTestSupport
 import HeraldTesting
 import Testing
 import UserNotifications
@@ -184,63 +185,63 @@ struct PipelineTests {
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
             let log = DeviceEventLog(device)
             let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let server = Task {
+            try await whileServing({
                 try await DeviceAPI(device: device).run(host: "127.0.0.1", port: 0) { continuation.yield($0) }
+            }) {
+                var iterator = ports.makeAsyncIterator()
+                let port = try #require(await iterator.next())
+                let api = "http://127.0.0.1:\(port)"
+
+                let (appsData, _) = try await HTTP.call("GET", "\(api)/apps")
+                let apps = try #require(try JSONSerialization.jsonObject(with: appsData) as? [[String: Any]])
+                #expect(apps.first?["bundleID"] as? String == manifest.bundleID)
+                #expect(apps.first?["token"] as? String == device.installedApps.first?.token)
+                let (tokenData, tokenStatus) = try await HTTP.call("GET", "\(api)/apps/\(manifest.bundleID)/token")
+                #expect(tokenStatus == 200)
+                #expect(String(decoding: tokenData, as: UTF8.self) == (device.installedApps.first?.token ?? "") + "\n")
+                let (unknownData, unknownStatus) = try await HTTP.call("GET", "\(api)/apps/com.nope/token")
+                #expect(unknownStatus == 404)
+                #expect(String(decoding: unknownData, as: UTF8.self).contains("installed: \(manifest.bundleID)"))
+                let (typeData, typeStatus) = try await HTTP.call(
+                    "GET", "\(api)/apps/\(manifest.bundleID)/push-to-start/ScoreAttributes")
+                #expect(typeStatus == 404)
+                #expect(String(decoding: typeData, as: UTF8.self).contains("declares no activity type ScoreAttributes"))
+
+                let schedule =
+                    #"{"identifier": "ritl", "title": "Local", "body": "in a moment", "categoryIdentifier": "com.yue.originPush.myNotificationCategory", "trigger": {"timeInterval": 0.2}}"#
+                let (_, scheduled) = try await HTTP.call(
+                    "POST", "\(api)/apps/\(manifest.bundleID)/notifications", body: schedule)
+                #expect(scheduled == 201)
+                let delivered = try await log.next(.displayed)
+                let id = try #require(delivered.notificationID)
+
+                let (listData, _) = try await HTTP.call("GET", "\(api)/notifications")
+                let list = try #require(try JSONSerialization.jsonObject(with: listData) as? [[String: Any]])
+                #expect(list.first?["id"] as? String == id && list.first?["title"] as? String == "Local")
+                let actions = list.first?["actions"] as? [[String: Any]]
+                #expect(actions?.map { $0["identifier"] as? String } == ["foregroundAction", "destructiveTextAction"])
+
+                let (badData, badStatus) = try await HTTP.call(
+                    "POST", "\(api)/notifications/\(id)/respond", body: #"{"action": "nope"}"#)
+                #expect(badStatus == 400)
+                let refusal = String(decoding: badData, as: UTF8.self)
+                #expect(
+                    refusal.contains(
+                        "its actions are default, dismiss, foregroundAction, destructiveTextAction"), "\(refusal)")
+                #expect(!refusal.contains("ResponseError"), "one error, in words: \(refusal)")
+                let (_, missing) = try await HTTP.call(
+                    "POST", "\(api)/notifications/unknown/respond", body: #"{"action": "default"}"#)
+                #expect(missing == 404)
+
+                let (answerData, answered) = try await HTTP.call(
+                    "POST", "\(api)/notifications/\(id)/respond",
+                    body: #"{"action": "destructiveTextAction", "text": "ok"}"#)
+                #expect(answered == 200)
+                let answer = try #require(try JSONSerialization.jsonObject(with: answerData) as? [String: Any])
+                #expect(answer["text"] as? String == "ok" && answer["dismissed"] as? Bool == true)
+                #expect(try await log.next(.response).text == "ok")
+                await device.stop()
             }
-            defer { server.cancel() }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
-            let api = "http://127.0.0.1:\(port)"
-
-            let (appsData, _) = try await HTTP.call("GET", "\(api)/apps")
-            let apps = try #require(try JSONSerialization.jsonObject(with: appsData) as? [[String: Any]])
-            #expect(apps.first?["bundleID"] as? String == manifest.bundleID)
-            #expect(apps.first?["token"] as? String == device.installedApps.first?.token)
-            let (tokenData, tokenStatus) = try await HTTP.call("GET", "\(api)/apps/\(manifest.bundleID)/token")
-            #expect(tokenStatus == 200)
-            #expect(String(decoding: tokenData, as: UTF8.self) == (device.installedApps.first?.token ?? "") + "\n")
-            let (unknownData, unknownStatus) = try await HTTP.call("GET", "\(api)/apps/com.nope/token")
-            #expect(unknownStatus == 404)
-            #expect(String(decoding: unknownData, as: UTF8.self).contains("installed: \(manifest.bundleID)"))
-            let (typeData, typeStatus) = try await HTTP.call(
-                "GET", "\(api)/apps/\(manifest.bundleID)/push-to-start/ScoreAttributes")
-            #expect(typeStatus == 404)
-            #expect(String(decoding: typeData, as: UTF8.self).contains("declares no activity type ScoreAttributes"))
-
-            let schedule =
-                #"{"identifier": "ritl", "title": "Local", "body": "in a moment", "categoryIdentifier": "com.yue.originPush.myNotificationCategory", "trigger": {"timeInterval": 0.2}}"#
-            let (_, scheduled) = try await HTTP.call(
-                "POST", "\(api)/apps/\(manifest.bundleID)/notifications", body: schedule)
-            #expect(scheduled == 201)
-            let delivered = try await log.next(.displayed)
-            let id = try #require(delivered.notificationID)
-
-            let (listData, _) = try await HTTP.call("GET", "\(api)/notifications")
-            let list = try #require(try JSONSerialization.jsonObject(with: listData) as? [[String: Any]])
-            #expect(list.first?["id"] as? String == id && list.first?["title"] as? String == "Local")
-            let actions = list.first?["actions"] as? [[String: Any]]
-            #expect(actions?.map { $0["identifier"] as? String } == ["foregroundAction", "destructiveTextAction"])
-
-            let (badData, badStatus) = try await HTTP.call(
-                "POST", "\(api)/notifications/\(id)/respond", body: #"{"action": "nope"}"#)
-            #expect(badStatus == 400)
-            let refusal = String(decoding: badData, as: UTF8.self)
-            #expect(
-                refusal.contains(
-                    "its actions are default, dismiss, foregroundAction, destructiveTextAction"), "\(refusal)")
-            #expect(!refusal.contains("ResponseError"), "one error, in words: \(refusal)")
-            let (_, missing) = try await HTTP.call(
-                "POST", "\(api)/notifications/unknown/respond", body: #"{"action": "default"}"#)
-            #expect(missing == 404)
-
-            let (answerData, answered) = try await HTTP.call(
-                "POST", "\(api)/notifications/\(id)/respond",
-                body: #"{"action": "destructiveTextAction", "text": "ok"}"#)
-            #expect(answered == 200)
-            let answer = try #require(try JSONSerialization.jsonObject(with: answerData) as? [String: Any])
-            #expect(answer["text"] as? String == "ok" && answer["dismissed"] as? Bool == true)
-            #expect(try await log.next(.response).text == "ok")
-            await device.stop()
         }
     }
 }

@@ -1,5 +1,4 @@
 package import Foundation
-import GracefulServer
 import Hummingbird
 import Logging
 import NIOCore
@@ -42,11 +41,11 @@ package struct PostRecorder: Sendable {
         let application = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: Self.quiet)
-        let running = Task { try await application.runUntilCancelled() }
-        defer { running.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
-        return try await body(PostRecorder(port: port, received: received))
+        return try await whileServing({ try await application.run() }) {
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            return try await body(PostRecorder(port: port, received: received))
+        }
     }
 
     /// The URL of `path` on this recorder.

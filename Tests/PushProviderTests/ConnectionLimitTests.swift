@@ -1,6 +1,6 @@
 import Foundation
 import GatewayTestSupport
-import GracefulServer
+import HeraldSupport
 import PushProvider
 import Testing
 

@@ -1,7 +1,7 @@
 import CoreLocation
 import Foundation
-import GracefulServer
 import HTTPTypes
+import HeraldSupport
 import Hummingbird
 import Logging
 import NIOCore
@@ -36,7 +36,9 @@ public struct DeviceAPI: Sendable {
         self.device = device
     }
 
-    /// Serves the API on `host:port` (0 picks a free port) until the task is cancelled.
+    /// Serves the API on `host:port` (0 picks a free port). Run in a service group (a command's), it stops
+    /// gracefully when the group shuts down: the listener closes and the connections still open get 2 s to end.
+    /// Cancelling the task stops it at once.
     ///
     /// - Parameters:
     ///   - host: the address to listen on.
@@ -55,7 +57,7 @@ public struct DeviceAPI: Sendable {
         let journal = self.journal
         let recorder = Task { await journal.record(events) }
         defer { recorder.cancel() }
-        try await application.runUntilCancelled()
+        try await serveUntilShutdown(application, gracePeriod: .seconds(2))
     }
 
     /// The server's own logs stay quiet: failures to start are thrown, and requests are answered with their errors.

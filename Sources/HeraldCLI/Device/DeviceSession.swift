@@ -38,39 +38,48 @@ struct DeviceSession: Service {
         let printing = Task {
             for await event in events { io.write(DeviceEventLine(event).text + "\n") }
         }
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let api = Task {
-            defer { listening.finish() }
-            try await DeviceAPI(device: device).run(host: apiHost, port: apiPort) { listening.yield($0) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
+        defer { printing.cancel() }
+        do {
+            try await serve(device, io: io)
+        } catch {
             await device.stop()
-            printing.cancel()
-            guard case .failure(let error) = await api.result else {
+            throw error
+        }
+        await device.stop()
+    }
+
+    /// Serves the device's JSON API and runs the terminal until the group shuts down; `quit` asks the group to. The
+    /// API is a child of this service, so the group's graceful shutdown reaches it: it stops taking connections and
+    /// ends with its last one.
+    private func serve(_ device: SimulatedDevice, io: CommandIO) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+            tasks.addTask {
+                defer { listening.finish() }
+                do {
+                    try await DeviceAPI(device: device).run(host: apiHost, port: apiPort) { listening.yield($0) }
+                } catch {
+                    throw CommandFailure.listening(
+                        error, what: "the device's JSON API", host: apiHost, port: apiPort, option: apiPortOption)
+                        ?? error
+                }
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                try await tasks.waitForAll()
                 throw CommandFailure("the device's JSON API stopped before it listened")
             }
-            throw CommandFailure.listening(
-                error, what: "the device's JSON API", host: apiHost, port: apiPort, option: apiPortOption) ?? error
-        }
-        onAPIListening(port)
-        io.write(
-            DeviceBanner(device: device, apiHost: apiHost, apiPort: port, interactive: interactive).text
-                + epilogue(device))
-        if interactive {
-            await withTaskGroup(of: Void.self) { group in
+            onAPIListening(port)
+            io.write(
+                DeviceBanner(device: device, apiHost: apiHost, apiPort: port, interactive: interactive).text
+                    + epilogue(device))
+            if interactive {
                 let terminal = DeviceTerminal(device: device, io: io, input: terminalInput)
-                group.addTask { await terminal.run() }
-                group.addTask { try? await gracefulShutdown() }
-                await group.next()
-                group.cancelAll()
+                let quit = await cancelWhenGracefulShutdown { await terminal.run() }
+                if quit, await !CommandServices.requestShutdown() { tasks.cancelAll() }
             }
-        } else {
-            try? await gracefulShutdown()
+            try await tasks.waitForAll()
         }
-        api.cancel()
-        await device.stop()
-        printing.cancel()
     }
 }
 

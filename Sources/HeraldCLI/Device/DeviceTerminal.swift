@@ -25,9 +25,12 @@ struct DeviceTerminal {
 
     /// Reads commands until `quit`, and returns then; when the input ends first, the device goes on until the task
     /// is cancelled (the command's group shuts down).
-    func run() async {
-        guard await readCommands() == .inputEnded else { return }
+    ///
+    /// - Returns: whether it ended for `quit` (`false` when it was cancelled).
+    func run() async -> Bool {
+        guard await readCommands() == .inputEnded else { return true }
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        return false
     }
 
     /// Why the terminal stopped reading.

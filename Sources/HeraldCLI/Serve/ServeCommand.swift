@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import GracefulServer
 import HeraldConsole
+import HeraldSupport
 import Logging
 import NIOSSL
 import ProviderStorage

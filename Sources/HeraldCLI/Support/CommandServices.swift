@@ -12,6 +12,16 @@ enum CommandServices {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await $shutdown.withValue({ await group.triggerGracefulShutdown() }) { try await group.run() }
     }
+
+    /// Asks the group running the calling service to shut down gracefully, as a signal would (a device's terminal
+    /// after `quit`); `false` when the caller runs in no command's group.
+    static func requestShutdown() async -> Bool {
+        guard let shutdown else { return false }
+        await shutdown()
+        return true
+    }
+
+    @TaskLocal private static var shutdown: (@Sendable () async -> Void)?
 }

@@ -1,5 +1,5 @@
 package import Foundation
-package import GracefulServer
+package import HeraldSupport
 package import NIOSSL
 package import ProviderStorage
 

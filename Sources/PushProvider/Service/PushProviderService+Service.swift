@@ -1,4 +1,4 @@
-import GracefulServer
+import HeraldSupport
 import Hummingbird
 import HummingbirdTLS
 import Logging
@@ -49,7 +49,7 @@ extension PushProviderService {
         services.append(
             .init(
                 service: ClosureService {
-                    try await Self.serve(application, gracePeriod: Self.apiGracePeriod, onShutdown: onShutdown)
+                    try await serveUntilShutdown(application, gracePeriod: Self.apiGracePeriod, onShutdown: onShutdown)
                 },
                 serviceName: "provider API"))
         return services
@@ -75,23 +75,5 @@ extension PushProviderService {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? self.configuration.port) },
             logger: quiet
         )
-    }
-
-    /// Runs `application` until the group's graceful shutdown, then gives the connections still open `gracePeriod`
-    /// to end before they are closed.
-    private static func serve(
-        _ application: some Service, gracePeriod: Duration, onShutdown: @escaping @Sendable () -> Void
-    ) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            // The application stops taking connections when the shutdown begins, and ends when its last one does.
-            group.addTask { try await application.run() }
-            group.addTask {
-                try await gracefulShutdown()
-                onShutdown()
-                try await Task.sleep(for: gracePeriod)
-            }
-            try await group.next()
-            group.cancelAll()
-        }
     }
 }

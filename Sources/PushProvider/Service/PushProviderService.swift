@@ -1,6 +1,5 @@
 import APNSCore
 package import Foundation
-import GracefulServer
 import HeraldSupport
 import Hummingbird
 import HummingbirdTLS
