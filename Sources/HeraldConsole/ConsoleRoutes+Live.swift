@@ -7,7 +7,8 @@ import ProviderStorage
 import PushProvider
 
 extension ConsoleRoutes {
-    /// How often a live view looks for changes.
+    /// How often a live view may be read: History after a change the provider records, at most once a second; a
+    /// device's screen (in the device's process, which tells the provider nothing) every 300 ms.
     static let historyInterval: Duration = .seconds(1)
     static let deviceInterval: Duration = .milliseconds(300)
 
@@ -24,7 +25,10 @@ extension ConsoleRoutes {
             }
             let provider = self.provider
             let key = "history \(appID) \(limit) \(before.map { "\($0.timeIntervalSince1970)" } ?? "now")"
-            return stream(for: session, view: key, every: Self.historyInterval) {
+            let changes = LiveFeeds.Changes(
+                count: { provider.changesRecorded },
+                wait: { seen, timeout in await provider.waitForChanges(after: seen, upTo: timeout) })
+            return stream(for: session, view: key, every: Self.historyInterval, changes: changes) {
                 try await JSONCoding.encoder.encode(
                     provider.notificationReports(appID: appID, before: before, limit: limit))
             }
@@ -49,13 +53,13 @@ extension ConsoleRoutes {
         }
     }
 
-    /// A Server-Sent Events answer: an event each time view `view` changes (read by `read` every `interval`, once for
-    /// every tab showing it: ``LiveFeeds``), a comment when nothing changed, until the browser goes away. A failed
+    /// A Server-Sent Events answer: an event each time view `view` changes (read by `read` every `interval`, or after
+    /// each of `changes` at most that often; once for every tab showing it: ``LiveFeeds``), a comment when nothing changed, until the browser goes away. A failed
     /// read is sent as a `problem` event and tried again. A session may have ``ConsoleSessions/streamsPerSession``
     /// open at once; one more is answered 429.
     func stream(
         for session: ConsoleSessions.Session, view: String, every interval: Duration,
-        read: @escaping @Sendable () async throws -> Data
+        changes: LiveFeeds.Changes? = nil, read: @escaping @Sendable () async throws -> Data
     ) -> Response {
         let sessions = console.sessions
         guard sessions.beginStream(sessionID: session.id) else {
@@ -67,7 +71,7 @@ extension ConsoleRoutes {
         }
         var headers = ConsoleRequest.securityHeaders
         headers[.contentType] = "text/event-stream"
-        let updates = console.feeds.subscribe(view, every: interval, read: read)
+        let updates = console.feeds.subscribe(view, every: interval, changes: changes, read: read)
         return Response(
             status: .ok, headers: headers,
             body: .init { writer in

@@ -4,9 +4,22 @@ import PushProvider
 import Synchronization
 
 /// The console's live views, shared: one reader per view (History of one app, one simulated device's screen as one
-/// app or the admin sees it) however many tabs show it. The reader reads once per interval while a tab is open, and
-/// hands every tab the same answer; twenty open tabs cost one database query a second, not twenty.
+/// app or the admin sees it) however many tabs show it. The reader hands every tab the same answer; twenty open tabs
+/// cost what one costs. A view told of its changes (History, by the provider's record of changes) is read again
+/// only after a change, at most once an interval, and once every ``idleReread`` besides (another provider sharing
+/// the queue changes it unseen); any other view (a device's screen, in the device's process) is read every interval.
 final class LiveFeeds: Sendable {
+    /// What tells a view that it may have changed: a count of changes, and a wait for the next one.
+    struct Changes: Sendable {
+        /// How many changes there were so far.
+        let count: @Sendable () -> Int
+        /// Returns after change number `after`, or after the duration, whichever comes first.
+        let wait: @Sendable (_ after: Int, _ upTo: Duration) async -> Void
+    }
+
+    /// How long a view told of its changes goes without a read when nothing changed.
+    static let idleReread: Duration = .seconds(15)
+
     /// What a tab is sent: a new answer, a failed read (tried again), or nothing new since the last one.
     enum Update: Sendable, Equatable {
         case changed(Data)
@@ -27,10 +40,12 @@ final class LiveFeeds: Sendable {
     var running: Int { feeds.withLock { $0.count } }
 
     /// A tab's updates of view `key`: the last answer at once when the view is being read already, then each change
-    /// (and `unchanged` once an interval, for the stream's keep-alive). The view is read by `read` every `interval`
-    /// while at least one tab follows it; it stops when the last one goes.
+    /// (and `unchanged` after a read that found none, for the stream's keep-alive). The view is read by `read` while
+    /// at least one tab follows it, every `interval`, or with `changes` after each change (at most once an
+    /// `interval`); it stops when the last tab goes.
     func subscribe(
-        _ key: String, every interval: Duration, read: @escaping @Sendable () async throws -> Data
+        _ key: String, every interval: Duration, changes: Changes? = nil,
+        read: @escaping @Sendable () async throws -> Data
     ) -> AsyncStream<Update> {
         let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(of: Update.self, bufferingPolicy: .bufferingNewest(2))
@@ -39,7 +54,9 @@ final class LiveFeeds: Sendable {
             let feed = feeds[key] ?? Feed()
             if feeds[key] == nil {
                 feeds[key] = feed
-                feed.reader.withLock { $0 = Task { await Self.readLoop(feed, every: interval, read: read) } }
+                feed.reader.withLock {
+                    $0 = Task { await Self.readLoop(feed, every: interval, changes: changes, read: read) }
+                }
             }
             feed.subscribers.withLock { $0[id] = continuation }
             return feed
@@ -64,9 +81,11 @@ final class LiveFeeds: Sendable {
     }
 
     private static func readLoop(
-        _ feed: Feed, every interval: Duration, read: @Sendable () async throws -> Data
+        _ feed: Feed, every interval: Duration, changes: Changes?, read: @Sendable () async throws -> Data
     ) async {
         while !Task.isCancelled {
+            // Counted before the read, so a change during it is read again.
+            let seen = changes?.count()
             let update: Update
             do {
                 let data = try await read()
@@ -83,6 +102,7 @@ final class LiveFeeds: Sendable {
             }
             for continuation in feed.subscribers.withLock({ Array($0.values) }) { continuation.yield(update) }
             try? await Task.sleep(for: interval)
+            if let changes, let seen { await changes.wait(seen, idleReread) }
         }
     }
 }

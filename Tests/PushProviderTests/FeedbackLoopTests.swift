@@ -61,7 +61,7 @@ struct FeedbackLoopTests {
                 defer { Task { await device.stop() } }
                 let shows = DeviceEventLog(device)
                 let token = try #require(device.installedApps.first?.token)
-                try await eventually("the device's registration") {
+                try await harness.until("the device's registration") {
                     try await harness.call("GET", "/v1/devices/\(token)").1["publicKey"].string != nil
                 }
                 let (status, created) = try await harness.call(
@@ -80,7 +80,7 @@ struct FeedbackLoopTests {
                 let trace = try await harness.call("GET", "/v1/deliveries/\(try #require(shown.apnsID))").1
                 #expect(trace["notificationID"].string == id)
                 _ = try await device.respond(to: shown.id, action: "comment", text: "see you there")
-                try await eventually("the reply in the statistics") {
+                try await harness.until("the reply in the statistics") {
                     let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
                     return stats["actions"]["comment"].int == 1 && stats["delivered"].int == 1
                         && stats["opened"].int == 0
@@ -121,7 +121,7 @@ struct FeedbackLoopTests {
             defer { watching.cancel() }
             let shows = DeviceEventLog(device)
             let token = try #require(device.installedApps.first?.token)
-            try await eventually("the device's registration") {
+            try await harness.until("the device's registration") {
                 try await harness.call("GET", "/v1/devices/\(token)").0 == 200
             }
             let client = try APNSPushClient(
@@ -145,7 +145,7 @@ struct FeedbackLoopTests {
                 "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["title": "through"]])
             #expect(status == 202)
             let id = try #require(created["id"].string)
-            try await eventually("the provider's push counted") {
+            try await harness.until("the provider's push counted") {
                 try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["delivered"].int == 1
             }
             #expect(logs.withLock { $0 }.isEmpty, "\(logs.withLock { $0 })")

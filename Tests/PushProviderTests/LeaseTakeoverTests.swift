@@ -25,7 +25,7 @@ struct LeaseTakeoverTests {
             _ = try await store.rows(
                 "UPDATE provider_heartbeats SET seen_at = now() - interval '1 minute' WHERE owner = 'dead-incarnation'")
             let began = Date()
-            try await eventually("the dead provider's leases requeued", seconds: 10) {
+            try await harness.until("the dead provider's leases requeued", seconds: 10) {
                 try await store.queueDepth() == 3
             }
             #expect(Date().timeIntervalSince(began) < 3, "the live provider's heartbeat (every second) took them back")

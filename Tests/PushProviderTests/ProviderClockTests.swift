@@ -57,7 +57,7 @@ struct ProviderClockTests {
             #expect(due[tokyo] == "2030-03-10T22:00:00.000Z", "07:00 in Tokyo")
             #expect(due[utc] == "2030-03-11T07:00:00.000Z", "07:00 UTC, for a device with no time zone")
             clock.set(start.addingTimeInterval(31))
-            try await eventually("Tokyo's 07:00 push reached the gateway", seconds: 20) {
+            try await harness.until("Tokyo's 07:00 push reached the gateway", seconds: 20) {
                 harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: tokyo)) != nil
             }
             #expect(harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: utc)) == nil)

@@ -111,6 +111,22 @@ struct ProviderHarness {
         return (id, stored.apnsID.uuidString, token)
     }
 
+    /// Waits until `condition` holds, checking it again each time the provider records a change (a notification
+    /// queued, APNs' answers, a device's registration or report, leases taken back), never on a timer.
+    ///
+    /// - Throws: when it does not hold within `seconds`.
+    func until(_ what: String, seconds: Double = 20, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            // Read before the condition, so a change in between wakes the wait at once.
+            let seen = provider.changesRecorded
+            if try await condition() { return }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw WaitTimeout(what: what) }
+            await provider.waitForChanges(after: seen, upTo: left)
+        }
+    }
+
     /// Calls the API with the app's secret key unless another is given.
     func call(_ method: String, _ path: String, key: String? = nil, body: Any? = nil) async throws -> (Int, JSON) {
         try await Self.request(method, baseURL + path, key: key ?? apiKey, body: body)
@@ -123,11 +139,11 @@ struct ProviderHarness {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             // Read before the state, so a batch recorded in between wakes the wait at once.
-            let seen = provider.answersRecorded
+            let seen = provider.changesRecorded
             let (_, report) = try await call("GET", "/v1/notifications/\(id)")
             if report["state"].string == "done" { return report }
             // Another process (a shared queue) may record it: then the state is read again a second later.
-            await provider.waitForAnswers(after: seen, upTo: .seconds(1))
+            await provider.waitForChanges(after: seen, upTo: .seconds(1))
         }
         Issue.record("notification \(id) did not finish in \(seconds) s")
         throw CancellationError()

@@ -20,6 +20,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             }
             let replaced = try await self.replacedDevice(input, app: app, caller: caller, request: request)
             let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: self.now())
+            self.provider.changes.notify()
             if let replaced {
                 _ = try await self.store.deactivateDevice(
                     appID: app.app.id, token: replaced.token, reason: "replaced", at: self.now())
@@ -38,6 +39,7 @@ struct DeviceRoutes: ProviderRouteCollection {
                 }
             }
             let created = try await self.store.upsertDevices(appID: app.app.id, input.devices, at: self.now())
+            self.provider.changes.notify()
             return try JSONCoding.response(["imported": input.devices.count, "created": created])
         }
         router.get("devices") { request, context -> Response in
@@ -78,6 +80,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             guard try await self.store.deleteDevice(appID: app.app.id, token: token) else {
                 throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
             }
+            self.provider.changes.notify()
             return .noContent
         }
     }

@@ -58,6 +58,7 @@ struct FeedbackRoutes: ProviderRouteCollection {
                     appID: app.app.id, deliveryID: id.deliveryID,
                     notificationPrefix: String(trace.notificationID.prefix(23)), event)
             else { throw unknown }
+            self.provider.changes.notify()
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
                 let url = URL(string: hook)
             {

@@ -47,11 +47,16 @@ final class DeliveryEngine: Sendable {
     private let failures: FailureReporter
     private let signal = WorkSignal()
     private let lastLeaseTime = Mutex(Date.distantPast)
-    /// Notified after each batch of APNs' answers is recorded.
-    let recorded = WorkSignal()
+    /// The provider's record of changes: notified when new work arrives, after each batch of APNs' answers is
+    /// recorded, and when a dead provider's leases are requeued.
+    let changes: WorkSignal
 
-    init(store: any ProviderStore, clients: ClientRegistry, settings: Settings, failures: FailureReporter) {
+    init(
+        store: any ProviderStore, clients: ClientRegistry, settings: Settings, failures: FailureReporter,
+        changes: WorkSignal
+    ) {
         self.store = store
+        self.changes = changes
         self.clients = clients
         self.settings = settings
         self.failures = failures
@@ -62,6 +67,7 @@ final class DeliveryEngine: Sendable {
     /// Tells idle workers there is new work now.
     func notify() {
         signal.notify()
+        changes.notify()
     }
 
     /// Runs the workers until the task is cancelled, then releases any lease not sent yet.
@@ -151,7 +157,7 @@ final class DeliveryEngine: Sendable {
                 if count > 0 {
                     logger.notice(
                         "requeued deliveries of a provider that stopped answering", metadata: ["count": "\(count)"])
-                    signal.notify()
+                    notify()
                 }
             } catch {
                 failures.report(.heartbeat, "cannot say this provider is alive", error: error)
@@ -281,6 +287,6 @@ final class DeliveryEngine: Sendable {
                 }
             }
         }.value
-        if written { recorded.notify() }
+        if written { changes.notify() }
     }
 }

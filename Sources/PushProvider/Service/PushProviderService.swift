@@ -26,6 +26,8 @@ package final class PushProviderService: Sendable {
     let store: any ProviderStore
     let secrets: SecretBox
     let metrics = ProviderMetrics()
+    /// Notified at every change ``changesRecorded`` counts.
+    let changes = WorkSignal()
     let engine: DeliveryEngine
     let clients: ClientRegistry
     let webhooks: WebhookSender
@@ -72,21 +74,23 @@ package final class PushProviderService: Sendable {
         settings.pollInterval = configuration.pollInterval
         settings.now = configuration.now
         failures = FailureReporter(logger: logger, metrics: metrics)
-        engine = DeliveryEngine(store: store, clients: clients, settings: settings, failures: failures)
+        engine = DeliveryEngine(
+            store: store, clients: clients, settings: settings, failures: failures, changes: changes)
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
         webhooks = WebhookSender(failures: failures, policy: webhookPolicy)
     }
 
-    /// How many batches of APNs' answers (deliveries accepted, rejected or to be retried) this provider has recorded
-    /// since it started. With ``waitForAnswers(after:upTo:)``, a program embedding the provider (or a test) waits for
-    /// a notification to finish by re-reading it after each batch instead of polling.
-    package var answersRecorded: Int { engine.recorded.count }
+    /// How many changes this provider has recorded since it started: a notification queued (by the API or the daily
+    /// scheduler), a batch of APNs' answers, a device registered, changed or deleted, a device's report, a dead
+    /// provider's leases taken back. With ``waitForChanges(after:upTo:)``, the console's live views, a program
+    /// embedding the provider, or a test read what they show again when it may have changed, instead of polling.
+    package var changesRecorded: Int { changes.count }
 
-    /// Returns once this provider records a batch of answers after the `seen`th (at once if it already has), after
-    /// `timeout`, or when the task is cancelled.
-    package func waitForAnswers(after seen: Int, upTo timeout: Duration) async {
-        await engine.recorded.wait(after: seen, upTo: timeout)
+    /// Returns once this provider records a change after the `seen`th (at once if it already has), after `timeout`,
+    /// or when the task is cancelled.
+    package func waitForChanges(after seen: Int, upTo timeout: Duration) async {
+        await changes.wait(after: seen, upTo: timeout)
     }
 
     /// The provider's time (``Configuration/now``).
