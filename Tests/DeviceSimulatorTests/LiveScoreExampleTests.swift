@@ -21,6 +21,7 @@ struct LiveScoreExampleTests {
             let device = try await SimulatedDevice.start(
                 harness.configuration([try DeviceHarness.manifest(example: "005-live-score")]))
             defer { Task { await device.stop() } }
+            let log = DeviceEventLog(device)
             let startToken = try #require(await device.pushToStartTokens()[Self.bundleID]?["ScoreAttributes"])
             let channel = try harness.gateway.server.channels.create(
                 for: BroadcastApp(bundleID: Self.bundleID, environment: .development),
@@ -34,7 +35,7 @@ struct LiveScoreExampleTests {
             let started = try await harness.client.send(
                 APNSNotification(deviceToken: startToken, headers: headers, payload: ByteBuffer(string: start)))
             #expect(started.isAccepted, "\(started)")
-            #expect(await eventually { !device.activities().isEmpty }, "the push started an activity")
+            try await Self.until(log) { !device.activities().isEmpty }
             let activity = device.activities().first
             #expect(activity?.channel == channel.id.rawValue && activity?.contentState == ["score": "0-0"])
             #expect(activity?.attributes["home"]?.string == "Lions" && activity?.attributes["away"]?.string == "Tigers")
@@ -50,9 +51,9 @@ struct LiveScoreExampleTests {
                 #expect(result.isAccepted, "\(result)")
             }
             try await broadcast("update.json")
-            #expect(await eventually { device.activities().first?.contentState == ["score": "1-0"] })
+            try await Self.until(log) { device.activities().first?.contentState == ["score": "1-0"] }
             try await broadcast("end.json")
-            #expect(await eventually { device.activities().first?.state == "ended" })
+            try await Self.until(log) { device.activities().first?.state == "ended" }
             #expect(device.activities().first?.contentState == ["score": "2-1"])
             #expect(
                 await eventually { harness.gateway.server.channels.subscriberCount(channel.id) == 0 },
@@ -66,6 +67,7 @@ struct LiveScoreExampleTests {
             let device = try await SimulatedDevice.start(
                 harness.configuration([try DeviceHarness.manifest(example: "005-live-score")]))
             defer { Task { await device.stop() } }
+            let log = DeviceEventLog(device)
             let started = try await device.startActivity(
                 bundleID: Self.bundleID, type: "ScoreAttributes", attributes: nil, contentState: nil, channel: nil,
                 pushToken: true)
@@ -79,7 +81,7 @@ struct LiveScoreExampleTests {
                     deviceToken: token, headers: headers,
                     payload: ByteBuffer(bytes: try DeviceHarness.payload(example: "005-live-score", "update.json"))))
             #expect(pushed.isAccepted, "\(pushed)")
-            #expect(await eventually { device.activities().first?.contentState == ["score": "1-0"] })
+            try await Self.until(log) { device.activities().first?.contentState == ["score": "1-0"] }
 
             #expect(
                 try device.updateActivity(id: started.id, contentState: ["score": "1-1"]).contentState == [
@@ -120,5 +122,13 @@ struct LiveScoreExampleTests {
         #expect(throws: AppManifestError.self) {
             try AppManifest(data: Data(#"{"bundleID":"com.example.a","activityTypes":[{"name":""}]}"#.utf8))
         }
+    }
+
+    /// Waits until `condition` holds, checking it again after each of the device's activity events (started,
+    /// updated, ended), never on a timer.
+    ///
+    /// - Throws: when no activity event comes for 20 s while it does not hold.
+    static func until(_ log: DeviceEventLog, _ condition: () -> Bool) async throws {
+        while !condition() { _ = try await log.next(.activity) }
     }
 }
