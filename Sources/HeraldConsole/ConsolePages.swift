@@ -37,25 +37,25 @@ struct ConsolePages: Sendable {
         self.library = library
     }
 
-    /// A page of the signed-in console; `content` is what the server renders into it (History's first page).
-    func render(_ page: Page, session: ConsoleSessions.Session, content: [String: Any] = [:]) -> String {
+    /// A page of the signed-in console, with what the server renders into it (History's first page, Metrics' last
+    /// hour) when `fill` gives it.
+    func render(_ page: Page, session: ConsoleSessions.Session, fill: (inout PageView) -> Void = { _ in }) -> String {
         let signedInAs: String
         switch session.holder {
         case .admin: signedInAs = "the admin token (every app)"
         case .app(let app): signedInAs = "an API key of \(app.name) (\(app.bundleID))"
         }
-        let context: [String: Any] = content.merging([
-            "title": page.title, "page": page.rawValue, "csrf": session.csrfToken, "signedInAs": signedInAs,
-            "nav": Page.allCases.map { ["title": $0.title, "href": "/console/\($0.rawValue)", "current": $0 == page] },
-        ]) { _, fixed in fixed }
-        return library.render(context, withTemplate: page.rawValue) ?? "template \(page.rawValue) is missing"
+        var view = PageView(
+            title: page.title, page: page.rawValue, csrf: session.csrfToken, signedInAs: signedInAs,
+            nav: Page.allCases.map {
+                NavigationLink(title: $0.title, href: "/console/\($0.rawValue)", current: $0 == page)
+            })
+        fill(&view)
+        return library.render(view, withTemplate: page.rawValue) ?? "template \(page.rawValue) is missing"
     }
 
     /// The sign-in page, with a message when the last try failed.
     func login(message: String?, back: String? = nil) -> String {
-        var context: [String: Any] = ["title": "Sign in"]
-        if let message { context["message"] = message }
-        if let back { context["back"] = back }
-        return library.render(context, withTemplate: "login") ?? "template login is missing"
+        library.render(LoginView(message: message, back: back), withTemplate: "login") ?? "template login is missing"
     }
 }

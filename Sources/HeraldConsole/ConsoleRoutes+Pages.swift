@@ -96,13 +96,13 @@ extension ConsoleRoutes {
             guard let session = console.session(of: request) else {
                 return ConsoleRequest.redirect(to: "/console/login")
             }
-            let content: [String: Any] =
-                switch page {
-                case .history: try await historyFirstPage(request, session: session)
-                case .metrics: MetricsCharts.content(console.metricsHistory.all)
-                default: [:]
-                }
-            return ConsoleRequest.html(console.pages.render(page, session: session, content: content))
+            let history = page == .history ? try await historyFirstPage(request, session: session) : nil
+            let metrics = page == .metrics ? MetricsCharts.content(console.metricsHistory.all) : nil
+            return ConsoleRequest.html(
+                console.pages.render(page, session: session) { view in
+                    view.history = history
+                    view.metrics = metrics
+                })
         }
     }
 

@@ -3,8 +3,8 @@ import Foundation
 /// The Metrics page's charts drawn on the server, as the page's script draws them (`metrics.js`), so the last hour
 /// reads before (or without) JavaScript: one line chart per series over the samples, and the rejections by reason.
 enum MetricsCharts {
-    /// The page's content for Mustache: `charts` (title, label, max, points) and `rejections` (reason, count).
-    static func content(_ samples: [MetricsHistory.Sample]) -> [String: Any] {
+    /// The page's charts and rejections.
+    static func content(_ samples: [MetricsHistory.Sample]) -> MetricsView {
         func rate(_ value: (MetricsHistory.Sample) -> Double) -> [(Date, Double)] {
             zip(samples, samples.dropFirst()).map { earlier, later in
                 let seconds = later.at.timeIntervalSince(earlier.at)
@@ -23,13 +23,13 @@ enum MetricsCharts {
             chart("Mean send latency", "ms", latency),
         ]
         let rejections = (samples.last?.rejected ?? [:]).sorted { $0.key < $1.key }.map {
-            ["reason": $0.key, "count": String(Int($0.value))]
+            RejectionCount(reason: $0.key, count: String(Int($0.value)))
         }
-        return ["charts": charts, "rejections": rejections]
+        return MetricsView(charts: charts, rejections: rejections)
     }
 
     /// One chart: 560 × 140 with 30 of padding, the line scaled to the series' maximum.
-    static func chart(_ title: String, _ unit: String, _ points: [(Date, Double)]) -> [String: Any] {
+    static func chart(_ title: String, _ unit: String, _ points: [(Date, Double)]) -> MetricsChart {
         let (width, height, pad) = (560.0, 140.0, 30.0)
         let top = max(1e-9, points.map(\.1).max() ?? 0)
         let t0 = points.first?.0 ?? Date(timeIntervalSince1970: 0)
@@ -40,11 +40,9 @@ enum MetricsCharts {
             return "\(Self.number(x)),\(Self.number(y))"
         }.joined(separator: " ")
         let latest = points.last.map { Self.number($0.1) } ?? "0"
-        var chart: [String: Any] = [
-            "title": title, "label": "\(title): latest \(latest) \(unit)", "max": "max \(Self.number(top)) \(unit)",
-        ]
-        if points.count > 1 { chart["points"] = line }
-        return chart
+        return MetricsChart(
+            title: title, label: "\(title): latest \(latest) \(unit)", max: "max \(Self.number(top)) \(unit)",
+            points: points.count > 1 ? line : nil)
     }
 
     private static func number(_ value: Double) -> String { String(format: "%.2f", value) }

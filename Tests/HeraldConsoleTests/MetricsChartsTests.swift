@@ -22,22 +22,22 @@ struct MetricsChartsTests {
             Self.sample(20, notifications: 300, accepted: 280, rejected: 20),
         ]
         let content = MetricsCharts.content(samples)
-        let charts = try #require(content["charts"] as? [[String: Any]])
+        let charts = content.charts
         #expect(charts.count == 5)
-        #expect(charts[0]["label"] as? String == "Notifications accepted by the API per second: latest 20.00 /s")
-        #expect(charts[0]["max"] as? String == "max 20.00 /s")
+        #expect(charts[0].label == "Notifications accepted by the API per second: latest 20.00 /s")
+        #expect(charts[0].max == "max 20.00 /s")
         // 10/s at the first point, 20/s (the top) at the second: from the bottom half way up, then to the top.
-        #expect(charts[0]["points"] as? String == "30.00,70.00 530.00,30.00")
-        #expect(charts[4]["label"] as? String == "Mean send latency: latest 2.00 ms")
-        #expect(content["rejections"] as? [[String: String]] == [["reason": "BadDeviceToken", "count": "20"]])
+        #expect(charts[0].points == "30.00,70.00 530.00,30.00")
+        #expect(charts[4].label == "Mean send latency: latest 2.00 ms")
+        #expect(content.rejections == [RejectionCount(reason: "BadDeviceToken", count: "20")])
     }
 
     @Test("one sample or none draws no line and says 0, never divides by zero")
     func empty() throws {
         for samples in [[], [Self.sample(0, notifications: 1, accepted: 1, rejected: 0)]] {
-            let charts = try #require(MetricsCharts.content(samples)["charts"] as? [[String: Any]])
-            #expect(charts.allSatisfy { $0["points"] == nil })
-            #expect(charts[0]["label"] as? String == "Notifications accepted by the API per second: latest 0 /s")
+            let charts = MetricsCharts.content(samples).charts
+            #expect(charts.allSatisfy { $0.points == nil })
+            #expect(charts[0].label == "Notifications accepted by the API per second: latest 0 /s")
         }
     }
 }

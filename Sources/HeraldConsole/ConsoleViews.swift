@@ -1,0 +1,95 @@
+/// What a signed-in console page is rendered from (`top.mustache` and the page's template): typed, so a template
+/// and the server cannot disagree on a name without the compiler or a test seeing it.
+struct PageView: Sendable {
+    /// The page's title, also its link's text.
+    let title: String
+    /// The page's name: its template and its script (`/console/assets/<page>.js`).
+    let page: String
+    /// The session's CSRF token, for the page's forms and requests.
+    let csrf: String
+    /// Who the session signed in as.
+    let signedInAs: String
+    /// The navigation, in its order.
+    let nav: [NavigationLink]
+    /// History's first page, rendered on History.
+    var history: HistoryView?
+    /// The last hour's charts, rendered on Metrics.
+    var metrics: MetricsView?
+}
+
+/// One link of the navigation.
+struct NavigationLink: Sendable {
+    let title: String
+    let href: String
+    /// Whether it is the page shown.
+    let current: Bool
+}
+
+/// History's first page: the apps to choose from and the chosen app's latest notifications.
+struct HistoryView: Sendable {
+    let apps: [AppChoice]
+    let rows: [HistoryRow]
+    /// There is no app yet to show.
+    let noApp: Bool
+}
+
+/// An app in History's chooser.
+struct AppChoice: Sendable {
+    let id: String
+    /// Its name and bundle ID.
+    let label: String
+    let selected: Bool
+}
+
+/// One notification as History's row shows it.
+struct HistoryRow: Sendable {
+    let id: String
+    let created: String
+    let target: String
+    let pushType: String
+    let state: String
+    let targeted: Int
+    let queued: Int
+    let inFlight: Int
+    let accepted: Int
+    /// The rejections by reason, `0` for none.
+    let rejected: String
+    let delivered: Int
+    let displayed: Int
+    let opened: Int
+    /// The actions chosen by identifier (`open` for the default action), `0` for none.
+    let actions: String
+    let replies: Int
+}
+
+/// The Metrics page's last hour, drawn on the server.
+struct MetricsView: Sendable {
+    let charts: [MetricsChart]
+    let rejections: [RejectionCount]
+}
+
+/// One line chart.
+struct MetricsChart: Sendable {
+    let title: String
+    /// What a screen reader says of it: the title and the latest value.
+    let label: String
+    /// The highest value, the top of the chart.
+    let max: String
+    /// The SVG polyline's points; `nil` when there are fewer than two samples.
+    let points: String?
+}
+
+/// The rejected sends of one reason.
+struct RejectionCount: Sendable, Equatable {
+    let reason: String
+    let count: String
+}
+
+/// The sign-in page.
+struct LoginView: Sendable {
+    let title = "Sign in"
+    /// Why the last try failed.
+    let message: String?
+    /// The console page to go back to after signing in.
+    let back: String?
+}
