@@ -1,11 +1,11 @@
 package import Foundation
 
-/// A delivery a worker leased: one device token of one notification.
+/// A delivery a worker leased: one notification to one device or one broadcast channel.
 package struct LeasedDelivery: Sendable {
     package var id: Int64
     package var notificationID: String
     package var appID: String
-    package var token: String
+    package var address: DeliveryAddress
     /// How many times it has been leased, this time included.
     package var attempts: Int
 }

@@ -52,19 +52,20 @@ struct StoreContractTests {
             let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
             try #require(leased.count == 3)
             let gone = leased[2]
+            let goneToken = try #require(gone.address.deviceToken)
             let batch: [DeliveryResult] = [
                 .accepted(id: leased[0].id, notificationID: id, uniqueID: nil, at: t0 + 1),
                 .accepted(id: leased[1].id, notificationID: id, uniqueID: nil, at: t0 + 1),
                 .rejected(
                     id: gone.id, notificationID: id, status: 410, reason: "Unregistered", at: t0 + 1,
-                    deactivate: .init(appID: fixture.appID, token: gone.token, at: t0 + 1, reason: "Unregistered")),
+                    deactivate: .init(appID: fixture.appID, token: goneToken, at: t0 + 1, reason: "Unregistered")),
             ]
             try await fixture.store.record(batch, owner: "a")
             try await fixture.store.record(batch, owner: "a")
             let stats = try await fixture.stats(id)
             #expect(stats.accepted == 2)
             #expect(stats.rejected == ["Unregistered": 1])
-            #expect(try await fixture.store.device(appID: fixture.appID, token: gone.token)?.active == false)
+            #expect(try await fixture.store.device(appID: fixture.appID, token: goneToken)?.active == false)
             let states = try await fixture.traces(id).map(\.state)
             #expect(states == [.accepted, .accepted, .rejected])
         }

@@ -12,7 +12,7 @@ struct AnswerPolicyTests {
     var policy: AnswerPolicy { AnswerPolicy(maximumAttempts: 4, now: { [now] in now }) }
 
     func delivery(attempts: Int) -> LeasedDelivery {
-        LeasedDelivery(id: 7, notificationID: "n-1", appID: "app", token: "ab", attempts: attempts)
+        LeasedDelivery(id: 7, notificationID: "n-1", appID: "app", address: .device(token: "ab"), attempts: attempts)
     }
 
     func rejected(_ status: Int?, _ reason: String, timestamp: Date? = nil) -> APNSResult {

@@ -176,7 +176,4 @@ package enum NotificationTarget: Sendable, Hashable {
             return nil
         }
     }
-
-    /// The delivery row of a broadcast: its "token" names the channel.
-    package static let channelPrefix = "channel:"
 }

@@ -11,7 +11,7 @@ extension PostgresStore {
         var budget: PostgresQuery?
         if case .channel(let channel) = target {
             // One broadcast: APNs fans it out.
-            let address = fanOut.bind(NotificationTarget.channelPrefix + channel)
+            let address = fanOut.bind(DeliveryAddress.channelPrefix + channel)
             fanOut.append(
                 "INSERT INTO deliveries (notification_id, not_before, app_id, token) "
                     + "VALUES (\(id), \(sendAt), \(appID), \(address))")

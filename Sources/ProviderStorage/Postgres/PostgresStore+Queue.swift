@@ -23,7 +23,8 @@ extension PostgresStore {
                 let (id, notificationID, appID, token, attempts) = try row.decode(
                     (Int64, String, String, String, Int).self)
                 return LeasedDelivery(
-                    id: id, notificationID: notificationID, appID: appID, token: token, attempts: attempts)
+                    id: id, notificationID: notificationID, appID: appID, address: DeliveryAddress(stored: token),
+                    attempts: attempts)
             }.sorted { $0.id < $1.id }
         } catch {
             throw Self.failure(error)

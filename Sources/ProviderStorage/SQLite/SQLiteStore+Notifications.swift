@@ -30,7 +30,7 @@ extension SQLiteStore {
                     sql: "INSERT INTO deliveries (notification_id, not_before, app_id, token) VALUES (?, ?, ?, ?)",
                     arguments: [
                         notification.id, notification.sendAt.stored, notification.appID,
-                        NotificationTarget.channelPrefix + channel,
+                        DeliveryAddress.channelPrefix + channel,
                     ])
                 targeted = 1
             } else if let (selection, values) = target.activitySelection {

@@ -18,7 +18,9 @@ extension SQLiteStore {
             ).map { row in
                 // By position (the RETURNING list's order): a column looked up by name costs a lowercased copy of
                 // the name per row, and a lease is thousands of rows.
-                LeasedDelivery(id: row[0], notificationID: row[1], appID: row[2], token: row[3], attempts: row[4])
+                LeasedDelivery(
+                    id: row[0], notificationID: row[1], appID: row[2], address: DeliveryAddress(stored: row[3]),
+                    attempts: row[4])
             }.sorted { $0.id < $1.id }
         }
     }

@@ -22,8 +22,8 @@ struct AnswerPolicy: Sendable {
         case .rejected(let rejection):
             let reason = rejection.reason.rawValue
             var deactivate: DeliveryResult.Deactivation?
-            if rejection.status == 410 || reason == "BadDeviceToken" {
-                deactivate = .init(appID: appID, token: delivery.token, at: rejection.timestamp ?? now, reason: reason)
+            if rejection.status == 410 || reason == "BadDeviceToken", let token = delivery.address.deviceToken {
+                deactivate = .init(appID: appID, token: token, at: rejection.timestamp ?? now, reason: reason)
             } else if rejection.status == nil || [429, 500, 503].contains(rejection.status) {
                 return retryOrGiveUp(delivery, reason: reason, status: rejection.status)
             }

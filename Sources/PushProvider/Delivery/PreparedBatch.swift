@@ -26,7 +26,7 @@ struct PreparedBatch: Sendable {
             templates[notificationID] = Template(stored, bundleID: app.app.bundleID, messageKey: store.messageKey)
         }
         if templates.values.contains(where: { $0.encrypted != nil }) {
-            keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.map(\.token))
+            keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.compactMap(\.address.deviceToken))
         }
         notifications.reserveCapacity(deliveries.count)
         self.deliveries.reserveCapacity(deliveries.count)
@@ -36,14 +36,10 @@ struct PreparedBatch: Sendable {
                 continue
             }
             let messageID = APNSMessageID(headerValue: template.messageIDs.messageID(for: delivery.id).string)
-            if delivery.token.hasPrefix(NotificationTarget.channelPrefix) {
-                guard
-                    let channel = APNSChannelID(
-                        rawValue: String(delivery.token.dropFirst(NotificationTarget.channelPrefix.count)))
-                else {
-                    failures.append(Self.failure(delivery, "BadChannelId", at: now))
-                    continue
-                }
+            let token: String
+            switch delivery.address {
+            case .device(let deviceToken): token = deviceToken
+            case .channel(let channel):
                 let headers = APNSBroadcastHeaders(
                     channelID: channel, priority: template.headers.priority ?? .immediate,
                     expiration: template.broadcastExpiration, requestID: messageID)
@@ -56,7 +52,7 @@ struct PreparedBatch: Sendable {
             var headers = template.headers
             headers.apnsID = messageID
             if let (key, plaintext) = template.encrypted {
-                guard let keyText = keys[delivery.token], let keyData = Data(base64Encoded: keyText),
+                guard let keyText = keys[token], let keyData = Data(base64Encoded: keyText),
                     let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: keyData),
                     let envelope = try? EndToEndEnvelope.seal(plaintext, to: publicKey)
                 else {
@@ -66,10 +62,10 @@ struct PreparedBatch: Sendable {
                 var payload = template.payload
                 payload.root[key] = envelope.json
                 notifications.append(
-                    APNSNotification(deviceToken: delivery.token, headers: headers, payload: payload))
+                    APNSNotification(deviceToken: token, headers: headers, payload: payload))
             } else {
                 notifications.append(
-                    APNSNotification(deviceToken: delivery.token, headers: headers, payload: template.body))
+                    APNSNotification(deviceToken: token, headers: headers, payload: template.body))
             }
             self.deliveries.append(delivery)
         }
