@@ -47,8 +47,8 @@ final class DeliveryEngine: Sendable {
     private let failures: FailureReporter
     private let signal = WorkSignal()
     private let lastLeaseTime = Mutex(Date.distantPast)
-    /// The provider's record of changes: notified when new work arrives, after each batch of APNs' answers is
-    /// recorded, and when a dead provider's leases are requeued.
+    /// The provider's record of changes: notified when new work arrives, when deliveries are leased, after each
+    /// batch of APNs' answers is recorded, and when a dead provider's leases are requeued.
     let changes: WorkSignal
 
     init(
@@ -114,6 +114,8 @@ final class DeliveryEngine: Sendable {
                     await signal.wait(upTo: settings.pollInterval)
                     continue
                 }
+                // Deliveries in flight are part of what a notification's report shows.
+                changes.notify()
                 await send(leased)
             } catch {
                 failures.report(.lease, "cannot lease deliveries; trying again in a second", error: error)

@@ -25,30 +25,44 @@ extension PushProviderService {
         self.plugins.withLock { $0 = plugins }
         let (engine, clients, store) = (engine, clients, store)
         let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now)
+        let application = try makeApplication(plugins: plugins, onListening: onListening)
+        // Every part that uses the store, counted out as it ends: the store closes after the last, whether the group
+        // shuts down gracefully (one part after the other) or is cancelled by a part's failure (all at once, when
+        // the engine still puts its leases back).
+        let users = PartsRunning(count: 3 + plugins.count)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
                 service: ClosureService {
-                    // Stopped last: everything that uses the store and the clients has ended by then.
                     try? await gracefulShutdown()
+                    await users.allEnded()
                     await clients.shutdown()
                     await store.close()
                 },
                 serviceName: "store"),
             .init(
-                service: ClosureService { await cancelWhenGracefulShutdown { await engine.run() } },
+                service: ClosureService {
+                    defer { users.ended() }
+                    await cancelWhenGracefulShutdown { await engine.run() }
+                },
                 serviceName: "engine"),
             .init(
-                service: ClosureService { await cancelWhenGracefulShutdown { await scheduler.run() } },
+                service: ClosureService {
+                    defer { users.ended() }
+                    await cancelWhenGracefulShutdown { await scheduler.run() }
+                },
                 serviceName: "daily scheduler"),
         ]
         for plugin in plugins {
-            let service = ClosureService { await cancelWhenGracefulShutdown { await plugin.run(provider: self) } }
+            let service = ClosureService {
+                defer { users.ended() }
+                await cancelWhenGracefulShutdown { await plugin.run(provider: self) }
+            }
             services.append(.init(service: service, successTerminationBehavior: .ignore, serviceName: "\(plugin)"))
         }
-        let application = try makeApplication(plugins: plugins, onListening: onListening)
         services.append(
             .init(
                 service: ClosureService {
+                    defer { users.ended() }
                     try await serveUntilShutdown(application, gracePeriod: Self.apiGracePeriod, onShutdown: onShutdown)
                 },
                 serviceName: "provider API"))
