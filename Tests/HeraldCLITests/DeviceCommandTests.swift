@@ -83,8 +83,10 @@ struct DeviceTerminalQuitTests {
                 gatewayHost: "127.0.0.1", gatewayPort: Int(gateway.url.split(separator: ":").last!)!,
                 caPEM: try String(contentsOfFile: gateway.caFile, encoding: .utf8),
                 apps: [try AppManifest(data: Data(#"{"bundleID": "com.example.app"}"#.utf8))], dataDirectory: data)
+            let shutdown = CommandShutdown()
             var session = DeviceSession(
                 configuration: configuration, apiHost: "127.0.0.1", apiPort: 0, interactive: true)
+            session.shutdown = shutdown
             session.terminalInput = {
                 AsyncStream { continuation in
                     for line in ["list", "quit", "clear"] { continuation.yield(line) }
@@ -98,7 +100,7 @@ struct DeviceTerminalQuitTests {
             try await CommandIO.$current.withValue(io) {
                 try await CommandServices.run(
                     [.init(service: session, successTerminationBehavior: .gracefullyShutdownGroup)],
-                    logger: Logger(label: "quit-test"))
+                    logger: Logger(label: "quit-test"), shutdown: shutdown)
             }
             let printed = output.withLock { $0 }
             #expect(printed.contains("no notifications"), "\(printed)")

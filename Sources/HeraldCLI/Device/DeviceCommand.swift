@@ -85,17 +85,20 @@ struct DeviceCommand: AsyncParsableCommand {
         let manifests = try apps.map(Self.readManifest)
         let configuration = try makeConfiguration(manifests)
         let lock = try DataFolderLock(URL(fileURLWithPath: data), command: "herald device")
-        let service: any Service =
-            if let fleet {
-                DeviceFleet(configuration: configuration, count: fleet)
-            } else {
-                DeviceSession(
-                    configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal)
-            }
+        let shutdown = CommandShutdown()
+        let service: any Service
+        if let fleet {
+            service = DeviceFleet(configuration: configuration, count: fleet)
+        } else {
+            var session = DeviceSession(
+                configuration: configuration, apiHost: apiHost, apiPort: apiPort, interactive: !noTerminal)
+            session.shutdown = shutdown
+            service = session
+        }
         do {
             try await CommandServices.run(
                 [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-                logger: logging.logger("herald-device"))
+                logger: logging.logger("herald-device"), shutdown: shutdown)
         } catch {
             lock.discardIfNew()
             throw error

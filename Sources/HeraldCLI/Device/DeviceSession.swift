@@ -15,6 +15,8 @@ struct DeviceSession: Service {
     var epilogue: @Sendable (SimulatedDevice) -> String = { _ in "" }
     /// Called with the JSON API's port once it listens.
     var onAPIListening: @Sendable (Int) -> Void = { _ in }
+    /// Shuts the command's group down after the terminal's `quit`.
+    var shutdown: CommandShutdown?
     /// The terminal's lines (standard input's unless a test gives its own).
     var terminalInput: @Sendable () -> AsyncStream<String> = DeviceTerminal.standardInput
 
@@ -76,7 +78,7 @@ struct DeviceSession: Service {
             if interactive {
                 let terminal = DeviceTerminal(device: device, io: io, input: terminalInput)
                 let quit = await cancelWhenGracefulShutdown { await terminal.run() }
-                if quit, await !CommandServices.requestShutdown() { tasks.cancelAll() }
+                if quit, await shutdown?.request() != true { tasks.cancelAll() }
             }
             try await tasks.waitForAll()
         }

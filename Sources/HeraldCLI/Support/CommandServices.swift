@@ -8,20 +8,20 @@ import UnixSignals
 enum CommandServices {
     /// Runs `services` until a signal, or until one of them ends: a failure cancels the others and is thrown; a
     /// service configured to (a device's terminal after `quit`) shuts the others down gracefully.
-    static func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], logger: Logger) async throws {
+    ///
+    /// - Parameters:
+    ///   - services: the command's parts, in the order they start.
+    ///   - logger: the group's logger.
+    ///   - shutdown: what a service uses to shut the group down as a signal would.
+    /// - Throws: the first failure of a service.
+    static func run(
+        _ services: [ServiceGroupConfiguration.ServiceConfiguration], logger: Logger,
+        shutdown: CommandShutdown = CommandShutdown()
+    ) async throws {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await $shutdown.withValue({ await group.triggerGracefulShutdown() }) { try await group.run() }
+        shutdown.attach(group)
+        try await group.run()
     }
-
-    /// Asks the group running the calling service to shut down gracefully, as a signal would (a device's terminal
-    /// after `quit`); `false` when the caller runs in no command's group.
-    static func requestShutdown() async -> Bool {
-        guard let shutdown else { return false }
-        await shutdown()
-        return true
-    }
-
-    @TaskLocal private static var shutdown: (@Sendable () async -> Void)?
 }

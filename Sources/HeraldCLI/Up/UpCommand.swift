@@ -70,7 +70,8 @@ struct UpCommand: AsyncParsableCommand {
         }
         defer { withExtendedLifetime(lock) {} }
         do {
-            try await CommandServices.run(try system.services(), logger: logging.logger("herald"))
+            try await CommandServices.run(
+                try system.services(), logger: logging.logger("herald"), shutdown: system.shutdown)
         } catch {
             lock.discardIfNew()
             // The gateway listens already and the device's API names its own failure: what cannot bind is the API.

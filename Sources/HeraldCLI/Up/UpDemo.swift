@@ -86,6 +86,7 @@ private struct ListeningDemo {
         ) { device in
             examples(token: device.installedApps.first?.token ?? "<token>")
         }
+        session.shutdown = system.shutdown
         let (console, running) = (console, runningFile(root: root))
         session.onAPIListening = { port in
             console.showDevices(at: [URL(string: "http://127.0.0.1:\(port)")!])

@@ -16,6 +16,8 @@ struct UpSystem {
     let provider: PushProviderService
     let console: ConsolePlugin
     let key: DevelopmentSigningKey
+    /// Shuts `herald up` down after the device terminal's `quit`.
+    let shutdown = CommandShutdown()
 
     /// Starts the gateway (so a port in use is said with the flag that changes it before anything else runs) and
     /// makes the provider and the console.
