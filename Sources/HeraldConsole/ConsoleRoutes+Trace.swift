@@ -69,7 +69,7 @@ extension ConsoleRoutes {
             }
             let log = answer["gateway"].flatMap(GatewayLogEntry.init(json:))
             let verdict =
-                providerTrace.map { DeliveryVerdict.of($0, gateway: log, now: Date()) }
+                providerTrace.map { DeliveryVerdict.of($0, gateway: log, now: provider.now()) }
                 ?? log.map { DeliveryVerdict.of(gateway: $0) }
             if let verdict { answer["verdict"] = try JSONValue(parsing: JSONCoding.encoder.encode(verdict)) }
             return ConsoleRequest.json(JSONValue.object(answer).encoded())

@@ -7,13 +7,13 @@ import Testing
 
 @testable import PushProvider
 
-/// The provider reads its time from `Configuration.now`: these tests move it instead of waiting for it.
+/// The provider reads its time and waits on `Configuration.clock`: these tests move it instead of waiting for it.
 @Suite("The provider's clock: sendAt and dailyAt are kept by the time it reads")
 struct ProviderClockTests {
     @Test("a notification for later stays queued until the provider's clock reaches sendAt, then is sent")
     func sendAtFollowsTheClock() async throws {
         let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await ProviderHarness.with(configure: { $0.now = clock.read }) { harness in
+        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
             let token = try harness.gatewayToken()
             let later = clock.read().addingTimeInterval(3600)
             let (status, created) = try await harness.call(
@@ -38,7 +38,7 @@ struct ProviderClockTests {
         // 06:59:30 in Tokyo (UTC+9, no daylight saving): 21:59:30 UTC the day before.
         let start = try Date("2030-03-10T21:59:30Z", strategy: .iso8601)
         let clock = MovableTime(start)
-        try await ProviderHarness.with(configure: { $0.now = clock.read }) { harness in
+        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
             let tokyo = try harness.gatewayToken()
             let utc = try harness.gatewayToken()
             _ = try await harness.call(
@@ -75,14 +75,77 @@ struct ProviderClockTests {
     }
 }
 
-/// A time the test sets.
+/// A time a test sets: the provider reads it, and its waits end when the test moves it past their end (or, for a
+/// wait the test never moves past, after as much real time, so the workers' short timers keep running).
 final class MovableTime: Sendable {
-    private let time: Mutex<Date>
+    private struct State {
+        var time: Date
+        var sleepers: [UUID: (end: Date, continuation: CheckedContinuation<Void, Never>)] = [:]
+        /// Tests waiting for a wait to begin.
+        var watchers: [CheckedContinuation<Void, Never>] = []
+    }
 
-    init(_ start: Date) { time = Mutex(start) }
+    private let state: Mutex<State>
+
+    init(_ start: Date) { state = Mutex(State(time: start)) }
 
     /// The time now, as the provider reads it.
-    var read: @Sendable () -> Date { { [self] in time.withLock { $0 } } }
+    var read: @Sendable () -> Date { { [self] in state.withLock { $0.time } } }
 
-    func set(_ date: Date) { time.withLock { $0 = date } }
+    /// The provider's clock on this time.
+    var clock: ProviderClock { ProviderClock(now: read, sleep: { [self] duration in try await sleep(duration) }) }
+
+    /// Moves the time to `date`, ending every wait whose end it reaches.
+    func set(_ date: Date) {
+        let due = state.withLock { state in
+            state.time = date
+            let due = state.sleepers.filter { $0.value.end <= date }
+            for id in due.keys { state.sleepers[id] = nil }
+            return due.values.map(\.continuation)
+        }
+        for continuation in due { continuation.resume() }
+    }
+
+    /// Returns once something waits on this time (at once if something does).
+    func someoneWaits() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                guard state.sleepers.isEmpty else { return true }
+                state.watchers.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Waits until the time is moved `duration` on, or `duration` of real time passes, whichever is first.
+    func sleep(_ duration: Duration) async throws {
+        let end = read().addingTimeInterval(
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: duration) }
+            group.addTask { await self.moved(past: end) }
+            await group.next()
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
+    }
+
+    private func moved(past end: Date) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let (now, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    guard state.time < end, !Task.isCancelled else { return (true, []) }
+                    state.sleepers[id] = (end, continuation)
+                    defer { state.watchers = [] }
+                    return (false, state.watchers)
+                }
+                if now { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
 }

@@ -30,14 +30,20 @@ struct ServerTroubleBackoffTests {
         #expect(backoff.record(appID: "a", answered: 50, troubled: 50, now: now) == 1, "a new storm starts at 1 s")
     }
 
-    @Test("a pause holds the app's next chunk for its length, and is over at once when it has passed")
+    @Test("a pause holds the app's next chunk until the provider's clock has moved past it, not a moment longer")
     func waits() async {
+        let time = MovableTime(Date(timeIntervalSince1970: 1_900_000_000))
         let backoff = ServerTroubleBackoff()
-        backoff.record(appID: "a", answered: 20, troubled: 20, now: Date())
-        let clock = ContinuousClock()
-        let paused = await clock.measure { await backoff.wait(appID: "a", now: Date()) }
-        #expect(paused >= .milliseconds(900))
-        let over = await clock.measure { await backoff.wait(appID: "a", now: Date().addingTimeInterval(2)) }
-        #expect(over < .milliseconds(500))
+        #expect(backoff.record(appID: "a", answered: 20, troubled: 20, now: time.read()) == 1)
+        let real = ContinuousClock()
+        let began = real.now
+        let waiting = Task { await backoff.wait(appID: "a", clock: time.clock) }
+        // The pause is 1 s of the provider's time: moving it 2 s on ends the wait at once.
+        await time.someoneWaits()
+        time.set(time.read().addingTimeInterval(2))
+        await waiting.value
+        #expect(real.now - began < .milliseconds(900), "the wait followed the clock, not real time")
+        let over = await real.measure { await backoff.wait(appID: "a", clock: time.clock) }
+        #expect(over < .milliseconds(100), "a pause already over holds nothing")
     }
 }

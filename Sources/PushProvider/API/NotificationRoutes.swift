@@ -99,7 +99,7 @@ struct NotificationRoutes: ProviderRouteCollection {
         provider.metrics.notificationsCreated.increment()
         if plan.dailyAt != nil {
             await DailyScheduler(
-                store: store, engine: provider.engine, failures: provider.failures, now: provider.configuration.now
+                store: store, engine: provider.engine, failures: provider.failures, clock: provider.configuration.clock
             ).scheduleDue(
                 now: now, only: stored.id)
         }

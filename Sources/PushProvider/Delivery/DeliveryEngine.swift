@@ -32,8 +32,8 @@ final class DeliveryEngine: Sendable {
         /// Sends of one delivery in all (leases, across restarts) before one APNs keeps refusing with a temporary
         /// reason is given up; the client sends each lease once (`retriesAnswers` off), so this is the only count.
         var maximumAttempts = 4
-        /// The time leases, retries and results are dated by (``PushProviderService/Configuration/now``).
-        var now: @Sendable () -> Date = { Date() }
+        /// The time leases, retries and results are dated by, and every wait of the workers (``PushProviderService/Configuration/clock``).
+        var clock = ProviderClock.system
     }
 
     let owner = "worker-" + UUID().uuidString.prefix(8)
@@ -45,7 +45,7 @@ final class DeliveryEngine: Sendable {
     private let answers: AnswerPolicy
     private let logger: Logger
     private let failures: FailureReporter
-    private let signal = WorkSignal()
+    private let signal: WorkSignal
     private let lastLeaseTime = Mutex(Date.distantPast)
     /// The provider's record of changes: notified when new work arrives, when deliveries are leased, after each
     /// batch of APNs' answers is recorded, and when a dead provider's leases are requeued.
@@ -57,11 +57,12 @@ final class DeliveryEngine: Sendable {
     ) {
         self.store = store
         self.changes = changes
+        signal = WorkSignal(clock: settings.clock)
         self.clients = clients
         self.settings = settings
         self.failures = failures
         logger = failures.logger
-        answers = AnswerPolicy(maximumAttempts: settings.maximumAttempts, now: settings.now)
+        answers = AnswerPolicy(maximumAttempts: settings.maximumAttempts, now: settings.clock.now)
     }
 
     /// Tells idle workers there is new work now.
@@ -91,7 +92,7 @@ final class DeliveryEngine: Sendable {
         while !Task.isCancelled {
             do {
                 // A lease that ran out needs no putting back: the lease watcher requeues it.
-                unanswered.removeAll { $0 < settings.now() }
+                unanswered.removeAll { $0 < settings.clock.now() }
                 while let until = unanswered.first {
                     let count = try await store.releaseLease(owner: owner, until: until)
                     unanswered.removeFirst()
@@ -119,7 +120,7 @@ final class DeliveryEngine: Sendable {
                 await send(leased)
             } catch {
                 failures.report(.lease, "cannot lease deliveries; trying again in a second", error: error)
-                try? await Task.sleep(for: .seconds(1))
+                try? await settings.clock.sleep(.seconds(1))
             }
         }
     }
@@ -128,7 +129,7 @@ final class DeliveryEngine: Sendable {
     /// each call gives its leases names that call alone (``ProviderStore/releaseLease(owner:until:)``).
     private func leaseTime() -> Date {
         lastLeaseTime.withLock { last in
-            let now = max(settings.now(), last.addingTimeInterval(0.000_01))
+            let now = max(settings.clock.now(), last.addingTimeInterval(0.000_01))
             last = now
             return now
         }
@@ -138,14 +139,14 @@ final class DeliveryEngine: Sendable {
     private func watchLeases() async {
         while !Task.isCancelled {
             do {
-                let count = try await store.reclaimExpiredLeases(now: settings.now())
+                let count = try await store.reclaimExpiredLeases(now: settings.clock.now())
                 if count > 0 {
                     logger.notice("requeued deliveries whose lease ran out", metadata: ["count": "\(count)"])
                 }
             } catch {
                 failures.report(.reclaim, "cannot requeue expired leases", error: error)
             }
-            try? await Task.sleep(for: .seconds(max(1, settings.leaseDuration / 4)))
+            try? await settings.clock.sleep(.seconds(max(1, settings.leaseDuration / 4)))
         }
     }
 
@@ -164,7 +165,7 @@ final class DeliveryEngine: Sendable {
             } catch {
                 failures.report(.heartbeat, "cannot say this provider is alive", error: error)
             }
-            try? await Task.sleep(for: settings.heartbeatInterval)
+            try? await settings.clock.sleep(settings.heartbeatInterval)
         }
     }
 
@@ -172,9 +173,9 @@ final class DeliveryEngine: Sendable {
     private func send(_ leased: [LeasedDelivery]) async {
         let buffer = ResultBuffer()
         // The leases were taken just before this call; a little is kept back for the write itself.
-        let leasedUntil = settings.now().addingTimeInterval(settings.leaseDuration * 0.9)
+        let leasedUntil = settings.clock.now().addingTimeInterval(settings.leaseDuration * 0.9)
         let flusher = Task {
-            while (try? await Task.sleep(for: settings.flushInterval)) != nil {
+            while (try? await settings.clock.sleep(settings.flushInterval)) != nil {
                 await record(buffer.take(), leasedUntil: leasedUntil)
             }
         }
@@ -198,7 +199,7 @@ final class DeliveryEngine: Sendable {
                 throw ProviderError.notFound("app \(appID) no longer exists")
             }
             client = try await clients.client(for: app)
-            prepared = try await PreparedBatch(deliveries, app: app, store: store, now: settings.now())
+            prepared = try await PreparedBatch(deliveries, app: app, store: store, now: settings.clock.now())
         } catch {
             failures.report(
                 .prepare, "cannot send; the deliveries are retried", error: error,
@@ -210,12 +211,12 @@ final class DeliveryEngine: Sendable {
         let rateChunk = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
         var start = 0
         while start < prepared.notifications.count {
-            await serverTrouble.wait(appID: appID, now: settings.now())
+            await serverTrouble.wait(appID: appID, clock: settings.clock)
             let chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
             let positions = start..<min(start + chunkSize, prepared.notifications.count)
             let chunk = prepared.notifications[positions]
             start += chunk.count
-            await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit, now: settings.now())
+            await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit, clock: settings.clock)
             let answers = Mutex((answered: 0, troubled: 0))
             do {
                 try await client.send(contentsOf: chunk) { outcome in
@@ -232,7 +233,7 @@ final class DeliveryEngine: Sendable {
                 }
                 let (answered, troubled) = answers.withLock { $0 }
                 if let pause = serverTrouble.record(
-                    appID: appID, answered: answered, troubled: troubled, now: settings.now())
+                    appID: appID, answered: answered, troubled: troubled, now: settings.clock.now())
                 {
                     logger.warning(
                         "APNs answered most of the app's notifications with 500 or 503; its sends pause",
@@ -244,7 +245,7 @@ final class DeliveryEngine: Sendable {
                     buffer.append(
                         .rejected(
                             id: delivery.id, notificationID: delivery.notificationID, status: nil,
-                            reason: "InvalidProviderToken", at: settings.now(), deactivate: nil))
+                            reason: "InvalidProviderToken", at: settings.clock.now(), deactivate: nil))
                 }
             }
         }
@@ -258,7 +259,7 @@ final class DeliveryEngine: Sendable {
     private func record(_ results: [DeliveryResult], leasedUntil: Date) async {
         guard !results.isEmpty else { return }
         // A separate task, so that shutting down (cancelling the workers) never cancels writing what APNs answered.
-        let (store, owner, now, leaseDuration) = (self.store, self.owner, settings.now, settings.leaseDuration)
+        let (store, owner, now, leaseDuration) = (self.store, self.owner, settings.clock.now, settings.leaseDuration)
         let written = await Task { () -> Bool in
             var wait: TimeInterval = 0.05
             var failures = 0
@@ -284,7 +285,7 @@ final class DeliveryEngine: Sendable {
                             error: error, metadata: ["count": "\(results.count)", "owner": "\(owner)"])
                     }
                     guard retry else { return false }
-                    try? await Task.sleep(for: .seconds(wait))
+                    try? await settings.clock.sleep(.seconds(wait))
                     wait = min(wait * 2, 2)
                 }
             }

@@ -7,7 +7,8 @@ final class RateLimiter: Sendable {
 
     /// Waits until `count` more notifications for `appID` keep it within `perSecond`; returns at once when the limit
     /// is 0 (none).
-    func acquire(_ count: Int, appID: String, perSecond: Int, now: Date) async {
+    func acquire(_ count: Int, appID: String, perSecond: Int, clock: ProviderClock) async {
+        let now = clock.now()
         guard perSecond > 0, count > 0 else { return }
         // Each app has a "next free moment"; a batch takes count / rate seconds of it.
         let start = state.withLock { next in
@@ -16,6 +17,6 @@ final class RateLimiter: Sendable {
             return start
         }
         let wait = start.timeIntervalSince(now)
-        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+        if wait > 0 { try? await clock.sleep(.seconds(wait)) }
     }
 }

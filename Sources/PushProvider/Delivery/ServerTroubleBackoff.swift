@@ -33,10 +33,10 @@ final class ServerTroubleBackoff: Sendable {
     }
 
     /// Waits until the app's pause ends (at once when it has none).
-    func wait(appID: String, now: Date) async {
+    func wait(appID: String, clock: ProviderClock) async {
         guard let until = troubles.withLock({ $0[appID]?.until }) else { return }
-        let wait = until.timeIntervalSince(now)
-        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+        let wait = until.timeIntervalSince(clock.now())
+        if wait > 0 { try? await clock.sleep(.seconds(wait)) }
     }
 
     /// A chunk of `appID` got `answered` answers, `troubled` of them 500 or 503.

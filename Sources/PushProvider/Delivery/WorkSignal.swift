@@ -11,6 +11,12 @@ final class WorkSignal: Sendable {
     }
 
     private let state = Mutex(State())
+    private let clock: ProviderClock
+
+    /// A signal whose waits time out on `clock`.
+    init(clock: ProviderClock = .system) {
+        self.clock = clock
+    }
 
     /// How many times ``notify()`` was called: a waiter that reads it before looking at what changes misses no event
     /// (``wait(after:upTo:)``).
@@ -39,8 +45,8 @@ final class WorkSignal: Sendable {
                     return true
                 }
                 guard waiting else { return continuation.resume() }
-                Task {
-                    try? await Task.sleep(for: timeout)
+                Task { [clock] in
+                    try? await clock.sleep(timeout)
                     self.resume(id)
                 }
             }

@@ -9,14 +9,14 @@ struct DailyScheduler: Sendable {
     let store: any ProviderStore
     let engine: DeliveryEngine
     let failures: FailureReporter
-    /// The provider's time (``PushProviderService/Configuration/now``).
-    let now: @Sendable () -> Date
+    /// The provider's time (``PushProviderService/Configuration/clock``).
+    let clock: ProviderClock
     var interval: Duration = .seconds(30)
 
     func run() async {
         while !Task.isCancelled {
-            await scheduleDue(now: now())
-            try? await Task.sleep(for: interval)
+            await scheduleDue(now: clock.now())
+            try? await clock.sleep(interval)
         }
     }
 

@@ -43,10 +43,9 @@ extension PushProviderService {
         /// them at once.
         package var pollInterval: Duration = .milliseconds(250)
 
-        /// The time the provider reads: when a notification is due (`sendAt`, `dailyAt`), when leases run out,
-        /// when retries are due, when user tokens expire. Tests move it instead of waiting; the workers' timers
-        /// (polling, heartbeats) still run in real time.
-        package var now: @Sendable () -> Date = { Date() }
+        /// The provider's time, what it reads and how its timers wait (``ProviderClock``); tests move it instead of
+        /// waiting.
+        package var clock = ProviderClock.system
 
         package init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory

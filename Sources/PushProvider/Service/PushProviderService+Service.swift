@@ -24,7 +24,7 @@ extension PushProviderService {
     ) throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         self.plugins.withLock { $0 = plugins }
         let (engine, clients, store) = (engine, clients, store)
-        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, now: configuration.now)
+        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, clock: configuration.clock)
         let application = try makeApplication(plugins: plugins, onListening: onListening)
         // Every part that uses the store, counted out as it ends: the store closes after the last, whether the group
         // shuts down gracefully (one part after the other) or is cancelled by a part's failure (all at once, when

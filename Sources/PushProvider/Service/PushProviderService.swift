@@ -27,7 +27,7 @@ package final class PushProviderService: Sendable {
     let secrets: SecretBox
     let metrics = ProviderMetrics()
     /// Notified at every change ``changesRecorded`` counts.
-    let changes = WorkSignal()
+    let changes: WorkSignal
     let engine: DeliveryEngine
     let clients: ClientRegistry
     let webhooks: WebhookSender
@@ -47,6 +47,7 @@ package final class PushProviderService: Sendable {
     {
         self.configuration = configuration
         self.logger = logger
+        changes = WorkSignal(clock: configuration.clock)
         let directory = configuration.providerDirectory
         if let key = configuration.masterKey {
             secrets = try SecretBox(masterKey: key)
@@ -72,7 +73,7 @@ package final class PushProviderService: Sendable {
         settings.batchSize = configuration.batchSize
         settings.leaseDuration = configuration.leaseDuration
         settings.pollInterval = configuration.pollInterval
-        settings.now = configuration.now
+        settings.clock = configuration.clock
         failures = FailureReporter(logger: logger, metrics: metrics)
         engine = DeliveryEngine(
             store: store, clients: clients, settings: settings, failures: failures, changes: changes)
@@ -93,8 +94,8 @@ package final class PushProviderService: Sendable {
         await changes.wait(after: seen, upTo: timeout)
     }
 
-    /// The provider's time (``Configuration/now``).
-    func now() -> Date { configuration.now() }
+    /// The provider's time (``Configuration/clock``).
+    package func now() -> Date { configuration.clock.now() }
 
     /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
     /// deliveries in flight finish, records them, and releases any lease not sent. The parts run as the services of
