@@ -265,7 +265,7 @@ let package = Package(
         .target(
             name: "GatewayTestSupport",
             dependencies: [
-                "APNSGateway", "APNSCore", "APNSClient", "HeraldTesting",
+                "APNSGateway", "APNSCore", "APNSClient", "HeraldTesting", "HeraldSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -338,6 +338,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: heraldSettings
         ),

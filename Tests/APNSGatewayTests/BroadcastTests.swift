@@ -228,7 +228,7 @@ extension GatewayHarness {
     /// The gateway's report of a broadcast once `count` devices acknowledged it.
     func waitForAcknowledgements(uniqueID: String, count: Int) async throws -> JSONValue {
         var found: JSONValue?
-        _ = try await eventually {
+        _ = try await until(server.channels.changes) {
             let reports = try await admin("GET", "/admin/broadcasts").json["broadcasts"]?.array ?? []
             found = reports.first { $0["apns-unique-id"]?.string == uniqueID }
             return (found?["acknowledged"]?.number?.intValue ?? 0) >= count

@@ -37,14 +37,16 @@ struct DeviceChannelSubscriptionTests {
                 return
             }
             let uniqueID = try #require(acceptance.uniqueID.flatMap(UUID.init(uuidString:)))
-            let acknowledged = await eventually {
+            let acknowledged = await until(harness.gateway.server.channels.changes) {
                 harness.gateway.server.channels.reports(channel: channel.id).first { $0.uniqueID == uniqueID }?
                     .acknowledged == 1
             }
             #expect(acknowledged)
 
             await device.stop()
-            let unsubscribed = await eventually { harness.gateway.server.channels.subscriberCount(channel.id) == 0 }
+            let unsubscribed = await until(harness.gateway.server.channels.changes) {
+                harness.gateway.server.channels.subscriberCount(channel.id) == 0
+            }
             #expect(unsubscribed, "a closed courier connection leaves no subscription behind")
         }
     }

@@ -35,7 +35,7 @@ struct LiveScoreExampleTests {
             let started = try await harness.client.send(
                 APNSNotification(deviceToken: startToken, headers: headers, payload: ByteBuffer(string: start)))
             #expect(started.isAccepted, "\(started)")
-            try await Self.until(log) { !device.activities().isEmpty }
+            try await Self.untilActivity(log) { !device.activities().isEmpty }
             let activity = device.activities().first
             #expect(activity?.channel == channel.id.rawValue && activity?.contentState == ["score": "0-0"])
             #expect(activity?.attributes["home"]?.string == "Lions" && activity?.attributes["away"]?.string == "Tigers")
@@ -51,12 +51,14 @@ struct LiveScoreExampleTests {
                 #expect(result.isAccepted, "\(result)")
             }
             try await broadcast("update.json")
-            try await Self.until(log) { device.activities().first?.contentState == ["score": "1-0"] }
+            try await Self.untilActivity(log) { device.activities().first?.contentState == ["score": "1-0"] }
             try await broadcast("end.json")
-            try await Self.until(log) { device.activities().first?.state == "ended" }
+            try await Self.untilActivity(log) { device.activities().first?.state == "ended" }
             #expect(device.activities().first?.contentState == ["score": "2-1"])
             #expect(
-                await eventually { harness.gateway.server.channels.subscriberCount(channel.id) == 0 },
+                await until(harness.gateway.server.channels.changes) {
+                    harness.gateway.server.channels.subscriberCount(channel.id) == 0
+                },
                 "the ended activity's channel is no longer held")
         }
     }
@@ -81,7 +83,7 @@ struct LiveScoreExampleTests {
                     deviceToken: token, headers: headers,
                     payload: ByteBuffer(bytes: try DeviceHarness.payload(example: "005-live-score", "update.json"))))
             #expect(pushed.isAccepted, "\(pushed)")
-            try await Self.until(log) { device.activities().first?.contentState == ["score": "1-0"] }
+            try await Self.untilActivity(log) { device.activities().first?.contentState == ["score": "1-0"] }
 
             #expect(
                 try device.updateActivity(id: started.id, contentState: ["score": "1-1"]).contentState == [
@@ -128,7 +130,7 @@ struct LiveScoreExampleTests {
     /// updated, ended), never on a timer.
     ///
     /// - Throws: when no activity event comes for 20 s while it does not hold.
-    static func until(_ log: DeviceEventLog, _ condition: () -> Bool) async throws {
+    static func untilActivity(_ log: DeviceEventLog, _ condition: () -> Bool) async throws {
         while !condition() { _ = try await log.next(.activity) }
     }
 }

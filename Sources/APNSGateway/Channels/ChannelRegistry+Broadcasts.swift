@@ -1,6 +1,7 @@
 package import APNSCore
 package import Courier
 package import Foundation
+import HeraldSupport
 import NIOCore
 import Synchronization
 
@@ -82,6 +83,7 @@ extension ChannelRegistry {
             return .some(report.acknowledged == report.reached ? report : nil)
         }
         guard let completed else { return false }
+        changes.notify()
         if let report = completed {
             log.record(report.requestID, .init(.delivered, at: time, "acknowledged by all \(report.reached) device(s)"))
         }

@@ -1,6 +1,7 @@
 package import APNSCore
 import Courier
 package import Foundation
+package import HeraldSupport
 import NIOCore
 import Synchronization
 
@@ -189,7 +190,9 @@ package final class ChannelRegistry: Sendable {
             }
             return .success(stored)
         }
-        return try outcome.get().map { Self.message($0, token: token) }
+        let message = try outcome.get().map { Self.message($0, token: token) }
+        changes.notify()
+        return message
     }
 
     /// Ends a subscription.
@@ -199,7 +202,12 @@ package final class ChannelRegistry: Sendable {
             state.subscribers[id]?.removeValue(forKey: key)
             if state.subscribers[id]?.isEmpty == true { state.subscribers[id] = nil }
         }
+        changes.notify()
     }
+
+    /// Notified when a subscription begins or ends and when a device acknowledges a broadcast: what a test (or a
+    /// view) that follows subscriptions and acknowledgements waits on.
+    package let changes = WorkSignal()
 
     /// How many device apps are subscribed to a channel now.
     package func subscriberCount(_ id: APNSChannelID) -> Int {

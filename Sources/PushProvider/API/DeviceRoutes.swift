@@ -2,6 +2,7 @@ import APNSCore
 import Crypto
 import Foundation
 import HTTPTypes
+import HeraldSupport
 import Hummingbird
 import ProviderStorage
 

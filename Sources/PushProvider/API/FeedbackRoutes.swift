@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HTTPTypes
+import HeraldSupport
 import Hummingbird
 import ProviderStorage
 

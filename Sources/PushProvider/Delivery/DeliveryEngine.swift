@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import Crypto
 import Foundation
+import HeraldSupport
 import Logging
 import NIOCore
 import ProviderStorage
@@ -57,7 +58,7 @@ final class DeliveryEngine: Sendable {
     ) {
         self.store = store
         self.changes = changes
-        signal = WorkSignal(clock: settings.clock)
+        signal = WorkSignal(sleep: settings.clock.sleep)
         self.clients = clients
         self.settings = settings
         self.failures = failures

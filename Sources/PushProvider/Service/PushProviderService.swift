@@ -47,7 +47,7 @@ package final class PushProviderService: Sendable {
     {
         self.configuration = configuration
         self.logger = logger
-        changes = WorkSignal(clock: configuration.clock)
+        changes = WorkSignal(sleep: configuration.clock.sleep)
         let directory = configuration.providerDirectory
         if let key = configuration.masterKey {
             secrets = try SecretBox(masterKey: key)

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// Wakes whoever waits for an event: idle workers when there is new work (so a notification is leased at once instead
-/// of at the next poll), or a caller waiting for answers to be recorded.
-final class WorkSignal: Sendable {
+/// Wakes whoever waits for an event: the provider's idle workers when there is new work (so a notification is leased
+/// at once instead of at the next poll), whoever follows the provider's or the gateway's changes (the console's live
+/// views, a test waiting for something to happen).
+package final class WorkSignal: Sendable {
     private struct State {
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         /// How many times ``notify()`` was called.
@@ -11,19 +12,19 @@ final class WorkSignal: Sendable {
     }
 
     private let state = Mutex(State())
-    private let clock: ProviderClock
+    private let sleep: @Sendable (Duration) async throws -> Void
 
-    /// A signal whose waits time out on `clock`.
-    init(clock: ProviderClock = .system) {
-        self.clock = clock
+    /// A signal whose waits time out by `sleep` (a clock's; real time unless given).
+    package init(sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+        self.sleep = sleep
     }
 
     /// How many times ``notify()`` was called: a waiter that reads it before looking at what changes misses no event
     /// (``wait(after:upTo:)``).
-    var count: Int { state.withLock { $0.count } }
+    package var count: Int { state.withLock { $0.count } }
 
     /// Wakes every waiter now.
-    func notify() {
+    package func notify() {
         let waiting = state.withLock { state in
             state.count += 1
             defer { state.waiters = [:] }
@@ -34,7 +35,7 @@ final class WorkSignal: Sendable {
 
     /// Returns at the next ``notify()`` (at once if there was one since `count` was `seen`), after `timeout`, or when
     /// the task is cancelled, whichever comes first.
-    func wait(after seen: Int? = nil, upTo timeout: Duration) async {
+    package func wait(after seen: Int? = nil, upTo timeout: Duration) async {
         let id = UUID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -45,8 +46,8 @@ final class WorkSignal: Sendable {
                     return true
                 }
                 guard waiting else { return continuation.resume() }
-                Task { [clock] in
-                    try? await clock.sleep(timeout)
+                Task { [sleep] in
+                    try? await sleep(timeout)
                     self.resume(id)
                 }
             }
