@@ -2,6 +2,7 @@ package import APNSCore
 package import Courier
 import Crypto
 package import Foundation
+package import HeraldSupport
 import Synchronization
 
 /// The device tokens the gateway has issued: which app (bundle ID) and environment each belongs to, and whether the
@@ -10,6 +11,10 @@ import Synchronization
 /// Every token made here comes with a device secret, shown once: a device proves it on the courier's `register`, so
 /// a token can be claimed only by the device that owns it. Only the secret's SHA-256 is kept.
 package final class DeviceRegistry: Sendable {
+    /// Notified when a token is made, changed or made invalid: what a test (or a view) following the registry
+    /// waits on.
+    package let changes = WorkSignal()
+
     /// One issued token.
     package struct Device: Sendable, Hashable {
         package let token: APNSDeviceToken
@@ -120,7 +125,10 @@ package final class DeviceRegistry: Sendable {
             return .success((Registration(device: existing, secret: nil), previous))
         }
         let (registration, previous) = try outcome.get()
-        if registration.secret != nil { try keep(registration.device, undo: previous) }
+        if registration.secret != nil {
+            try keep(registration.device, undo: previous)
+            changes.notify()
+        }
         return registration
     }
 
@@ -138,6 +146,7 @@ package final class DeviceRegistry: Sendable {
         }
         guard let (device, previous) = change else { return false }
         try keep(device, undo: previous)
+        changes.notify()
         return true
     }
 
