@@ -373,6 +373,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: heraldSettings),
+        .testTarget(
+            name: "UserNotificationsUITests", dependencies: ["UserNotificationsUI"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldSupportTests", dependencies: ["HeraldSupport"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .testTarget(
