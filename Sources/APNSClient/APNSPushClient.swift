@@ -57,7 +57,8 @@ public final class APNSPushClient: Sendable {
     /// - Parameters:
     ///   - notification: what to send.
     ///   - timeout: how long it may take, retries included (``Configuration/timeout`` when `nil`).
-    /// - Returns: APNs' acceptance or the rejection; a rejection with no status means APNs never answered.
+    /// - Returns: APNs' acceptance or the rejection; a rejection with no status means APNs never answered. When the
+    ///   task is cancelled before APNs answers, it returns at once with ``APNSReason/cancelled``.
     /// - Throws: ``APNSClientError`` only when no provider token can be signed.
     public func send(_ notification: APNSNotification, timeout: Duration? = nil) async throws(APNSClientError)
         -> APNSResult
@@ -65,12 +66,17 @@ public final class APNSPushClient: Sendable {
         try await refreshToken()
         await window.acquire(1)
         let deadline = NIODeadline.now() + TimeAmount(timeout ?? configuration.timeout)
-        return await withCheckedContinuation { continuation in
-            pool.dispatch([
-                PendingNotification(notification: notification, deadline: deadline) {
-                    continuation.resume(returning: $0.result)
-                }
-            ])
+        let cancellation = SendCancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                pool.dispatch([
+                    PendingNotification(notification: notification, deadline: deadline, cancellation: cancellation) {
+                        continuation.resume(returning: $0.result)
+                    }
+                ])
+            }
+        } onCancel: {
+            cancel(cancellation)
         }
     }
 
@@ -78,6 +84,10 @@ public final class APNSPushClient: Sendable {
     ///
     /// The sequence is read as room frees up (at most ``Configuration/maximumPendingNotifications`` inside the
     /// client), so a sequence of millions is never held whole. Returns when every notification has its outcome.
+    ///
+    /// When the task is cancelled, the sequence is read no further and the send returns as soon as what was read has
+    /// its outcome: those APNs has not answered end at once with ``APNSReason/cancelled`` (without waiting for a
+    /// connection, an answer or their deadline).
     ///
     /// - Parameters:
     ///   - notifications: what to send, read once, in order.
@@ -89,29 +99,49 @@ public final class APNSPushClient: Sendable {
         onResult: @escaping @Sendable (APNSSendOutcome) -> Void
     ) async throws(APNSClientError) {
         let completion = BulkCompletion()
+        let cancellation = SendCancellation()
         let report: @Sendable (APNSSendOutcome) -> Void = { outcome in
             onResult(outcome)
             completion.finishedOne()
         }
+        // Cancellation's own handler cannot throw a typed error: the error comes back as a value.
+        let fed = await withTaskCancellationHandler {
+            let fed = await feed(notifications, cancellation: cancellation, completion: completion, report: report)
+            await completion.waitForAll()
+            return fed
+        } onCancel: {
+            cancel(cancellation)
+        }
+        try fed.get()
+    }
+
+    /// Reads the sequence into the pool, a batch at a time, until its end, a cancellation or a signing error.
+    private func feed(
+        _ notifications: some Sequence<APNSNotification>, cancellation: SendCancellation, completion: BulkCompletion,
+        report: @escaping @Sendable (APNSSendOutcome) -> Void
+    ) async -> Result<Void, APNSClientError> {
+        let timeout = TimeAmount(configuration.timeout)
         var batch: [PendingNotification] = []
         batch.reserveCapacity(Self.batchSize)
-        let timeout = TimeAmount(configuration.timeout)
-        do {
-            for (index, notification) in notifications.enumerated() {
+        var iterator = notifications.makeIterator()
+        var index = 0
+        do throws(APNSClientError) {
+            while !cancellation.isCancelled, let notification = iterator.next() {
                 batch.append(
                     PendingNotification(
-                        notification: notification, index: index, deadline: .now() + timeout, onResult: report))
+                        notification: notification, index: index, deadline: .now() + timeout,
+                        cancellation: cancellation, onResult: report))
+                index += 1
                 if batch.count == Self.batchSize {
                     try await dispatch(batch, completion: completion)
                     batch.removeAll(keepingCapacity: true)
                 }
             }
             try await dispatch(batch, completion: completion)
+            return .success(())
         } catch {
-            await completion.waitForAll()
-            throw error
+            return .failure(error)
         }
-        await completion.waitForAll()
     }
 
     /// Waits for every notification handed over to end, then closes the connections with GOAWAY.
@@ -126,6 +156,12 @@ public final class APNSPushClient: Sendable {
         await window.acquire(batch.count)
         completion.handedOver(batch.count)
         pool.dispatch(batch)
+    }
+
+    /// Ends at once what a cancelled send handed over and APNs has not answered.
+    private func cancel(_ cancellation: SendCancellation) {
+        cancellation.cancel()
+        pool.dropCancelled()
     }
 
     private func refreshToken() async throws(APNSClientError) {

@@ -39,8 +39,8 @@ public struct APNSAcceptance: Hashable, Sendable {
 ///
 /// When APNs answered, ``status`` and ``reason`` are what it sent. When it never answered (the deadline passed, the
 /// connection could not be made, retries ran out on a lost connection), ``status`` is `nil` and ``reason`` is one of
-/// the client's own: ``APNSReason/deadlineExceeded``, ``APNSReason/connectionFailed``, ``APNSReason/streamReset`` or
-/// ``APNSReason/invalidResponse``.
+/// the client's own: ``APNSReason/deadlineExceeded``, ``APNSReason/connectionFailed``, ``APNSReason/streamReset``,
+/// ``APNSReason/invalidResponse`` or ``APNSReason/cancelled``.
 public struct APNSRejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// The HTTP status APNs answered with, or `nil` when it never answered.
     public var status: Int?
@@ -76,6 +76,9 @@ extension APNSReason {
     public static let streamReset = APNSReason(rawValue: "StreamReset")
     /// Client side: the server answered something that is not an APNs response.
     public static let invalidResponse = APNSReason(rawValue: "InvalidResponse")
+    /// Client side: the task sending it was cancelled before APNs answered. The message says whether it had been
+    /// written to APNs (it may have been delivered) or never left the client.
+    public static let cancelled = APNSReason(rawValue: "Cancelled")
 }
 
 /// A finished notification, as reported by ``APNSPushClient/send(contentsOf:onResult:)``.

@@ -60,10 +60,13 @@ struct ShutdownOrderTests {
                 if report["stats"]["inFlight"].int == 3 { break }
                 await provider.waitForChanges(after: seen, upTo: .seconds(20))
             }
+            let failedAt = ContinuousClock.now
             fail.yield()
-            // The engine ends when the client gives its sends back: at once, or when their 30 s deadline passes
-            // (the client cannot abort a send waiting for its connection); the store stays open until then.
+            // The engine's sends are cancelled: the client ends them at once (not at their 30 s deadline), and the
+            // store stays open until the engine has put their leases back.
             await #expect(throws: PartFailed.self) { try await running.value }
+            let took = ContinuousClock.now - failedAt
+            #expect(took < .seconds(10), "the provider took \(took) to stop; its sends wait 30 s for a deadline")
             let store = try SQLiteStore(
                 path: configuration.providerDirectory.appendingPathComponent("provider.sqlite").path,
                 messageKey: .init(size: .bits256))

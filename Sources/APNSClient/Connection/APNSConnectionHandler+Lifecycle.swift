@@ -64,22 +64,27 @@ extension APNSConnectionHandler {
         while let pending = waiting.popFirst() { handBack(pending, .notProcessed(reason: reason)) }
     }
 
+    /// Ends at once every notification whose send was cancelled: those waiting for a stream, and those in flight
+    /// (their streams reset with `CANCEL`; APNs may have them already).
+    func dropCancelled() {
+        for (streamID, pending) in inFlight.entries where pending.isCancelled {
+            reset(streamID, handingBack: .cancelled(written: true))
+        }
+        drop(where: \.isCancelled, as: .cancelled(written: false))
+        if let context {
+            closeIfDrained()
+            flushIfNeeded(context: context)
+        }
+    }
+
     /// Deadlines, and the PING that tells a quiet connection from a dead one.
     func onTick() {
         guard let context else { return }
         let now = loop.now
         for (streamID, pending) in inFlight.entries where pending.deadline <= now {
-            inFlight.remove(streamID)
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
-            streamErrors.ownReset()
-            needsFlush = true
-            handBack(pending, .deadlineExceeded)
+            reset(streamID, handingBack: .deadlineExceeded)
         }
-        if waiting.contains(where: { $0.deadline <= now }) {
-            let expired = waiting.filter { $0.deadline <= now }
-            waiting.removeAll { $0.deadline <= now }
-            for pending in expired { handBack(pending, .deadlineExceeded) }
-        }
+        drop(where: { $0.deadline <= now }, as: .deadlineExceeded)
         switch keepAlive.tick(at: now, canPing: connection.state == .open) {
         case .close(let reason):
             recordConnectionError(APNSClientError(reason))
@@ -95,6 +100,25 @@ extension APNSConnectionHandler {
         }
         closeIfDrained()
         flushIfNeeded(context: context)
+    }
+
+    /// Resets an in-flight stream with `CANCEL` and hands its notification back with `outcome`.
+    private func reset(_ streamID: HTTP2StreamID, handingBack outcome: AttemptOutcome) {
+        guard let pending = inFlight.remove(streamID) else { return }
+        if let context {
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+            streamErrors.ownReset()
+            needsFlush = true
+        }
+        handBack(pending, outcome)
+    }
+
+    /// Hands back, with `outcome`, the notifications waiting for a stream that match.
+    private func drop(where matches: (PendingNotification) -> Bool, as outcome: AttemptOutcome) {
+        guard waiting.contains(where: matches) else { return }
+        let dropped = waiting.filter(matches)
+        waiting.removeAll(where: matches)
+        for pending in dropped { handBack(pending, outcome) }
     }
 
     static func reason(in data: ByteBuffer) -> APNSReason? {

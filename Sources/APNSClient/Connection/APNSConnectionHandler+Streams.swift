@@ -11,9 +11,9 @@ extension APNSConnectionHandler {
         let authorization = tokens?.current
         var opened = false
         opening: while let pending = waiting.first {
-            if pending.deadline <= now {
+            if pending.deadline <= now || pending.isCancelled {
                 waiting.removeFirst()
-                handBack(pending, .deadlineExceeded)
+                handBack(pending, pending.isCancelled ? .cancelled(written: false) : .deadlineExceeded)
                 continue
             }
             guard inFlight.count < inFlightTarget.target else { break opening }

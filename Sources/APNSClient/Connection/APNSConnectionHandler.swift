@@ -88,7 +88,13 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
             for pending in batch { handBack(pending, .notProcessed(reason: "the connection was closing")) }
             return
         }
-        waiting.append(contentsOf: batch)
+        for pending in batch {
+            if pending.isCancelled {
+                handBack(pending, .cancelled(written: false))
+            } else {
+                waiting.append(pending)
+            }
+        }
         if let context {
             openStreams(context: context)
             flushIfNeeded(context: context)

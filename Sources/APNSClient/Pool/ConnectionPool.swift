@@ -30,6 +30,11 @@ final class ConnectionPool: Sendable {
 
     /// Sends a batch on the connection with the most room, opening one if every open one is full.
     func dispatch(_ batch: [PendingNotification]) {
+        var batch = batch
+        if batch.contains(where: \.isCancelled) {
+            for pending in batch where pending.isCancelled { finish(pending, Self.cancelled(pending, written: false)) }
+            batch.removeAll(where: \.isCancelled)
+        }
         guard !batch.isEmpty else { return }
         let (connection, isNew) = connections.withLockedValue { connections in
             let best = connections.max { $0.load.room < $1.load.room }
@@ -45,6 +50,11 @@ final class ConnectionPool: Sendable {
             connection.connect(with: bootstrap)
         }
         connection.submit(batch)
+    }
+
+    /// Ends at once, on every connection, the notifications of sends that were cancelled (their flag is set).
+    func dropCancelled() {
+        for connection in connections.withLockedValue({ $0 }) { connection.dropCancelled() }
     }
 
     /// Closes every connection once its streams are answered.
@@ -98,6 +108,10 @@ final class ConnectionPool: Sendable {
 
     /// Turns an attempt's outcome into the notification's result, or sends it again where reference A allows.
     private func finished(_ pending: PendingNotification, _ outcome: AttemptOutcome) {
+        if pending.isCancelled, let written = outcome.cancelledInstead {
+            finish(pending, Self.cancelled(pending, written: written))
+            return
+        }
         switch outcome {
         case .answered(let status, let parts):
             if (200..<300).contains(status) {
@@ -141,6 +155,8 @@ final class ConnectionPool: Sendable {
             } else {
                 finish(pending, .rejected(rejection))
             }
+        case .cancelled(let written):
+            finish(pending, Self.cancelled(pending, written: written))
         case .deadlineExceeded:
             let seconds = configuration.timeout.components.seconds
             finish(
@@ -158,7 +174,7 @@ final class ConnectionPool: Sendable {
 
     private func retry(_ pending: PendingNotification, after rejection: APNSRejection) {
         let attempts = max(pending.attempts, 1)
-        guard attempts < configuration.retryPolicy.maximumAttempts else {
+        guard attempts < configuration.retryPolicy.maximumAttempts, !pending.isCancelled else {
             finish(pending, .rejected(rejection))
             return
         }
@@ -185,7 +201,7 @@ final class ConnectionPool: Sendable {
 
     /// `ExpiredProviderToken`: sign a new token (once for all the notifications that got the answer) and send again.
     private func retryWithNewToken(_ pending: PendingNotification, after rejection: APNSRejection) {
-        guard let tokens, pending.attempts < configuration.retryPolicy.maximumAttempts else {
+        guard let tokens, pending.attempts < configuration.retryPolicy.maximumAttempts, !pending.isCancelled else {
             finish(pending, .rejected(rejection))
             return
         }
@@ -207,6 +223,15 @@ final class ConnectionPool: Sendable {
             APNSSendOutcome(
                 notification: pending.notification, result: result, attempts: pending.attempts, index: pending.index))
         window.release(1)
+    }
+
+    /// The result of a notification whose send was cancelled.
+    private static func cancelled(_ pending: PendingNotification, written: Bool) -> APNSResult {
+        let message =
+            written
+            ? "the send was cancelled while APNs had it; it may have been delivered"
+            : "the send was cancelled before it was written to APNs (\(pending.attempts) attempt(s) before)"
+        return .rejected(APNSRejection(status: nil, reason: .cancelled, message: message))
     }
 
     /// What a log line says of a notification and its refusal: never the whole device token.

@@ -15,6 +15,8 @@ final class PendingNotification: @unchecked Sendable {
     let deadline: NIODeadline
     /// Called exactly once with the outcome.
     let onResult: @Sendable (APNSSendOutcome) -> Void
+    /// Set when the caller's task is cancelled; `nil` when the send cannot be.
+    let cancellation: SendCancellation?
     /// How many times the client tried to send it: written to a connection, or a connection opened for it failed.
     var attempts = 0
     /// When it was first written, for latency.
@@ -25,14 +27,18 @@ final class PendingNotification: @unchecked Sendable {
     var response = ResponseParts()
 
     init(
-        notification: APNSNotification, index: Int = 0, deadline: NIODeadline,
+        notification: APNSNotification, index: Int = 0, deadline: NIODeadline, cancellation: SendCancellation? = nil,
         onResult: @escaping @Sendable (APNSSendOutcome) -> Void
     ) {
         self.notification = notification
         self.index = index
         self.deadline = deadline
+        self.cancellation = cancellation
         self.onResult = onResult
     }
+
+    /// Whether the caller gave up on it.
+    var isCancelled: Bool { cancellation?.isCancelled ?? false }
 }
 
 /// How one attempt on one connection ended, before the pool decides between a result and a retry.
@@ -48,4 +54,18 @@ enum AttemptOutcome: Sendable {
     case connectionFailed(reason: String, retryable: Bool)
     /// Its deadline passed.
     case deadlineExceeded
+    /// The caller's task was cancelled; `written` when it was on a stream (APNs may have it), not when it waited.
+    case cancelled(written: Bool)
+}
+
+extension AttemptOutcome {
+    /// For a cancelled send: what ends the notification instead of this outcome (whether it had been written), or
+    /// `nil` when the outcome stands: an answer from APNs, or a cancellation already.
+    var cancelledInstead: Bool? {
+        switch self {
+        case .answered, .cancelled: nil
+        case .lost: true
+        case .notProcessed, .connectionFailed, .deadlineExceeded: false
+        }
+    }
 }

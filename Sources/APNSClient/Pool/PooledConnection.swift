@@ -25,6 +25,12 @@ final class PooledConnection: Sendable {
         loop.execute { handler.value.enqueue(batch) }
     }
 
+    /// Ends at once the notifications of cancelled sends, waiting or in flight.
+    func dropCancelled() {
+        let handler = handler
+        loop.execute { handler.value.dropCancelled() }
+    }
+
     /// Closes once every stream has its answer.
     func closeGracefully() {
         let handler = handler

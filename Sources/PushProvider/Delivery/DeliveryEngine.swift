@@ -211,7 +211,8 @@ final class DeliveryEngine: Sendable {
         for failure in prepared.failures { buffer.append(failure) }
         let rateChunk = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
         var start = 0
-        while start < prepared.notifications.count {
+        // Cancelled (the provider stops): what is not sent stays leased, and the engine puts it back as it ends.
+        while start < prepared.notifications.count, !Task.isCancelled {
             await serverTrouble.wait(appID: appID, clock: settings.clock)
             let chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
             let positions = start..<min(start + chunkSize, prepared.notifications.count)
@@ -221,6 +222,7 @@ final class DeliveryEngine: Sendable {
             let answers = Mutex((answered: 0, troubled: 0))
             do {
                 try await client.send(contentsOf: chunk) { outcome in
+                    if case .rejected(let rejection) = outcome.result, rejection.reason == .cancelled { return }
                     if case .rejected(let rejection) = outcome.result, let status = rejection.status {
                         answers.withLock {
                             $0 = ($0.answered + 1, $0.troubled + (status == 500 || status == 503 ? 1 : 0))
