@@ -104,6 +104,28 @@ extension ConsoleRoutes {
         return list
     }
 
+    /// The longest one `GET /changes` to a device waits: under the console's client's read timeout (10 s).
+    static let deviceChangeWait = 8
+
+    /// Simulated device `index`'s count of changes of what it shows: at once when `after` is `nil`, else once it
+    /// differs from `after` or `upTo` has passed (in waits of at most ``deviceChangeWait`` seconds each). `nil` when
+    /// the device does not answer, after a second, so a device that is down is not asked in a tight loop.
+    func deviceChanges(_ index: Int, after: Int?, upTo: Duration) async -> Int? {
+        let end = ContinuousClock.now + upTo
+        while true {
+            let left = max(0, Int((end - ContinuousClock.now).components.seconds))
+            let wait = after == nil ? 0 : min(left, Self.deviceChangeWait)
+            let query = after.map { "changes?after=\($0)&wait=\(wait)" } ?? "changes"
+            guard let answer = try? await device(index, .GET, query), answer.status == 200,
+                let count = (try? JSONValue(parsing: answer.body))?["changes"]?.number?.intValue
+            else {
+                try? await Task.sleep(for: .seconds(1))
+                return nil
+            }
+            if count != after || wait == 0 || Task.isCancelled { return count }
+        }
+    }
+
     /// The entries (apps or notifications, each with a `bundleID`) of apps the session may see.
     func visible(_ list: [JSONValue], session: ConsoleSessions.Session) -> [JSONValue] {
         guard let allowed = visibleBundleIDs(session) else { return list }

@@ -8,7 +8,7 @@ import PushProvider
 
 extension ConsoleRoutes {
     /// How often a live view may be read: History after a change the provider records, at most once a second; a
-    /// device's screen (in the device's process, which tells the provider nothing) every 300 ms.
+    /// device's screen after a change the device reports (`GET /changes` on its API), at most every 300 ms.
     static let historyInterval: Duration = .seconds(1)
     static let deviceInterval: Duration = .milliseconds(300)
 
@@ -25,9 +25,10 @@ extension ConsoleRoutes {
             }
             let provider = self.provider
             let key = "history \(appID) \(limit) \(before.map { "\($0.timeIntervalSince1970)" } ?? "now")"
-            let changes = LiveFeeds.Changes(
-                count: { provider.changesRecorded },
-                wait: { seen, timeout in await provider.waitForChanges(after: seen, upTo: timeout) })
+            let changes = LiveFeeds.Changes { after, upTo in
+                if let after { await provider.waitForChanges(after: after, upTo: upTo) }
+                return provider.changesRecorded
+            }
             return stream(for: session, view: key, every: Self.historyInterval, changes: changes) {
                 try await JSONCoding.encoder.encode(
                     provider.notificationReports(appID: appID, before: before, limit: limit))
@@ -38,7 +39,10 @@ extension ConsoleRoutes {
             let index = try deviceIndex(context)
             // What the device shows differs by who looks: all apps for the admin, one app for its key.
             let scope = visibleBundleIDs(session)?.sorted().joined(separator: ",") ?? "all"
-            return stream(for: session, view: "device \(index) \(scope)", every: Self.deviceInterval) {
+            let changes = LiveFeeds.Changes { after, upTo in await deviceChanges(index, after: after, upTo: upTo) }
+            return stream(
+                for: session, view: "device \(index) \(scope)", every: Self.deviceInterval, changes: changes
+            ) {
                 let screen = JSONObject([
                     ("activities", .array(visible(try await deviceJSON(index, "activities"), session: session))),
                     ("notifications", .array(visible(try await deviceJSON(index, "notifications"), session: session))),

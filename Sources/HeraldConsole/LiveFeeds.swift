@@ -7,18 +7,20 @@ import Synchronization
 /// app or the admin sees it) however many tabs show it. The reader hands every tab the same answer; twenty open tabs
 /// cost what one costs. A view told of its changes (History, by the provider's record of changes) is read again
 /// only after a change, at most once an interval, and once every ``idleReread`` besides (another provider sharing
-/// the queue changes it unseen); any other view (a device's screen, in the device's process) is read every interval.
+/// the queue changes it unseen); a view with no such record is read every interval.
 final class LiveFeeds: Sendable {
-    /// What tells a view that it may have changed: a count of changes, and a wait for the next one.
+    /// What tells a view that it may have changed: a count of changes (the provider's, a simulated device's).
     struct Changes: Sendable {
-        /// How many changes there were so far.
-        let count: @Sendable () -> Int
-        /// Returns after change number `after`, or after the duration, whichever comes first.
-        let wait: @Sendable (_ after: Int, _ upTo: Duration) async -> Void
+        /// The count of changes: at once when `after` is `nil`; else as soon as it differs from `after`, or when
+        /// `upTo` has passed (the same count then). `nil` when it cannot be read (the device does not answer).
+        let next: @Sendable (_ after: Int?, _ upTo: Duration) async -> Int?
     }
 
     /// How long a view told of its changes goes without a read when nothing changed.
     static let idleReread: Duration = .seconds(15)
+    /// How often the tabs of a view told of its changes are sent a keep-alive while it waits for one: a tab whose
+    /// browser went away is noticed when a write to it fails, and its place among the session's live views freed.
+    static let keepAlive: Duration = .seconds(1)
 
     /// What a tab is sent: a new answer, a failed read (tried again), or nothing new since the last one.
     enum Update: Sendable, Equatable {
@@ -27,11 +29,30 @@ final class LiveFeeds: Sendable {
         case unchanged
     }
 
+    /// How many updates may wait for a tab that does not keep up; at ``tabFallsBehind`` it is closed (its browser
+    /// reconnects and gets the last answer at once), so a keep-alive never pushes out an answer the tab has not seen.
+    static let tabBuffer = 8
+    static let tabFallsBehind = 6
+
     private final class Feed: Sendable {
         let subscribers = Mutex<[UUID: AsyncStream<Update>.Continuation]>([:])
         /// The last answer, for a tab that opens while the feed runs.
         let last = Mutex<Data?>(nil)
         let reader = Mutex<Task<Void, Never>?>(nil)
+
+        /// Sends `update` to every tab, closing those that fell behind.
+        func send(_ update: Update) {
+            for continuation in subscribers.withLock({ Array($0.values) }) {
+                switch continuation.yield(update) {
+                case .enqueued(let remaining) where remaining > LiveFeeds.tabBuffer - LiveFeeds.tabFallsBehind:
+                    break
+                case .terminated:
+                    break
+                default:
+                    continuation.finish()
+                }
+            }
+        }
     }
 
     private let feeds = Mutex<[String: Feed]>([:])
@@ -48,7 +69,8 @@ final class LiveFeeds: Sendable {
         read: @escaping @Sendable () async throws -> Data
     ) -> AsyncStream<Update> {
         let id = UUID()
-        let (stream, continuation) = AsyncStream.makeStream(of: Update.self, bufferingPolicy: .bufferingNewest(2))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Update.self, bufferingPolicy: .bufferingNewest(Self.tabBuffer))
         // Joining and leaving happen under one lock, so a tab never joins a feed whose reader was just stopped.
         let feed = feeds.withLock { feeds -> Feed in
             let feed = feeds[key] ?? Feed()
@@ -83,9 +105,9 @@ final class LiveFeeds: Sendable {
     private static func readLoop(
         _ feed: Feed, every interval: Duration, changes: Changes?, read: @Sendable () async throws -> Data
     ) async {
+        // Counted before each read, so a change during the read is read again.
+        var seen = await changes?.next(nil, .zero)
         while !Task.isCancelled {
-            // Counted before the read, so a change during it is read again.
-            let seen = changes?.count()
             let update: Update
             do {
                 let data = try await read()
@@ -100,9 +122,32 @@ final class LiveFeeds: Sendable {
                 let text = (error as? ProviderError)?.message ?? String(describing: error)
                 update = .problem(text.replacingOccurrences(of: "\n", with: " "))
             }
-            for continuation in feed.subscribers.withLock({ Array($0.values) }) { continuation.yield(update) }
+            feed.send(update)
             try? await Task.sleep(for: interval)
-            if let changes, let seen { await changes.wait(seen, idleReread) }
+            if let changes {
+                let after = seen
+                seen = await keepingAlive(feed) { await changes.next(after, idleReread) }
+            }
+        }
+    }
+
+    /// Waits for `next`, telling every tab `unchanged` every ``keepAlive`` meanwhile.
+    private static func keepingAlive(_ feed: Feed, _ next: @escaping @Sendable () async -> Int?) async -> Int? {
+        enum Step: Sendable {
+            case counted(Int?)
+            case stoppedBeating
+        }
+        return await withTaskGroup(of: Step.self) { group in
+            group.addTask { .counted(await next()) }
+            group.addTask {
+                while (try? await Task.sleep(for: keepAlive)) != nil { feed.send(.unchanged) }
+                return .stoppedBeating
+            }
+            defer { group.cancelAll() }
+            for await step in group {
+                if case .counted(let count) = step { return count }
+            }
+            return nil
         }
     }
 }

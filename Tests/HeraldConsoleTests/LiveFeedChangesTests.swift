@@ -20,18 +20,17 @@ struct LiveFeedChangesTests {
         }
 
         var changes: LiveFeeds.Changes {
-            LiveFeeds.Changes(
-                count: { self.state.withLock { $0.count } },
-                wait: { seen, _ in
-                    await withCheckedContinuation { continuation in
-                        let now = self.state.withLock { state in
-                            guard state.count == seen else { return true }
-                            state.waiters.append(continuation)
-                            return false
-                        }
-                        if now { continuation.resume() }
+            LiveFeeds.Changes { seen, _ in
+                await withCheckedContinuation { continuation in
+                    let now = self.state.withLock { state in
+                        guard state.count == seen else { return true }
+                        state.waiters.append(continuation)
+                        return false
                     }
-                })
+                    if now { continuation.resume() }
+                }
+                return self.state.withLock { $0.count }
+            }
         }
     }
 
@@ -52,5 +51,45 @@ struct LiveFeedChangesTests {
         #expect(await updates.next() == .changed(Data("read 2".utf8)))
         record.change()
         #expect(await updates.next() == .changed(Data("read 3".utf8)))
+    }
+
+    @Test("while a view waits for a change, its tabs get a keep-alive every second", .timeLimit(.minutes(1)))
+    func keepAliveWhileWaiting() async {
+        let feeds = LiveFeeds()
+        let stream = feeds.subscribe("history quiet", every: .milliseconds(1), changes: Record().changes) {
+            Data("the view".utf8)
+        }
+        var updates = stream.makeAsyncIterator()
+        #expect(await updates.next() == .changed(Data("the view".utf8)))
+        #expect(await updates.next() == .unchanged, "a keep-alive, with no change and no read")
+    }
+
+    @Test(
+        "a tab that stops reading is closed once six updates wait for it (its browser reconnects), never sent a keep-alive in place of an answer",
+        .timeLimit(.minutes(1)))
+    func tabThatFallsBehindIsClosed() async {
+        let feeds = LiveFeeds()
+        let record = Record()
+        let (reads, readSink) = AsyncStream.makeStream(of: Void.self)
+        let count = Atomic(0)
+        let stream = feeds.subscribe("history slow tab", every: .milliseconds(1), changes: record.changes) {
+            defer { readSink.yield() }
+            return Data("read \(count.add(1, ordering: .relaxed).newValue)".utf8)
+        }
+        var read = reads.makeAsyncIterator()
+        await read.next()
+        for _ in 1..<LiveFeeds.tabFallsBehind {
+            record.change()
+            await read.next()
+        }
+        var received: [LiveFeeds.Update] = []
+        for await update in stream { received.append(update) }
+        let answers = received.compactMap {
+            if case .changed(let data) = $0 { String(decoding: data, as: UTF8.self) } else { nil }
+        }
+        #expect(received.count == LiveFeeds.tabFallsBehind, "\(received)")
+        #expect(answers == (1...answers.count).map { "read \($0)" }, "every answer kept, in order")
+        #expect(answers.count >= LiveFeeds.tabFallsBehind - 1)
+        #expect(feeds.running == 0, "the closed tab was the view's last: its reader stopped")
     }
 }

@@ -24,6 +24,7 @@ import UserNotifications
 /// | `POST /apps/{bundleID}/settings` | `{"notifications", "alerts", "foreground"}`: what the person changes in Settings |
 /// | `GET /notifications/{id}/attachments/{identifier}` | an attachment's file |
 /// | `GET /events[?apns-id=]` | the device's recent events (all, or one notification's), oldest first |
+/// | `GET /changes[?after=N&wait=S]` | how often what the device shows changed; with `after`, waits for the next change |
 /// | `GET /activities` | Live Activities with state, content, push token and channel |
 /// | `GET /activities/push-to-start` | each app's push-to-start tokens by attributes type |
 /// | `POST /apps/{bundleID}/activities` | `{"type", "attributes", "contentState", "channel", "pushToken"}`: start one |
@@ -57,7 +58,9 @@ public struct DeviceAPI: Sendable {
         let journal = self.journal
         let recorder = Task { await journal.record(events) }
         defer { recorder.cancel() }
-        try await serveUntilShutdown(application, gracePeriod: .seconds(2))
+        // A watcher waiting on `GET /changes` is answered at once, so its connection ends with the grace period.
+        let changes = device.screenChanges
+        try await serveUntilShutdown(application, gracePeriod: .seconds(2), onShutdown: { changes.notify() })
     }
 
     /// The server's own logs stay quiet: failures to start are thrown, and requests are answered with their errors.
@@ -189,6 +192,7 @@ public struct DeviceAPI: Sendable {
         }
         Self.addActivityRoutes(to: router, device: device)
         Self.addSettingsRoutes(to: router, device: device)
+        Self.addChangeRoutes(to: router, device: device)
         return router
     }
 }

@@ -1,11 +1,16 @@
 import Foundation
+import HeraldSupport
 import Logging
 import Synchronization
 
-/// Hands every device event to each subscriber (the terminal, the reporter, tests), in order.
+/// Hands every device event to each subscriber (the terminal, the reporter, tests), in order, and counts the
+/// changes of what the device shows.
 final class EventHub: Sendable {
     private let subscribers = Mutex<[UUID: AsyncStream<DeviceEvent>.Continuation]>([:])
     private let logger: Logger
+    /// Notified at every event and whenever an app's notification center changes what it shows (pending and
+    /// delivered notifications, badges): what the device API's `GET /changes` waits on.
+    let changes = WorkSignal()
 
     /// - Parameter logger: where every event is also written, at debug level.
     init(logger: Logger) {
@@ -34,6 +39,7 @@ final class EventHub: Sendable {
             logger.debug("\(event.kind.rawValue)", metadata: metadata)
         }
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
+        changes.notify()
     }
 
     func finish() {

@@ -3,6 +3,7 @@ import ActivityKit
 import Courier
 import Crypto
 import Foundation
+package import HeraldSupport
 import Synchronization
 public import UserNotifications
 
@@ -36,6 +37,7 @@ public final class SimulatedDevice: Sendable {
         self.apps = apps
         self.stateFile = stateFile
         hub = EventHub(logger: configuration.logger)
+        for app in apps { app.center.observeChanges { [changes = hub.changes] in changes.notify() } }
         attachActivities()
     }
 
@@ -88,6 +90,10 @@ public final class SimulatedDevice: Sendable {
 
     /// Every event from now on, in order, until the device stops.
     public func events() -> AsyncStream<DeviceEvent> { hub.subscribe() }
+
+    /// Counts the changes of what the device shows: every event, and every change of an app's pending or delivered
+    /// notifications or badge.
+    package var screenChanges: WorkSignal { hub.changes }
 
     /// The installed apps with their tokens and end-to-end public keys.
     public var installedApps: [InstalledAppSummary] {

@@ -44,16 +44,19 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     struct State {
         var delegate: DelegateBox = DelegateBox()
-        var status = UNAuthorizationStatus.notDetermined
-        var granted: UNAuthorizationOptions = []
+        var status = UNAuthorizationStatus.notDetermined { didSet { onChange?() } }
+        var granted: UNAuthorizationOptions = [] { didSet { onChange?() } }
         var answer = UNAuthorizationAnswer.allow
         var foreground = false
-        var categories: Set<UNNotificationCategory> = []
-        var pending: [PendingEntry] = []
-        var delivered: [UNNotification] = []
-        var badge = 0
+        var categories: Set<UNNotificationCategory> = [] { didSet { onChange?() } }
+        var pending: [PendingEntry] = [] { didSet { onChange?() } }
+        var delivered: [UNNotification] = [] { didSet { onChange?() } }
+        var badge = 0 { didSet { onChange?() } }
         var inside: [String: Bool] = [:]
         var contentExtensions: [ContentExtensionRegistration] = []
+        /// Called (under the lock: keep it quick) when what the person sees may have changed: the pending and
+        /// delivered notifications, the badge, the permission, the categories.
+        var onChange: (@Sendable () -> Void)?
     }
 
     /// The center's configuration.
@@ -87,6 +90,13 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     private static let shared = UNUserNotificationCenter()
+
+    /// Calls `onChange` from now on whenever what the person sees may have changed (pending and delivered
+    /// notifications, badge, permission, categories): how a simulated device tells whoever watches its screen. It is
+    /// called while the center is locked, so it must only note the change (never call the center).
+    package func observeChanges(_ onChange: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onChange = onChange }
+    }
 
     /// The app's notification center.
     open class func current() -> UNUserNotificationCenter { shared }

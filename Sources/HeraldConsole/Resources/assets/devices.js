@@ -22,16 +22,26 @@ function phone(simulator) {
     el("h4", {}, "Widgets and controls"), widgets);
   if (simulator.error) { say(list, simulator.error); return box; }
   badges.textContent = (simulator.apps ?? []).map((installed) => `${installed.bundleID}: badge ${installed.badge}`).join(" · ");
-  const stream = new EventSource(`/console/api/simulators/${simulator.index}/stream`);
-  stream.onmessage = (event) => {
-    const screen = JSON.parse(event.data);
+  follow(simulator.index, list, (screen) => {
     render(list, simulator.index, screen.notifications);
     renderPending(pending, screen.pending);
     renderActivities(activities, screen.activities ?? []);
     renderWidgets(widgets, screen.widgets ?? []);
-  };
-  stream.addEventListener("problem", (event) => say(list, event.data));
+  });
   return box;
+}
+
+/** Follows one device's screen. A stream the server refused (too many live views open: a tab closed a moment ago
+ *  still holds its place for a second or two) or lost is opened again after a pause. */
+function follow(index, list, show) {
+  const stream = new EventSource(`/console/api/simulators/${index}/stream`);
+  stream.onmessage = (event) => show(JSON.parse(event.data));
+  stream.addEventListener("problem", (event) => say(list, event.data));
+  stream.onerror = () => {
+    if (stream.readyState !== EventSource.CLOSED) return;
+    say(list, "Reconnecting…");
+    setTimeout(() => follow(index, list, show), 2000);
+  };
 }
 
 function render(list, index, notifications) {
