@@ -10,26 +10,13 @@ package enum DeliveryAddress: Sendable, Hashable {
         if case .device(let token) = self { token } else { nil }
     }
 
-    /// As a delivery row's `token` column holds it: a device's token, or a channel's ID behind `channel:`. Only the
-    /// stores write or read this form.
-    var stored: String {
-        switch self {
-        case .device(let token): token
-        case .channel(let id): Self.channelPrefix + id.rawValue
-        }
-    }
-
-    /// The address a row's `token` column holds; a channel whose ID no longer reads as one stays a device address
-    /// that APNs refuses (`BadDeviceToken`), never a crash.
-    init(stored: String) {
-        if stored.hasPrefix(Self.channelPrefix),
-            let id = APNSChannelID(rawValue: String(stored.dropFirst(Self.channelPrefix.count)))
-        {
-            self = .channel(id)
+    /// The address a delivery row's `token` and `channel_id` columns hold. A channel ID that no longer reads as one
+    /// becomes an empty device token, which APNs refuses (`BadDeviceToken`): never a crash.
+    init(token: String, channelID: String?) {
+        if let channelID {
+            self = APNSChannelID(rawValue: channelID).map(Self.channel) ?? .device(token: "")
         } else {
-            self = .device(token: stored)
+            self = .device(token: token)
         }
     }
-
-    static let channelPrefix = "channel:"
 }

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import GRDB
 import Testing
 
 @testable import ProviderStorage
@@ -27,11 +28,39 @@ struct DeliveryAddressTests {
         }
     }
 
-    @Test("the stored form reads back; a device token that merely starts like one stays a device")
-    func storedForm() throws {
+    @Test("a delivery row's columns read back; a channel ID that no longer reads as one is an empty device token")
+    func columns() throws {
         let channel = try #require(APNSChannelID(rawValue: "dHN0LTEyMzQ1Njc4OTAxMg=="))
-        #expect(DeliveryAddress(stored: DeliveryAddress.channel(channel).stored) == .channel(channel))
-        #expect(DeliveryAddress(stored: "abcd") == .device(token: "abcd"))
-        #expect(DeliveryAddress(stored: "channel:") == .device(token: "channel:"))
+        #expect(DeliveryAddress(token: "", channelID: channel.rawValue) == .channel(channel))
+        #expect(DeliveryAddress(token: "abcd", channelID: nil) == .device(token: "abcd"))
+        #expect(DeliveryAddress(token: "channel:abcd", channelID: nil) == .device(token: "channel:abcd"))
+        #expect(DeliveryAddress(token: "", channelID: "not base64!") == .device(token: ""))
+    }
+
+    @Test("upgrading SQLite moves a broadcast's `channel:<id>` token to its channel column; devices keep theirs")
+    func channelRowsUpgraded() throws {
+        let queue = try DatabaseQueue()
+        try SQLiteSchema.migrator.migrate(queue, upTo: "v8 delivery outcomes")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO apps (id, name, bundle_id, environment, endpoint, auth_kind, sealed_credentials,
+                        publishable_key, created_at, updated_at)
+                    VALUES ('app', 'App', 'com.example.app', 'development', 'https://127.0.0.1:1', 'token', x'00',
+                        'pk', 0, 0);
+                    INSERT INTO notifications (id, app_id, target, payload, push_type, send_at, targeted, created_at)
+                    VALUES ('n', 'app', 'channel', '{}', 'liveactivity', 0, 1, 0);
+                    INSERT INTO deliveries (notification_id, app_id, token, not_before)
+                    VALUES ('n', 'app', 'channel:dHN0LTEyMzQ1Njc4OTAxMg==', 0), ('n', 'app', 'aabb', 0);
+                    """)
+        }
+        try SQLiteSchema.migrator.migrate(queue)
+        let rows = try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT token, channel_id FROM deliveries ORDER BY id").map {
+                DeliveryAddress(token: $0["token"], channelID: $0["channel_id"])
+            }
+        }
+        let channel = try #require(APNSChannelID(rawValue: "dHN0LTEyMzQ1Njc4OTAxMg=="))
+        #expect(rows == [.channel(channel), .device(token: "aabb")])
     }
 }

@@ -7,7 +7,10 @@ package struct DeliveryTrace: Codable, Sendable, Hashable {
     package var apnsID: String
     package var notificationID: String
     package var appID: String
+    /// The device token; empty for a broadcast, which has ``channelID`` instead.
     package var token: String
+    /// For a broadcast to a Live Activity channel: the channel (APNs fans it out to its subscribers).
+    package var channelID: String? = nil
     /// Where it is: queued, leased (in flight), accepted or rejected.
     package var state: DeliveryState
     /// How many times a worker leased it.

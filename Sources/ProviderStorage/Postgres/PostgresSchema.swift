@@ -260,5 +260,14 @@ package enum PostgresSchema {
                 "ALTER TABLE deliveries ADD COLUMN outcome_detail text",
             ]
         ),
+        (
+            // A broadcast's delivery names its channel in a column of its own, no longer as `channel:<id>` in the
+            // token column (whose value it had until now; its token is empty).
+            "v12 channel deliveries",
+            [
+                "ALTER TABLE deliveries ADD COLUMN channel_id text",
+                "UPDATE deliveries SET channel_id = substring(token from 9), token = '' WHERE token LIKE 'channel:%'",
+            ]
+        ),
     ]
 }

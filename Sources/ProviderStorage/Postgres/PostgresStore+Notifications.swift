@@ -11,10 +11,10 @@ extension PostgresStore {
         var budget: PostgresQuery?
         if case .channel(let channel) = target {
             // One broadcast: APNs fans it out.
-            let address = fanOut.bind(DeliveryAddress.channelPrefix + channel)
+            let channelID = fanOut.bind(channel)
             fanOut.append(
-                "INSERT INTO deliveries (notification_id, not_before, app_id, token) "
-                    + "VALUES (\(id), \(sendAt), \(appID), \(address))")
+                "INSERT INTO deliveries (notification_id, not_before, app_id, token, channel_id) "
+                    + "VALUES (\(id), \(sendAt), \(appID), '', \(channelID))")
         } else if let (selection, values) = target.activitySelection {
             fanOut.append(
                 """

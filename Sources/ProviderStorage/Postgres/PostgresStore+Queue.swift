@@ -16,15 +16,15 @@ extension PostgresStore {
                 SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before <= \(now)
                 ORDER BY not_before, id LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED))
-            RETURNING id, notification_id, app_id, token, attempts
+            RETURNING id, notification_id, app_id, token, attempts, channel_id
             """, within: Self.queueStatementLimit)
         do {
             return try rows.map { row in
-                let (id, notificationID, appID, token, attempts) = try row.decode(
-                    (Int64, String, String, String, Int).self)
+                let (id, notificationID, appID, token, attempts, channelID) = try row.decode(
+                    (Int64, String, String, String, Int, String?).self)
                 return LeasedDelivery(
-                    id: id, notificationID: notificationID, appID: appID, address: DeliveryAddress(stored: token),
-                    attempts: attempts)
+                    id: id, notificationID: notificationID, appID: appID,
+                    address: DeliveryAddress(token: token, channelID: channelID), attempts: attempts)
             }.sorted { $0.id < $1.id }
         } catch {
             throw Self.failure(error)

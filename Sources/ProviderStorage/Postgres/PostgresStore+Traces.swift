@@ -59,6 +59,7 @@ extension PostgresStore {
             apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: try row.column("id"), key: key)
                 .string,
             notificationID: notificationID, appID: try row.column("app_id"), token: try row.column("token"),
+            channelID: try row.column("channel_id"),
             state: try DeliveryState(stored: try row.column("state")),
             attempts: Int(try row.column("attempts", as: Int64.self)),
             queuedAt: try row.column("queued_at"), notBefore: try row.column("not_before"),

@@ -215,6 +215,15 @@ package enum SQLiteSchema {
                     ALTER TABLE deliveries ADD COLUMN outcome_detail TEXT;
                     """)
         }
+        migrator.registerMigration("v9 channel deliveries") { db in
+            // A broadcast's delivery names its channel in a column of its own, no longer as `channel:<id>` in the
+            // token column (whose value it had until now; its token is empty).
+            try db.execute(
+                sql: """
+                    ALTER TABLE deliveries ADD COLUMN channel_id TEXT;
+                    UPDATE deliveries SET channel_id = substr(token, 9), token = '' WHERE token LIKE 'channel:%';
+                    """)
+        }
         return migrator
     }
 }

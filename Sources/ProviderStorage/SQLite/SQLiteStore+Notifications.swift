@@ -27,11 +27,11 @@ extension SQLiteStore {
             if case .channel(let channel) = target {
                 // One broadcast: APNs fans it out.
                 try db.execute(
-                    sql: "INSERT INTO deliveries (notification_id, not_before, app_id, token) VALUES (?, ?, ?, ?)",
-                    arguments: [
-                        notification.id, notification.sendAt.stored, notification.appID,
-                        DeliveryAddress.channelPrefix + channel,
-                    ])
+                    sql: """
+                        INSERT INTO deliveries (notification_id, not_before, app_id, token, channel_id)
+                        VALUES (?, ?, ?, '', ?)
+                        """,
+                    arguments: [notification.id, notification.sendAt.stored, notification.appID, channel])
                 targeted = 1
             } else if let (selection, values) = target.activitySelection {
                 try db.execute(

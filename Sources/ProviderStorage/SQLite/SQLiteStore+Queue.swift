@@ -13,14 +13,14 @@ extension SQLiteStore {
                     WHERE id IN (
                         SELECT id FROM deliveries WHERE state = \(DeliveryState.queued.sql) AND not_before <= ?
                         ORDER BY not_before, id LIMIT ?)
-                    RETURNING id, notification_id, app_id, token, attempts
+                    RETURNING id, notification_id, app_id, token, attempts, channel_id
                     """, arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, limit]
             ).map { row in
                 // By position (the RETURNING list's order): a column looked up by name costs a lowercased copy of
                 // the name per row, and a lease is thousands of rows.
                 LeasedDelivery(
-                    id: row[0], notificationID: row[1], appID: row[2], address: DeliveryAddress(stored: row[3]),
-                    attempts: row[4])
+                    id: row[0], notificationID: row[1], appID: row[2],
+                    address: DeliveryAddress(token: row[3], channelID: row[5]), attempts: row[4])
             }.sorted { $0.id < $1.id }
         }
     }

@@ -46,7 +46,7 @@ extension SQLiteStore {
         func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(stored:)) }
         return DeliveryTrace(
             apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["id"], key: key).string,
-            notificationID: notificationID, appID: row["app_id"], token: row["token"],
+            notificationID: notificationID, appID: row["app_id"], token: row["token"], channelID: row["channel_id"],
             state: try DeliveryState(stored: row["state"]),
             attempts: row["attempts"], queuedAt: Date(stored: row["queued_at"]),
             notBefore: Date(stored: row["not_before"]), expiration: row["expiration"], leaseUntil: date("lease_until"),

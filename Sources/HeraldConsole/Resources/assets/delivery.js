@@ -29,7 +29,7 @@ function steps(trace) {
   };
   const provider = trace.provider;
   if (provider) {
-    add(provider.queuedAt, "provider", `queued for device ${provider.token.slice(0, 16)}…`);
+    add(provider.queuedAt, "provider", provider.channelID ? `queued for channel ${provider.channelID}` : `queued for device ${provider.token.slice(0, 16)}…`);
     if (provider.notBefore !== provider.queuedAt) add(provider.notBefore, "provider", "due (sendAt or a retry's time)");
     if (provider.state === "leased") add(provider.leaseUntil, "provider", `in flight (attempt ${provider.attempts}): the lease runs out now`);
     if (provider.answeredAt) {

@@ -43,7 +43,7 @@ async function showDevices(report, verdict) {
   $("devices-title").hidden = false;
   $("devices-title").textContent = `Devices: ${verdict}`;
   $("deliveries").replaceChildren(...(answer.ok ? answer.data.deliveries.map((delivery) => el("li", {},
-    el("a", { href: `/console/delivery?apns-id=${encodeURIComponent(delivery.apnsID)}` }, `${delivery.token.slice(0, 16)}…`),
+    el("a", { href: `/console/delivery?apns-id=${encodeURIComponent(delivery.apnsID)}` }, delivery.channelID ? `channel ${delivery.channelID}` : `${delivery.token.slice(0, 16)}…`),
     ": ", delivery.verdict.sentence, delivery.verdict.next ? el("span", { class: "muted" }, ` Next: ${delivery.verdict.next}`) : ""))
     : [el("li", { role: "alert" }, answer.message)]));
 }
