@@ -10,11 +10,18 @@ extension ConsolePlugin {
         package var deviceAPIs: [URL]
         /// What "Copy as herald send" needs to work as pasted on this machine.
         package var sendFiles: SendFiles
+        /// The time sessions, login codes and sign-in limits are judged by: the provider's clock
+        /// (`PushProviderService.Configuration.clock`) under `herald serve` and `herald up`.
+        package var now: @Sendable () -> Date
 
-        package init(gateway: Gateway? = nil, deviceAPIs: [URL] = [], sendFiles: SendFiles = SendFiles()) {
+        package init(
+            gateway: Gateway? = nil, deviceAPIs: [URL] = [], sendFiles: SendFiles = SendFiles(),
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
             self.gateway = gateway
             self.deviceAPIs = deviceAPIs
             self.sendFiles = sendFiles
+            self.now = now
         }
     }
 

@@ -20,7 +20,7 @@ import Synchronization
 /// ```
 package final class ConsolePlugin: ProviderPlugin {
     let configuration: Configuration
-    let sessions = ConsoleSessions()
+    let sessions: ConsoleSessions
     /// The live views, each read once however many tabs show it.
     let feeds = LiveFeeds()
     let pages: ConsolePages
@@ -35,6 +35,7 @@ package final class ConsolePlugin: ProviderPlugin {
     /// - Throws: when a template does not parse (a broken build), or the gateway's CA is not PEM.
     package init(configuration: Configuration) async throws {
         self.configuration = configuration
+        sessions = ConsoleSessions(now: configuration.now)
         deviceURLs = Mutex(configuration.deviceAPIs)
         pages = try ConsolePages()
         assets = ConsoleAssets()

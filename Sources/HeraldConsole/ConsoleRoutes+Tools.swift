@@ -64,7 +64,7 @@ extension ConsoleRoutes {
                 answer["valid"] = true
                 answer["keyID"] = .string(token.keyID)
                 answer["teamID"] = .string(token.teamID)
-                answer["ageSeconds"] = .number(JSONNumber(Date().timeIntervalSince(token.issuedAt).clampedInt))
+                answer["ageSeconds"] = .number(JSONNumber(provider.now().timeIntervalSince(token.issuedAt).clampedInt))
             case .failure(let rejection):
                 answer["valid"] = false
                 answer["status"] = .number(JSONNumber(rejection.status))

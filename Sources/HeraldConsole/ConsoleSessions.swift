@@ -42,9 +42,16 @@ final class ConsoleSessions: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The time sessions, login codes and sign-in limits are judged by (the provider's, under `herald serve`).
+    private let now: @Sendable () -> Date
+
+    init(now: @escaping @Sendable () -> Date = { Date() }) {
+        self.now = now
+    }
 
     /// Opens a session for `key`, which `holder` says whom it speaks for.
-    func open(key: String, holder: PushProviderService.KeyHolder, now: Date = Date()) -> Session {
+    func open(key: String, holder: PushProviderService.KeyHolder) -> Session {
+        let now = self.now()
         let session = Session(
             id: Self.random(), csrfToken: Self.random(), key: key, holder: holder,
             expires: now.addingTimeInterval(Self.idleLifetime))
@@ -61,8 +68,9 @@ final class ConsoleSessions: Sendable {
     }
 
     /// The live session with identifier `id`, its lifetime extended.
-    func session(id: String, now: Date = Date()) -> Session? {
-        state.withLock { state in
+    func session(id: String) -> Session? {
+        let now = self.now()
+        return state.withLock { state in
             guard var session = state.sessions[id] else { return nil }
             guard session.expires > now else {
                 state.sessions[id] = nil
@@ -80,7 +88,8 @@ final class ConsoleSessions: Sendable {
     }
 
     /// A code that signs in once with `key`, for a link printed on the terminal.
-    func makeLoginCode(for key: String, now: Date = Date()) -> String {
+    func makeLoginCode(for key: String) -> String {
+        let now = self.now()
         let code = Self.random()
         state.withLock { state in
             state.codes = state.codes.filter { $0.value.expires > now }
@@ -90,8 +99,9 @@ final class ConsoleSessions: Sendable {
     }
 
     /// The key behind `code`; the code is spent whether or not it was still valid.
-    func redeem(code: String, now: Date = Date()) -> String? {
-        state.withLock { state in
+    func redeem(code: String) -> String? {
+        let now = self.now()
+        return state.withLock { state in
             guard let entry = state.codes.removeValue(forKey: code), entry.expires > now else { return nil }
             return entry.key
         }
@@ -119,8 +129,9 @@ final class ConsoleSessions: Sendable {
 
     /// How long until another sign-in may be tried, when the last minute's failures reached
     /// ``failedSignInsPerMinute``; `nil` when one may be tried now.
-    func signInWait(from address: String, now: Date = Date()) -> TimeInterval? {
-        state.withLock { state in
+    func signInWait(from address: String) -> TimeInterval? {
+        let now = self.now()
+        return state.withLock { state in
             var failures = state.failedSignIns[address] ?? []
             failures.removeAll { now.timeIntervalSince($0) >= 60 }
             state.failedSignIns[address] = failures.isEmpty ? nil : failures
@@ -130,8 +141,9 @@ final class ConsoleSessions: Sendable {
     }
 
     /// Counts a failed sign-in (a wrong key or a spent login code) from `address`.
-    func recordFailedSignIn(from address: String, now: Date = Date()) {
-        state.withLock { state in
+    func recordFailedSignIn(from address: String) {
+        let now = self.now()
+        return state.withLock { state in
             if state.failedSignIns[address] == nil, state.failedSignIns.count >= Self.failingAddressCapacity {
                 state.failedSignIns = state.failedSignIns.filter {
                     $0.value.contains { now.timeIntervalSince($0) < 60 }

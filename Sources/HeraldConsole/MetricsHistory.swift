@@ -25,7 +25,7 @@ final class MetricsHistory: Sendable {
     /// Samples until cancelled.
     func sample(provider: PushProviderService) async {
         while !Task.isCancelled {
-            record(Self.parse(await provider.metricsExposition(), at: Date()))
+            record(Self.parse(await provider.metricsExposition(), at: provider.now()))
             try? await Task.sleep(for: Self.interval)
         }
     }

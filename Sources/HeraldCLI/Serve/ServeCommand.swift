@@ -138,7 +138,9 @@ struct ServeCommand: AsyncParsableCommand {
             ? try DataFolderLock(configuration.providerDirectory, command: "herald serve") : nil
         let provider = try await PushProviderService(
             configuration: configuration, logger: logging.logger("herald-provider"))
-        let console = try await ConsolePlugin(configuration: try consoleConfiguration())
+        var consoleConfiguration = try consoleConfiguration()
+        consoleConfiguration.now = provider.configuration.clock.now
+        let console = try await ConsolePlugin(configuration: consoleConfiguration)
         let folder = provider.configuration.providerDirectory
         let listened = Mutex(false)
         let services = try provider.services(plugins: [console]) { [host, adminToken] port in

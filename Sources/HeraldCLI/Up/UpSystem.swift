@@ -63,7 +63,8 @@ struct UpSystem {
                         keyFiles: [DevelopmentSigningKey.keyID: RunningFile.absolute(key.path)],
                         caFiles: [
                             "https://127.0.0.1:\(port)": RunningFile.absolute(gateway.certificateAuthority.caPath.path)
-                        ])))
+                        ]),
+                    now: provider.configuration.clock.now))
             return UpSystem(
                 command: command, root: root, gateway: gateway, gatewayPort: port, provider: provider,
                 console: console, key: key)
