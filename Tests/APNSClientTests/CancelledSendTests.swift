@@ -23,6 +23,20 @@ struct CancelledSendTests {
         func connectionsChanged(open: Int) { if open > 0 { continuation.yield() } }
     }
 
+    /// A client of `gateway` that connects through `proxy`, patiently, and tells `watcher` when it opens a connection.
+    static func client(of gateway: ClientHarness, through proxy: LatencyProxy, watcher: ConnectionWatcher) throws
+        -> APNSPushClient
+    {
+        let endpoint = try APNSEndpoint(
+            url: "https://127.0.0.1:\(proxy.port)",
+            additionalTrustRootsPEM: gateway.server.certificateAuthority.caCertificatePEM)
+        return try gateway.client {
+            $0.endpoint = endpoint
+            $0.connectTimeout = .seconds(600)
+            $0.observer = watcher
+        }
+    }
+
     @Test(
         "a bulk send waiting for a connection ten minutes away returns at once when cancelled, every one Cancelled",
         .timeLimit(.minutes(1)))
@@ -31,14 +45,7 @@ struct CancelledSendTests {
             let farAway = try LatencyProxy(targetPort: gateway.port, roundTripMilliseconds: 600_000)
             defer { farAway.stop() }
             let watcher = ConnectionWatcher()
-            let endpoint = try APNSEndpoint(
-                url: "https://127.0.0.1:\(farAway.port)",
-                additionalTrustRootsPEM: gateway.server.certificateAuthority.caCertificatePEM)
-            let client = try gateway.client {
-                $0.endpoint = endpoint
-                $0.connectTimeout = .seconds(600)
-                $0.observer = watcher
-            }
+            let client = try Self.client(of: gateway, through: farAway, watcher: watcher)
             let outcomes = Mutex<[APNSSendOutcome]>([])
             let notifications = (0..<10).map { _ in gateway.notification() }
             let sending = Task {
@@ -72,14 +79,7 @@ struct CancelledSendTests {
             let farAway = try LatencyProxy(targetPort: gateway.port, roundTripMilliseconds: 600_000)
             defer { farAway.stop() }
             let watcher = ConnectionWatcher()
-            let endpoint = try APNSEndpoint(
-                url: "https://127.0.0.1:\(farAway.port)",
-                additionalTrustRootsPEM: gateway.server.certificateAuthority.caCertificatePEM)
-            let client = try gateway.client {
-                $0.endpoint = endpoint
-                $0.connectTimeout = .seconds(600)
-                $0.observer = watcher
-            }
+            let client = try Self.client(of: gateway, through: farAway, watcher: watcher)
             let notification = gateway.notification()
             let sending = Task { try await client.send(notification) }
             var opened = watcher.opened.makeAsyncIterator()

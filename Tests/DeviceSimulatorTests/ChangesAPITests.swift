@@ -12,12 +12,7 @@ struct ChangesAPITests {
         try await DeviceHarness.with { harness in
             let manifest = try DeviceHarness.manifest(example: "000-ritl-demo")
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            try await whileServing({
-                try await DeviceAPI(device: device).run(host: "127.0.0.1", port: 0) { continuation.yield($0) }
-            }) {
-                var iterator = ports.makeAsyncIterator()
-                let api = "http://127.0.0.1:\(try #require(await iterator.next()))"
+            try await DeviceHarness.withAPI(of: device) { api in
                 let start = try await Self.count(api, "")
                 // Nothing happens: the wait ends with the same count after the time asked.
                 let clock = ContinuousClock()

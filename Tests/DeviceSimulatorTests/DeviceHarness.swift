@@ -45,6 +45,17 @@ struct DeviceHarness {
         return configuration
     }
 
+    /// Runs `body` with `device`'s JSON API listening on a free port; `body` gets the API's base URL.
+    static func withAPI(of device: SimulatedDevice, _ body: (String) async throws -> Void) async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        try await whileServing({
+            try await DeviceAPI(device: device).run(host: "127.0.0.1", port: 0) { continuation.yield($0) }
+        }) {
+            var iterator = ports.makeAsyncIterator()
+            try await body("http://127.0.0.1:\(try #require(await iterator.next()))")
+        }
+    }
+
     /// Reads an example's manifest.
     static func manifest(example: String, file: String = "app.json") throws -> AppManifest {
         try AppManifest(data: Data(contentsOf: examples.appendingPathComponent("\(example)/\(file)")))

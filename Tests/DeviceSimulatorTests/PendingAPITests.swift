@@ -17,12 +17,7 @@ struct PendingAPITests {
         try await DeviceHarness.with { harness in
             let manifest = try DeviceHarness.manifest(example: "000-ritl-demo")
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            try await whileServing({
-                try await DeviceAPI(device: device).run(host: "127.0.0.1", port: 0) { continuation.yield($0) }
-            }) {
-                var iterator = ports.makeAsyncIterator()
-                let api = "http://127.0.0.1:\(try #require(await iterator.next()))"
+            try await DeviceHarness.withAPI(of: device) { api in
                 let schedules = [
                     #"{"identifier": "later", "title": "In an hour", "trigger": {"timeInterval": 3600}}"#,
                     #"{"identifier": "soon", "title": "In a minute", "trigger": {"timeInterval": 60, "repeats": true}}"#,

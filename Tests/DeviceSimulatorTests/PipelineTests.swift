@@ -184,13 +184,7 @@ struct PipelineTests {
             let manifest = try DeviceHarness.manifest(example: "000-ritl-demo")
             let device = try await SimulatedDevice.start(harness.configuration([manifest]))
             let log = DeviceEventLog(device)
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            try await whileServing({
-                try await DeviceAPI(device: device).run(host: "127.0.0.1", port: 0) { continuation.yield($0) }
-            }) {
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next())
-                let api = "http://127.0.0.1:\(port)"
+            try await DeviceHarness.withAPI(of: device) { api in
 
                 let (appsData, _) = try await HTTP.call("GET", "\(api)/apps")
                 let apps = try #require(try JSONSerialization.jsonObject(with: appsData) as? [[String: Any]])
