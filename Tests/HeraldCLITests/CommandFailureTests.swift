@@ -121,6 +121,23 @@ struct CommandFailureTests {
         }
     }
 
+    @Test("a connection that cannot be made is logged once, not once for each of the 500 notifications waiting on it")
+    func oneWarningPerConnection() async throws {
+        try await SendGateway.with { gateway in
+            let tokens = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID()).txt")
+            try String(repeating: gateway.token + "\n", count: 500).write(to: tokens, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: tokens) }
+            let result = await runHerald([
+                "send", "--url", gateway.url, "--auth-key", gateway.authKey, "--topic", "com.example.app",
+                "--tokens", tokens.path, "--body", "x",
+            ])
+            #expect(result.status != 0)
+            let warnings = (result.output + "\n" + result.errorOutput).split(separator: "\n")
+                .filter { $0.contains("warning") && $0.contains("cannot connect") }
+            #expect(warnings.count == 1, "\(warnings.count) warnings: \(warnings.prefix(3))")
+        }
+    }
+
     @Test("a device whose gateway is not running says so and what to do")
     func deviceWithoutGateway() async throws {
         try await SendGateway.with { gateway in

@@ -112,6 +112,7 @@ final class APNSConnectionHandler: ChannelDuplexHandler {
         let cause = connectionError ?? error
         let reason = Self.describe(cause)
         let retryable = (cause as? ConnectionSetupError)?.retryable ?? true
+        events.failedToConnect(reason)
         while let pending = waiting.popFirst() {
             handBack(pending, .connectionFailed(reason: reason, retryable: retryable))
         }

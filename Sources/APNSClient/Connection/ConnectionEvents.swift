@@ -8,4 +8,6 @@ struct ConnectionEvents: Sendable {
     let finished: @Sendable ([FinishedAttempt]) -> Void
     /// The connection takes no more work (GOAWAY, closed, or it could not be opened).
     let stoppedTakingWork: @Sendable () -> Void
+    /// The connection could not be opened, and why: said once per connection, however many notifications waited.
+    var failedToConnect: @Sendable (String) -> Void = { _ in }
 }

@@ -89,7 +89,12 @@ final class ConnectionPool: Sendable {
                             for attempt in batch { self.finished(attempt.pending, attempt.outcome) }
                         }
                     },
-                    stoppedTakingWork: { [weak self, load] in self?.remove(load) }
+                    stoppedTakingWork: { [weak self, load] in self?.remove(load) },
+                    failedToConnect: { [configuration] reason in
+                        configuration.logger.warning(
+                            "cannot connect",
+                            metadata: ["endpoint": "\(configuration.endpoint.authority)", "error": "\(reason)"])
+                    }
                 )
             )
         }
@@ -145,9 +150,7 @@ final class ConnectionPool: Sendable {
         case .lost(let reason):
             retry(pending, after: APNSRejection(status: nil, reason: .streamReset, message: reason))
         case .connectionFailed(let reason, let retryable):
-            configuration.logger.warning(
-                "cannot connect",
-                metadata: ["endpoint": "\(configuration.endpoint.authority)", "error": "\(reason)"])
+            // Logged once by the connection (``ConnectionEvents/failedToConnect``), not once per notification.
             pending.attempts += 1
             let rejection = APNSRejection(status: nil, reason: .connectionFailed, message: reason)
             if retryable {
