@@ -5,9 +5,12 @@
 # rebuilds Herald's modules); each target runs for SECONDS from the seed corpus in Fuzz/corpus/<target> (new inputs
 # go to a scratch folder, crashes to Fuzz/crashes/). Every target gets Fuzz/numbers.dict: the numbers at the edges
 # of their types (0, -1, 2^31, 2^53, 2^63-1, 1e30, NaN, -0), which random mutation rarely writes. Exit status 1 on a
-# crash.
+# crash, with libFuzzer's stack of it (Swift's own backtracer is turned off, so libFuzzer's crash handler runs: it
+# writes the input and prints where it failed). The admin target keeps its gateway between inputs, so a crash may
+# need the inputs before it (the stack says where to look).
 #   bash Fuzz/run.sh [seconds per target] [target ...]
 set -euo pipefail
+export SWIFT_BACKTRACE=enable=no
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
@@ -29,7 +32,7 @@ for target in "${targets[@]}"; do
         passed=$((passed + 1))
     else
         echo "$target: CRASH (input in Fuzz/crashes/); log:"
-        tail -n 30 "$scratch.log"
+        grep -A 40 "ERROR: libFuzzer" "$scratch.log" || tail -n 60 "$scratch.log"
         status=1
         failed=$((failed + 1))
     fi

@@ -69,4 +69,21 @@ struct ExtremeNumberTests {
             #expect(try await gateway.push(device.token).status == 200)
         }
     }
+
+    @Test("faults armed for 2^63-1 pushes, twice: the pending count says Int.max, no overflow; pushes are faulted")
+    func faultCounts() async throws {
+        try await GatewayHarness.with { gateway, device in
+            let body = #"{"status": 500, "reason": "InternalServerError", "count": 9223372036854775807}"#
+            #expect(try await gateway.admin("POST", "/admin/faults", body: body).status == 201)
+            let second = try await gateway.admin("POST", "/admin/faults", body: body)
+            #expect(second.status == 201)
+            #expect(second.json["pending"]?.number?.intValue == Int.max, "\(second.json)")
+            #expect(try await gateway.push(device.token).status == 500)
+            let huge = try await gateway.admin(
+                "POST", "/admin/faults",
+                body: body.replacingOccurrences(
+                    of: "9223372036854775807", with: "1e30"))
+            #expect(huge.status == 400, "1e30 is no count: \(huge.json)")
+        }
+    }
 }

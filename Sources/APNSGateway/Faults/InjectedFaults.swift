@@ -46,8 +46,16 @@ package final class InjectedFaults: Sendable {
         faults.withLockedValue { $0.removeAll() }
     }
 
-    /// How many pushes the armed faults will still change.
-    package var pending: Int { faults.withLockedValue { $0.reduce(0) { $0 + $1.remaining } } }
+    /// How many pushes the armed faults will still change (at most `Int.max`: two faults of 2^62 pushes each are
+    /// "for ever", not an overflow).
+    package var pending: Int {
+        faults.withLockedValue { faults in
+            faults.reduce(0) { total, fault in
+                let (sum, overflow) = total.addingReportingOverflow(fault.remaining)
+                return overflow ? Int.max : sum
+            }
+        }
+    }
 
     /// The effect for a valid push to `token`, using up one application of the first matching fault.
     func take(for token: APNSDeviceToken) -> Effect? {

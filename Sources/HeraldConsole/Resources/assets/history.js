@@ -56,7 +56,13 @@ function watch() {
   if (before) params.set("before", before);
   stream = new EventSource(`/console/api/history/stream?${params}`);
   stream.onopen = () => { $("live").textContent = "Live: counts update as they change."; };
-  stream.onerror = () => { $("live").textContent = "Reconnecting…"; };
+  // A stream the server refused (too many live views: a tab closed a moment ago still holds its place for a second
+  // or two) is closed for good by the browser; it is opened again after a pause, as a lost one is by the browser.
+  const opened = stream;
+  stream.onerror = () => {
+    $("live").textContent = "Reconnecting…";
+    if (opened.readyState === EventSource.CLOSED) setTimeout(() => { if (stream === opened) watch(); }, 2000);
+  };
   stream.addEventListener("problem", (event) => { $("live").textContent = event.data; });
   stream.onmessage = (event) => {
     const reports = JSON.parse(event.data);
