@@ -6,8 +6,8 @@
 # go to a scratch folder, crashes to Fuzz/crashes/). Every target gets Fuzz/numbers.dict: the numbers at the edges
 # of their types (0, -1, 2^31, 2^53, 2^63-1, 1e30, NaN, -0), which random mutation rarely writes. Exit status 1 on a
 # crash, with libFuzzer's stack of it (Swift's own backtracer is turned off, so libFuzzer's crash handler runs: it
-# writes the input and prints where it failed). The admin target keeps its gateway between inputs, so a crash may
-# need the inputs before it (the stack says where to look).
+# writes the input and prints where it failed; the input alone reproduces it: `HERALD_FUZZ_TARGET=T
+# .build/debug/HeraldFuzz FILE`).
 #   bash Fuzz/run.sh [seconds per target] [target ...]
 set -euo pipefail
 export SWIFT_BACKTRACE=enable=no

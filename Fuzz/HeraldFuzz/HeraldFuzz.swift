@@ -24,7 +24,8 @@ enum FuzzTarget: String, CaseIterable {
     case tags
     /// Courier messages from devices.
     case courier
-    /// The gateway's admin API: method, path and body cut from the bytes, with the right credential.
+    /// The gateway's admin API: up to 8 requests, one a line, each method, path and body, with the right credential,
+    /// to a gateway of their own (a crash's input alone reproduces it).
     case admin
 
     /// Runs one input.
@@ -60,11 +61,15 @@ enum FuzzTarget: String, CaseIterable {
         case .tags: _ = try? TagExpression(parsing: text)
         case .courier: _ = try? CourierMessage(bytes)
         case .admin:
-            let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-            _ = Self.adminAPI.process(
-                method: parts.first, path: parts.dropFirst().first ?? "",
-                body: Array(parts.dropFirst(2).first?.utf8 ?? "".utf8),
-                authorization: "Bearer \(Self.credential.token)", source: nil)
+            let adminAPI = Self.makeAdminAPI()
+            for request in text.split(separator: "\n", maxSplits: 7) {
+                let parts = request.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+                    .map(String.init)
+                _ = adminAPI.process(
+                    method: parts.first, path: parts.dropFirst().first ?? "",
+                    body: Array(parts.dropFirst(2).first?.utf8 ?? "".utf8),
+                    authorization: "Bearer \(Self.credential.token)", source: nil)
+            }
         }
     }
 
@@ -94,10 +99,12 @@ enum FuzzTarget: String, CaseIterable {
     static let credential = try! AdminCredential.loadOrCreate(
         in: FileManager.default.temporaryDirectory.appendingPathComponent("herald-fuzz-admin"))
 
-    /// An admin API over an in-memory registry and store (no CA: certificate requests answer 404).
-    static let adminAPI = AdminRequestProcessor(
-        registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
-        credential: credential, certificateAuthority: nil, now: { Date() })
+    /// A new admin API over an in-memory registry and store (no CA: certificate requests answer 404).
+    static func makeAdminAPI() -> AdminRequestProcessor {
+        AdminRequestProcessor(
+            registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
+            credential: credential, certificateAuthority: nil, now: { Date() })
+    }
 
     /// The target named by `HERALD_FUZZ_TARGET`.
     static let current: FuzzTarget = {
