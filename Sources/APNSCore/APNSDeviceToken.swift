@@ -18,11 +18,10 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
 
     /// The token as lowercase hexadecimal, as it goes in `:path`.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             for (index, byte) in bytes.enumerated() {
-                buffer[2 * index] = digits[Int(byte >> 4)]
-                buffer[2 * index + 1] = digits[Int(byte & 0x0f)]
+                buffer[2 * index] = HexDigit.lowercase(byte >> 4)
+                buffer[2 * index + 1] = HexDigit.lowercase(byte & 0x0f)
             }
             return bytes.count * 2
         }

@@ -9,7 +9,7 @@ public struct APNSMessageID: Hashable, Sendable, Codable, CustomStringConvertibl
     public let rawValue: String
 
     /// The UUID the value names.
-    public var uuid: UUID { UUID(uuidString: rawValue)! }
+    public var uuid: UUID { UUIDText.parse(rawValue)! }
 
     /// An identifier from a header value, or `nil` when it is not a UUID in 8-4-4-4-12 form.
     public init?(headerValue: String) {

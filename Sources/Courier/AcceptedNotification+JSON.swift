@@ -8,26 +8,53 @@ extension AcceptedNotification {
     /// "received", ...extra, "payload"}`: `expiration` is the header's UNIX time (`0` for now-or-never, `null` when the
     /// header was absent), `received` is milliseconds since 1970, and `payload` is the JSON object as sent.
     package func json(extra: [(key: String, value: JSONValue)] = []) -> [UInt8] {
-        var fields: [(key: String, value: JSONValue)] = [
-            ("apns-id", .string(apnsID.lowercasedString)),
-            ("apns-unique-id", uniqueID.map { .string($0.lowercasedString) } ?? .null),
-            ("token", .string(token.hex)),
-            ("topic", .string(topic)),
-            ("push-type", .string(pushType.rawValue)),
-            ("priority", .number(JSONNumber(priority.rawValue))),
-            ("expiration", expiration.headerValue.flatMap(Int.init).map { .number(JSONNumber($0)) } ?? .null),
-            ("collapse-id", collapseID.map { .string($0.rawValue) } ?? .null),
-            ("received", .number(JSONNumber(receivedAt.millisecondsSince1970))),
-        ]
-        fields += extra
         var bytes: [UInt8] = []
         bytes.reserveCapacity(320 + payload.count)
-        JSONValue.object(JSONObject(fields)).write(into: &bytes)
-        bytes.removeLast()  // the closing brace; the payload goes in raw, as sent
-        bytes += Array(#","payload":"#.utf8)
-        bytes += payload
-        bytes.append(UInt8(ascii: "}"))
+        appendJSON(to: &bytes, extra: extra)
         return bytes
+    }
+
+    /// Appends ``json(extra:)``'s bytes to `bytes`, field by field: the journal writes one for every stored push, so no
+    /// `JSONValue` is built on the way.
+    package func appendJSON(to bytes: inout [UInt8], extra: [(key: String, value: JSONValue)] = []) {
+        bytes.append(contentsOf: #"{"apns-id":""#.utf8)
+        apnsID.appendLowercased(to: &bytes)
+        bytes.append(contentsOf: #"","apns-unique-id":"#.utf8)
+        if let uniqueID {
+            bytes.append(UInt8(ascii: "\""))
+            uniqueID.appendLowercased(to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        } else {
+            bytes.append(contentsOf: "null".utf8)
+        }
+        bytes.append(contentsOf: #","token":""#.utf8)
+        bytes.append(contentsOf: token.hex.utf8)
+        bytes.append(contentsOf: #"","topic":"#.utf8)
+        JSONValue.writeString(topic, into: &bytes)
+        bytes.append(contentsOf: #","push-type":"#.utf8)
+        JSONValue.writeString(pushType.rawValue, into: &bytes)
+        bytes.append(contentsOf: #","priority":"#.utf8)
+        bytes.append(contentsOf: String(priority.rawValue).utf8)
+        bytes.append(contentsOf: #","expiration":"#.utf8)
+        bytes.append(contentsOf: (expiration.headerValue.flatMap(Int.init).map { String($0) } ?? "null").utf8)
+        bytes.append(contentsOf: #","collapse-id":"#.utf8)
+        if let collapseID {
+            JSONValue.writeString(collapseID.rawValue, into: &bytes)
+        } else {
+            bytes.append(contentsOf: "null".utf8)
+        }
+        bytes.append(contentsOf: #","received":"#.utf8)
+        bytes.append(contentsOf: String(receivedAt.millisecondsSince1970).utf8)
+        for (key, value) in extra {
+            bytes.append(UInt8(ascii: ","))
+            JSONValue.writeString(key, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            value.write(into: &bytes)
+        }
+        // The payload goes in raw, as sent.
+        bytes.append(contentsOf: #","payload":"#.utf8)
+        bytes.append(contentsOf: payload)
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// Reads the form ``json(extra:)`` writes.
@@ -40,7 +67,7 @@ extension AcceptedNotification {
         }
         func uuid(_ key: String) throws(GatewayDataError) -> UUID? {
             guard case .string(let text) = try field(key) else { return nil }
-            guard let uuid = UUID(uuidString: text) else { throw GatewayDataError("notification: bad \"\(key)\"") }
+            guard let uuid = UUIDText.parse(text) else { throw GatewayDataError("notification: bad \"\(key)\"") }
             return uuid
         }
         guard let apnsID = try uuid("apns-id") else { throw GatewayDataError("notification: no \"apns-id\"") }

@@ -58,7 +58,7 @@ package enum CourierMessage {
             self = .register(
                 bundleID: bundleID, environment: environment, token: try token(required: false), secret: secret)
         case "ack":
-            guard let text = object["apns-id"]?.string, let apnsID = UUID(uuidString: text) else {
+            guard let text = object["apns-id"]?.string, let apnsID = UUIDText.parse(text) else {
                 throw GatewayDataError("ack: \"apns-id\" is missing or not a UUID")
             }
             self = .acknowledge(token: try token(required: true)!, apnsID: apnsID)
@@ -69,7 +69,7 @@ package enum CourierMessage {
         case "unsubscribe":
             self = .unsubscribe(token: try token(required: true)!, channel: try channel())
         case "broadcast-ack":
-            guard let text = object["apns-unique-id"]?.string, let uniqueID = UUID(uuidString: text) else {
+            guard let text = object["apns-unique-id"]?.string, let uniqueID = UUIDText.parse(text) else {
                 throw GatewayDataError("broadcast-ack: \"apns-unique-id\" is missing or not a UUID")
             }
             self = .acknowledgeBroadcast(token: try token(required: true)!, uniqueID: uniqueID)

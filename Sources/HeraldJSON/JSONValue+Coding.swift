@@ -23,6 +23,12 @@ extension JSONValue {
         JSONWriter.write(self, into: &output)
     }
 
+    /// Appends `string` as a JSON string (quoted, escaped as ``write(into:)`` escapes it) to `output`: for writers that
+    /// put a known shape's fields out one by one instead of building a value first.
+    public static func writeString(_ string: String, into output: inout [UInt8]) {
+        JSONWriter.writeString(string, into: &output)
+    }
+
     /// The value as a compact JSON string.
     public var jsonString: String { String(decoding: encoded(), as: UTF8.self) }
 }

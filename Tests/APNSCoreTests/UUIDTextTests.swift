@@ -13,6 +13,8 @@ struct UUIDTextTests {
     func accepted(text: String) {
         #expect(APNSMessageID(headerValue: text) != nil)
         #expect(UUID(uuidString: text) != nil)
+        #expect(UUIDText.parse(text) == UUID(uuidString: text))
+        #expect(APNSMessageID(headerValue: text)?.uuid == UUID(uuidString: text))
     }
 
     @Test(
@@ -25,5 +27,6 @@ struct UUIDTextTests {
         ])
     func refused(text: String) {
         #expect(APNSMessageID(headerValue: text) == nil)
+        #expect(UUIDText.parse(text) == nil)
     }
 }

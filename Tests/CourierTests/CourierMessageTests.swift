@@ -75,4 +75,33 @@ struct CourierMessageTests {
         let object = try #require(try JSONValue(parsing: Data(notification.json())).object)
         #expect(try AcceptedNotification(json: object) == notification)
     }
+
+    @Test(
+        "the JSON is written field by field exactly as a JSON value of the same fields is: escapes, absent fields as null",
+        arguments: [
+            (#"com.example.app"#, "score", 1_790_000_000, true),
+            ("com.ex\"am\\ple\n\u{01}.app", "a\"b\\c\td", 0, false),
+            ("com.example.app.voip", nil, nil, true),
+        ] as [(String, String?, Int?, Bool)])
+    func writtenAsAValue(topic: String, collapseID: String?, expiration: Int?, unique: Bool) throws {
+        let notification = AcceptedNotification(
+            apnsID: UUID(), uniqueID: unique ? UUID() : nil, token: try APNSDeviceToken(hex: Self.token), topic: topic,
+            pushType: .voip, priority: .conservePower,
+            expiration: expiration.flatMap { APNSExpiration(headerValue: String($0)) } ?? .storagePolicy,
+            collapseID: collapseID.flatMap(APNSCollapseID.init(rawValue:)), payload: Array(#"{"aps":{}}"#.utf8),
+            receivedAt: Date(millisecondsSince1970: 1_790_000_000_123))
+        let fields: [(key: String, value: JSONValue)] = [
+            ("apns-id", .string(notification.apnsID.uuidString.lowercased())),
+            ("apns-unique-id", notification.uniqueID.map { .string($0.uuidString.lowercased()) } ?? .null),
+            ("token", .string(Self.token)), ("topic", .string(topic)), ("push-type", "voip"), ("priority", 5),
+            ("expiration", expiration.map { .number(JSONNumber($0)) } ?? .null),
+            ("collapse-id", collapseID.map { .string($0) } ?? .null), ("received", 1_790_000_000_123),
+            ("op", "notification"), ("payload", ["aps": [:]]),
+        ]
+        let expected = String(decoding: JSONValue.object(JSONObject(fields)).encoded(), as: UTF8.self)
+        let written = String(decoding: notification.json(extra: [("op", "notification")]), as: UTF8.self)
+        #expect(written == expected)
+        let object = try #require(try JSONValue(parsing: Data(written.utf8)).object)
+        #expect(try AcceptedNotification(json: object) == notification)
+    }
 }

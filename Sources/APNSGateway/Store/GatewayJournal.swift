@@ -158,7 +158,7 @@ package final class GatewayJournal: Sendable {
         slotSizes.reserveCapacity(dirty.count)
         for token in dirty {
             let notification = store.storedNotification(for: token)
-            let size = JournalRecords.frame(JournalRecords.slot(token, notification), into: &bytes)
+            let size = JournalRecords.frameSlot(token, notification, into: &bytes)
             slotSizes.append((token, size, notification != nil))
         }
         var changeSizes: [(ChannelRegistry.Change, Int)] = []

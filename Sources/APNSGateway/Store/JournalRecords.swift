@@ -48,10 +48,37 @@ enum JournalRecords {
     }
 
     static func slot(_ token: APNSDeviceToken, _ notification: AcceptedNotification?) -> [UInt8] {
-        var bytes = Array(#"{"slot":""#.utf8) + Array(token.hex.utf8) + Array(#"","notification":"#.utf8)
-        bytes += notification?.json() ?? Array("null".utf8)
-        bytes.append(UInt8(ascii: "}"))
+        var bytes: [UInt8] = []
+        appendSlot(token, notification, to: &bytes)
         return bytes
+    }
+
+    /// Appends the slot record of `token` to `bytes`, framed (``frame(_:into:)``): the journal writes one for every
+    /// stored push, so the record is written field by field into one buffer.
+    ///
+    /// - Returns: the framed record's size.
+    @discardableResult
+    static func frameSlot(_ token: APNSDeviceToken, _ notification: AcceptedNotification?, into bytes: inout [UInt8])
+        -> Int
+    {
+        var record: [UInt8] = []
+        record.reserveCapacity(384 + (notification?.payload.count ?? 0))
+        appendSlot(token, notification, to: &record)
+        return frame(record, into: &bytes)
+    }
+
+    private static func appendSlot(
+        _ token: APNSDeviceToken, _ notification: AcceptedNotification?, to bytes: inout [UInt8]
+    ) {
+        bytes.append(contentsOf: #"{"slot":""#.utf8)
+        bytes.append(contentsOf: token.hex.utf8)
+        bytes.append(contentsOf: #"","notification":"#.utf8)
+        if let notification {
+            notification.appendJSON(to: &bytes)
+        } else {
+            bytes.append(contentsOf: "null".utf8)
+        }
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// Adds `record` to `bytes` as the journal frames it: its byte count, a newline, the record, a newline.
@@ -60,9 +87,9 @@ enum JournalRecords {
     @discardableResult
     static func frame(_ record: [UInt8], into bytes: inout [UInt8]) -> Int {
         let before = bytes.count
-        bytes += Array(String(record.count).utf8)
+        bytes.append(contentsOf: String(record.count).utf8)
         bytes.append(UInt8(ascii: "\n"))
-        bytes += record
+        bytes.append(contentsOf: record)
         bytes.append(UInt8(ascii: "\n"))
         return bytes.count - before
     }
