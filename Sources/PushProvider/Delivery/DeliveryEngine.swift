@@ -180,8 +180,10 @@ final class DeliveryEngine: Sendable {
                 await record(buffer.take(), leasedUntil: leasedUntil)
             }
         }
-        var byApp: [String: [LeasedDelivery]] = [:]
-        for delivery in leased { byApp[delivery.appID, default: []].append(delivery) }
+        // A batch of one app (a broadcast's, never empty) is sent as leased, without copying it apart.
+        let appID = leased[0].appID
+        let byApp =
+            leased.allSatisfy { $0.appID == appID } ? [appID: leased] : Dictionary(grouping: leased, by: \.appID)
         await withTaskGroup(of: Void.self) { group in
             for (appID, deliveries) in byApp {
                 group.addTask { await self.send(deliveries, appID: appID, into: buffer) }
