@@ -32,17 +32,6 @@ package enum UUIDText {
 
     /// True when `text` is 36 characters: hexadecimal digits with dashes at 8, 13, 18 and 23.
     package static func isValid(_ text: String) -> Bool {
-        var count = 0
-        for byte in text.utf8 {
-            switch count {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard HexDigit.value(byte) != nil else { return false }
-            }
-            count += 1
-            if count > 36 { return false }
-        }
-        return count == 36
+        parse(text) != nil
     }
 }

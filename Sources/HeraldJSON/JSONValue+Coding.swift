@@ -25,7 +25,7 @@ extension JSONValue {
 
     /// Appends `string` as a JSON string (quoted, escaped as ``write(into:)`` escapes it) to `output`: for writers that
     /// put a known shape's fields out one by one instead of building a value first.
-    public static func writeString(_ string: String, into output: inout [UInt8]) {
+    package static func writeString(_ string: String, into output: inout [UInt8]) {
         JSONWriter.writeString(string, into: &output)
     }
 

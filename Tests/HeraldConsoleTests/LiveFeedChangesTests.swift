@@ -48,9 +48,19 @@ struct LiveFeedChangesTests {
         try await Task.sleep(for: .milliseconds(40))
         #expect(reads.load(ordering: .relaxed) == 1)
         record.change()
-        #expect(await updates.next() == .changed(Data("read 2".utf8)))
+        #expect(await Self.nextChange(&updates) == .changed(Data("read 2".utf8)))
         record.change()
-        #expect(await updates.next() == .changed(Data("read 3".utf8)))
+        #expect(await Self.nextChange(&updates) == .changed(Data("read 3".utf8)))
+    }
+
+    /// The next update that is not a keep-alive: on a loaded machine a change can take over a second to be read,
+    /// and the view's tabs get a keep-alive meanwhile.
+    static func nextChange<Updates: AsyncIteratorProtocol>(_ updates: inout Updates) async -> LiveFeeds.Update?
+    where Updates.Element == LiveFeeds.Update {
+        while let update = try? await updates.next() {
+            if update != .unchanged { return update }
+        }
+        return nil
     }
 
     @Test("while a view waits for a change, its tabs get a keep-alive every second", .timeLimit(.minutes(1)))

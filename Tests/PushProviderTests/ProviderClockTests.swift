@@ -1,5 +1,6 @@
 import APNSCore
 import APNSGateway
+import Courier
 import Foundation
 import GatewayTestSupport
 import Synchronization
@@ -30,6 +31,36 @@ struct ProviderClockTests {
             let report = try await harness.finished(id, seconds: 20)
             #expect(report["stats"]["accepted"].int == 1)
             #expect(harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)) != nil)
+        }
+    }
+
+    @Test("two apps' notifications due at the same moment are leased in one batch and each reaches its own device")
+    func twoAppsInOneBatch() async throws {
+        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
+            let (status, other) = try await harness.call(
+                "POST", "/v1/apps", key: harness.adminToken,
+                body: ProviderHarness.appBody(harness.gateway, bundleID: "com.example.other"))
+            #expect(status == 201)
+            let otherKey = try #require(other["apiKey"].string)
+            let due = Self.text(clock.read().addingTimeInterval(3600))
+            var sent: [(id: String, token: String, key: String?)] = []
+            for (bundleID, key) in [(ProviderHarness.bundleID, nil), ("com.example.other", otherKey)] {
+                for _ in 0..<3 {
+                    let token = try harness.gatewayToken(bundleID: bundleID)
+                    let (_, created) = try await harness.call(
+                        "POST", "/v1/notifications", key: key,
+                        body: ["target": ["token": token], "content": ["body": bundleID], "sendAt": due])
+                    sent.append((try #require(created["id"].string), token, key))
+                }
+            }
+            clock.set(clock.read().addingTimeInterval(3601))
+            for (id, token, key) in sent {
+                let report = try await harness.finished(id, key: key, seconds: 20)
+                #expect(report["stats"]["accepted"].int == 1, "\(report)")
+                let stored = harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token))
+                #expect(stored?.topic == (key == nil ? ProviderHarness.bundleID : "com.example.other"))
+            }
         }
     }
 

@@ -135,12 +135,12 @@ struct ProviderHarness {
     /// Waits until the notification has no delivery queued or in flight; returns its report. The state is read again
     /// each time the provider records a batch of APNs' answers (the event that finishes a notification), not on a
     /// timer.
-    func finished(_ id: String, seconds: Double = 60) async throws -> JSON {
+    func finished(_ id: String, key: String? = nil, seconds: Double = 60) async throws -> JSON {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             // Read before the state, so a batch recorded in between wakes the wait at once.
             let seen = provider.changesRecorded
-            let (_, report) = try await call("GET", "/v1/notifications/\(id)")
+            let (_, report) = try await call("GET", "/v1/notifications/\(id)", key: key)
             if report["state"].string == "done" { return report }
             // Another process (a shared queue) may record it: then the state is read again a second later.
             await provider.waitForChanges(after: seen, upTo: .seconds(1))

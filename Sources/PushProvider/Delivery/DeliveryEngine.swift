@@ -180,10 +180,9 @@ final class DeliveryEngine: Sendable {
                 await record(buffer.take(), leasedUntil: leasedUntil)
             }
         }
-        // A batch of one app (a broadcast's, never empty) is sent as leased, without copying it apart.
-        let appID = leased[0].appID
-        let byApp =
-            leased.allSatisfy { $0.appID == appID } ? [appID: leased] : Dictionary(grouping: leased, by: \.appID)
+        // A batch of one app (a broadcast's) is sent as leased, without copying it apart.
+        let oneApp = leased.first.flatMap { first in leased.allSatisfy { $0.appID == first.appID } ? first.appID : nil }
+        let byApp = oneApp.map { [$0: leased] } ?? Dictionary(grouping: leased, by: \.appID)
         await withTaskGroup(of: Void.self) { group in
             for (appID, deliveries) in byApp {
                 group.addTask { await self.send(deliveries, appID: appID, into: buffer) }
