@@ -357,6 +357,9 @@ let package = Package(
             dependencies: [
                 "HeraldTesting", "APNSClient", "APNSCore", "DeviceSimulator",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: heraldSettings
         ),
@@ -396,7 +399,7 @@ let package = Package(
             name: "HeraldCLITests",
             dependencies: [
                 "HeraldCLI", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
-                "HeraldConsole",
+                "HeraldConsole", "PushProvider",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -16,6 +16,9 @@ extension APNSReason {
         "BadExpirationDate": "apns-expiration is not a UNIX time",
         "InvalidProviderToken": "the provider token's key ID, team ID or signature is not one APNs knows",
         "ExpiredProviderToken": "the provider token is over an hour old (or the clock is behind)",
+        "BadEnvironmentKeyIdInToken": "the key is limited to the other environment",
+        "TooManyProviderTokenUpdates": "the provider token on this connection changed again within 20 minutes (a "
+            + "server that signs a new JWT for every request gets this from its second push on)",
         "BadEnvironmentKeyInToken": "the key is limited to the other environment",
     ]
 
@@ -30,6 +33,9 @@ extension APNSReason {
         "InvalidProviderToken":
             "check the team ID, the key ID and that the key is theirs (herald doctor checks all three)",
         "ExpiredProviderToken": "set the provider's clock right (timedatectl set-ntp true)",
+        "BadEnvironmentKeyIdInToken": "use a key for both environments, or send to the key's environment",
+        "TooManyProviderTokenUpdates": "reuse one token for up to an hour; make a new one at most every 20 minutes "
+            + "(sign once, keep it, and replace it after 20 to 60 minutes)",
         "BadEnvironmentKeyInToken": "use a key for both environments, or send to the key's environment",
         "InvalidPushType": "use a push type APNs knows (alert, background, liveactivity, ...)",
         "BadPriority": "use priority 10, 5 or 1",

@@ -13,7 +13,8 @@ public import Foundation
 /// (UserNotifications' `makeCategories()`) without either depending on the other.
 ///
 /// Options are the raw values of `UNNotificationCategoryOptions` and `UNNotificationActionOptions`. An action with
-/// `textInputButtonTitle` and `textInputPlaceholder` is a text-input action. As in the seed's app code, a category's
+/// `textInputButtonTitle` and `textInputPlaceholder` is a text-input action; `systemImageName` (an SF Symbol) or
+/// `templateImageName` (an image of the app's bundle) gives it iOS 15's icon. As in the seed's app code, a category's
 /// action key with no action behind it is skipped.
 public struct NotificationConfig: Hashable, Sendable, Codable {
     /// A category: its identifier, the keys of its actions in order, and its options.
@@ -46,20 +47,28 @@ public struct NotificationConfig: Hashable, Sendable, Codable {
         public var options: UInt
         public var textInputButtonTitle: String?
         public var textInputPlaceholder: String?
+        /// The SF Symbol beside the title (`UNNotificationActionIcon(systemImageName:)`, iOS 15).
+        public var systemImageName: String?
+        /// The image of the app's bundle beside the title (`UNNotificationActionIcon(templateImageName:)`, iOS 15);
+        /// used when ``systemImageName`` is not given.
+        public var templateImageName: String?
 
         public init(
             identifier: String, title: String, options: UInt = 0, textInputButtonTitle: String? = nil,
-            textInputPlaceholder: String? = nil
+            textInputPlaceholder: String? = nil, systemImageName: String? = nil, templateImageName: String? = nil
         ) {
             self.identifier = identifier
             self.title = title
             self.options = options
             self.textInputButtonTitle = textInputButtonTitle
             self.textInputPlaceholder = textInputPlaceholder
+            self.systemImageName = systemImageName
+            self.templateImageName = templateImageName
         }
 
         private enum CodingKeys: String, CodingKey {
-            case identifier, title, options, textInputButtonTitle, textInputPlaceholder
+            case identifier, title, options, textInputButtonTitle, textInputPlaceholder, systemImageName
+            case templateImageName
         }
 
         /// Options default to 0 when left out.
@@ -70,6 +79,8 @@ public struct NotificationConfig: Hashable, Sendable, Codable {
             options = try container.decodeIfPresent(UInt.self, forKey: .options) ?? 0
             textInputButtonTitle = try container.decodeIfPresent(String.self, forKey: .textInputButtonTitle)
             textInputPlaceholder = try container.decodeIfPresent(String.self, forKey: .textInputPlaceholder)
+            systemImageName = try container.decodeIfPresent(String.self, forKey: .systemImageName)
+            templateImageName = try container.decodeIfPresent(String.self, forKey: .templateImageName)
         }
     }
 

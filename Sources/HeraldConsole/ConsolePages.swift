@@ -55,7 +55,8 @@ struct ConsolePages: Sendable {
     }
 
     /// The sign-in page, with a message when the last try failed.
-    func login(message: String?, back: String? = nil) -> String {
-        library.render(LoginView(message: message, back: back), withTemplate: "login") ?? "template login is missing"
+    func login(message: String?, back: String? = nil, code: String? = nil) -> String {
+        library.render(LoginView(message: message, back: back, code: code), withTemplate: "login")
+            ?? "template login is missing"
     }
 }

@@ -82,7 +82,9 @@ package final class ConsolePlugin: ProviderPlugin {
     /// - Throws: ``ProviderError/forbidden(_:)`` for a change without the session's CSRF token.
     func checkedSession(of request: Request) throws(ProviderError) -> ConsoleSessions.Session? {
         guard let session = session(of: request) else { return nil }
-        if !ConsoleRequest.isSafe(request.method), request.headers[ConsoleRequest.csrfHeader] != session.csrfToken {
+        if !ConsoleRequest.isSafe(request.method),
+            !KeyMaker.matches(request.headers[ConsoleRequest.csrfHeader] ?? "", session.csrfToken)
+        {
             throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
         }
         return session

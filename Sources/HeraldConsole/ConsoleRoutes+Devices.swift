@@ -15,7 +15,8 @@ extension ConsoleRoutes {
             for (index, url) in console.deviceAPIs.enumerated() {
                 var entry = JSONObject([("index", .number(JSONNumber(index))), ("url", .string(url.absoluteString))])
                 do {
-                    entry["apps"] = .array(visible(try await deviceJSON(index, "apps"), session: session))
+                    let allowed = try await visibleBundleIDs(session, device: index)
+                    entry["apps"] = .array(visible(try await deviceJSON(index, "apps"), allowed: allowed))
                 } catch {
                     entry["error"] = .string("the device at \(url.absoluteString) does not answer: \(error)")
                 }
@@ -26,13 +27,15 @@ extension ConsoleRoutes {
         router.get("console/api/simulators/:index/notifications") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
-            let list = visible(try await deviceJSON(index, "notifications"), session: session)
+            let allowed = try await visibleBundleIDs(session, device: index)
+            let list = visible(try await deviceJSON(index, "notifications"), allowed: allowed)
             return ConsoleRequest.json(JSONValue.array(list).encoded())
         }
         router.get("console/api/simulators/:index/pending") { request, context -> Response in
             let session = try requireSession(request)
             let index = try deviceIndex(context)
-            let list = visible(try await deviceJSON(index, "pending"), session: session)
+            let allowed = try await visibleBundleIDs(session, device: index)
+            let list = visible(try await deviceJSON(index, "pending"), allowed: allowed)
             return ConsoleRequest.json(JSONValue.array(list).encoded())
         }
         router.get("console/api/simulators/:index/notifications/:id") { request, context -> Response in
@@ -126,16 +129,17 @@ extension ConsoleRoutes {
         }
     }
 
-    /// The entries (apps or notifications, each with a `bundleID`) of apps the session may see.
-    func visible(_ list: [JSONValue], session: ConsoleSessions.Session) -> [JSONValue] {
-        guard let allowed = visibleBundleIDs(session) else { return list }
+    /// The entries (apps or notifications, each with a `bundleID`) of the bundle IDs `allowed` (``visibleBundleIDs(_:device:)``;
+    /// `nil` for all).
+    func visible(_ list: [JSONValue], allowed: Set<String>?) -> [JSONValue] {
+        guard let allowed else { return list }
         return list.filter { $0["bundleID"]?.string.map(allowed.contains) ?? false }
     }
 
     /// Throws unless notification `id` on device `index` belongs to an app the session may see.
     func requireVisible(index: Int, id: String, session: ConsoleSessions.Session) async throws(ProviderError) {
-        guard visibleBundleIDs(session) != nil else { return }
-        let list = visible(try await deviceJSON(index, "notifications"), session: session)
+        guard let allowed = try await visibleBundleIDs(session, device: index) else { return }
+        let list = visible(try await deviceJSON(index, "notifications"), allowed: allowed)
         guard list.contains(where: { $0["id"]?.string == id }) else {
             throw .notFound("simulated device \(index) shows no notification \(id) of your app")
         }

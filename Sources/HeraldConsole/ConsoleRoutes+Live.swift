@@ -38,16 +38,17 @@ extension ConsoleRoutes {
             let session = try requireSession(request)
             let index = try deviceIndex(context)
             // What the device shows differs by who looks: all apps for the admin, one app for its key.
-            let scope = visibleBundleIDs(session)?.sorted().joined(separator: ",") ?? "all"
+            let scope = deviceScope(session) ?? "all"
             let changes = LiveFeeds.Changes { after, upTo in await deviceChanges(index, after: after, upTo: upTo) }
             return stream(
                 for: session, view: "device \(index) \(scope)", every: Self.deviceInterval, changes: changes
             ) {
+                let allowed = try await visibleBundleIDs(session, device: index)
                 let screen = JSONObject([
-                    ("activities", .array(visible(try await deviceJSON(index, "activities"), session: session))),
-                    ("notifications", .array(visible(try await deviceJSON(index, "notifications"), session: session))),
-                    ("pending", .array(visible(try await deviceJSON(index, "pending"), session: session))),
-                    ("widgets", .array(visible(try await deviceJSON(index, "widgets"), session: session))),
+                    ("activities", .array(visible(try await deviceJSON(index, "activities"), allowed: allowed))),
+                    ("notifications", .array(visible(try await deviceJSON(index, "notifications"), allowed: allowed))),
+                    ("pending", .array(visible(try await deviceJSON(index, "pending"), allowed: allowed))),
+                    ("widgets", .array(visible(try await deviceJSON(index, "widgets"), allowed: allowed))),
                 ])
                 // Sorted keys: the device writes dictionaries (userInfo, labels) in an order that changes between
                 // answers, and an event goes out only when the bytes change, so an unsorted screen would redraw the

@@ -11,17 +11,12 @@ extension ConsoleRoutes {
         router.get("console") { _, _ in ConsoleRequest.redirect(to: "/console/compose") }
         router.get("console/login") { request, context -> Response in
             if let code = request.uri.queryParameters.get("code") {
-                let address = Self.address(context)
-                if let refusal = self.signInRefusal(address) { return refusal }
-                guard let key = console.sessions.redeem(code: code) else {
-                    console.sessions.recordFailedSignIn(from: address)
-                    return ConsoleRequest.html(
-                        console.pages.login(
-                            message:
-                                "This sign-in link was used already or is older than 15 minutes. Run `herald console-link` for a new one, or sign in with the admin token."
-                        ), status: .unauthorized)
+                // A link another site's page opens (or a browser that does not say where it came from) only shows
+                // a button: a plain link must not sign the browser into someone else's session (login CSRF).
+                guard ConsoleRequest.isOpenedDirectly(request) else {
+                    return ConsoleRequest.html(console.pages.login(message: Self.confirmCode, code: String(code)))
                 }
-                return try await self.signIn(key: key, from: address)
+                return try await self.redeem(code: String(code), from: Self.address(context))
             }
             let back = request.uri.queryParameters.get("back").flatMap { Self.consolePath(String($0)) }
             if console.session(of: request) != nil { return ConsoleRequest.redirect(to: back ?? "/console/compose") }
@@ -35,12 +30,18 @@ extension ConsoleRoutes {
                     back: back))
         }
         router.post("console/login") { request, context -> Response in
+            guard !ConsoleRequest.isCrossSite(request) else {
+                return ConsoleRequest.html(
+                    console.pages.login(message: "A sign-in sent from another site's page is refused: sign in here."),
+                    status: .forbidden)
+            }
             let address = Self.address(context)
             let form = try await ConsoleRequest.form(request)
+            if let code = form["code"] { return try await self.redeem(code: code, from: address) }
             let key = form["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
             let back = form["back"].flatMap { Self.consolePath($0) }
             // The admin token is never held back: others' failures from the same address must not lock it out.
-            if key != self.provider.adminToken, let refusal = self.signInRefusal(address) { return refusal }
+            if !provider.isAdminToken(key), let refusal = self.signInRefusal(address) { return refusal }
             guard !key.isEmpty else {
                 return ConsoleRequest.html(
                     console.pages.login(message: "Enter the admin token or an app's API key (sk_…)."),
@@ -54,7 +55,7 @@ extension ConsoleRoutes {
             let address = Self.address(context)
             let header = request.headers[.authorization] ?? ""
             let key = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : ""
-            if key != self.provider.adminToken, let refusal = self.signInRefusal(address) { return refusal }
+            if !provider.isAdminToken(key), let refusal = self.signInRefusal(address) { return refusal }
             do {
                 _ = try await provider.holder(of: key)
             } catch {
@@ -70,7 +71,7 @@ extension ConsoleRoutes {
                     cookie: ConsoleRequest.cookie(for: nil, secure: provider.configuration.tls != nil))
             }
             let form = try await ConsoleRequest.form(request)
-            guard form["csrf"] == session.csrfToken else {
+            guard KeyMaker.matches(form["csrf"] ?? "", session.csrfToken) else {
                 throw ProviderError.forbidden("the console's CSRF token is missing or wrong: reload the page")
             }
             console.sessions.close(id: session.id)
@@ -117,6 +118,26 @@ extension ConsoleRoutes {
     /// The address failed sign-ins are counted by: the client's IP address.
     static func address(_ context: ProviderRequestContext) -> String {
         context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// What the sign-in page says when a sign-in link was not opened directly.
+    static let confirmCode =
+        "This sign-in link was opened from another page. Sign in only if you ran `herald up` or `herald console-link` "
+        + "yourself and opened its link."
+
+    /// Spends a one-time sign-in code and opens a session for its key, or shows why not.
+    func redeem(code: String, from address: String) async throws -> Response {
+        if let refusal = self.signInRefusal(address) { return refusal }
+        guard let key = console.sessions.redeem(code: code) else {
+            console.sessions.recordFailedSignIn(from: address)
+            return ConsoleRequest.html(
+                console.pages.login(
+                    message:
+                        "This sign-in link was used already or is older than 15 minutes. Run `herald console-link` for "
+                        + "a new one, or sign in with the admin token."
+                ), status: .unauthorized)
+        }
+        return try await self.signIn(key: key, from: address)
     }
 
     /// Opens a session for `key`, or shows the sign-in page with why not (a failure counted for `address`).

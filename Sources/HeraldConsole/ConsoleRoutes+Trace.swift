@@ -56,7 +56,14 @@ extension ConsoleRoutes {
                     let events = (try? JSONValue(parsing: answer.body))?.array,
                     !events.isEmpty
                 else { continue }
-                let shown = visible(events, session: session)
+                // A device that cannot say which of its apps the session may see shows it nothing.
+                let allowed: Set<String>?
+                do {
+                    allowed = try await visibleBundleIDs(session, device: index)
+                } catch {
+                    continue
+                }
+                let shown = visible(events, allowed: allowed)
                 if !shown.isEmpty {
                     devices.append(
                         .object(JSONObject([("index", .number(JSONNumber(index))), ("events", .array(shown))])))

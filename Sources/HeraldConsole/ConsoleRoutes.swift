@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -45,11 +46,25 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
-    /// The bundle IDs the session may see on simulated devices; `nil` for all.
-    func visibleBundleIDs(_ session: ConsoleSessions.Session) -> Set<String>? {
+    /// Whose part of the simulated devices the session sees: `nil` for the admin (all of it), else the app's ID.
+    func deviceScope(_ session: ConsoleSessions.Session) -> String? {
         switch session.holder {
         case .admin: nil
-        case .app(let app): [app.bundleID]
+        case .app(let app): app.id
         }
+    }
+
+    /// The bundle IDs the session may see on simulated device `index`; `nil` for all. An app's session sees its
+    /// bundle ID there only when the device's token for it is registered with that app: two apps may share a bundle
+    /// ID (a development and a production one), and neither sees the other's devices.
+    func visibleBundleIDs(_ session: ConsoleSessions.Session, device index: Int) async throws(ProviderError)
+        -> Set<String>?
+    {
+        guard case .app(let app) = session.holder else { return nil }
+        for entry in try await deviceJSON(index, "apps") where entry["bundleID"]?.string == app.bundleID {
+            guard let token = entry["token"]?.string else { continue }
+            if try await provider.device(appID: app.id, token: token) != nil { return [app.bundleID] }
+        }
+        return []
     }
 }

@@ -92,4 +92,6 @@ struct LoginView: Sendable {
     let message: String?
     /// The console page to go back to after signing in.
     let back: String?
+    /// A one-time sign-in code to confirm with a button (a link not opened directly).
+    let code: String?
 }

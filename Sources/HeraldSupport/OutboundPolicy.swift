@@ -34,11 +34,15 @@ package struct OutboundPolicy: Sendable {
     package func problem(with url: URL) -> String? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return "the URL has no host" }
         if isAllowed(url) { return nil }
-        if host == "localhost" || host.hasSuffix(".localhost") {
+        // A name's one trailing dot (`localhost.`) names the same host.
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        if name == "localhost" || name.hasSuffix(".localhost") {
             return "\(host) is this machine; \(advice)"
         }
-        if let address = IPAddress(Self.bare(host)), !address.isPublic {
-            return "\(host) is not a public address; \(advice)"
+        // Every way the resolver reads an address (`127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`) counts as
+        // that address, so what is refused when a request is sent is refused when the URL is saved too.
+        if let address = IPAddress(Self.bare(host)) ?? IPAddress(numericHost: name), !address.isPublic {
+            return "\(host) is not a public address (\(address)); \(advice)"
         }
         return nil
     }
@@ -121,6 +125,17 @@ package struct IPAddress: CustomStringConvertible, Sendable {
         } else {
             return nil
         }
+    }
+
+    /// An IPv4 address in any form the C resolver reads as one (`inet_aton`): fewer than four parts (`127.1`), one
+    /// number (`2130706433`), hexadecimal (`0x7f000001`) or octal (`0177.0.0.1`) parts; `nil` for a name.
+    package init?(numericHost text: String) {
+        guard !text.isEmpty, text.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == "x" || $0 == "X" }) else {
+            return nil
+        }
+        var v4 = in_addr()
+        guard inet_aton(text, &v4) != 0 else { return nil }
+        bytes = withUnsafeBytes(of: &v4) { Array($0) }
     }
 
     private init(bytes: [UInt8]) {

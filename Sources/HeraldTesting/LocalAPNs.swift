@@ -98,8 +98,11 @@ public final class LocalAPNs: Sendable {
         }
     }
 
-    /// Starts one, runs `body` with it, and stops it whether `body` threw or not.
-    public static func run<T: Sendable>(_ body: (LocalAPNs) async throws -> T) async throws -> T {
+    /// Starts one, runs `body` with it, and stops it whether `body` threw or not. `body` runs in the caller's
+    /// isolation (a `@MainActor` test's closure may touch the main actor's state), as `withTaskGroup`'s does.
+    public static func run<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (LocalAPNs) async throws -> T
+    ) async throws -> T {
         let apns = try await start()
         do {
             let value = try await body(apns)

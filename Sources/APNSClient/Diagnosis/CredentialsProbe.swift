@@ -40,12 +40,41 @@ package enum CredentialsProbe {
             let answer = "\(rejection.status.map(String.init) ?? "no answer") \(rejection.reason.rawValue)"
             switch rejection.reason.rawValue {
             case "BadDeviceToken":
-                return .failed(
-                    name, "answered \(answer): the token is not one of \(environment)'s",
-                    next:
-                        "a token from an Xcode build is a sandbox token, from TestFlight or the App Store a production "
-                        + "token: send it to the other environment (--environment), or check that it is the app's token"
-                )
+                guard let other = otherAppleEnvironment(of: endpoint) else {
+                    return .failed(
+                        name, "answered \(answer): the token is not one of \(environment)'s",
+                        next:
+                            "a token from an Xcode build is a sandbox token, from TestFlight or the App Store a "
+                            + "production token: send it to the other environment (--environment), or check that it "
+                            + "is the app's token")
+                }
+                // Apple's other host says whether the token is of the other environment or of neither.
+                let otherName = other.host == APNSEndpoint.production.host ? "production" : "the sandbox"
+                let origin =
+                    otherName == "production"
+                    ? "a production token (TestFlight or the App Store)" : "a sandbox token (an Xcode build)"
+                switch await probe(
+                    token: token, endpoint: other, authentication: authentication, topic: topic, timeout: timeout)
+                {
+                case .success(.accepted):
+                    return .failed(
+                        name, "answered \(answer) by \(environment); \(otherName) accepted it: it is \(origin)",
+                        next:
+                            "send it to \(otherName) (--environment \(otherName == "production" ? "production" : "development"))"
+                    )
+                case .success(.rejected(let second)) where second.reason.rawValue != "BadDeviceToken":
+                    return .failed(
+                        name,
+                        "answered \(answer) by \(environment); \(otherName) answered \(second.reason.rawValue): it is "
+                            + "\(origin)",
+                        next:
+                            "send it to \(otherName)\(second.reason.rawValue == "Unregistered" ? ", once the app is installed again" : "")"
+                    )
+                default:
+                    return .failed(
+                        name, "answered \(answer) by both environments: the token is neither's",
+                        next: "check that it is the app's token, 64 hex digits as the app got it")
+                }
             case "Unregistered", "ExpiredToken":
                 return .failed(
                     name, "answered \(answer): the app is no longer on that device, or the token was replaced",
@@ -58,6 +87,19 @@ package enum CredentialsProbe {
                 return .failed(name, "answered \(answer): \(rejection.message)", next: "see the credentials check")
             }
         }
+    }
+
+    /// Apple's host of the other environment, when `endpoint` is one of Apple's hosts; `nil` for any other server.
+    static func otherAppleEnvironment(of endpoint: APNSEndpoint) -> APNSEndpoint? {
+        var other: APNSEndpoint
+        switch endpoint.host {
+        case APNSEndpoint.production.host: other = .sandbox
+        case APNSEndpoint.sandbox.host: other = .production
+        default: return nil
+        }
+        other.port = endpoint.port
+        other.additionalTrustRootsPEM = endpoint.additionalTrustRootsPEM
+        return other
     }
 
     /// Sends the background probe to `token`: APNs' answer, or the check that says why there was none.
@@ -95,7 +137,12 @@ package enum CredentialsProbe {
                 clockAccepted(),
             ]
         case .success(.rejected(let rejection)):
-            let check = verdict(rejection, topic: topic, endpoint: endpoint)
+            let check = verdict(
+                rejection, topic: topic, endpoint: endpoint,
+                noAnswer: "the provider could not reach \(endpoint.host):\(endpoint.port): check that the name "
+                    + "resolves and the port is open from the provider's machine, and that the app's CA is the one the "
+                    + "server's certificate chains to (herald doctor --topic on that machine prints the DNS, TCP and "
+                    + "TLS checks)")
             return check.outcome == .passed ? [check, clockAccepted()] : [check]
         }
     }
@@ -124,7 +171,18 @@ package enum CredentialsProbe {
     }
 
     /// What APNs' answer to the probe says about the credentials.
-    package static func verdict(_ rejection: APNSRejection, topic: String, endpoint: APNSEndpoint) -> DoctorCheck {
+    ///
+    /// - Parameters:
+    ///   - rejection: APNs' answer (or the client's, when none came).
+    ///   - topic: the topic the probe was sent to.
+    ///   - endpoint: where it was sent.
+    ///   - noAnswer: what to do when APNs did not answer at all (`herald doctor` prints connection checks before
+    ///     this one; the provider's check does not).
+    /// - Returns: the credentials check (or the clock check, when the answer is about the clock).
+    package static func verdict(
+        _ rejection: APNSRejection, topic: String, endpoint: APNSEndpoint,
+        noAnswer: String = "see the connection checks above"
+    ) -> DoctorCheck {
         let name = "credentials"
         let answer = "\(rejection.status.map(String.init) ?? "no answer") \(rejection.reason.rawValue)"
         let sandbox = endpoint.host == APNSEndpoint.sandbox.host
@@ -154,7 +212,7 @@ package enum CredentialsProbe {
                     + "more than an hour behind APNs'",
                 next: "set this machine's clock right (timedatectl set-ntp true); the iat is UTC seconds, so the "
                     + "time zone does not matter")
-        case "BadEnvironmentKeyInToken":
+        case "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken":
             return .failed(
                 name, "answered \(answer): the key is limited to the other environment",
                 next: "send to \(sandbox ? "production (--environment production)" : "the sandbox") or make a key "
@@ -175,7 +233,7 @@ package enum CredentialsProbe {
                 next: "the certificate is not an APNs certificate for this environment, or none was given")
         default:
             if rejection.status == nil {
-                return .failed(name, "no answer: \(rejection.message)", next: "see the connection checks above")
+                return .failed(name, "no answer: \(rejection.message)", next: noAnswer)
             }
             return .failed(
                 name, "answered \(answer): \(rejection.message)", next: "see APNs' reasons in docs/client.md")

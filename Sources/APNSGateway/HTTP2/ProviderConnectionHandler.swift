@@ -212,12 +212,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             goAway(before: streamID, reason: reason, context: context)
             return
         }
-        var extra = [(response.idHeader, response.apnsID)]
-        if let uniqueID = response.uniqueID { extra.append((APNSRequestHeaders.Name.uniqueID, uniqueID)) }
-        extra += response.extraHeaders
-        write(
-            streamID, status: response.status, extra: extra,
-            body: response.error.map { Array($0.encoded()) } ?? response.body, context: context)
+        // The raised stream limit goes out before the first answer, while its stream is still open: a client that
+        // reads a SETTINGS change on an idle connection differently from one on a busy one (AsyncHTTPClient's pool
+        // scheduled its idle timer twice and trapped in a debug build) sees it with a request in flight.
         if !streamLimitRaised, authentication.state.isAuthenticated {
             streamLimitRaised = true
             let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.authenticatedStreamLimit)]
@@ -225,6 +222,12 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))),
                 promise: nil)
         }
+        var extra = [(response.idHeader, response.apnsID)]
+        if let uniqueID = response.uniqueID { extra.append((APNSRequestHeaders.Name.uniqueID, uniqueID)) }
+        extra += response.extraHeaders
+        write(
+            streamID, status: response.status, extra: extra,
+            body: response.error.map { Array($0.encoded()) } ?? response.body, context: context)
     }
 
     private func write(

@@ -109,6 +109,7 @@ public struct DeviceAPI: Sendable {
 
     private func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: LocalCallerMiddleware())
         let device = self.device
         router.get("apps") { _, _ in device.installedApps }
         router.get("apps/:bundleID/token") { _, context -> Response in

@@ -43,6 +43,10 @@ public struct NotificationSnapshot: Sendable, Hashable, Encodable {
         public let textInput: Bool
         public let textInputButtonTitle: String?
         public let textInputPlaceholder: String?
+        /// The name of the image beside the title (iOS 15's `UNNotificationActionIcon`), when it has one.
+        public let icon: String?
+        /// `system` for an SF Symbol, `template` for an image of the app's bundle.
+        public let iconKind: String?
     }
 
     /// The content extension's view.
@@ -82,7 +86,8 @@ public struct NotificationSnapshot: Sendable, Hashable, Encodable {
             if action.options.contains(.foreground) { options.append("foreground") }
             return Action(
                 identifier: action.identifier, title: action.title, options: options, textInput: text != nil,
-                textInputButtonTitle: text?.textInputButtonTitle, textInputPlaceholder: text?.textInputPlaceholder)
+                textInputButtonTitle: text?.textInputButtonTitle, textInputPlaceholder: text?.textInputPlaceholder,
+                icon: action.icon?.imageName, iconKind: action.icon.map { $0.isSystemImage ? "system" : "template" })
         }
         contentExtension = contentView.map {
             ContentView(title: $0.title, body: $0.body, imagePath: $0.imagePath, labels: $0.labels)

@@ -30,7 +30,7 @@ struct DevicesCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let io = CommandIO.current
+        let io = CommandIO.current.terminalSafe
         guard (1...1000).contains(limit) else { throw UsageError("--limit is 1 to 1000; got \(limit)") }
         let (url, token) = try services.provider()
         let client = try ConsoleHTTPClient(caPEM: nil)

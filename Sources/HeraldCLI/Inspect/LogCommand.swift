@@ -31,7 +31,7 @@ struct LogCommand: AsyncParsableCommand {
             try await show(apnsID, gateway: gateway, client: client)
             return
         }
-        var printer = LogPrinter(io: CommandIO.current)
+        var printer = LogPrinter(io: CommandIO.current.terminalSafe)
         var answer = try await gateway.get("/admin/deliveries?limit=\(limit)")
         printer.print(answer)
         guard follow else { return }
@@ -44,7 +44,7 @@ struct LogCommand: AsyncParsableCommand {
 
     /// One notification: the gateway's events, then the provider's delivery when the provider sent it.
     private func show(_ apnsID: String, gateway: ServiceCall, client: ConsoleHTTPClient) async throws {
-        let io = CommandIO.current
+        let io = CommandIO.current.terminalSafe
         guard UUID(uuidString: apnsID) != nil else { throw UsageError("--apns-id is a UUID; got '\(apnsID)'") }
         var printer = LogPrinter(io: io)
         printer.print(

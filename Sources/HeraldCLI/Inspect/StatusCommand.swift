@@ -10,7 +10,7 @@ struct StatusCommand: AsyncParsableCommand {
         abstract: "Show what herald runs from this folder and where: local APNs, provider (queue, apps, devices).")
 
     func run() async throws {
-        let io = CommandIO.current
+        let io = CommandIO.current.terminalSafe
         let found = ServiceOptions.running()
         guard !found.isEmpty else {
             io.write(

@@ -24,7 +24,7 @@ package enum HeraldMain {
         } catch let exit as ExitCode {
             return exit.rawValue
         } catch let failure as CommandFailure {
-            io.writeError(failure.description + "\n")
+            io.writeError(TerminalText.safe(failure.description) + "\n")
             return 1
         } catch let usage as UsageError {
             io.writeError("error: \(usage.message)\n")
@@ -36,7 +36,7 @@ package enum HeraldMain {
                 io.write(message + "\n")
                 return 0
             }
-            io.writeError(message + "\n")
+            io.writeError(TerminalText.safe(message) + "\n")
             return code == .validationFailure ? usageExitCode : code.rawValue
         }
     }

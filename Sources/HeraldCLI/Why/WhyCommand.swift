@@ -54,7 +54,7 @@ struct WhyCommand: AsyncParsableCommand {
     }
 
     private func report(with lookup: WhyLookup) async throws {
-        let io = CommandIO.current
+        let io = CommandIO.current.terminalSafe
         switch try await lookup.find(id) {
         case .delivery(let trace, let verdict):
             if json {

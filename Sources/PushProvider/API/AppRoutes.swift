@@ -32,7 +32,12 @@ struct AppRoutes: ProviderRouteCollection {
         router.get("apps") { request, context -> Response in
             switch try context.requireCaller() {
             case .admin: return try JSONCoding.response(try await self.store.apps().map(\.app))
-            case .server(let app), .device(let app): return try JSONCoding.response([app.app])
+            case .server(let app): return try JSONCoding.response([app.app])
+            case .device:
+                // The publishable key ships inside the app: the webhook URL, endpoint and key IDs are not for it.
+                throw ProviderError.forbidden(
+                    "a publishable key may only register devices, read categories and send feedback; list apps with "
+                        + "the app's API key or the admin token")
             }
         }
         router.get("apps/:appID") { request, context -> Response in

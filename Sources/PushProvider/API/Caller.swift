@@ -29,7 +29,7 @@ enum Caller: Sendable {
         guard let key, !key.isEmpty else {
             throw .unauthorized("send a key: Authorization: Bearer <admin token, sk_ API key or pk_ publishable key>")
         }
-        if key == adminToken { return .admin }
+        if KeyMaker.matches(key, adminToken) { return .admin }
         if key.hasPrefix("pk_"), let app = try await store.app(publishableKey: key) { return .device(app) }
         if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .server(app) }
         throw .unauthorized("the key is not valid; check it or create a new API key")

@@ -115,6 +115,16 @@ struct DeviceRoutes: ProviderRouteCollection {
     {
         let existing = try await store.device(appID: app.app.id, token: input.token.lowercased())
         if let userID = input.userID, userID != existing?.userID {
+            // The device's present owner must agree first: another user's token (or none) never moves it, and a
+            // device with an end-to-end key but no user is the API key's alone.
+            if let existing {
+                try checkOwnership(
+                    of: existing, app: app, userToken: userToken, change: "binding it to user \(userID)",
+                    remedy: existing.userID.map {
+                        "; to move it to \(userID), delete it with \($0)'s userToken (signing out), then register "
+                            + "it with \(userID)'s"
+                    } ?? "")
+            }
             guard let userToken else {
                 throw .forbidden(
                     "binding a device to user \(userID) with the publishable key needs a userToken for that user from "
@@ -147,17 +157,21 @@ struct DeviceRoutes: ProviderRouteCollection {
 
     /// Checks that a publishable-key caller may change `device`: a device bound to a user needs that user's token;
     /// one with an end-to-end key and no user needs the app's API key.
-    func checkOwnership(of device: DeviceRecord, app: StoredApp, userToken: String?, change: String)
-        throws(ProviderError)
-    {
+    func checkOwnership(
+        of device: DeviceRecord, app: StoredApp, userToken: String?, change: String, remedy: String = ""
+    ) throws(ProviderError) {
         if let userID = device.userID {
             guard let userToken else {
                 throw .forbidden(
                     "device \(device.token.prefix(8))… belongs to user \(userID): \(change) with the publishable key "
-                        + "needs that user's userToken (X-Herald-User-Token), or use the app's API key")
+                        + "needs that user's userToken (X-Herald-User-Token), or use the app's API key\(remedy)")
             }
             let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: provider.secrets, now: now())
-            guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
+            guard proven == userID else {
+                throw .forbidden(
+                    "device \(device.token.prefix(8))… belongs to user \(userID) and the userToken is for user "
+                        + "\(proven): \(change) needs \(userID)'s userToken, or the app's API key\(remedy)")
+            }
         } else if device.publicKey != nil {
             throw .forbidden(
                 "device \(device.token.prefix(8))… has an end-to-end key: \(change) needs the app's API key")

@@ -31,16 +31,23 @@ package enum JSONCoding {
     {
         let buffer = try await request.body.collect(upTo: limit)
         let data = Data(buffer: buffer)
-        // Only a strict body is parsed into a tree first (to check its keys); any other is decoded at once, and
-        // parsed again only to say where it is not JSON.
-        if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: try Self.parse(data)) }
+        // Parsed into a tree first: a key written twice is refused (readers disagree on which one counts, so a proxy
+        // and the provider could act on different bodies), and a strict body's keys are checked.
+        let tree = try Self.parse(data)
+        if let (field, key) = Self.duplicateKey(in: tree) {
+            throw ProviderError.invalid(
+                field: field,
+                message: "\(key) is written twice in the same object; give each key once (which of two values a JSON "
+                    + "reader keeps differs between readers)")
+        }
+        if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: tree) }
         let decoder = JSONDecoder.heraldAPI()
         do {
             return try decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
                 // Foundation calls a number that fits no Swift integer "not valid JSON": name it instead.
-                if let (field, literal) = Self.hugeNumber(in: try Self.parse(data)) {
+                if let (field, literal) = Self.hugeNumber(in: tree) {
                     throw ProviderError.invalid(
                         field: field,
                         message: "\(literal) is out of range: a whole number here is -9223372036854775808 to "
@@ -61,6 +68,26 @@ package enum JSONCoding {
             return try JSONValue(parsing: data)
         } catch {
             throw .invalid(field: nil, message: "the body is not valid JSON: \(error)")
+        }
+    }
+
+    /// The first key written twice in one object of `value`: the path of that key and the key itself.
+    static func duplicateKey(in value: JSONValue, path: String? = nil) -> (String, String)? {
+        switch value {
+        case .array(let values):
+            for (index, element) in values.enumerated() {
+                if let found = duplicateKey(in: element, path: (path ?? "") + "[\(index)]") { return found }
+            }
+            return nil
+        case .object(let object):
+            if let key = object.duplicateKeys.first { return (path.map { "\($0).\(key)" } ?? key, key) }
+            for member in object.members {
+                if let found = duplicateKey(in: member.value, path: path.map { "\($0).\(member.key)" } ?? member.key) {
+                    return found
+                }
+            }
+            return nil
+        default: return nil
         }
     }
 

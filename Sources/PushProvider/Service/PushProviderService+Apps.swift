@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import HeraldSupport
 import Hummingbird
+import NIOSSL
 import ProviderStorage
 
 /// What the app routes, `herald up` and the console share: making and changing apps and their categories.
@@ -68,10 +69,17 @@ extension PushProviderService {
             app.app.endpoint = "https://" + APNSEnvironment(rawValue: app.app.environment).host
         }
         if let caPEM = input.caPEM {
-            guard caPEM.isEmpty || caPEM.contains("-----BEGIN CERTIFICATE-----") else {
-                throw .field("caPEM", "must be a PEM certificate (-----BEGIN CERTIFICATE-----), or empty to remove")
+            let trusted = try Self.checkedCertificateAuthority(caPEM)
+            // The CA decides who may read the provider token the credentials sign: trusting a new one is a change to
+            // where they go, so it needs them again, as a new endpoint does (an API key alone must not be able to
+            // send the team's token to a server of its choosing).
+            if !creating, trusted != app.caPEM, input.authentication == nil {
+                throw .field(
+                    "caPEM",
+                    "trusting another CA for \(app.app.endpoint) needs the app's credentials again in the same request "
+                        + "(\"authentication\"): they are sent only to servers the CA they were given with vouches for")
             }
-            app.caPEM = caPEM.isEmpty ? nil : caPEM
+            app.caPEM = trusted
             app.app.hasCustomCA = app.caPEM != nil
         }
         if let authentication = input.authentication {
@@ -112,6 +120,28 @@ extension PushProviderService {
         if let channelEndpoint = app.app.channelEndpoint {
             try Self.checkChannelEndpoint(channelEndpoint, endpoint: app.app.endpoint)
         }
+    }
+
+    /// The CA to trust from a `caPEM` field: `nil` for an empty one (Apple's roots only), else the text once every
+    /// certificate in it parses.
+    ///
+    /// - Throws: ``ProviderError/invalid(field:message:)`` naming `caPEM` when it holds no certificate or one that
+    ///   does not parse.
+    static func checkedCertificateAuthority(_ pem: String) throws(ProviderError) -> String? {
+        guard !pem.isEmpty else { return nil }
+        guard pem.contains("-----BEGIN CERTIFICATE-----") else {
+            throw .field("caPEM", "must be a PEM certificate (-----BEGIN CERTIFICATE-----), or empty to remove")
+        }
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
+        } catch {
+            throw .field("caPEM", "is not a PEM certificate that parses (\(error)); give the CA's ca.pem as it is")
+        }
+        guard !certificates.isEmpty else {
+            throw .field("caPEM", "holds no certificate; give the CA's ca.pem as it is, or empty to remove")
+        }
+        return pem
     }
 
     /// A channel endpoint must be on the host the app's credentials are bound to (only the port differs): provider

@@ -12,12 +12,17 @@ extension PushProviderService {
         case app(ProviderApp)
     }
 
+    /// Whether `key` is the admin token, compared in constant time.
+    package func isAdminToken(_ key: String) -> Bool {
+        KeyMaker.matches(key, adminToken)
+    }
+
     /// Whom `key` speaks for.
     ///
     /// - Throws: ``ProviderError/unauthorized(_:)`` for an unknown key or a publishable key (it ships inside apps and
     ///   proves nothing).
     package func holder(of key: String) async throws(ProviderError) -> KeyHolder {
-        if key == adminToken { return .admin }
+        if isAdminToken(key) { return .admin }
         if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .app(app.app) }
         if key.hasPrefix("pk_") {
             throw .unauthorized("a publishable key (pk_) cannot sign in; use the admin token or an app's API key (sk_)")

@@ -17,11 +17,14 @@ extension NotificationConfig {
 
     private static func makeAction(_ action: Action) -> UNNotificationAction {
         let options = UNNotificationActionOptions(rawValue: action.options)
+        let icon =
+            action.systemImageName.map(UNNotificationActionIcon.init(systemImageName:))
+            ?? action.templateImageName.map(UNNotificationActionIcon.init(templateImageName:))
         if let button = action.textInputButtonTitle, let placeholder = action.textInputPlaceholder {
             return UNTextInputNotificationAction(
-                identifier: action.identifier, title: action.title, options: options, textInputButtonTitle: button,
-                textInputPlaceholder: placeholder)
+                identifier: action.identifier, title: action.title, options: options, icon: icon,
+                textInputButtonTitle: button, textInputPlaceholder: placeholder)
         }
-        return UNNotificationAction(identifier: action.identifier, title: action.title, options: options)
+        return UNNotificationAction(identifier: action.identifier, title: action.title, options: options, icon: icon)
     }
 }

@@ -60,6 +60,12 @@ public struct UNNotificationSettings: Sendable, Hashable {
     public let providesAppNotificationSettings: Bool
     public let announcementSetting: UNNotificationSetting
     public let timeSensitiveSetting: UNNotificationSetting
+    /// Whether the person put the app in the Scheduled Summary (iOS 15): off until they do, so never on a new
+    /// device; not supported before the prompt.
+    public let scheduledDeliverySetting: UNNotificationSetting
+    /// Whether direct messages (communication notifications) break through the Scheduled Summary (iOS 15): a
+    /// simulated app has no Communication Notifications capability, so not supported.
+    public let directMessagesSetting: UNNotificationSetting
 
     /// The settings for a status and the options the person granted, as iOS reports them: nothing before the
     /// prompt, disabled after "Don't Allow", enabled (banner style) for what was granted.
@@ -86,6 +92,8 @@ public struct UNNotificationSettings: Sendable, Hashable {
         providesAppNotificationSettings = granted.contains(.providesAppNotificationSettings)
         announcementSetting = setting(.announcement)
         timeSensitiveSetting = setting(.timeSensitive)
+        scheduledDeliverySetting = status == .notDetermined ? .notSupported : .disabled
+        directMessagesSetting = .notSupported
     }
 }
 

@@ -117,6 +117,12 @@ function renderWidgets(list, apps) {
     : [el("li", { class: "muted" }, "None.")]));
 }
 
+/** The name of an action's icon (iOS 15's UNNotificationActionIcon) as a small label before its title; none without one. */
+function iconLabel(action) {
+  if (!action.icon) return null;
+  return el("span", { class: "icon", title: action.iconKind === "system" ? "SF Symbol" : "template image" }, `[${action.icon}] `);
+}
+
 /** A notification as the phone shows it; expanding it shows the content extension's view and the actions. */
 function banner(index, notification, isOpen) {
   const titleID = `n-${index}-${notification.id}`;
@@ -138,11 +144,11 @@ function banner(index, notification, isOpen) {
         await respond(index, notification, action.identifier, input.value, result);
       };
       actions.append(el("form", { class: "reply", onsubmit: sendReply },
-        el("label", { for: inputID }, action.title), input,
+        el("label", { for: inputID }, iconLabel(action), action.title), input,
         el("button", { type: "submit" }, action.textInputButtonTitle || "Send")));
     } else {
       actions.append(el("button", { type: "button", class: action.options.includes("destructive") ? "destructive" : "",
-        onclick: () => respond(index, notification, action.identifier, undefined, result) }, action.title));
+        onclick: () => respond(index, notification, action.identifier, undefined, result) }, iconLabel(action), action.title));
     }
   }
   actions.append(el("button", { type: "button", class: "quiet", onclick: () => respond(index, notification, "default", undefined, result) }, "Open"),
