@@ -399,7 +399,7 @@ let package = Package(
             name: "HeraldCLITests",
             dependencies: [
                 "HeraldCLI", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
-                "HeraldConsole", "PushProvider",
+                "HeraldConsole", "PushProvider", "APNSClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

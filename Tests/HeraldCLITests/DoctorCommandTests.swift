@@ -1,3 +1,4 @@
+import APNSClient
 import APNSCore
 import APNSGateway
 import Foundation
@@ -180,6 +181,39 @@ struct DoctorCommandTests {
             #expect(bad.status == 2)
             #expect(bad.errorOutput.contains("is not a device token"))
         }
+    }
+
+    @Test("--token on Apple's names: a token of the other environment is named as that environment's, from its answer")
+    func deviceTokenEnvironment() async throws {
+        try await SendGateway.with { gateway in
+            let apple = ["--environment": "sandbox", "--connect-to": "127.0.0.1:\(gateway.port)"]
+            let production = try gateway.server.registry.register(bundleID: "com.example.app", environment: .production)
+            let result = await Self.doctor(
+                gateway, apple.merging(["--token": production.token.hex]) { $1 }, drop: ["--url"])
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.contains("production accepted it: it is a production token"), "\(result.output)")
+            #expect(result.output.contains("--environment production"), "\(result.output)")
+            let neither = await Self.doctor(
+                gateway, apple.merging(["--token": String(repeating: "0f", count: 32)]) { $1 }, drop: ["--url"])
+            #expect(neither.output.contains("by both environments: the token is neither's"), "\(neither.output)")
+        }
+    }
+
+    @Test("a key limited to the other environment: both of Apple's spellings get the specific advice")
+    func environmentScopedKey() {
+        for reason in ["BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken"] {
+            let check = CredentialsProbe.verdict(
+                APNSRejection(status: 403, reason: APNSReason(rawValue: reason), message: ""), topic: "com.example.app",
+                endpoint: .sandbox)
+            #expect(check.outcome == .failed)
+            #expect(check.found.contains("limited to the other environment"), "\(reason): \(check.found)")
+            #expect(check.next?.contains("production") == true, "\(reason): \(check.next ?? "")")
+            #expect(APNSReason(rawValue: reason).change?.contains("key for both environments") == true)
+        }
+        let unanswered = APNSRejection(status: nil, reason: .connectionFailed, message: "refused")
+        let standalone = CredentialsProbe.verdict(unanswered, topic: "t", endpoint: .sandbox)
+        #expect(standalone.next == "see the connection checks above")
+        #expect(APNSReason(rawValue: "TooManyProviderTokenUpdates").change?.contains("reuse one token") == true)
     }
 
     @Test("a clock 2 hours behind or ahead of APNs': a clock ✗ that says which way and how to set it; right: ✓ clock")

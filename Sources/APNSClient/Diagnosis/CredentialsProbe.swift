@@ -99,6 +99,7 @@ package enum CredentialsProbe {
         }
         other.port = endpoint.port
         other.additionalTrustRootsPEM = endpoint.additionalTrustRootsPEM
+        other.connectTo = endpoint.connectTo
         return other
     }
 
