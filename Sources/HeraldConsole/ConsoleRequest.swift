@@ -17,12 +17,13 @@ enum ConsoleRequest {
         method == .get || method == .head || method == .options
     }
 
-    /// Whether a browser sent the request from another site's page: `Sec-Fetch-Site` says `cross-site` or
-    /// `same-site`, or `Origin` names another origin than the one the request was sent to. A request without either
-    /// header (a terminal's `curl`) is not.
+    /// Whether a browser sent the request from another site's page. `Sec-Fetch-Site` decides when the browser sends
+    /// it (`cross-site` or `same-site`; the console's own pages send `same-origin` whatever their referrer policy);
+    /// otherwise an `Origin` that is not the origin the request was sent to (`null` included). A request without
+    /// either header (a terminal's `curl`) is not.
     static func isCrossSite(_ request: Request) -> Bool {
-        if let site = request.headers[secFetchSite]?.lowercased(), site == "cross-site" || site == "same-site" {
-            return true
+        if let site = request.headers[secFetchSite]?.lowercased() {
+            return site == "cross-site" || site == "same-site"
         }
         guard let origin = request.headers[.origin] else { return false }
         guard let url = URL(string: origin), let host = url.host?.lowercased(),

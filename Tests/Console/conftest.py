@@ -1,4 +1,5 @@
 """Starts `herald up` (the release or debug binary) and a media server for the console's browser tests."""
+import contextlib
 import http.server
 import os
 import pathlib
@@ -47,9 +48,9 @@ def media():
     server.shutdown()
 
 
-@pytest.fixture(scope="session")
-def herald(media):
-    """`herald up` on free ports; yields its console sign-in link and provider base URL."""
+@contextlib.contextmanager
+def running_herald(media):
+    """`herald up` on free ports in a new folder; yields its console sign-in link, provider base URL and folder."""
     binary = os.environ.get("HERALD_BIN", str(ROOT / ".build" / "debug" / "herald"))
     data = tempfile.mkdtemp(prefix="herald-console-")
     process = subprocess.Popen(
@@ -67,9 +68,18 @@ def herald(media):
             break
     assert link, "herald up printed no console link:\n" + "".join(lines)
     threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
-    yield {"link": link, "base": link.split("/console/")[0], "data": data, "banner": "".join(lines)}
-    process.terminate()
-    process.wait(timeout=30)
+    try:
+        yield {"link": link, "base": link.split("/console/")[0], "data": data, "banner": "".join(lines)}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def herald(media):
+    """The `herald up` the console tests share (they run in order)."""
+    with running_herald(media) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

@@ -6,13 +6,22 @@ import pathlib
 import re
 import subprocess
 
+import pytest
 from playwright.sync_api import expect
 
+from conftest import running_herald
 from test_live_activity import call
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BINARY = os.environ.get("HERALD_BIN", str(ROOT / ".build" / "debug" / "herald"))
 EVIL = "http://attacker.test"
+
+
+@pytest.fixture(scope="module")
+def herald(media):
+    """A `herald up` of these tests' own: the shared one has an extra app and a spent sign-in limit by now."""
+    with running_herald(media) as running:
+        yield running
 
 
 def admin_token(herald):
