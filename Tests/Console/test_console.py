@@ -90,6 +90,9 @@ def test_a_sent_push_shows_on_the_device_with_its_attachment(page, media):
 def test_an_action_and_a_text_reply_travel_back_through_the_device(page):
     article = page.get_by_role("article", name="Lunch is ready")
     article.get_by_text("Expand").click()
+    # iOS 15's action icon (UNNotificationActionIcon) is shown by its name before the title.
+    expect(article.get_by_role("button", name="收到了")).to_contain_text("[checkmark.circle]")
+    shot(page, "devices-actions")
     article.get_by_role("button", name="收到了").click()
     said = page.get_by_role("status", name="Responses on device 1")
     expect(said).to_contain_text("foregroundAction")

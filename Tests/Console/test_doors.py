@@ -54,6 +54,8 @@ def test_a_sign_in_link_from_another_site_only_shows_a_button(browser, herald):
     context, page = attacker_page(browser, f'<a id="go" href="{link}">a prize</a>')
     page.click("#go")
     expect(page.get_by_role("alert")).to_contain_text("opened from another page")
+    if os.environ.get("HERALD_SCREENSHOTS"):
+        page.screenshot(path=f"{os.environ['HERALD_SCREENSHOTS']}/login-confirm.png")
     assert "/console/login?code=" in page.url
     assert not signed_in(context)
     # The person who ran `herald console-link` can still use it: the button is a form of Herald's own page.

@@ -19,7 +19,8 @@ enum DemoApp {
                 "actions": ["foregroundAction", "destructiveTextAction"], "options": 1}
             },
             "UNNotificationAction": {
-              "foregroundAction": {"identifier": "foregroundAction", "title": "收到了", "options": 4},
+              "foregroundAction": {"identifier": "foregroundAction", "title": "收到了", "options": 4,
+                "systemImageName": "checkmark.circle"},
               "destructiveTextAction": {"identifier": "destructiveTextAction", "title": "我想说两句", "options": 6,
                 "textInputButtonTitle": "发送", "textInputPlaceholder": "想说什么?"}
             }
