@@ -55,6 +55,26 @@ struct ProviderDoorsTests {
         }
     }
 
+    @Test("a user-bound device without an end-to-end key gets one only from its owner")
+    func keyOnUserBoundDevice() async throws {
+        try await ProviderHarness.with { harness in
+            let key = harness.publishableKey
+            let token = try harness.gatewayToken()
+            let owner = try #require(try await harness.call("POST", "/v1/users/owner/token").1["userToken"].string)
+            let (made, _) = try await harness.call(
+                "POST", "/v1/devices", key: key, body: ["token": token, "userID": "owner", "userToken": owner])
+            #expect(made == 201)
+            let attackerKey = Data(repeating: 7, count: 32).base64EncodedString()
+            let (keyed, answer) = try await harness.call(
+                "POST", "/v1/devices", key: key, body: ["token": token, "publicKey": attackerKey])
+            #expect(keyed == 403, "\(answer)")
+            #expect(try await harness.call("GET", "/v1/devices/\(token)").1["publicKey"].isNull)
+            let (byOwner, _) = try await harness.call(
+                "POST", "/v1/devices", key: key, body: ["token": token, "publicKey": attackerKey, "userToken": owner])
+            #expect(byOwner == 200)
+        }
+    }
+
     @Test("a device with an end-to-end key and no user is bound to a user only with the API key")
     func unboundKeyedDeviceNeedsTheAPIKey() async throws {
         try await ProviderHarness.with { harness in

@@ -135,7 +135,11 @@ struct DeviceRoutes: ProviderRouteCollection {
                 throw .forbidden("the userToken is for user \(proven), not \(userID)")
             }
         }
-        if let existing, let key = input.publicKey, existing.publicKey != nil, key != existing.publicKey {
+        // A new end-to-end key decides who can read the device's sealed fields: on a device that has a key or a
+        // user, only its owner may set one.
+        if let existing, let key = input.publicKey, existing.publicKey != nil || existing.userID != nil,
+            key != existing.publicKey
+        {
             try checkOwnership(of: existing, app: app, userToken: userToken, change: "replacing its public key")
         }
         // Tags and time zone decide who gets what: on a device bound to a user only that user may change them.
