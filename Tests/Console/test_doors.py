@@ -45,6 +45,17 @@ def attacker_page(browser, html):
     return context, page
 
 
+def signed_in_with(browser, herald, key):
+    """A browser of its own signed in to the console with `key`."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(herald["base"] + "/console/login")
+    page.get_by_label("Admin token or API key", exact=True).fill(key)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(re.compile(r"/console/compose$"))
+    return context, page
+
+
 def signed_in(context):
     return any(cookie["name"] == "herald_console" and cookie["value"] for cookie in context.cookies())
 
@@ -91,12 +102,7 @@ def test_an_app_sharing_the_bundle_id_sees_none_of_the_demo_devices_notification
         "name": "Twin", "bundleID": demo["bundleID"], "environment": "production",
         "authentication": {"kind": "token", "teamID": "HERALDTEAM", "keyID": "TWIN000001", "privateKey": pem}})
     assert status == 201, twin
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(herald["base"] + "/console/login")
-    page.get_by_label("Admin token or API key", exact=True).fill(twin["apiKey"])
-    page.get_by_role("button", name="Sign in").click()
-    expect(page).to_have_url(re.compile(r"/console/compose$"))
+    context, page = signed_in_with(browser, herald, twin["apiKey"])
     devices = page.evaluate("async () => (await fetch('/console/api/simulators')).json()")
     assert devices and all(device.get("apps") == [] for device in devices), devices
     notifications = page.evaluate("async () => (await fetch('/console/api/simulators/0/notifications')).json()")
@@ -104,12 +110,7 @@ def test_an_app_sharing_the_bundle_id_sees_none_of_the_demo_devices_notification
     context.close()
     # The demo app's own key still sees its device.
     status, own = call("POST", f"{herald['base']}/v1/apps/{demo['id']}/keys", admin)
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(herald["base"] + "/console/login")
-    page.get_by_label("Admin token or API key", exact=True).fill(own["apiKey"])
-    page.get_by_role("button", name="Sign in").click()
-    expect(page).to_have_url(re.compile(r"/console/compose$"))
+    context, page = signed_in_with(browser, herald, own["apiKey"])
     devices = page.evaluate("async () => (await fetch('/console/api/simulators')).json()")
     assert [app["bundleID"] for app in devices[0]["apps"]] == [demo["bundleID"]], devices
     context.close()

@@ -16,9 +16,8 @@ struct ProviderDoorsTests {
         try await ProviderHarness.with { harness in
             let key = harness.publishableKey
             let token = try harness.gatewayToken()
-            let victim = try #require(try await harness.call("POST", "/v1/users/victim/token").1["userToken"].string)
-            let attacker = try #require(
-                try await harness.call("POST", "/v1/users/attacker/token").1["userToken"].string)
+            let victim = try await harness.userToken("victim")
+            let attacker = try await harness.userToken("attacker")
             let publicKey = Data(repeating: 9, count: 32).base64EncodedString()
             let (made, _) = try await harness.call(
                 "POST", "/v1/devices", key: key,
@@ -60,7 +59,7 @@ struct ProviderDoorsTests {
         try await ProviderHarness.with { harness in
             let key = harness.publishableKey
             let token = try harness.gatewayToken()
-            let owner = try #require(try await harness.call("POST", "/v1/users/owner/token").1["userToken"].string)
+            let owner = try await harness.userToken("owner")
             let (made, _) = try await harness.call(
                 "POST", "/v1/devices", key: key, body: ["token": token, "userID": "owner", "userToken": owner])
             #expect(made == 201)
@@ -80,8 +79,7 @@ struct ProviderDoorsTests {
         try await ProviderHarness.with { harness in
             let key = harness.publishableKey
             let token = try harness.gatewayToken()
-            let attacker = try #require(
-                try await harness.call("POST", "/v1/users/attacker/token").1["userToken"].string)
+            let attacker = try await harness.userToken("attacker")
             let publicKey = Data(repeating: 9, count: 32).base64EncodedString()
             let (made, _) = try await harness.call(
                 "POST", "/v1/devices", key: key, body: ["token": token, "publicKey": publicKey])
@@ -173,5 +171,12 @@ struct ProviderDoorsTests {
             #expect(listed == 200)
             #expect(answer.array.isEmpty, "\(answer)")
         }
+    }
+}
+
+extension ProviderHarness {
+    /// A user token for `user`, as the app's server gets one for its signed-in app.
+    func userToken(_ user: String) async throws -> String {
+        try #require(try await call("POST", "/v1/users/\(user)/token").1["userToken"].string)
     }
 }
