@@ -28,7 +28,12 @@ package enum CredentialsProbe {
         timeout: Duration
     ) async -> DoctorCheck {
         let name = "device token"
-        let environment = endpoint.host == APNSEndpoint.production.host ? "production" : "the sandbox"
+        let environment =
+            switch endpoint.host {
+            case APNSEndpoint.production.host: "production"
+            case APNSEndpoint.sandbox.host: "the sandbox"
+            default: "the environment of \(endpoint.host)"
+            }
         switch await probe(
             token: token, endpoint: endpoint, authentication: authentication, topic: topic, timeout: timeout)
         {
