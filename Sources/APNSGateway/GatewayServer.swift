@@ -85,6 +85,8 @@ package final class GatewayServer: Sendable {
     private let fanOut = BroadcastFanOut()
     private let connections: GatewayConnections
     private let flusher = Mutex<Task<Void, Never>?>(nil)
+    /// Whether ``shutdown()`` was called.
+    private let stopped = Mutex(false)
     /// One limit for every port, so a source cannot get more by using both.
     private let tokenLimit: TokenCreationLimit
 
@@ -213,6 +215,14 @@ package final class GatewayServer: Sendable {
     /// Stops listening, sends every provider connection `GOAWAY` with reason `Shutdown`, closes every connection, and
     /// writes what is stored to the journal.
     package func shutdown() async throws {
+        // A second call (a test that stopped it already, a harness stopping it again) has nothing to do: its event
+        // loops are gone, and closing a listener on them would never complete.
+        guard
+            stopped.withLock({ stopped in
+                defer { stopped = true }
+                return !stopped
+            })
+        else { return }
         for listener in listeners.withLock({ $0 }) { try? await listener.close() }
         await connections.closeAll()
         let task = flusher.withLock { task in

@@ -20,6 +20,9 @@ package enum DeliveryResult: Sendable {
         id: Int64, notificationID: String, status: Int?, reason: String, at: Date, deactivate: Deactivation?)
     /// It may succeed later: back to the queue at `notBefore`.
     case retry(id: Int64, reason: String, notBefore: Date)
+    /// It never reached APNs (no connection could be made): back to the queue at `notBefore` without spending an
+    /// attempt, since APNs never saw it.
+    case wait(id: Int64, reason: String, notBefore: Date)
 
     package struct Deactivation: Sendable {
         package var appID: String

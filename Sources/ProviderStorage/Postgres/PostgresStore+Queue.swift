@@ -74,9 +74,9 @@ extension PostgresStore {
                 try await connection.rows(
                     """
                     UPDATE deliveries d SET state = \(unescaped: DeliveryState.queued.sql), reason = u.reason, not_before = u.not_before,
-                        lease_owner = NULL, lease_until = NULL
+                        lease_owner = NULL, lease_until = NULL, attempts = d.attempts - u.refund
                     FROM unnest(\(batch.retryIDs)::bigint[], \(batch.retryReasons)::text[],
-                        \(batch.retryNotBefore)::timestamptz[]) AS u(id, reason, not_before)
+                        \(batch.retryNotBefore)::timestamptz[], \(batch.retryRefunds)::int[]) AS u(id, reason, not_before, refund)
                     WHERE d.id = u.id AND d.lease_owner = \(owner)
                     """, logger)
             }
@@ -179,6 +179,8 @@ extension PostgresStore {
         var retryIDs: [Int64] = []
         var retryReasons: [String] = []
         var retryNotBefore: [Date] = []
+        /// 1 for a delivery that waits for APNs to be reachable (its attempt is given back), 0 for a retry.
+        var retryRefunds: [Int] = []
         var deactivatedApps: [String] = []
         var deactivatedTokens: [String] = []
         var deactivatedAt: [Date] = []
@@ -206,6 +208,12 @@ extension PostgresStore {
                     retryIDs.append(id)
                     retryReasons.append(reason)
                     retryNotBefore.append(notBefore)
+                    retryRefunds.append(0)
+                case .wait(let id, let reason, let notBefore):
+                    retryIDs.append(id)
+                    retryReasons.append(reason)
+                    retryNotBefore.append(notBefore)
+                    retryRefunds.append(1)
                 }
             }
         }

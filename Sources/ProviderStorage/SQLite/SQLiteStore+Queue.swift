@@ -46,6 +46,12 @@ extension SQLiteStore {
                         lease_until = NULL
                     WHERE id = ? AND lease_owner = ?
                     """)
+            let wait = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = \(DeliveryState.queued.sql), reason = ?, not_before = ?, lease_owner = NULL,
+                        lease_until = NULL, attempts = attempts - 1
+                    WHERE id = ? AND lease_owner = ?
+                    """)
             let deactivate = try db.cachedStatement(
                 sql: """
                     UPDATE devices SET active = 0, deactivated_at = ?, deactivation_reason = ?
@@ -75,6 +81,8 @@ extension SQLiteStore {
                     }
                 case .retry(let id, let reason, let notBefore):
                     try retry.execute(arguments: [reason, notBefore.stored, id, owner])
+                case .wait(let id, let reason, let notBefore):
+                    try wait.execute(arguments: [reason, notBefore.stored, id, owner])
                 }
             }
             try Self.add(counts, db)

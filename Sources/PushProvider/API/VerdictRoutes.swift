@@ -67,9 +67,9 @@ struct VerdictRoutes: ProviderRouteCollection {
         return VerdictPage(deliveries: found, next: next, scanned: scanned)
     }
 
-    /// A breakdown's `queued` lists every delivery not sent yet: scheduled, retrying or queued.
+    /// A breakdown's `queued` lists every delivery not sent yet: scheduled, retrying, waiting for APNs or queued.
     private static func matches(_ verdict: String, _ wanted: String) -> Bool {
-        verdict == wanted || (wanted == "queued" && ["scheduled", "retrying"].contains(verdict))
+        verdict == wanted || (wanted == "queued" && ["scheduled", "retrying", "waitingForAPNs"].contains(verdict))
     }
 
     /// The most deliveries one verdicts request looks at.

@@ -43,6 +43,8 @@ final class DeliveryEngine: Sendable {
     private let settings: Settings
     private let limiter = RateLimiter()
     private let serverTrouble = ServerTroubleBackoff()
+    /// Which apps cannot reach APNs now; their sends pause while one probe tries again.
+    let reachability = APNSReachability()
     private let answers: AnswerPolicy
     private let logger: Logger
     private let failures: FailureReporter
@@ -215,27 +217,48 @@ final class DeliveryEngine: Sendable {
         // Cancelled (the provider stops): what is not sent stays leased, and the engine puts it back as it ends.
         while start < prepared.notifications.count, !Task.isCancelled {
             await serverTrouble.wait(appID: appID, clock: settings.clock)
-            let chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
+            var chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
+            switch reachability.permit(appID: appID, now: settings.clock.now()) {
+            case .all: break
+            case .probe: chunkSize = APNSReachability.probeSize
+            case .waitUntil(let next):
+                // APNs cannot be reached: what is left waits in the queue for the next probe, spending no attempt.
+                for position in start..<prepared.notifications.count {
+                    buffer.append(waitForAPNs(prepared, at: position, until: next))
+                }
+                return
+            }
             let positions = start..<min(start + chunkSize, prepared.notifications.count)
             let chunk = prepared.notifications[positions]
             start += chunk.count
             await limiter.acquire(chunk.count, appID: appID, perSecond: prepared.rateLimit, clock: settings.clock)
-            let answers = Mutex((answered: 0, troubled: 0))
+            let answers = Mutex((answered: 0, troubled: 0, unreached: [Int](), reason: ""))
             do {
                 try await client.send(contentsOf: chunk) { outcome in
                     if case .rejected(let rejection) = outcome.result, rejection.reason == .cancelled { return }
+                    // The outcome's index is its place in `chunk`: the delivery it answers, whatever its headers say.
+                    let position = positions.lowerBound + outcome.index
+                    if case .rejected(let rejection) = outcome.result, rejection.reason == .connectionFailed {
+                        // Never written: no connection could be made. It waits for APNs (after the chunk).
+                        answers.withLock {
+                            $0.unreached.append(position)
+                            $0.reason = rejection.message
+                        }
+                        return
+                    }
                     if case .rejected(let rejection) = outcome.result, let status = rejection.status {
                         answers.withLock {
-                            $0 = ($0.answered + 1, $0.troubled + (status == 500 || status == 503 ? 1 : 0))
+                            $0.answered += 1
+                            $0.troubled += status == 500 || status == 503 ? 1 : 0
                         }
                     } else if case .accepted = outcome.result {
                         answers.withLock { $0.answered += 1 }
                     }
-                    // The outcome's index is its place in `chunk`: the delivery it answers, whatever its headers say.
-                    let delivery = prepared.deliveries[positions.lowerBound + outcome.index]
-                    buffer.append(self.answers.result(of: outcome.result, for: delivery, appID: appID))
+                    buffer.append(
+                        self.answers.result(of: outcome.result, for: prepared.deliveries[position], appID: appID))
                 }
-                let (answered, troubled) = answers.withLock { $0 }
+                let (answered, troubled, unreached, reason) = answers.withLock { $0 }
+                waitForAPNs(prepared, unreached, reason: reason, answered: answered, appID: appID, into: buffer)
                 if let pause = serverTrouble.record(
                     appID: appID, answered: answered, troubled: troubled, now: settings.clock.now())
                 {
@@ -253,6 +276,50 @@ final class DeliveryEngine: Sendable {
                 }
             }
         }
+    }
+
+    /// After a chunk: the deliveries that could not be written (no connection) wait for APNs; the app's outage
+    /// starts, goes on or ends by what the chunk saw.
+    private func waitForAPNs(
+        _ prepared: PreparedBatch, _ unreached: [Int], reason: String, answered: Int, appID: String,
+        into buffer: ResultBuffer
+    ) {
+        let now = settings.clock.now()
+        if answered > 0 {
+            if let outage = reachability.reached(appID: appID) {
+                logger.notice(
+                    "APNs is reachable again; the app's notifications go out",
+                    metadata: ["app": "\(appID)", "since": "\(outage.since)"])
+                signal.notify()
+            }
+        } else if unreached.isEmpty {
+            reachability.abandonProbe(appID: appID)
+        }
+        guard !unreached.isEmpty else { return }
+        let wasReachable = reachability.outage(appID: appID) == nil
+        // Some of the chunk reached APNs: the failures were the connection's, tried again in a second.
+        let next =
+            answered > 0
+            ? now.addingTimeInterval(APNSReachability.firstWait)
+            : reachability.failed(appID: appID, reason: reason, now: now)
+        if wasReachable, answered == 0 {
+            logger.warning(
+                "APNs cannot be reached; the app's notifications wait in the queue (no attempt spent), one probe tries again with backoff",
+                metadata: ["app": "\(appID)", "reason": "\(reason)"])
+        }
+        for position in unreached { buffer.append(waitForAPNs(prepared, at: position, until: next)) }
+    }
+
+    /// One delivery that waits for APNs until `next`, or gives up when its notification expires before then.
+    private func waitForAPNs(_ prepared: PreparedBatch, at position: Int, until next: Date) -> DeliveryResult {
+        let delivery = prepared.deliveries[position]
+        let reason = APNSReachability.unreachableReason
+        guard next <= prepared.waitLimits[position] else {
+            return .rejected(
+                id: delivery.id, notificationID: delivery.notificationID, status: nil, reason: reason,
+                at: settings.clock.now(), deactivate: nil)
+        }
+        return .wait(id: delivery.id, reason: reason, notBefore: next)
     }
 
     /// Writes APNs' answers. A write that fails (the database restarting, a lost connection) is tried again with

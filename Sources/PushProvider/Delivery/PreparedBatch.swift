@@ -11,6 +11,9 @@ struct PreparedBatch: Sendable {
     var notifications: [APNSNotification] = []
     /// The delivery each of ``notifications`` is, at the same position: what an answer is recorded against.
     var deliveries: [LeasedDelivery] = []
+    /// How long each of ``deliveries`` may wait for APNs to be reachable: its notification's `apns-expiration`, or
+    /// ``APNSReachability/defaultWait`` after it was created when it has none (`0`: not at all).
+    var waitLimits: [Date] = []
     /// Deliveries that cannot be sent (their notification is gone, or the device has no usable key).
     var failures: [DeliveryResult] = []
     var rateLimit: Int
@@ -30,6 +33,7 @@ struct PreparedBatch: Sendable {
         }
         notifications.reserveCapacity(deliveries.count)
         self.deliveries.reserveCapacity(deliveries.count)
+        waitLimits.reserveCapacity(deliveries.count)
         for delivery in deliveries {
             guard let template = templates[delivery.notificationID] else {
                 failures.append(Self.failure(delivery, "NotificationDeleted", at: now))
@@ -47,6 +51,7 @@ struct PreparedBatch: Sendable {
                     APNSNotification(
                         broadcast: APNSBroadcast(bundleID: app.app.bundleID, headers: headers), payload: template.body))
                 self.deliveries.append(delivery)
+                waitLimits.append(template.waitLimit)
                 continue
             }
             var headers = template.headers
@@ -68,6 +73,7 @@ struct PreparedBatch: Sendable {
                     APNSNotification(deviceToken: token, headers: headers, payload: template.body))
             }
             self.deliveries.append(delivery)
+            waitLimits.append(template.waitLimit)
         }
     }
 
@@ -87,6 +93,8 @@ struct PreparedBatch: Sendable {
         var messageIDs: DeliveryMessageID.Maker
         /// A broadcast's `apns-expiration`, which APNs requires: `0` (one attempt) unless one was given.
         var broadcastExpiration: APNSExpiration
+        /// The latest time a delivery may still wait for APNs to be reachable.
+        var waitLimit: Date
 
         init(_ stored: StoredNotification, bundleID: String, messageKey: SymmetricKey) {
             messageIDs = DeliveryMessageID.Maker(notificationID: stored.id, key: messageKey)
@@ -98,6 +106,12 @@ struct PreparedBatch: Sendable {
                 topic: pushType.topic(forBundleID: bundleID) ?? bundleID)
             broadcastExpiration =
                 stored.expiration.flatMap { APNSExpiration(headerValue: String($0)) } ?? .immediately
+            waitLimit =
+                switch stored.expiration {
+                case nil: stored.createdAt.addingTimeInterval(APNSReachability.defaultWait)
+                case 0: stored.createdAt
+                case let seconds?: Date(timeIntervalSince1970: TimeInterval(seconds))
+                }
             payload = (try? APNSPayload(data: stored.payload)) ?? APNSPayload()
             body = ByteBuffer(bytes: stored.payload)
             if let key = stored.encryptedKey, let plaintext = stored.encrypted {

@@ -10,6 +10,8 @@ final class ProviderMetrics: APNSClientObserver {
     private let connections: Gauge
     let queueDepth: Gauge
     let notificationsCreated: Counter
+    /// Apps that cannot reach APNs now (read at scrape time).
+    let unreachableApps: Gauge
     private static var sends: MetricNameDescriptor {
         MetricNameDescriptor(
             namespace: "herald", subsystem: "provider", metricName: "sends", unitName: "total",
@@ -35,6 +37,10 @@ final class ProviderMetrics: APNSClientObserver {
             descriptor: MetricNameDescriptor(
                 namespace: "herald", subsystem: "provider", metricName: "queue_depth", unitName: "",
                 helpText: "Deliveries waiting in the queue."))
+        unreachableApps = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "apns_unreachable_apps", unitName: "",
+                helpText: "Apps whose connections to APNs cannot be made now (their notifications wait)."))
         notificationsCreated = registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 namespace: "herald", subsystem: "provider", metricName: "notifications", unitName: "total",
@@ -45,6 +51,16 @@ final class ProviderMetrics: APNSClientObserver {
         self.latency.record(latency)
         switch result {
         case .accepted: accepted.increment()
+        case .rejected(let rejection) where rejection.status == nil:
+            // APNs never answered: not one of its rejections. `unreached`: no connection could be made (it waits in
+            // the queue); `unanswered`: written, but no answer came.
+            registry.makeCounter(
+                descriptor: Self.sends,
+                labels: [
+                    ("result", rejection.reason == .connectionFailed ? "unreached" : "unanswered"),
+                    ("reason", rejection.reason.rawValue),
+                ]
+            ).increment()
         case .rejected(let rejection):
             registry.makeCounter(
                 descriptor: Self.sends, labels: [("result", "rejected"), ("reason", rejection.reason.rawValue)]

@@ -33,6 +33,7 @@ extension PushProviderService {
     /// The service's metrics in Prometheus' text format, as `/metrics` serves them.
     package func metricsExposition() async -> String {
         if let depth = try? await store.queueDepth() { metrics.queueDepth.set(Double(depth)) }
+        metrics.unreachableApps.set(Double(engine.reachability.all.count))
         return metrics.render()
     }
 }

@@ -45,6 +45,15 @@ extension DeliveryVerdict {
     /// Not sent yet: scheduled, waiting for a retry, or in the queue (rate limit, other work first).
     private static func waiting(_ trace: DeliveryTrace, now: Date) -> DeliveryVerdict {
         let at = Self.time(trace.notBefore)
+        if trace.reason == APNSReachability.unreachableReason {
+            return .init(
+                .waitingForAPNs,
+                "waiting: APNs could not be reached (no connection: DNS, TCP or TLS failed); the next try is at \(at). "
+                    + "It waits without spending attempts until APNs answers or the notification expires",
+                next: "nothing to do if APNs or the network is down; else check the provider's route to APNs "
+                    + "(herald doctor --app, /healthz)",
+                waitingFor: "APNs to be reachable (next try at \(at))")
+        }
         if trace.attempts > 0 {
             let answer = [trace.status.map(String.init), trace.reason].compactMap { $0 }.joined(separator: " ")
             return .init(

@@ -14,6 +14,13 @@ extension DeliveryVerdict {
                     + "or its token replaced. The provider stopped sending to it",
                 next: "nothing to do: the app registers a new token when it runs again")
         }
+        if reason == APNSReachability.unreachableReason {
+            return .init(
+                .gaveUp,
+                "never sent: APNs could not be reached (no connection) until the notification expired (its "
+                    + "apns-expiration, or \(Int(APNSReachability.defaultWait / 3600)) hours without one)",
+                next: "check the provider's route to APNs (herald doctor --app); create it again if it still matters")
+        }
         if trace.status == nil || [429, 500, 503].contains(trace.status) {
             return .init(
                 .gaveUp,

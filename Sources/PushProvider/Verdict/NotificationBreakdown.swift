@@ -30,6 +30,7 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
     static let goneReasons: Set<String> = ["Unregistered", "ExpiredToken"]
     static let retriedReasons: Set<String> = [
         "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "Unknown", "ProviderError",
+        APNSReachability.unreachableReason,
     ]
 
     init(notificationID: String, stats: NotificationReport.Stats) {
@@ -112,7 +113,8 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
         .delivered: "reached the app; not reported shown",
         .awaitingDevice: "accepted by APNs; no report from the device yet (offline, expired or replaced: see each)",
         .rejected: "rejected by APNs", .tokenGone: "the token is no longer valid (410): the provider stopped using it",
-        .gaveUp: "APNs kept refusing for a while (429, 500, 503); the provider gave up",
+        .gaveUp: "APNs kept refusing for a while (429, 500, 503), or could not be reached until it expired; the "
+            + "provider gave up",
         .queued: "not sent yet: scheduled, waiting for a retry, or in the queue", .sending: "being sent",
     ]
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+
+/// Which apps cannot reach APNs now (no connection could be made: DNS, TCP, TLS), since when and why, and when to try
+/// again. While an app is unreachable its sends pause: its deliveries wait in the queue (spending no attempt) and one
+/// small probe goes out per backoff step (1 s doubling to 30 s, with up to a fifth taken off at random so that many
+/// providers do not retry in step); the first probe that connects ends the outage and the app sends at full rate.
+final class APNSReachability: Sendable {
+    /// The first wait after a failed connection, doubled with each failed probe.
+    static let firstWait: TimeInterval = 1
+    /// The longest wait between two probes.
+    static let longestWait: TimeInterval = 30
+    /// How many notifications a probe sends.
+    static let probeSize = 1
+    /// The longest a notification without `apns-expiration` waits for APNs to be reachable.
+    static let defaultWait: TimeInterval = 24 * 3600
+    /// The reason a delivery waiting for APNs carries in the queue (and, when it expired waiting, its rejection).
+    static let unreachableReason = "APNsUnreachable"
+
+    /// An app that cannot reach APNs.
+    struct Outage: Sendable, Equatable {
+        /// When the first connection failed.
+        var since: Date
+        /// What the last failed connection said (the client's message: DNS, refused, TLS, ...).
+        var reason: String
+        /// When the next probe may go out.
+        var nextProbe: Date
+        /// The wait before ``nextProbe``, doubled with each failed probe.
+        var wait: TimeInterval
+        /// Whether a probe is out now (others wait for it).
+        var probing = false
+    }
+
+    private let outages = Mutex<[String: Outage]>([:])
+
+    /// The app's outage, when it has one.
+    func outage(appID: String) -> Outage? {
+        outages.withLock { $0[appID] }
+    }
+
+    /// Every app's outage.
+    var all: [String: Outage] { outages.withLock { $0 } }
+
+    /// What the app may send now: everything (`nil`: reachable), or a probe of ``probeSize`` when one is due (it is
+    /// then marked as out), or nothing until the returned date.
+    func permit(appID: String, now: Date) -> Permit {
+        outages.withLock { outages in
+            guard var outage = outages[appID] else { return .all }
+            guard !outage.probing, outage.nextProbe <= now else { return .waitUntil(outage.nextProbe) }
+            outage.probing = true
+            outages[appID] = outage
+            return .probe
+        }
+    }
+
+    /// What an app may send (``permit(appID:now:)``).
+    enum Permit: Equatable {
+        case all
+        case probe
+        case waitUntil(Date)
+    }
+
+    /// A send of `appID` could make no connection: the outage starts or goes on, and the next probe waits longer.
+    ///
+    /// - Returns: when the next probe may go out, what the deliveries that did not go out wait for.
+    @discardableResult
+    func failed(appID: String, reason: String, now: Date) -> Date {
+        outages.withLock { outages in
+            var outage =
+                outages[appID] ?? Outage(since: now, reason: reason, nextProbe: now, wait: Self.firstWait / 2)
+            outage.wait = min(outage.wait * 2, Self.longestWait)
+            outage.reason = reason
+            outage.probing = false
+            outage.nextProbe = now.addingTimeInterval(outage.wait * Double.random(in: 0.8...1))
+            outages[appID] = outage
+            return outage.nextProbe
+        }
+    }
+
+    /// The probe of `appID` ended without telling whether APNs is reachable (cancelled): another may go out.
+    func abandonProbe(appID: String) {
+        outages.withLock { outages in outages[appID]?.probing = false }
+    }
+
+    /// A send of `appID` reached APNs (it answered, whatever it said).
+    ///
+    /// - Returns: the outage this ends, if there was one.
+    @discardableResult
+    func reached(appID: String) -> Outage? {
+        outages.withLock { $0.removeValue(forKey: appID) }
+    }
+}

@@ -1,0 +1,69 @@
+import APNSCore
+import APNSGateway
+import Foundation
+import GatewayTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// APNs unreachable (the gateway down: every connection refused) is a wait, never a loss: deliveries stay in the
+/// queue without spending attempts, the app's sends pause behind one probe, and all go out once APNs is back.
+@Suite("An APNs outage is a wait, not a failure", .timeLimit(.minutes(2)))
+struct APNSOutageTests {
+    @Test(
+        "APNs down while a notification to 20 devices is queued: none given up, none counted as rejected; all accepted after it returns"
+    )
+    func outageIsAWait() async throws {
+        try await ProviderHarness.with { harness in
+            for _ in 0..<20 {
+                #expect(try await harness.call("POST", "/v1/devices", body: ["token": harness.gatewayToken()]).0 == 201)
+            }
+            try await harness.gateway.server.shutdown()
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "while down"]])
+            #expect(status == 202)
+            let id = try #require(created["id"].string)
+
+            // The provider notices, says so, and keeps every delivery waiting with no attempt spent.
+            var health = JSON(nil)
+            try await harness.until("the provider says APNs is unreachable") {
+                health = try await harness.call("GET", "/healthz").1
+                return health["apns"].string == "unreachable"
+            }
+            #expect(health["unreachable"][0]["app"].string == harness.appID, "\(health)")
+            try await harness.until("every delivery waits for APNs") {
+                let deliveries = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
+                return deliveries.count == 20
+                    && deliveries.allSatisfy { $0["verdict"]["verdict"].string == "waitingForAPNs" }
+            }
+            let waiting = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
+            #expect(waiting.allSatisfy { $0["attempts"].int == 0 }, "\(waiting.map { $0["attempts"].int })")
+            #expect(waiting[0]["verdict"]["sentence"].string?.contains("could not be reached") == true)
+            let report = try await harness.call("GET", "/v1/notifications/\(id)").1
+            #expect(report["stats"]["rejected"].object?.isEmpty != false, "\(report)")
+            let metrics = try await Self.metrics(harness)
+            #expect(!metrics.contains(#"result="rejected",reason="ConnectionFailed""#), "\(metrics)")
+            #expect(metrics.contains("herald_provider_apns_unreachable_apps 1"), "\(metrics)")
+
+            // APNs comes back on the same address: everything goes out, each delivery sent once.
+            let back = try await TestGateway.start(directory: harness.gateway.directory, key: harness.gateway.key) {
+                $0.port = harness.gateway.port
+            }
+            let finished = try await harness.finished(id, seconds: 90)
+            #expect(finished["stats"]["accepted"].int == 20, "\(finished)")
+            let sent = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
+            #expect(sent.allSatisfy { $0["attempts"].int == 1 }, "\(sent.map { $0["attempts"].int })")
+            #expect(try await harness.call("GET", "/healthz").1["apns"].string == "reachable")
+            try await back.server.shutdown()
+        }
+    }
+
+    private static func metrics(_ harness: ProviderHarness) async throws -> String {
+        var request = URLRequest(url: URL(string: harness.baseURL + "/metrics")!)
+        request.setValue("Bearer \(harness.adminToken)", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
