@@ -17,6 +17,10 @@ public struct APNSRetryPolicy: Hashable, Sendable {
     /// sends the server never processed (GOAWAY, `REFUSED_STREAM`, `503 Shutdown`) and an expired provider token are
     /// still handled here, since they are not APNs refusing the notification.
     public var retriesAnswers = true
+    /// Whether a notification that could not be written because no connection could be made (DNS, TCP, TLS) is
+    /// tried again here on a new connection. A caller that waits for APNs itself (the provider, which pauses the app
+    /// and sends one probe per backoff step) turns it off, so an outage costs one connection attempt per probe.
+    public var retriesUnreachable = true
 
     public init(
         maximumAttempts: Int = 4,

@@ -153,7 +153,7 @@ final class ConnectionPool: Sendable {
             // Logged once by the connection (``ConnectionEvents/failedToConnect``), not once per notification.
             pending.attempts += 1
             let rejection = APNSRejection(status: nil, reason: .connectionFailed, message: reason)
-            if retryable {
+            if retryable, configuration.retryPolicy.retriesUnreachable {
                 retry(pending, after: rejection)
             } else {
                 finish(pending, .rejected(rejection))

@@ -3,13 +3,13 @@ import Synchronization
 
 /// Which apps cannot reach APNs now (no connection could be made: DNS, TCP, TLS), since when and why, and when to try
 /// again. While an app is unreachable its sends pause: its deliveries wait in the queue (spending no attempt) and one
-/// small probe goes out per backoff step (1 s doubling to 30 s, with up to a fifth taken off at random so that many
+/// small probe goes out per backoff step (1 s doubling to 8 s, with up to a fifth taken off at random so that many
 /// providers do not retry in step); the first probe that connects ends the outage and the app sends at full rate.
 final class APNSReachability: Sendable {
     /// The first wait after a failed connection, doubled with each failed probe.
     static let firstWait: TimeInterval = 1
-    /// The longest wait between two probes.
-    static let longestWait: TimeInterval = 30
+    /// The longest wait between two probes: APNs back is noticed within this, so sending resumes within seconds.
+    static let longestWait: TimeInterval = 8
     /// How many notifications a probe sends.
     static let probeSize = 1
     /// The longest a notification without `apns-expiration` waits for APNs to be reachable.

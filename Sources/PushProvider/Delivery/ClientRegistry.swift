@@ -57,6 +57,8 @@ actor ClientRegistry {
         // The engine decides every retry of an answer APNs gave (DeliveryEngine.retryOrGiveUp), counted in the
         // database across leases and restarts: the client must not multiply them.
         configuration.retryPolicy.retriesAnswers = false
+        // An outage is waited out by the engine (APNSReachability): one probe per backoff step, not four connections.
+        configuration.retryPolicy.retriesUnreachable = false
         configuration.observer = observer
         configuration.logger = logger
         do {
