@@ -120,11 +120,14 @@ def main():
             return relay.connections, time.monotonic()
 
         body = {"target": {"all": True}, "content": {"title": "Outage", "body": "sent when APNs is back"}}
+        rate_before = None
         if options.down_at:
             status, notification = api.call("POST", "/v1/notifications", body)
             assert status == 202, notification
+            began = time.monotonic()
             while report(notification["id"])["accepted"] < options.down_at:
                 time.sleep(0.02)
+            rate_before = report(notification["id"])["accepted"] / (time.monotonic() - began)
             before, down_at = take_down()
             accepted_before = report(notification["id"])["accepted"]
         else:
@@ -142,6 +145,7 @@ def main():
         restarted, _ = broadcast.start(gateway_args + ["--port", str(gateway_port)],
                                        r"listening on https://127.0.0.1:(\d+)", f"{work}/gateway-2.out")
         back = time.monotonic()
+        left = options.devices - stats["accepted"]
         while True:
             stats = report(notification["id"])
             if stats["accepted"] + sum(stats["rejected"].values()) >= options.devices:
@@ -160,6 +164,9 @@ def main():
             after = page[-1]["apnsID"]
         print(f"outage {options.outage:.0f} s: provider connections tried {during} "
               f"({during / options.outage:.2f}/s), /healthz apns={health['apns']}, given up during it {given_up}")
+        if rate_before:
+            print(f"send rate: {rate_before:.0f}/s before the outage, {left / all_sent:.0f}/s for the {left} left after "
+                  f"it (from APNs' return, probe wait included)")
         print(f"after APNs' return: all {options.devices} answered in {all_sent:.2f} s; accepted {stats['accepted']}, "
               f"given up {sum(stats['rejected'].values())} {stats['rejected'] or ''}; attempts per delivery "
               f"{dict(sorted(attempts.items()))}")

@@ -72,6 +72,9 @@ package protocol ProviderStore: Sendable {
     /// reclaims everything at start instead, so there it does nothing.
     func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int
     func queueDepth() async throws(ProviderError) -> Int
+    /// Moves every queued delivery of `appID` that carries `reason` and waits past `now` to `now`: the deliveries
+    /// parked while APNs could not be reached, sent at once when it can again. The number moved.
+    func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int
 
     // Live Activities
     /// Registers an activity token, or brings its registration up to date; whether it was new.

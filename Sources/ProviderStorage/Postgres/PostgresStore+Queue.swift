@@ -163,6 +163,18 @@ extension PostgresStore {
             """, within: Self.queueStatementLimit)
     }
 
+    package func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET not_before = \(now)
+                WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before > \(now) AND app_id = \(appID)
+                    AND reason = \(reason)
+                RETURNING 1)
+            SELECT count(*) FROM changed
+            """, within: Self.queueStatementLimit)
+    }
+
     package func queueDepth() async throws(ProviderError) -> Int {
         try await count("SELECT count(*) FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql)")
     }

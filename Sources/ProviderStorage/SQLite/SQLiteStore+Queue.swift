@@ -127,6 +127,17 @@ extension SQLiteStore {
 
     package func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int { 0 }
 
+    package func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET not_before = ?
+                    WHERE state = \(DeliveryState.queued.sql) AND not_before > ? AND app_id = ? AND reason = ?
+                    """, arguments: [now.stored, now.stored, appID, reason])
+            return db.changesCount
+        }
+    }
+
     package func releaseLeases(owner: String) async throws(ProviderError) -> Int {
         try await write { db in
             try db.execute(

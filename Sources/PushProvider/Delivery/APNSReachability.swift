@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// Which apps cannot reach APNs now (no connection could be made: DNS, TCP, TLS), since when and why, and when to try
-/// again. While an app is unreachable its sends pause: its deliveries wait in the queue (spending no attempt) and one
-/// small probe goes out per backoff step (1 s doubling to 8 s, with up to a fifth taken off at random so that many
+/// again. While an app is unreachable its sends pause: its deliveries wait in the queue (spending no attempt; all but a
+/// few parked until a probe connects) and one small probe goes out per backoff step (1 s doubling to 8 s, with up to a fifth taken off at random so that many
 /// providers do not retry in step); the first probe that connects ends the outage and the app sends at full rate.
 final class APNSReachability: Sendable {
     /// The first wait after a failed connection, doubled with each failed probe.
@@ -12,6 +12,9 @@ final class APNSReachability: Sendable {
     static let longestWait: TimeInterval = 8
     /// How many notifications a probe sends.
     static let probeSize = 1
+    /// How long the deliveries that are not the next probe stay parked: the probe that connects wakes them at once
+    /// (``ProviderStore/wakeWaiting(appID:reason:now:)``), so the queue is not read again at every probe.
+    static let parking: TimeInterval = 300
     /// The longest a notification without `apns-expiration` waits for APNs to be reachable.
     static let defaultWait: TimeInterval = 24 * 3600
     /// The reason a delivery waiting for APNs carries in the queue (and, when it expired waiting, its rejection).
@@ -46,7 +49,10 @@ final class APNSReachability: Sendable {
     func permit(appID: String, now: Date) -> Permit {
         outages.withLock { outages in
             guard var outage = outages[appID] else { return .all }
-            guard !outage.probing, outage.nextProbe <= now else { return .waitUntil(outage.nextProbe) }
+            // While a probe is out, the rest wait at least a first step for its outcome (never a time already past,
+            // which would lease them again at once).
+            if outage.probing { return .waitUntil(max(outage.nextProbe, now.addingTimeInterval(Self.firstWait))) }
+            guard outage.nextProbe <= now else { return .waitUntil(outage.nextProbe) }
             outage.probing = true
             outages[appID] = outage
             return .probe

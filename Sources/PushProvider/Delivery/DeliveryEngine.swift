@@ -222,9 +222,10 @@ final class DeliveryEngine: Sendable {
             case .all: break
             case .probe: chunkSize = APNSReachability.probeSize
             case .waitUntil(let next):
-                // APNs cannot be reached: what is left waits in the queue for the next probe, spending no attempt.
+                // APNs cannot be reached: what is left waits in the queue, spending no attempt; one delivery comes
+                // back for the next probe, the rest are parked until a probe connects (or their time is up).
                 for position in start..<prepared.notifications.count {
-                    buffer.append(waitForAPNs(prepared, at: position, until: next))
+                    buffer.append(waitForAPNs(prepared, at: position, until: next, parked: position > start))
                 }
                 return
             }
@@ -258,7 +259,7 @@ final class DeliveryEngine: Sendable {
                         self.answers.result(of: outcome.result, for: prepared.deliveries[position], appID: appID))
                 }
                 let (answered, troubled, unreached, reason) = answers.withLock { $0 }
-                waitForAPNs(prepared, unreached, reason: reason, answered: answered, appID: appID, into: buffer)
+                await waitForAPNs(prepared, unreached, reason: reason, answered: answered, appID: appID, into: buffer)
                 if let pause = serverTrouble.record(
                     appID: appID, answered: answered, troubled: troubled, now: settings.clock.now())
                 {
@@ -283,13 +284,17 @@ final class DeliveryEngine: Sendable {
     private func waitForAPNs(
         _ prepared: PreparedBatch, _ unreached: [Int], reason: String, answered: Int, appID: String,
         into buffer: ResultBuffer
-    ) {
+    ) async {
         let now = settings.clock.now()
         if answered > 0 {
             if let outage = reachability.reached(appID: appID) {
+                // The parked deliveries go out now, not when their parking ends.
+                let woken =
+                    (try? await store.wakeWaiting(
+                        appID: appID, reason: APNSReachability.unreachableReason, now: now)) ?? 0
                 logger.notice(
                     "APNs is reachable again; the app's notifications go out",
-                    metadata: ["app": "\(appID)", "since": "\(outage.since)"])
+                    metadata: ["app": "\(appID)", "since": "\(outage.since)", "waiting": "\(woken)"])
                 signal.notify()
             }
         } else if unreached.isEmpty {
@@ -307,19 +312,27 @@ final class DeliveryEngine: Sendable {
                 "APNs cannot be reached; the app's notifications wait in the queue (no attempt spent), one probe tries again with backoff",
                 metadata: ["app": "\(appID)", "reason": "\(reason)"])
         }
-        for position in unreached { buffer.append(waitForAPNs(prepared, at: position, until: next)) }
+        for (index, position) in unreached.enumerated() {
+            buffer.append(waitForAPNs(prepared, at: position, until: next, parked: answered == 0 && index > 0))
+        }
     }
 
-    /// One delivery that waits for APNs until `next`, or gives up when its notification expires before then.
-    private func waitForAPNs(_ prepared: PreparedBatch, at position: Int, until next: Date) -> DeliveryResult {
+    /// One delivery that waits for APNs: until `next` (the next probe), or, `parked`, until a probe connects
+    /// (``APNSReachability/parking`` at most, so a provider that restarts meanwhile finds it again); it gives up
+    /// when its notification expires before the next probe.
+    private func waitForAPNs(_ prepared: PreparedBatch, at position: Int, until next: Date, parked: Bool)
+        -> DeliveryResult
+    {
         let delivery = prepared.deliveries[position]
         let reason = APNSReachability.unreachableReason
-        guard next <= prepared.waitLimits[position] else {
+        let limit = prepared.waitLimits[position]
+        guard next <= limit else {
             return .rejected(
                 id: delivery.id, notificationID: delivery.notificationID, status: nil, reason: reason,
                 at: settings.clock.now(), deactivate: nil)
         }
-        return .wait(id: delivery.id, reason: reason, notBefore: next)
+        let until = parked ? max(next, min(limit, settings.clock.now() + APNSReachability.parking)) : next
+        return .wait(id: delivery.id, reason: reason, notBefore: until)
     }
 
     /// Writes APNs' answers. A write that fails (the database restarting, a lost connection) is tried again with
