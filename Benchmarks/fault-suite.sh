@@ -41,3 +41,6 @@ if [ -n "${HERALD_FAULT_POSTGRES:-}" ] && [ -n "${HERALD_FAULT_PG_CLUSTER:-}" ];
 else
     echo "== 6. skipped: set HERALD_FAULT_POSTGRES and HERALD_FAULT_PG_CLUSTER (such as \"15 main\")"
 fi
+echo "== 7. APNs unreachable for 90 s while a notification waits, then during a broadcast"
+python3 Benchmarks/apns-outage.py --devices 1000 --outage 90
+python3 Benchmarks/apns-outage.py --devices "$devices" --outage 120 --down-at $((devices / 3))
