@@ -288,10 +288,19 @@ final class DeliveryEngine: Sendable {
         let now = settings.clock.now()
         if answered > 0 {
             if let outage = reachability.reached(appID: appID) {
-                // The parked deliveries go out now, not when their parking ends.
-                let woken =
-                    (try? await store.wakeWaiting(
-                        appID: appID, reason: APNSReachability.unreachableReason, now: now)) ?? 0
+                // The parked deliveries go out now, not when their parking ends; once more a second later, for those
+                // another worker parked just before (its results are written every `flushInterval`).
+                let (store, clock, signal) = (self.store, settings.clock, self.signal)
+                let reason = APNSReachability.unreachableReason
+                let woken = (try? await store.wakeWaiting(appID: appID, reason: reason, now: now)) ?? 0
+                Task {
+                    try? await clock.sleep(.seconds(1))
+                    if let late = try? await store.wakeWaiting(appID: appID, reason: reason, now: clock.now()),
+                        late > 0
+                    {
+                        signal.notify()
+                    }
+                }
                 logger.notice(
                     "APNs is reachable again; the app's notifications go out",
                     metadata: ["app": "\(appID)", "since": "\(outage.since)", "waiting": "\(woken)"])
