@@ -92,6 +92,33 @@ struct StoreContractTests {
     }
 
     @Test(
+        "waiting for APNs gives the attempt back; a wake moves the app's parked deliveries to now, and no others",
+        arguments: kinds)
+    func waitAndWake(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            _ = try await fixture.notification(tokens: 3, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            try #require(leased.count == 3)
+            try await fixture.store.record(
+                [
+                    .wait(id: leased[0].id, reason: "APNsUnreachable", notBefore: t0 + 1),
+                    .wait(id: leased[1].id, reason: "APNsUnreachable", notBefore: t0 + 300),
+                    .retry(id: leased[2].id, reason: "ServiceUnavailable", notBefore: t0 + 300),
+                ], owner: "a")
+            #expect(try await fixture.store.queueDepth() == 3)
+            #expect(
+                try await fixture.store.wakeWaiting(appID: "app_other", reason: "APNsUnreachable", now: t0 + 2) == 0)
+            #expect(
+                try await fixture.store.wakeWaiting(appID: fixture.appID, reason: "APNsUnreachable", now: t0 + 2) == 1,
+                "the parked one moves; the one due already and the retry do not")
+            let again = try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 2, leaseFor: 30)
+            #expect(Set(again.map(\.id)) == Set(leased.prefix(2).map(\.id)))
+            #expect(again.map(\.attempts) == [1, 1], "waiting spent no attempt")
+        }
+    }
+
+    @Test(
         "a lease call whose answer was lost is put back by the end it gave its leases, and no other call's",
         arguments: kinds)
     func releaseOneLease(kind: StoreKind) async throws {
