@@ -195,7 +195,7 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "APNSCore", "PushProvider", "ProviderStorage",
+                "APNSCore", "HeraldSupport", "PushProvider", "ProviderStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),

@@ -17,35 +17,6 @@ enum ConsoleRequest {
         method == .get || method == .head || method == .options
     }
 
-    /// Whether a browser sent the request from another site's page. `Sec-Fetch-Site` decides when the browser sends
-    /// it (`cross-site` or `same-site`; the console's own pages send `same-origin` whatever their referrer policy);
-    /// otherwise an `Origin` that is not the origin the request was sent to (`null` included). A request without
-    /// either header (a terminal's `curl`) is not.
-    static func isCrossSite(_ request: Request) -> Bool {
-        if let site = request.headers[secFetchSite]?.lowercased() {
-            return site == "cross-site" || site == "same-site"
-        }
-        guard let origin = request.headers[.origin] else { return false }
-        guard let url = URL(string: origin), let host = url.host?.lowercased(),
-            let authority = request.head.authority?.lowercased()
-        else { return true }
-        let defaultPort = url.scheme?.lowercased() == "https" ? 443 : 80
-        let originAuthority =
-            (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + ":\(url.port ?? defaultPort)"
-        let hasPort = authority.contains(":") && !authority.hasSuffix("]")
-        return originAuthority != (hasPort ? authority : authority + ":\(defaultPort)")
-    }
-
-    /// Whether a browser opened the request's address itself (typed, a bookmark, a link from another program such as
-    /// the terminal: `Sec-Fetch-Site: none`) or from a console page (`same-origin`), not from another site's page.
-    static func isOpenedDirectly(_ request: Request) -> Bool {
-        guard let site = request.headers[secFetchSite]?.lowercased() else { return false }
-        return site == "none" || site == "same-origin"
-    }
-
-    /// The header a browser tells where a request came from with.
-    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
-
     /// The session identifier in the request's cookie.
     static func sessionID(of request: Request) -> String? {
         for header in request.headers[values: .cookie] {

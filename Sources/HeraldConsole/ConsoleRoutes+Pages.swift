@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HeraldSupport
 import Hummingbird
 import NIOCore
 import ProviderStorage
@@ -13,7 +14,7 @@ extension ConsoleRoutes {
             if let code = request.uri.queryParameters.get("code") {
                 // A link another site's page opens (or a browser that does not say where it came from) only shows
                 // a button: a plain link must not sign the browser into someone else's session (login CSRF).
-                guard ConsoleRequest.isOpenedDirectly(request) else {
+                guard BrowserOrigin.isOpenedDirectly(request.head) else {
                     return ConsoleRequest.html(console.pages.login(message: Self.confirmCode, code: String(code)))
                 }
                 return try await self.redeem(code: String(code), from: Self.address(context))
@@ -30,7 +31,7 @@ extension ConsoleRoutes {
                     back: back))
         }
         router.post("console/login") { request, context -> Response in
-            guard !ConsoleRequest.isCrossSite(request) else {
+            guard !BrowserOrigin.isCrossSite(request.head) else {
                 return ConsoleRequest.html(
                     console.pages.login(message: "A sign-in sent from another site's page is refused: sign in here."),
                     status: .forbidden)

@@ -1,11 +1,12 @@
 import HTTPTypes
+import HeraldSupport
 import Hummingbird
 
 /// The device API has no credentials: it trusts whoever can reach its port (loopback by default). A web page open in
 /// the developer's browser can reach that port too, so this middleware refuses what only a browser on another site's
 /// page sends:
 /// - a `Host` that is a name other than `localhost` (DNS rebinding: a site's own name made to resolve to 127.0.0.1);
-/// - an `Origin` of another origin, or `Sec-Fetch-Site: cross-site` / `same-site` (a page's `fetch` or form);
+/// - a request ``BrowserOrigin`` says came from another site's page (`Sec-Fetch-Site`, else `Origin`);
 /// - a body a page can send without asking first (`text/plain`, `multipart/form-data`): bodies are JSON.
 ///
 /// Scripts (`curl`, Python, the console's server-side client) send none of these and are not affected.
@@ -26,12 +27,9 @@ struct LocalCallerMiddleware<Context: RequestContext>: RouterMiddleware {
                 message: "the device API answers only requests addressed to an IP address or localhost (Host: "
                     + "\(authority)): a name that resolves here is another site's (DNS rebinding)")
         }
-        if let site = request.headers[secFetchSite]?.lowercased(), site == "cross-site" || site == "same-site" {
-            return HTTPError(.forbidden, message: "the device API refuses requests from another site's page")
-        }
-        if let origin = request.headers[.origin], !Self.isSameOrigin(origin, authority: authority) {
-            return HTTPError(
-                .forbidden, message: "the device API refuses requests from another site's page (Origin: \(origin))")
+        if BrowserOrigin.isCrossSite(request.head) {
+            let origin = request.headers[.origin].map { " (Origin: \($0))" } ?? ""
+            return HTTPError(.forbidden, message: "the device API refuses requests from another site's page\(origin)")
         }
         if let type = request.headers[.contentType]?.lowercased(),
             type.hasPrefix("text/plain") || type.hasPrefix("multipart/form-data")
@@ -42,9 +40,6 @@ struct LocalCallerMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return nil
     }
-
-    /// The header a browser says where a request came from with.
-    static var secFetchSite: HTTPField.Name { HTTPField.Name("Sec-Fetch-Site")! }
 
     /// The host of an authority (`host`, `host:port`, `[v6]:port`), lowercased and without brackets.
     static func host(of authority: String) -> String? {
@@ -65,15 +60,4 @@ struct LocalCallerMiddleware<Context: RequestContext>: RouterMiddleware {
         return parts.count == 4 && parts.allSatisfy { part in UInt8(part) != nil && part.allSatisfy(\.isNumber) }
     }
 
-    /// Whether `origin` (`http://host:port`) is the origin the request was sent to.
-    static func isSameOrigin(_ origin: String, authority: String) -> Bool {
-        let lowered = origin.lowercased()
-        guard lowered.hasPrefix("http://") else { return false }
-        let given = String(lowered.dropFirst("http://".count))
-        let sent = authority.lowercased()
-        func withPort(_ text: String) -> String {
-            text.contains(":") && !text.hasSuffix("]") ? text : text + ":80"
-        }
-        return withPort(given) == withPort(sent)
-    }
 }
