@@ -22,13 +22,17 @@ let package = Package(
     products: [
         .executable(name: "herald", targets: ["herald"]),
         // APNSCore re-exports HeraldJSON (JSONValue, JSONObject, JSONNumber): its API is part of the product.
-        .library(name: "APNSCore", targets: ["APNSCore", "HeraldJSON"]),
+        .library(name: "APNSCore", targets: ["APNSCore", "HeraldJSON", "HeraldEnvelope"]),
         .library(name: "APNSClient", targets: ["APNSClient"]),
         .library(
             name: "UserNotifications",
             targets: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
         .library(name: "WidgetKit", targets: ["WidgetKit"]),
+        // For an iOS app, its service extension and its content extension (docs/ios-app.md): registration,
+        // receipts, dynamic categories, end-to-end fields and activity tokens. On Apple platforms it builds against
+        // Apple's UserNotifications and ActivityKit; here against Herald's.
+        .library(name: "HeraldKit", targets: ["HeraldKit"]),
         // For users' own tests: a local APNs and simulated devices in the test's process (docs/testing.md).
         .library(name: "HeraldTesting", targets: ["HeraldTesting", "DeviceSimulator"]),
     ],
@@ -59,6 +63,19 @@ let package = Package(
     targets: [
         .target(name: "HeraldJSON", swiftSettings: fuzzedSettings),
         .target(
+            name: "HeraldEnvelope", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: heraldSettings),
+        .target(
+            name: "HeraldKit",
+            dependencies: [
+                "HeraldEnvelope", "CategoryConfig",
+                .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
+                .target(name: "ActivityKit", condition: .when(platforms: [.linux])),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: heraldSettings
+        ),
+        .target(
             name: "HeraldHTTP2",
             dependencies: [.product(name: "NIOHTTP2", package: "swift-nio-http2")],
             swiftSettings: heraldSettings
@@ -77,7 +94,7 @@ let package = Package(
         .target(
             name: "APNSCore",
             dependencies: [
-                "HeraldJSON",
+                "HeraldJSON", "HeraldEnvelope",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -138,7 +155,7 @@ let package = Package(
         .target(
             name: "DeviceSimulator",
             dependencies: [
-                "HeraldSupport",
+                "HeraldSupport", "HeraldKit",
                 "APNSCore", "CategoryConfig", "Courier", "UserNotifications", "CoreLocation", "ActivityKit",
                 "WidgetKit", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -315,7 +332,7 @@ let package = Package(
             dependencies: [
                 "HeraldSupport",
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "Courier",
-                "GatewayTestSupport", "HeraldTesting",
+                "GatewayTestSupport", "HeraldTesting", "HeraldKit",
                 "ActivityKit", "WidgetKit", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -328,7 +345,7 @@ let package = Package(
             dependencies: [
                 "HeraldSupport",
                 "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
-                "DeviceSimulator",
+                "DeviceSimulator", "HeraldKit", "UserNotifications",
                 "GatewayTestSupport", "HeraldTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -391,7 +408,7 @@ let package = Package(
         .testTarget(name: "WidgetKitTests", dependencies: ["WidgetKit"], swiftSettings: heraldSettings),
         .testTarget(
             name: "UserNotificationsTests",
-            dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig"],
+            dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig", "HeraldKit"],
             resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings
         ),

@@ -163,4 +163,7 @@ package struct DeliveryContext: Sendable {
     package var token: String
     package var userID: String?
     package var webhookURL: String?
+    /// The report was already recorded (the same event of the same delivery at the same time, sent again by a device
+    /// that did not hear the first answer): nothing changed, and no webhook is due.
+    package var isRepeat = false
 }

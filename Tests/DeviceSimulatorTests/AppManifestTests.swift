@@ -1,6 +1,7 @@
 import APNSCore
 import DeviceSimulator
 import Foundation
+import HeraldKit
 import Testing
 import UserNotifications
 

@@ -8,15 +8,16 @@ package final class LatencyProxy: Sendable {
     package let port: Int
     private let input: Pipe
 
-    /// Starts a proxy to `127.0.0.1:targetPort` adding `roundTripMilliseconds` in all (half each way).
-    package init(targetPort: Int, roundTripMilliseconds: Int) throws {
+    /// Starts a proxy to `127.0.0.1:targetPort` adding `roundTripMilliseconds` in all (half each way), listening on
+    /// `listenPort` (0: a free port; another: the port a stopped proxy had, as a network coming back).
+    package init(targetPort: Int, roundTripMilliseconds: Int, listenPort: Int = 0) throws {
         let proxy = Process()
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Benchmarks/latency-proxy.py")
         proxy.arguments = [
             "python3", script.path, "--target", "127.0.0.1:\(targetPort)", "--rtt-ms", "\(roundTripMilliseconds)",
-            "--exit-with-stdin",
+            "--exit-with-stdin", "--listen", "\(listenPort)",
         ]
         let output = Pipe()
         proxy.standardOutput = output

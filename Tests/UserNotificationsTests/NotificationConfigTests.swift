@@ -1,5 +1,6 @@
 import CategoryConfig
 import Foundation
+import HeraldKit
 import Testing
 import UserNotifications
 

@@ -3,6 +3,7 @@ import ActivityKit
 import Courier
 import Crypto
 import Foundation
+import HeraldKit
 import Synchronization
 import UserNotifications
 import WidgetKit
@@ -13,10 +14,14 @@ final class InstalledApp: Sendable {
     let manifest: AppManifest
     let center: UNUserNotificationCenter
     let privateKey: Curve25519.KeyAgreement.PrivateKey
+    /// The app's HeraldKit, when the device registers with a Herald provider: registration, receipts, categories
+    /// and activity and widget tokens go through it, as an iOS app's do.
+    let herald: Herald?
     private let delegate: SimulatedAppDelegate
-    private let currentToken: Mutex<(token: APNSDeviceToken?, secret: String?)>
-    /// The token this app had before the gateway gave it a new one, until the provider has been told.
+    /// The token this app had before the gateway gave it a new one, until the provider has been told (a
+    /// registration URL that is not a Herald provider's: HeraldKit keeps its own).
     private let replaced = Mutex<APNSDeviceToken?>(nil)
+    private let currentToken: Mutex<(token: APNSDeviceToken?, secret: String?)>
     /// The app's Live Activities, when its manifest declares activity types.
     let activities: ActivitySystem?
     /// The app's widgets and controls that take pushes, when its manifest declares some.
@@ -27,10 +32,12 @@ final class InstalledApp: Sendable {
 
     init(
         manifest: AppManifest, dataDirectory: URL, privateKey: Curve25519.KeyAgreement.PrivateKey,
-        savedToken: APNSDeviceToken?, savedSecret: String?, contentExtension: (any UNNotificationContentExtension)?
+        savedToken: APNSDeviceToken?, savedSecret: String?, contentExtension: (any UNNotificationContentExtension)?,
+        herald: Herald?
     ) async {
         self.manifest = manifest
         self.privateKey = privateKey
+        self.herald = herald
         self.currentToken = Mutex((savedToken, savedSecret))
         if manifest.activityTypes.isEmpty {
             activities = nil

@@ -2,6 +2,7 @@ import APNSCore
 import ActivityKit
 import Courier
 import Foundation
+import HeraldKit
 import Synchronization
 
 extension SimulatedDevice {
@@ -35,7 +36,7 @@ extension SimulatedDevice {
                 } else if reported.insert(token) {
                     Task {
                         await self.postActivityToken(
-                            token, kind: "update", type: snapshot.attributesType, activityID: snapshot.id, app: app)
+                            token, kind: .update, type: snapshot.attributesType, activityID: snapshot.id, app: app)
                     }
                 }
             }
@@ -58,7 +59,7 @@ extension SimulatedDevice {
                     DeviceEvent(
                         .activity, bundleID: app.manifest.bundleID, token: token.hexString,
                         message: "push-to-start token for \(type.name)"))
-                await postActivityToken(token, kind: "pushToStart", type: type.name, activityID: nil, app: app)
+                await postActivityToken(token, kind: .pushToStart, type: type.name, activityID: nil, app: app)
             }
         }
     }
@@ -137,42 +138,17 @@ extension SimulatedDevice {
         }
     }
 
-    /// Registers an activity token with the provider (`POST /v1/activities/tokens`, beside `--register-url`).
+    /// Registers an activity token with the provider through the app's HeraldKit (`POST /v1/activities/tokens`),
+    /// as an iOS app's `pushTokenUpdates` loop does; a failure is named in the device's log.
     private func postActivityToken(
-        _ token: Data, kind: String, type: String, activityID: String?, app: InstalledApp
+        _ token: Data, kind: ActivityTokenKind, type: String, activityID: String?, app: InstalledApp
     ) async {
-        await postToken(
-            path: "/v1/activities/tokens",
-            [("token", token.hexString), ("kind", kind), ("attributesType", type), ("activityID", activityID)],
-            app: app, what: "activity token")
-    }
-
-    /// Posts one of the app's extra tokens to the provider beside `--register-url`, with the device's user and the
-    /// app's own device token, as the app would send it to its server; a failure is named in the device's log.
-    func postToken(path: String, _ fields: [(key: String, value: String?)], app: InstalledApp, what: String) async {
-        guard let url = Self.providerURL(from: configuration.registerURL, path: path) else { return }
-        let all =
-            fields + [
-                ("userID", configuration.user?.id), ("userToken", configuration.user?.token),
-                ("deviceToken", app.token?.hex),
-            ]
-        let body = JSONValue.object(
-            JSONObject(all.compactMap { field in field.value.map { (key: field.key, value: .string($0)) } }))
-        do throws(DeviceError) {
-            try await JSONPoster(url: url).post(body.encoded())
+        guard let herald = app.herald else { return }
+        do throws(HeraldError) {
+            try await herald.registerActivityToken(token, kind: kind, attributesType: type, activityID: activityID)
         } catch {
-            hub.emit(
-                DeviceEvent(.log, bundleID: app.manifest.bundleID, message: "\(what) not posted: \(error.message)"))
+            hub.emit(DeviceEvent(.log, bundleID: app.manifest.bundleID, message: "activity token not posted: \(error)"))
         }
-    }
-
-    /// A provider URL beside its devices URL (`.../v1/devices?key=pk_...`), with the same key.
-    static func providerURL(from registerURL: URL?, path: String) -> URL? {
-        guard let registerURL, var components = URLComponents(url: registerURL, resolvingAgainstBaseURL: false),
-            components.path.hasSuffix("/v1/devices")
-        else { return nil }
-        components.path = String(components.path.dropLast("/v1/devices".count)) + path
-        return components.url
     }
 
     /// The alert an activity showed, as the person sees it: title, body and sound.

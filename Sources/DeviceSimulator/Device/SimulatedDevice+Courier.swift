@@ -85,12 +85,17 @@ extension SimulatedDevice {
     func startTasks(firstCourier: CourierClient) {
         let reports = configuration.reportURL.map { url in
             let events = hub.subscribe()
+            if url.path.hasSuffix("/v1/feedback"), apps.contains(where: { $0.herald != nil }) {
+                return Task { await reportThroughHeraldKit(events) }
+            }
             return Task { await Self.report(events, to: JSONPoster(url: url), hub: hub) }
         }
         let registrations = configuration.registerURL.map { _ in Task { await postRegistrations(of: apps) } }
         let receiving = Task { await receiveLoop(firstCourier) }
         let scheduling = Task { await deliverDueLoop() }
         let activities = Task {
+            // The tokens are registered with the user the registration names, as an app does once signed in.
+            await registrations?.value
             await requestPushToStartTokens()
             await requestWidgetTokens()
         }
@@ -146,6 +151,10 @@ extension SimulatedDevice {
         guard let url = configuration.registerURL else { return }
         let poster = JSONPoster(url: url)
         for app in apps {
+            if let herald = app.herald {
+                await registerThroughHeraldKit(app, herald: herald)
+                continue
+            }
             let replaced = app.replacedToken
             let fields: [(key: String, value: String?)] = [
                 ("token", app.token?.hex), ("bundleID", app.manifest.bundleID),

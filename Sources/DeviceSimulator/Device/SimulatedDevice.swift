@@ -32,11 +32,11 @@ public final class SimulatedDevice: Sendable {
     /// Wakes the loop that delivers due local notifications when one is scheduled.
     let scheduled = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
-    private init(configuration: Configuration, apps: [InstalledApp], stateFile: DeviceStateFile) {
+    private init(configuration: Configuration, apps: [InstalledApp], stateFile: DeviceStateFile, hub: EventHub) {
         self.configuration = configuration
         self.apps = apps
         self.stateFile = stateFile
-        hub = EventHub(logger: configuration.logger)
+        self.hub = hub
         for app in apps { app.center.observeChanges { [changes = hub.changes] in changes.notify() } }
         attachActivities()
     }
@@ -58,6 +58,7 @@ public final class SimulatedDevice: Sendable {
     public static func install(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
         let stateFile = DeviceStateFile(directory: configuration.dataDirectory)
         let saved = try stateFile.load()
+        let hub = EventHub(logger: configuration.logger)
         var apps: [InstalledApp] = []
         for manifest in configuration.apps {
             if apps.contains(where: { $0.manifest.bundleID == manifest.bundleID }) {
@@ -74,9 +75,10 @@ public final class SimulatedDevice: Sendable {
                 await InstalledApp(
                     manifest: manifest, dataDirectory: configuration.dataDirectory, privateKey: key,
                     savedToken: record.flatMap { try? APNSDeviceToken(hex: $0.token) }, savedSecret: record?.secret,
-                    contentExtension: configuration.contentExtensions[manifest.bundleID]?()))
+                    contentExtension: configuration.contentExtensions[manifest.bundleID]?(),
+                    herald: try Self.herald(for: manifest, configuration: configuration, key: key, hub: hub)))
         }
-        return SimulatedDevice(configuration: configuration, apps: apps, stateFile: stateFile)
+        return SimulatedDevice(configuration: configuration, apps: apps, stateFile: stateFile, hub: hub)
     }
 
     /// Connects to the gateway, registers every app and starts receiving; what the gateway stored for a token

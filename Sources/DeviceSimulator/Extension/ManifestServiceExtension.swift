@@ -1,6 +1,7 @@
 import APNSCore
 package import Crypto
 package import Foundation
+import HeraldKit
 package import HeraldSupport
 import Synchronization
 public import UserNotifications
@@ -118,27 +119,12 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
         guard let privateKey else {
             throw ServiceExtensionStepError("decrypt: this app has no end-to-end key")
         }
-        guard let fields = content.userInfo[key] as? [String: Any] else {
-            throw ServiceExtensionStepError("decrypt: the payload has no envelope object \"\(key)\"")
-        }
-        let plaintext: Data
-        do {
-            plaintext = try EndToEndEnvelope(fields: fields).open(with: privateKey)
+        do throws(HeraldError) {
+            try Herald.openEncryptedField(key, in: content, with: privateKey)
         } catch {
-            throw ServiceExtensionStepError("decrypt: \"\(key)\": \(error.message)")
+            if case .endToEnd(let message) = error { throw ServiceExtensionStepError("decrypt: \(message)") }
+            throw ServiceExtensionStepError("decrypt: \(error)")
         }
-        guard
-            let object = (try? JSONValue(parsing: plaintext))?.object.map({ JSONValue.object($0).foundationValue })
-                as? [String: Any]
-        else {
-            throw ServiceExtensionStepError("decrypt: \"\(key)\" does not hold a JSON object")
-        }
-        if let title = object["title"] as? String { content.title = title }
-        if let subtitle = object["subtitle"] as? String { content.subtitle = subtitle }
-        if let body = object["body"] as? String { content.body = body }
-        var userInfo = content.userInfo
-        userInfo[key] = object
-        content.userInfo = userInfo
     }
 }
 

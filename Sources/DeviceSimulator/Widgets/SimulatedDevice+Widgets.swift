@@ -1,6 +1,7 @@
 import APNSCore
 import Courier
 import Foundation
+import HeraldKit
 import Synchronization
 import WidgetKit
 
@@ -46,10 +47,12 @@ extension SimulatedDevice {
     /// Registers a widgets or control token with the provider (`POST /v1/widgets/tokens`, beside `--register-url`),
     /// as the app's `pushTokenDidChange` would send it to its server.
     private func postWidgetToken(_ token: APNSDeviceToken, control: String?, app: InstalledApp) async {
-        await postToken(
-            path: "/v1/widgets/tokens",
-            [("token", token.hex), ("kind", control == nil ? "widgets" : "control"), ("control", control)],
-            app: app, what: "widget token")
+        guard let herald = app.herald else { return }
+        do throws(HeraldError) {
+            try await herald.registerWidgetToken(token.bytes, kind: control.map { .control($0) } ?? .widgets)
+        } catch {
+            hub.emit(DeviceEvent(.log, bundleID: app.manifest.bundleID, message: "widget token not posted: \(error)"))
+        }
     }
 
     /// Hands a `widgets` or `controls` push to the app whose widget or control token it is.

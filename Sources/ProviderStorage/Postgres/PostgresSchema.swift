@@ -269,5 +269,11 @@ package enum PostgresSchema {
                 "UPDATE deliveries SET channel_id = substring(token from 9), token = '' WHERE token LIKE 'channel:%'",
             ]
         ),
+        (
+            // A report sent again (the device did not hear the answer) is found by its delivery, event and time, and
+            // recorded once.
+            "v13 feedback by delivery",
+            ["CREATE INDEX feedback_by_delivery ON feedback(delivery_id)"]
+        ),
     ]
 }

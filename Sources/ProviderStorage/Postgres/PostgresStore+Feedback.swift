@@ -41,6 +41,17 @@ extension PostgresStore {
                     """, logger)
                 return context
             }
+            let repeated = try await connection.rows(
+                """
+                SELECT 1 FROM feedback WHERE delivery_id = \(deliveryID) AND event = \(event.event)
+                    AND at = \(event.at) AND action IS NOT DISTINCT FROM \(event.action)
+                """, logger
+            ).first
+            if repeated != nil {
+                var again = context
+                again.isRepeat = true
+                return again
+            }
             try await connection.rows(
                 """
                 INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at)

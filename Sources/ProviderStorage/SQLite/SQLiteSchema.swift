@@ -224,6 +224,11 @@ package enum SQLiteSchema {
                     UPDATE deliveries SET channel_id = substr(token, 9), token = '' WHERE token LIKE 'channel:%';
                     """)
         }
+        migrator.registerMigration("v10 feedback by delivery") { db in
+            // A report sent again (the device did not hear the answer) is found by its delivery, event and time, and
+            // recorded once.
+            try db.execute(sql: "CREATE INDEX feedback_by_delivery ON feedback(delivery_id)")
+        }
         return migrator
     }
 }

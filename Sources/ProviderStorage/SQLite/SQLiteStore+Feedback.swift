@@ -33,6 +33,17 @@ extension SQLiteStore {
                 try Self.add([CounterKey(notificationID, .outcome, outcome.rawValue): 1], db)
                 return context
             }
+            let repeated = try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM feedback WHERE delivery_id = ? AND event = ? AND at = ?
+                        AND action IS ?)
+                    """, arguments: [deliveryID, event.event, event.at.stored, event.action])
+            if repeated == true {
+                var again = context
+                again.isRepeat = true
+                return again
+            }
             try db.execute(
                 sql:
                     "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",

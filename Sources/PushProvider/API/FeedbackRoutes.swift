@@ -59,6 +59,9 @@ struct FeedbackRoutes: ProviderRouteCollection {
                     appID: app.app.id, deliveryID: id.deliveryID,
                     notificationPrefix: String(trace.notificationID.prefix(23)), event)
             else { throw unknown }
+            if context.isRepeat {
+                return try JSONCoding.response(["recorded": event.event, "repeat": "true"], status: .accepted)
+            }
             self.provider.changes.notify()
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
                 let url = URL(string: hook)

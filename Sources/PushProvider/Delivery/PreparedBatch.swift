@@ -39,7 +39,8 @@ struct PreparedBatch: Sendable {
                 failures.append(Self.failure(delivery, "NotificationDeleted", at: now))
                 continue
             }
-            let messageID = APNSMessageID(headerValue: template.messageIDs.messageID(for: delivery.id).string)
+            let messageIDText = template.messageIDs.messageID(for: delivery.id).string
+            let messageID = APNSMessageID(headerValue: messageIDText)
             let token: String
             switch delivery.address {
             case .device(let deviceToken): token = deviceToken
@@ -66,15 +67,38 @@ struct PreparedBatch: Sendable {
                 }
                 var payload = template.payload
                 payload.root[key] = envelope.json
+                if template.carriesReceiptID { payload.root[Self.receiptIDKey] = .string(messageIDText) }
                 notifications.append(
                     APNSNotification(deviceToken: token, headers: headers, payload: payload))
             } else {
-                notifications.append(
-                    APNSNotification(deviceToken: token, headers: headers, payload: template.body))
+                let body =
+                    template.carriesReceiptID ? Self.body(template.body, receiptID: messageIDText) : template.body
+                notifications.append(APNSNotification(deviceToken: token, headers: headers, payload: body))
             }
             self.deliveries.append(delivery)
             waitLimits.append(template.waitLimit)
         }
+    }
+
+    /// The payload key that carries a delivery's `apns-id` to the app (HeraldKit reads it for its receipts): iOS
+    /// does not hand an app the `apns-id` header, and a request's identifier is the collapse ID when there is one.
+    static let receiptIDKey = "herald-id"
+    /// What the key with its value adds at most: `"herald-id":"<36 characters>",`.
+    static let receiptIDSize = 50
+
+    /// `body` with `"herald-id": "<apns-id>"` as its first member (the body is a JSON object: the provider wrote it).
+    static func body(_ body: ByteBuffer, receiptID: String) -> ByteBuffer {
+        var out = ByteBuffer()
+        out.reserveCapacity(body.readableBytes + receiptIDSize)
+        out.writeStaticString("{\"herald-id\":\"")
+        out.writeString(receiptID)
+        out.writeStaticString("\"")
+        var rest = body
+        rest.moveReaderIndex(forwardBy: 1)
+        let isEmpty = rest.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "}")
+        if !isEmpty { out.writeStaticString(",") }
+        out.writeBuffer(&rest)
+        return out
     }
 
     private static func failure(_ delivery: LeasedDelivery, _ reason: String, at now: Date) -> DeliveryResult {
@@ -89,6 +113,9 @@ struct PreparedBatch: Sendable {
         var payload: APNSPayload
         var body: ByteBuffer
         var encrypted: (key: String, plaintext: Data)?
+        /// Whether each delivery's payload carries its `apns-id` (``PreparedBatch/receiptIDKey``): for the push types
+        /// an app's code sees (`alert`, `background`), when it still fits under APNs' size limit.
+        var carriesReceiptID: Bool
         /// The deliveries' `apns-id`s.
         var messageIDs: DeliveryMessageID.Maker
         /// A broadcast's `apns-expiration`, which APNs requires: `0` (one attempt) unless one was given.
@@ -114,6 +141,9 @@ struct PreparedBatch: Sendable {
                 }
             payload = (try? APNSPayload(data: stored.payload)) ?? APNSPayload()
             body = ByteBuffer(bytes: stored.payload)
+            carriesReceiptID =
+                (pushType == .alert || pushType == .background) && stored.payload.first == UInt8(ascii: "{")
+                && stored.payload.count + PreparedBatch.receiptIDSize <= pushType.maximumPayloadSize
             if let key = stored.encryptedKey, let plaintext = stored.encrypted {
                 encrypted = (key, plaintext)
             }

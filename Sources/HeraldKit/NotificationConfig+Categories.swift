@@ -1,4 +1,5 @@
 public import CategoryConfig
+public import UserNotifications
 
 extension NotificationConfig {
     /// The categories to register with `UNUserNotificationCenter.setNotificationCategories(_:)`, built as the seed's

@@ -54,15 +54,6 @@ public struct EndToEndEnvelope: Sendable, Hashable {
         }
     }
 
-    /// The envelope as the payload carries it: `{"v": 1, "enc": base64, "ct": base64}`.
-    public var json: JSONValue {
-        [
-            "v": .number(JSONNumber(Self.version)),
-            "enc": .string(encapsulatedKey.base64EncodedString()),
-            "ct": .string(ciphertext.base64EncodedString()),
-        ]
-    }
-
     /// Reads an envelope from its payload form (a JSON object, or a dictionary from `userInfo`).
     ///
     /// - Throws: ``EndToEndEnvelopeError`` naming what is missing or wrong.

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The last problems HeraldKit met, for an app to read or to be told of as they happen.
+final class ProblemLog: @unchecked Sendable {
+    // Safety: `recent` is read and written only under `lock`; `handler` is set once, before use.
+    private let lock = NSLock()
+    private var recent: [HeraldError] = []
+    private let handler: (@Sendable (HeraldError) -> Void)?
+    static let kept = 50
+
+    init(handler: (@Sendable (HeraldError) -> Void)?) {
+        self.handler = handler
+    }
+
+    func add(_ problem: HeraldError) {
+        lock.withLock {
+            recent.append(problem)
+            if recent.count > Self.kept { recent.removeFirst(recent.count - Self.kept) }
+        }
+        handler?(problem)
+    }
+
+    var all: [HeraldError] { lock.withLock { recent } }
+}

@@ -1,0 +1,193 @@
+import APNSCore
+import Foundation
+import GatewayTestSupport
+import HeraldKit
+import Synchronization
+import Testing
+import UserNotifications
+
+@testable import PushProvider
+
+/// HeraldKit against a real provider on a port, as an iOS app uses it: the app registers, its service extension and
+/// delegate report, the reports wait on disk while the provider cannot be reached and go once, in order.
+@Suite("HeraldKit: registration and receipts against a real provider")
+struct HeraldKitReceiptTests {
+    static func herald(
+        _ harness: ProviderHarness,
+        folder: URL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "heraldkit-\(UUID())"), baseURL: String? = nil, onProblem: (@Sendable (HeraldError) -> Void)? = nil
+    ) throws -> Herald {
+        var configuration = HeraldConfiguration(
+            providerURL: URL(string: baseURL ?? harness.baseURL)!, publishableKey: harness.publishableKey,
+            folder: folder)
+        configuration.bundleID = ProviderHarness.bundleID
+        configuration.longestRetryDelay = .seconds(1)
+        return try Herald(configuration: configuration, onProblem: onProblem)
+    }
+
+    /// A push as the app's service extension sees it: its payload (with the provider's `herald-id`) as userInfo.
+    static func request(apnsID: String, identifier: String = UUID().uuidString) -> UNNotificationRequest {
+        let content = UNMutableNotificationContent()
+        content.title = "Hello"
+        content.userInfo = [Herald.receiptIDKey: apnsID]
+        return UNNotificationRequest(identifier: identifier, content: content, trigger: nil)
+    }
+
+    @Test("register, then delivered and displayed from the extension: the delivery's verdict moves to displayed")
+    func receiptsReachTheVerdict() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let herald = try Self.herald(harness)
+            try await herald.register(deviceToken: try #require(HeraldKitReceiptTests.bytes(token)))
+            #expect(herald.registeredToken == token)
+            let request = Self.request(apnsID: apnsID.lowercased())
+            herald.didReceive(request)
+            herald.willHand(request.content, for: request)
+            #expect(await herald.sendReceipts())
+            let deliveries = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1
+            let delivery = try #require(deliveries.array.first)
+            #expect(delivery["verdict"]["verdict"].string == "shown", "\(delivery)")
+            #expect(herald.receiptQueue.waiting == 0)
+        }
+    }
+
+    static func bytes(_ hex: String) -> Data? {
+        var data = Data()
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            data.append(byte)
+            index = next
+        }
+        return data
+    }
+
+    /// A response to a push, as the notification center's delegate gets it.
+    static func response(apnsID: String, action: String, text: String? = nil) -> UNNotificationResponse {
+        let notification = UNNotification(request: request(apnsID: apnsID), date: Date())
+        if let text {
+            return UNTextInputNotificationResponse(notification: notification, actionIdentifier: action, userText: text)
+        }
+        return UNNotificationResponse(notification: notification, actionIdentifier: action)
+    }
+
+    /// The responses the provider recorded for a notification, in the order it recorded them.
+    static func responses(_ harness: ProviderHarness, _ id: String) async throws -> [String] {
+        let answer = try await harness.call("GET", "/v1/notifications/\(id)/responses").1
+        return answer.array.map { response in
+            [response["event"].string, response["action"].string, response["text"].string].compactMap { $0 }
+                .joined(separator: " ")
+        }
+    }
+
+    @Test("offline: responses wait on disk, and when the network is back each reaches the provider once, in order")
+    func offlineThenBack() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let network = try LatencyProxy(targetPort: harness.port, roundTripMilliseconds: 0)
+            let port = network.port
+            let herald = try Self.herald(harness, baseURL: "http://127.0.0.1:\(port)")
+            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            network.stop()
+            herald.didReceive(Self.response(apnsID: apnsID, action: "like"))
+            herald.didReceive(Self.response(apnsID: apnsID, action: "comment", text: "first"))
+            herald.didReceive(Self.response(apnsID: apnsID, action: UNNotificationDefaultActionIdentifier))
+            #expect(await herald.sendReceipts() == false)
+            #expect(herald.receiptQueue.waiting == 3)
+            #expect(herald.problems.contains { if case .unavailable = $0 { true } else { false } })
+            let back = try LatencyProxy(targetPort: harness.port, roundTripMilliseconds: 0, listenPort: port)
+            defer { back.stop() }
+            // Nothing calls HeraldKit now: its own retry (at most a second here) sends them.
+            try await harness.until("the three responses") { try await Self.responses(harness, id).count >= 3 }
+            #expect(try await Self.responses(harness, id) == ["action like", "action comment first", "opened"])
+            #expect(herald.receiptQueue.waiting == 0)
+        }
+    }
+
+    @Test("a receipt sent again (the app killed before it heard the answer) is recorded once and counted once")
+    func resentReceiptIsRecordedOnce() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let herald = try Self.herald(harness)
+            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            let receipt = Receipt(.action, apnsID: apnsID, token: token, action: "like")
+            herald.report(receipt)
+            #expect(await herald.sendReceipts())
+            herald.report(receipt)
+            #expect(await herald.sendReceipts())
+            #expect(try await Self.responses(harness, id) == ["action like"])
+            let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
+            #expect(stats["actions"]["like"].int == 1)
+        }
+    }
+
+    @Test("a refused receipt (a reply past 4,096 bytes: 413) is dropped with the reason; the next one still goes")
+    func refusedReceiptDoesNotBlockTheQueue() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let herald = try Self.herald(harness)
+            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            herald.didReceive(
+                Self.response(apnsID: apnsID, action: "comment", text: String(repeating: "x", count: 5000)))
+            herald.didReceive(Self.response(apnsID: apnsID, action: "like"))
+            #expect(await herald.sendReceipts())
+            #expect(try await Self.responses(harness, id) == ["action like"])
+            #expect(herald.problems.contains { if case .refused(413, _) = $0 { true } else { false } })
+        }
+    }
+
+    @Test("the queue keeps at most its limit, drops the oldest and counts them; each queued receipt is under 1 KB")
+    func boundedQueue() async throws {
+        try await ProviderHarness.with { harness in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heraldkit-\(UUID())")
+            var configuration = HeraldConfiguration(
+                providerURL: URL(string: "http://127.0.0.1:9")!, publishableKey: harness.publishableKey, folder: folder)
+            configuration.receiptLimit = 5
+            let herald = try Herald(configuration: configuration)
+            for index in 0..<8 {
+                herald.report(Receipt(.displayed, apnsID: "id-\(index)", token: String(repeating: "ab", count: 32)))
+            }
+            _ = await herald.sendReceipts()
+            #expect(herald.receiptQueue.waiting == 5)
+            #expect(herald.receiptQueue.dropped == 3)
+            let receipts = folder.appendingPathComponent("receipts")
+            let files = try FileManager.default.contentsOfDirectory(atPath: receipts.path).filter {
+                $0.contains(".json")
+            }
+            let kept = try files.sorted().map { try Data(contentsOf: receipts.appendingPathComponent($0)) }
+            #expect(kept.allSatisfy { $0.count < 1024 })
+            #expect(String(decoding: try #require(kept.first), as: UTF8.self).contains("id-3"))
+        }
+    }
+
+    @Test("a queue file that does not parse is counted and removed; the others are sent")
+    func corruptQueueFile() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let herald = try Self.herald(harness)
+            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            let receipts = herald.configuration.folder.appendingPathComponent("receipts")
+            try Data("{\"event\": \"act".utf8).write(to: receipts.appendingPathComponent("00000000000000000001-0.json"))
+            try Data([0xFF, 0x00]).write(to: receipts.appendingPathComponent("00000000000000000002-0.json"))
+            herald.didReceive(Self.response(apnsID: apnsID, action: "like"))
+            #expect(await herald.sendReceipts())
+            #expect(herald.receiptQueue.corrupt == 2)
+            #expect(try await Self.responses(harness, id) == ["action like"])
+        }
+    }
+
+    @Test("a push that did not come through Herald (no herald-id) is not reported; a device never registered neither")
+    func unreportable() async throws {
+        try await ProviderHarness.with { harness in
+            let herald = try Self.herald(harness)
+            let content = UNMutableNotificationContent()
+            content.title = "straight to APNs"
+            herald.didReceive(UNNotificationRequest(identifier: "x", content: content, trigger: nil))
+            #expect(herald.receiptQueue.waiting == 0)
+            herald.didReceive(Self.request(apnsID: UUID().uuidString))
+            #expect(herald.receiptQueue.waiting == 0)
+            #expect(herald.problems.count == 1)
+        }
+    }
+}
