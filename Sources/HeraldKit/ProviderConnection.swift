@@ -22,11 +22,16 @@ struct ProviderConnection: Sendable {
     init(configuration: HeraldConfiguration) {
         baseURL = configuration.providerURL
         publishableKey = configuration.publishableKey
+        session = Self.sharedSession
+    }
+
+    /// One session per process (an app has one Herald; a simulated fleet has thousands, which must not each hold a
+    /// session and its connections): no cookies or cache, 30 s per request.
+    private static let sharedSession: URLSession = {
         let settings = URLSessionConfiguration.ephemeral
         settings.timeoutIntervalForRequest = 30
-        settings.httpMaximumConnectionsPerHost = 2
-        session = URLSession(configuration: settings)
-    }
+        return URLSession(configuration: settings)
+    }()
 
     /// Sends one request to `/v1/<path>`.
     ///

@@ -10,6 +10,8 @@ struct DeclaredImportsTests {
         "Foundation", "FoundationEssentials", "FoundationNetworking", "Synchronization", "Testing", "XCTest",
         "Dispatch",
         "Glibc", "Musl", "Darwin", "PackageDescription",
+        // Apple's, imported only where it exists (HeraldKit's Keychain, `#if canImport(Security)`).
+        "Security",
     ]
 
     @Test("each target's Swift files import only its declared dependencies, the toolchain's modules and itself")

@@ -31,7 +31,7 @@ struct ModuleTableTests {
                 let name = block.firstMatch(of: /name: "([A-Za-z]+)"/)?.1, !block.contains("path: \"Tests/")
             else { continue }
             var dependencies: Set<String> = []
-            if let list = block.firstMatch(of: /dependencies: \[([^\]]*)\]/)?.1 {
+            if let list = block.firstMatch(of: /dependencies: \[((?:[^\[\]]|\[[^\]]*\])*)\]/)?.1 {
                 for match in list.matches(of: /"([A-Za-z]+)"/) { dependencies.insert(String(match.1)) }
             }
             modules[String(name)] = dependencies
