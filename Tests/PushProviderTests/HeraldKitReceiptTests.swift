@@ -190,4 +190,21 @@ struct HeraldKitReceiptTests {
             #expect(herald.problems.count == 1)
         }
     }
+
+    @Test("an app whose devices never report gets one note that receipts need HeraldKit; one receipt ends it")
+    func noReceiptsNote() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let (other, _, _) = try await harness.sentToOneDevice()
+            var breakdown = try await harness.call("GET", "/v1/notifications/\(id)/breakdown").1
+            #expect(breakdown["note"].string == NotificationBreakdown.noReceiptsNote)
+            let herald = try Self.herald(harness)
+            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            herald.didReceive(Self.request(apnsID: apnsID))
+            #expect(await herald.sendReceipts())
+            breakdown = try await harness.call("GET", "/v1/notifications/\(other)/breakdown").1
+            #expect(breakdown["verdicts"][0]["verdict"].string == "awaitingDevice")
+            #expect(breakdown["note"].string == nil)
+        }
+    }
 }

@@ -41,7 +41,8 @@ struct ReceiptIDTests {
         }
     }
 
-    @Test("the key goes first in any object the provider wrote, empty or spaced", arguments: ["{}", "{ }", #"{"a":1}"#])
+    @Test(
+        "the key goes first in any object the provider wrote, empty or spaced", arguments: ["{}", "{ }", #"{"a":1}"#])
     func insertion(body: String) throws {
         let out = PreparedBatch.body(ByteBuffer(string: body), receiptID: "ID")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(out.readableBytesView)) as? [String: Any])

@@ -27,6 +27,7 @@ enum WhyRendering {
             out += "  \(String(entry.count).leftPadded(8))  \(entry.verdict): \(entry.sentence)\(reasons ?? "")\n"
         }
         if breakdown.verdicts.isEmpty { out += "  nothing targeted: no device matched the notification's target\n" }
+        if let note = breakdown.note { out += "note: \(note)\n" }
         if !devices.isEmpty {
             out += filtered.map { "devices with verdict \($0):\n" } ?? "the first devices:\n"
             for trace in devices { out += line(token: trace.token, trace.verdict) }

@@ -272,8 +272,12 @@ package enum PostgresSchema {
         (
             // A report sent again (the device did not hear the answer) is found by its delivery, event and time, and
             // recorded once.
-            "v13 feedback by delivery",
-            ["CREATE INDEX feedback_by_delivery ON feedback(delivery_id)"]
+            "v13 receipts",
+            [
+                "CREATE INDEX feedback_by_delivery ON feedback(delivery_id)",
+                // When a device of the app last reported (to the hour): none ever means the app has no HeraldKit.
+                "ALTER TABLE apps ADD COLUMN last_receipt_at timestamptz",
+            ]
         ),
     ]
 }

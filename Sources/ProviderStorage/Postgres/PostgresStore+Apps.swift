@@ -103,6 +103,7 @@ extension PostgresStore {
                 updatedAt: try row.column("updated_at")),
             sealedCredentials: try row.column("sealed_credentials"), caPEM: caPEM,
             categories: Data(try row.column("categories", as: String.self).utf8),
-            categoriesVersion: try row.column("categories_version"))
+            categoriesVersion: try row.column("categories_version"),
+            lastReceiptAt: try row.column("last_receipt_at", as: Date?.self))
     }
 }

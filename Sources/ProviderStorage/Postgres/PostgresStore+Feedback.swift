@@ -23,6 +23,12 @@ extension PostgresStore {
             else { return nil }
             let (notificationID, token, userID, webhookURL, stampWasEmpty, replyWasEmpty, codes, details) =
                 try row.decode((String, String, String?, String?, Bool, Bool, String?, String?).self)
+            // At most one write an hour per app: whether its devices report at all (HeraldKit) is what it tells.
+            try await connection.rows(
+                """
+                UPDATE apps SET last_receipt_at = \(event.at) WHERE id = \(appID)
+                    AND (last_receipt_at IS NULL OR last_receipt_at < \(event.at.addingTimeInterval(-3600)))
+                """, logger)
             let context = DeliveryContext(
                 deliveryID: deliveryID, notificationID: notificationID, appID: appID, token: token, userID: userID,
                 webhookURL: webhookURL)

@@ -224,10 +224,12 @@ package enum SQLiteSchema {
                     UPDATE deliveries SET channel_id = substr(token, 9), token = '' WHERE token LIKE 'channel:%';
                     """)
         }
-        migrator.registerMigration("v10 feedback by delivery") { db in
+        migrator.registerMigration("v10 receipts") { db in
             // A report sent again (the device did not hear the answer) is found by its delivery, event and time, and
             // recorded once.
             try db.execute(sql: "CREATE INDEX feedback_by_delivery ON feedback(delivery_id)")
+            // When a device of the app last reported (to the hour): none ever means the app has no HeraldKit.
+            try db.execute(sql: "ALTER TABLE apps ADD COLUMN last_receipt_at REAL")
         }
         return migrator
     }

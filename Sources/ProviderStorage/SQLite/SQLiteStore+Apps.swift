@@ -112,6 +112,7 @@ extension SQLiteStore {
                 channelEndpoint: row["channel_endpoint"], createdAt: Date(stored: row["created_at"]),
                 updatedAt: Date(stored: row["updated_at"])),
             sealedCredentials: row["sealed_credentials"], caPEM: row["ca_pem"], categories: Data(categories.utf8),
-            categoriesVersion: row["categories_version"])
+            categoriesVersion: row["categories_version"],
+            lastReceiptAt: (row["last_receipt_at"] as Double?).map(Date.init(stored:)))
     }
 }

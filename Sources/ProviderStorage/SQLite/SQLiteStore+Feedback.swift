@@ -19,6 +19,10 @@ extension SQLiteStore {
                         """, arguments: [deliveryID, notificationPrefix, appID])
             else { return nil }
             let notificationID: String = row["notification_id"]
+            // At most one write an hour per app: whether its devices report at all (HeraldKit) is what it tells.
+            try db.execute(
+                sql: "UPDATE apps SET last_receipt_at = ? WHERE id = ? AND coalesce(last_receipt_at, 0) < ?",
+                arguments: [event.at.stored, appID, event.at.stored - 3600])
             let context = DeliveryContext(
                 deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"], token: row["token"],
                 userID: row["user_id"], webhookURL: row["webhook_url"])

@@ -27,6 +27,12 @@ struct FeedbackRoutes: ProviderRouteCollection {
         var detail: String?
     }
 
+    /// The answer to a report already recorded.
+    struct Repeated: Encodable {
+        var recorded: String
+        var repeated = true
+    }
+
     /// The longest reply text recorded: UNTextInputNotificationResponse sets none, a server must.
     static let replyLimit = 4096
     /// The longest action identifier.
@@ -60,7 +66,7 @@ struct FeedbackRoutes: ProviderRouteCollection {
                     notificationPrefix: String(trace.notificationID.prefix(23)), event)
             else { throw unknown }
             if context.isRepeat {
-                return try JSONCoding.response(["recorded": event.event, "repeat": "true"], status: .accepted)
+                return try JSONCoding.response(Repeated(recorded: event.event), status: .accepted)
             }
             self.provider.changes.notify()
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,

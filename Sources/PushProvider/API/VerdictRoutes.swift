@@ -10,7 +10,13 @@ struct VerdictRoutes: ProviderRouteCollection {
         router.get("notifications/:id/breakdown") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             let stats = try await self.store.stats(notificationIDs: [notification.id])[notification.id] ?? .init()
-            return try JSONCoding.response(NotificationBreakdown(notificationID: notification.id, stats: stats))
+            var breakdown = NotificationBreakdown(notificationID: notification.id, stats: stats)
+            if breakdown.verdicts.contains(where: { $0.verdict == DeliveryVerdict.Kind.awaitingDevice.rawValue }),
+                try await self.store.app(id: notification.appID)?.lastReceiptAt == nil
+            {
+                breakdown.note = NotificationBreakdown.noReceiptsNote
+            }
+            return try JSONCoding.response(breakdown)
         }
         router.get("notifications/:id/verdicts") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)

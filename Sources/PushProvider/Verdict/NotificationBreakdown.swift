@@ -14,6 +14,13 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
     package var verdicts: [Entry]
     /// Deliveries whose verdict waits for something (the queue, APNs, the device's report).
     package var undecided: Int
+    /// Said once for the whole notification: why deliveries wait for devices' reports that will not come.
+    package var note: String?
+
+    /// The note of an app none of whose devices ever reported a receipt.
+    package static let noReceiptsNote =
+        "no device of this app has ever reported a receipt: delivered, shown and what people did are known only from "
+        + "apps that run HeraldKit (docs/ios-app.md); without it, accepted by APNs is the last step Herald sees"
 
     /// One verdict's count, what it means, and the filter that lists its devices.
     package struct Entry: Codable, Sendable, Hashable {

@@ -33,6 +33,7 @@ async function showBreakdown(report) {
     el("span", { class: "count" }, String(entry.count)), " ", el("strong", {}, entry.verdict), ": ", entry.sentence,
     entry.reasons ? ` (${Object.entries(entry.reasons).map(([reason, count]) => `${reason} ${count}`).join(", ")})` : "", " ",
     el("button", { type: "button", onclick: () => showDevices(report, entry.verdict) }, `List ${entry.count} ${entry.verdict}`)));
+  if (breakdown.note) items.push(el("li", { class: "note", role: "note" }, `Note: ${breakdown.note}`));
   if (breakdown.undecided) items.push(el("li", { class: "muted" }, `${breakdown.undecided} not decided yet (the queue, APNs or the device's report)`));
   $("breakdown").replaceChildren(...(items.length ? items : [el("li", {}, "No device was targeted.")]));
 }
