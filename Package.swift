@@ -345,7 +345,7 @@ let package = Package(
             dependencies: [
                 "HeraldSupport",
                 "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
-                "DeviceSimulator", "HeraldKit", "UserNotifications",
+                "DeviceSimulator", "HeraldKit", "UserNotifications", "ActivityKit",
                 "GatewayTestSupport", "HeraldTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
