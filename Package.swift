@@ -269,6 +269,10 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(name: "CHeraldMalloc"),
+        // Benchmarks/heraldkit-receipts.py: what a receipt adds to a service extension (release build).
+        .executableTarget(
+            name: "HeraldKitBench", dependencies: ["HeraldKit", "UserNotifications"],
+            path: "Benchmarks/HeraldKitBench", swiftSettings: heraldSettings),
         .executableTarget(
             name: "HeraldFuzz",
             dependencies: [

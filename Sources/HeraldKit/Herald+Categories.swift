@@ -3,8 +3,8 @@ import Foundation
 public import UserNotifications
 
 extension Herald {
-    /// The payload key of a push that says the categories changed (`{"herald-categories": "changed"}`): an app
-    /// that sees it calls ``syncCategories(keeping:)``.
+    /// The payload key of a push that says the categories changed (`{"herald-categories": "changed"}`, usually in
+    /// a background push): ``didReceiveRemoteNotification(_:keeping:center:)`` fetches them again.
     public static let categoriesChangedKey = "herald-categories"
 
     /// Fetches the app's categories (seed 003's `NotificationConfig`, `GET /v1/categories` with `If-None-Match`)
@@ -48,6 +48,21 @@ extension Herald {
         center.setNotificationCategories(all)
         if let failure { throw failure }
         return all
+    }
+
+    /// From `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` (a background push wakes the app
+    /// with it): a push whose payload has ``categoriesChangedKey`` makes the app fetch its categories again.
+    ///
+    /// - Returns: whether the push was such a one and the categories were synced.
+    /// - Throws: what ``syncCategories(keeping:center:)`` throws; the last set is applied in any case.
+    @discardableResult
+    public func didReceiveRemoteNotification(
+        _ userInfo: [AnyHashable: Any], keeping: Set<UNNotificationCategory> = [],
+        center: UNUserNotificationCenter = .current()
+    ) async throws(HeraldError) -> Bool {
+        guard userInfo[Self.categoriesChangedKey] != nil else { return false }
+        try await syncCategories(keeping: keeping, center: center)
+        return true
     }
 
     private func keep(_ body: Data, etag: String?) {

@@ -50,11 +50,14 @@ extension Herald {
     public func report(_ receipt: Receipt) {
         do {
             try receipts.append(receipt)
+            Task { await sender.drain() }
         } catch {
             problemLog.add(error)
-            Task { await sender.keepUnsaved(receipt) }
+            Task {
+                await sender.keepUnsaved(receipt)
+                await sender.drain()
+            }
         }
-        Task { await sender.drain() }
     }
 
     /// Sends every queued receipt now (at launch, or when the app becomes active).

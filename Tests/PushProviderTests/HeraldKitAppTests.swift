@@ -1,7 +1,9 @@
 import APNSCore
 import Crypto
+import DeviceSimulator
 import Foundation
 import HeraldKit
+import HeraldTesting
 import Synchronization
 import Testing
 import UserNotifications
@@ -191,6 +193,37 @@ struct HeraldKitAppTests {
             await #expect(throws: HeraldError.self) {
                 try await herald.registerActivityToken(Data(), kind: .update, attributesType: "ScoreAttributes")
             }
+        }
+    }
+}
+
+extension HeraldKitAppTests {
+    @Test("a simulated phone fetches the provider's categories at start and again when a push says they changed")
+    func simulatedDeviceCategories() async throws {
+        try await ProviderHarness.with { harness in
+            let device = try await FeedbackLoopTests.device(registeredWith: harness)
+            defer { Task { await device.stop() } }
+            let log = DeviceEventLog(device)
+            let center = try #require(device.notificationCenter(of: ProviderHarness.bundleID))
+            #expect(center.category(withIdentifier: "chat") != nil)
+            let config = """
+                {"NotificationConfig": {
+                  "UNNotificationCategory": {"vote": {"identifier": "vote", "actions": ["yes"], "options": 0}},
+                  "UNNotificationAction": {"yes": {"identifier": "yes", "title": "Yes", "options": 0}}}}
+                """
+            #expect(
+                try await harness.call("PUT", "/v1/apps/\(harness.appID)/categories", body: Data(config.utf8)).0 == 200)
+            #expect(center.category(withIdentifier: "vote") == nil)
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: [
+                    "target": ["all": true], "pushType": "background",
+                    "payload": ["aps": ["content-available": 1], Herald.categoriesChangedKey: "changed"],
+                ])
+            #expect(status == 202, "\(created)")
+            _ = try await log.next(.delivered)
+            #expect(center.category(withIdentifier: "vote")?.actions.first?.title == "Yes")
+            #expect(center.category(withIdentifier: "chat") != nil)
         }
     }
 }

@@ -207,4 +207,26 @@ struct HeraldKitReceiptTests {
             #expect(breakdown["note"].string == nil)
         }
     }
+
+    @Test(
+        "a full disk: the receipt is not queued, is sent from memory, and the problem says so",
+        .enabled(if: SmallDisk.isAvailable, "mounting a small disk needs root"))
+    func fullDisk() async throws {
+        try await SmallDisk.with(kilobytes: 256) { disk in
+            try await ProviderHarness.with { harness in
+                let (id, apnsID, token) = try await harness.sentToOneDevice()
+                let problems = ProblemsSeen()
+                let herald = try Self.herald(
+                    harness, folder: disk.url.appendingPathComponent("herald"), onProblem: problems.add)
+                try await herald.register(deviceToken: try #require(Self.bytes(token)))
+                try disk.fill(leaving: 0)
+                herald.didReceive(Self.response(apnsID: apnsID, action: "like"))
+                try await harness.until("the response sent from memory") {
+                    try await Self.responses(harness, id) == ["action like"]
+                }
+                #expect(problems.all.contains { if case .storage = $0 { true } else { false } })
+                #expect(herald.receiptQueue.waiting == 0)
+            }
+        }
+    }
 }

@@ -72,6 +72,9 @@ final class InstalledApp: Sendable {
 
     var token: APNSDeviceToken? { currentToken.withLock { $0.token } }
 
+    /// The categories the app declares itself (its manifest's), kept beside the provider's.
+    var ownCategories: Set<UNNotificationCategory> { manifest.notificationConfig?.makeCategories() ?? [] }
+
     /// The device secret that proves ``token`` is this device's.
     var secret: String? { currentToken.withLock { $0.secret } }
 

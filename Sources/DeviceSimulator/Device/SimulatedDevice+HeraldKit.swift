@@ -63,8 +63,7 @@ extension SimulatedDevice {
     /// The provider's categories (`GET /v1/categories`) set beside the manifest's, as an app does at launch and
     /// when a push says they changed.
     func syncCategories(of app: InstalledApp, herald: Herald) async {
-        let own = app.manifest.notificationConfig?.makeCategories() ?? []
-        _ = try? await herald.syncCategories(keeping: own, center: app.center)
+        _ = try? await herald.syncCategories(keeping: app.ownCategories, center: app.center)
     }
 
     /// The receipt an event is for the provider: deliveries, displays, responses and outcomes of pushes.

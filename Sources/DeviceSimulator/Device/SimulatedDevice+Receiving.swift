@@ -1,6 +1,7 @@
 import APNSCore
 import Courier
 import Foundation
+import HeraldKit
 import HeraldSupport
 import Synchronization
 import UserNotifications
@@ -27,6 +28,12 @@ extension SimulatedDevice {
         } catch {
             hub.emit(DeviceEvent(.log, bundleID: bundleID, apnsID: apnsID, message: "unreadable payload: \(error)"))
             return
+        }
+        if let herald = app.herald {
+            // As an app's `didReceiveRemoteNotification` hands HeraldKit every push, and finishes before it calls the
+            // fetch completion handler: a "categories changed" push is handled once they are synced.
+            _ = try? await herald.didReceiveRemoteNotification(
+                request.content.userInfo, keeping: app.ownCategories, center: app.center)
         }
         var outcomes: [(code: String, detail: String?)] = []
         let failure = ExtensionFailure()

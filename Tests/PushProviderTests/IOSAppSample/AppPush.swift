@@ -6,15 +6,22 @@ import UserNotifications
 final class AppPush: NSObject, UNUserNotificationCenterDelegate {
     let herald = Herald.shared
 
+    /// The categories the app declares itself; the provider's are set beside them.
+    static let ownCategories: Set<UNNotificationCategory> = [
+        UNNotificationCategory(
+            identifier: "chat",
+            actions: [
+                UNTextInputNotificationAction(
+                    identifier: "reply", title: "Reply", options: [], textInputButtonTitle: "Send",
+                    textInputPlaceholder: "Message")
+            ], intentIdentifiers: [])
+    ]
+
     /// At launch: be the delegate, set the provider's categories beside the app's own, send receipts left over.
     func launched(center: UNUserNotificationCenter = .current()) async {
         center.delegate = self
-        let reply = UNTextInputNotificationAction(
-            identifier: "reply", title: "Reply", options: [], textInputButtonTitle: "Send",
-            textInputPlaceholder: "Message")
-        let chat = UNNotificationCategory(identifier: "chat", actions: [reply], intentIdentifiers: [])
         do {
-            try await herald.syncCategories(keeping: [chat], center: center)
+            try await herald.syncCategories(keeping: Self.ownCategories, center: center)
         } catch {
             print("Herald categories: \(error)")  // the last set stays
         }
@@ -32,6 +39,12 @@ final class AppPush: NSObject, UNUserNotificationCenterDelegate {
         }
     }
 
+    /// From `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`: a push that says the categories
+    /// changed makes the app fetch them.
+    func received(_ userInfo: [AnyHashable: Any], center: UNUserNotificationCenter = .current()) async {
+        _ = try? await herald.didReceiveRemoteNotification(userInfo, keeping: Self.ownCategories, center: center)
+    }
+
     /// When the user signs out: no push for them reaches this phone any more.
     func signedOut() async {
         try? await herald.signOut()
@@ -46,8 +59,5 @@ final class AppPush: NSObject, UNUserNotificationCenterDelegate {
 
     func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
         herald.didReceive(response)
-        if response.notification.request.content.userInfo[Herald.categoriesChangedKey] != nil {
-            _ = try? await herald.syncCategories(center: center)
-        }
     }
 }
