@@ -99,7 +99,7 @@ def main():
             "authentication": {"kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
                                "privateKey": open(key).read()}})
         assert status == 201, app
-        api, pk = app["apiKey"], app["publishableKey"]
+        api, pk = app["apiKey"], app["app"]["publishableKey"]
 
         extension = []
         for _ in range(options.rounds):

@@ -8,14 +8,21 @@ import Foundation
 /// again after ``staleClaim`` (the provider records a receipt sent twice once: it is the same event at the same
 /// time). Past ``limit`` files the oldest are dropped, and counted.
 final class ReceiptQueue: @unchecked Sendable {
-    // Safety: `sequence` is read and written only under `lock`; the rest is immutable.
+    // Safety: `sequence`, `counted` and `appendsSinceListing` are read and written only under `lock`; the rest is
+    // immutable.
     let folder: URL
     let limit: Int
     private let lock = NSLock()
     private var sequence: UInt32 = 0
+    /// The files waiting as this process last counted them, plus its own appends since: listing the folder at each
+    /// receipt cost milliseconds once a thousand waited, inside a service extension's time.
+    private var counted: Int
+    private var appendsSinceListing = 0
     private let processTag = UInt32.random(in: 0...UInt32.max)
     /// How long a claimed file may stay claimed before another process sends it.
     static let staleClaim: TimeInterval = 120
+    /// The folder is listed again after this many appends, to count what other processes queued.
+    static let appendsBetweenListings = 100
 
     init(folder: URL, limit: Int) throws(HeraldError) {
         self.folder = folder.appendingPathComponent("receipts", isDirectory: true)
@@ -25,28 +32,43 @@ final class ReceiptQueue: @unchecked Sendable {
         } catch {
             throw .storage("cannot create \(self.folder.path): \(error.localizedDescription)")
         }
+        counted = 0
+        counted = names().count
     }
 
     /// Writes `receipt` to its own file, dropping the oldest when the queue is full.
     ///
     /// - Throws: ``HeraldError/storage(_:)`` when the file cannot be written (a full disk).
     func append(_ receipt: Receipt) throws(HeraldError) {
-        let name = lock.withLock {
+        let (name, full) = lock.withLock {
             sequence &+= 1
+            appendsSinceListing += 1
             let nanos = UInt64(Date().timeIntervalSince1970 * 1_000_000) * 1000 + UInt64(sequence % 1000)
-            return String(format: "%020llu-%08x.json", nanos, processTag)
+            return (String(format: "%020llu-%08x.json", nanos, processTag),
+                counted + 1 > limit || appendsSinceListing >= Self.appendsBetweenListings)
         }
-        let waiting = names()
-        if waiting.count >= limit {
-            for old in waiting.prefix(waiting.count - limit + 1) {
-                try? FileManager.default.removeItem(at: folder.appendingPathComponent(old))
-            }
-            addToCounter("dropped", waiting.count - limit + 1)
-        }
+        if full { dropOldest() }
         do {
             try receipt.feedbackJSON.write(to: folder.appendingPathComponent(name), options: .atomic)
         } catch {
             throw .storage("the receipt was not queued (\(error.localizedDescription)); it is sent from memory")
+        }
+        lock.withLock { counted += 1 }
+    }
+
+    /// Counts the files again and removes the oldest past room for one more.
+    private func dropOldest() {
+        let waiting = names()
+        let excess = waiting.count - limit + 1
+        if excess > 0 {
+            for old in waiting.prefix(excess) {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(old))
+            }
+            addToCounter("dropped", excess)
+        }
+        lock.withLock {
+            counted = waiting.count - max(0, excess)
+            appendsSinceListing = 0
         }
     }
 
@@ -56,13 +78,16 @@ final class ReceiptQueue: @unchecked Sendable {
         return all.filter { $0.hasSuffix(".json") || $0.hasSuffix(".json.sending") }.sorted()
     }
 
-    /// Takes the oldest receipt no other process is sending.
+    /// Takes the oldest receipt of `names` (a listing, oldest first) no other process is sending, from `start` on.
     ///
-    /// - Returns: the claimed file and its body, or nil when nothing is waiting. A file that cannot be read is
-    ///   removed and counted as corrupt.
-    func claimNext() -> (file: URL, body: Data)? {
+    /// - Returns: the claimed file, its body and the position after it in `names`, or nil when none is left. A file
+    ///   that cannot be read is removed and counted as corrupt.
+    func claimNext(in names: [String], from start: Int) -> (file: URL, body: Data, next: Int)? {
         let manager = FileManager.default
-        for name in names() {
+        var index = start
+        while index < names.count {
+            let name = names[index]
+            index += 1
             var file = folder.appendingPathComponent(name)
             if name.hasSuffix(".sending") {
                 let modified = (try? manager.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) ?? nil
@@ -73,11 +98,11 @@ final class ReceiptQueue: @unchecked Sendable {
                 file = claimed
             }
             guard let body = try? Data(contentsOf: file), Self.isReceipt(body) else {
-                try? manager.removeItem(at: file)
+                remove(file)
                 addToCounter("corrupt", 1)
                 continue
             }
-            return (file, body)
+            return (file, body, index)
         }
         return nil
     }
@@ -89,7 +114,9 @@ final class ReceiptQueue: @unchecked Sendable {
 
     /// Forgets a receipt that was sent, or that the provider will never take.
     func remove(_ file: URL) {
-        try? FileManager.default.removeItem(at: file)
+        if (try? FileManager.default.removeItem(at: file)) != nil {
+            lock.withLock { counted = max(0, counted - 1) }
+        }
     }
 
     /// How many receipts were dropped because the queue was full, and how many files could not be read.

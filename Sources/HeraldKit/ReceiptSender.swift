@@ -47,13 +47,22 @@ actor ReceiptSender {
     }
 
     private func sendAll() async {
-        while let (file, body) = queue.claimNext() {
-            switch await post(body) {
-            case .sent, .unsendable:
-                queue.remove(file)
-            case .later:
-                queue.release(file)
-                return
+        // One listing per round, not one per receipt; a round that sent something lists again for newer ones.
+        var sentAny = true
+        while sentAny {
+            sentAny = false
+            let names = queue.names()
+            var position = 0
+            while let (file, body, next) = queue.claimNext(in: names, from: position) {
+                position = next
+                switch await post(body) {
+                case .sent, .unsendable:
+                    queue.remove(file)
+                    sentAny = true
+                case .later:
+                    queue.release(file)
+                    return
+                }
             }
         }
         while let receipt = unsaved.first {
