@@ -3,7 +3,7 @@
 // beside the reference of the extension's own work without them (the content's mutable copy). Run by
 // Benchmarks/heraldkit-receipts.py against a running provider; prints one JSON line.
 //
-//     heraldkit-bench --provider http://127.0.0.1:8080 --key pk_... [--receipts 2000]
+//     HeraldKitBench --provider http://127.0.0.1:8080 --key pk_... [--receipts 2000] [--gap-ms 0]
 import Foundation
 import HeraldKit
 import UserNotifications
@@ -17,6 +17,8 @@ guard let provider = option("--provider").flatMap(URL.init(string:)), let key = 
     exit(2)
 }
 let count = option("--receipts").flatMap(Int.init) ?? 2000
+// The pause between two pushes: a phone's extension handles one push at a time, not thousands in a loop.
+let gap = option("--gap-ms").flatMap(Int.init) ?? 0
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heraldkit-bench-\(UUID())")
 var configuration = HeraldConfiguration(providerURL: provider, publishableKey: key, folder: folder)
 configuration.receiptLimit = count * 2 + 1
@@ -51,6 +53,7 @@ for index in 0..<count {
     }
     reference.append(microseconds(plain))
     withReceipts.append(microseconds(reported))
+    if gap > 0 { try await Task.sleep(for: .milliseconds(gap)) }
 }
 let waiting = herald.receiptQueue.waiting
 let receipts = folder.appendingPathComponent("receipts")
@@ -65,7 +68,7 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
     return sorted[min(sorted.count - 1, Int(fraction * Double(sorted.count)))]
 }
 let result: [String: Any] = [
-    "receipts": count * 2,
+    "receipts": count * 2, "gapMilliseconds": gap,
     "withReceipts_us": [
         "median": percentile(withReceipts, 0.5), "p99": percentile(withReceipts, 0.99), "max": withReceipts.max() ?? 0,
     ],

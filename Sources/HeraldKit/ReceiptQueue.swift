@@ -49,7 +49,10 @@ final class ReceiptQueue: @unchecked Sendable {
         }
         if full { dropOldest() }
         do {
-            try receipt.feedbackJSON.write(to: folder.appendingPathComponent(name), options: .atomic)
+            // Written under a name the sender ignores, then renamed: a reader never sees half a receipt.
+            let partial = folder.appendingPathComponent(name + ".partial")
+            try Self.write(receipt.feedbackJSON, to: partial.path)
+            try FileManager.default.moveItem(at: partial, to: folder.appendingPathComponent(name))
         } catch {
             throw .storage("the receipt was not queued (\(error.localizedDescription)); it is sent from memory")
         }
@@ -130,6 +133,19 @@ final class ReceiptQueue: @unchecked Sendable {
             let total = counter(name) + count
             try? Data(String(total).utf8).write(to: folder.appendingPathComponent(name), options: .atomic)
         }
+    }
+
+    /// Writes a new file of mode 0600 without `fsync`: Foundation's `Data.write` syncs each file to the disk, which
+    /// cost 1.5 ms of a service extension's time per receipt here. A process killed after the write keeps the file
+    /// (it is in the kernel's cache); only a power cut before the cache is written out could lose it.
+    private static func write(_ data: Data, to path: String) throws(HeraldError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw .storage("cannot create \(path): errno \(errno)") }
+        defer { close(descriptor) }
+        let written = data.withUnsafeBytes { bytes in
+            bytes.baseAddress.map { Foundation.write(descriptor, $0, bytes.count) } ?? 0
+        }
+        guard written == data.count else { throw .storage("cannot write \(path): errno \(errno)") }
     }
 
     private static func isReceipt(_ body: Data) -> Bool {
