@@ -44,11 +44,7 @@ extension Herald {
     /// The device token last registered, as hex.
     public var registeredToken: String? { savedRegistration?.token }
 
-    var savedRegistration: SavedRegistration? {
-        (try? Data(contentsOf: registrationFile)).flatMap {
-            try? JSONDecoder().decode(SavedRegistration.self, from: $0)
-        }
-    }
+    var savedRegistration: SavedRegistration? { registrationFile.load() }
 
     /// From `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`: registers the token with the
     /// provider. When APNs handed out a new token the old one is named (`replaces`) so the provider retires it;
@@ -124,11 +120,7 @@ extension Herald {
     }
 
     private func save(_ saved: SavedRegistration) throws(HeraldError) {
-        do {
-            try JSONEncoder().encode(saved).write(to: registrationFile, options: .atomic)
-        } catch {
-            throw .storage("the registration was sent but not kept at \(registrationFile.path): \(error)")
-        }
+        try registrationFile.save(saved)
     }
 
     static func bytes(hex: String) -> Data? {

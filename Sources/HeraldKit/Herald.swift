@@ -20,7 +20,7 @@ public final class Herald: Sendable {
     let sender: ReceiptSender
     let problemLog: ProblemLog
     let keyStore: any EndToEndKeyStore
-    let registrationFile: URL
+    let registrationFile: RegistrationFile
     let categoriesFile: URL
 
     /// - Parameters:
@@ -48,7 +48,7 @@ public final class Herald: Sendable {
         sender = ReceiptSender(
             queue: receipts, connection: connection, longestDelay: configuration.longestRetryDelay,
             problems: problemLog)
-        registrationFile = configuration.folder.appendingPathComponent("registration.json")
+        registrationFile = RegistrationFile(url: configuration.folder.appendingPathComponent("registration.json"))
         categoriesFile = configuration.folder.appendingPathComponent("categories.json")
         #if canImport(Security)
             keyStore = KeychainKeyStore(

@@ -44,8 +44,10 @@ final class ReceiptQueue: @unchecked Sendable {
             sequence &+= 1
             appendsSinceListing += 1
             let nanos = UInt64(Date().timeIntervalSince1970 * 1_000_000) * 1000 + UInt64(sequence % 1000)
-            return (String(format: "%020llu-%08x.json", nanos, processTag),
-                counted + 1 > limit || appendsSinceListing >= Self.appendsBetweenListings)
+            return (
+                String(format: "%020llu-%08x.json", nanos, processTag),
+                counted + 1 > limit || appendsSinceListing >= Self.appendsBetweenListings
+            )
         }
         if full { dropOldest() }
         do {
