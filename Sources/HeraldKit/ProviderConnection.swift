@@ -26,10 +26,13 @@ struct ProviderConnection: Sendable {
     }
 
     /// One session per process (an app has one Herald; a simulated fleet has thousands, which must not each hold a
-    /// session and its connections): no cookies or cache, 30 s per request.
+    /// session and its connections): no cookies or cache, 30 s per request, and up to 16 connections to the provider
+    /// (an app uses one or two; a fleet of 10,000 simulated phones in one process sent 260 receipts a second through
+    /// the default 6).
     private static let sharedSession: URLSession = {
         let settings = URLSessionConfiguration.ephemeral
         settings.timeoutIntervalForRequest = 30
+        settings.httpMaximumConnectionsPerHost = 16
         return URLSession(configuration: settings)
     }()
 

@@ -38,7 +38,7 @@ struct HeraldKitReceiptTests {
         try await ProviderHarness.with { harness in
             let (id, apnsID, token) = try await harness.sentToOneDevice()
             let herald = try Self.herald(harness)
-            try await herald.register(deviceToken: try #require(HeraldKitReceiptTests.bytes(token)))
+            try await herald.register(deviceToken: try HeraldKitReceiptTests.bytes(token))
             #expect(herald.registeredToken == token)
             let request = Self.request(apnsID: apnsID.lowercased())
             herald.didReceive(request)
@@ -51,16 +51,9 @@ struct HeraldKitReceiptTests {
         }
     }
 
-    static func bytes(_ hex: String) -> Data? {
-        var data = Data()
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            data.append(byte)
-            index = next
-        }
-        return data
+    /// A device token's bytes, as iOS hands them to `didRegisterForRemoteNotificationsWithDeviceToken`.
+    static func bytes(_ hex: String) throws -> Data {
+        try APNSDeviceToken(hex: hex).bytes
     }
 
     /// A response to a push, as the notification center's delegate gets it.
@@ -88,7 +81,7 @@ struct HeraldKitReceiptTests {
             let network = try LatencyProxy(targetPort: harness.port, roundTripMilliseconds: 0)
             let port = network.port
             let herald = try Self.herald(harness, baseURL: "http://127.0.0.1:\(port)")
-            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            try await herald.register(deviceToken: try Self.bytes(token))
             network.stop()
             herald.didReceive(Self.response(apnsID: apnsID, action: "like"))
             herald.didReceive(Self.response(apnsID: apnsID, action: "comment", text: "first"))
@@ -110,7 +103,7 @@ struct HeraldKitReceiptTests {
         try await ProviderHarness.with { harness in
             let (id, apnsID, token) = try await harness.sentToOneDevice()
             let herald = try Self.herald(harness)
-            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            try await herald.register(deviceToken: try Self.bytes(token))
             let receipt = Receipt(.action, apnsID: apnsID, token: token, action: "like")
             herald.report(receipt)
             #expect(await herald.sendReceipts())
@@ -127,7 +120,7 @@ struct HeraldKitReceiptTests {
         try await ProviderHarness.with { harness in
             let (id, apnsID, token) = try await harness.sentToOneDevice()
             let herald = try Self.herald(harness)
-            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            try await herald.register(deviceToken: try Self.bytes(token))
             herald.didReceive(
                 Self.response(apnsID: apnsID, action: "comment", text: String(repeating: "x", count: 5000)))
             herald.didReceive(Self.response(apnsID: apnsID, action: "like"))
@@ -166,7 +159,7 @@ struct HeraldKitReceiptTests {
         try await ProviderHarness.with { harness in
             let (id, apnsID, token) = try await harness.sentToOneDevice()
             let herald = try Self.herald(harness)
-            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            try await herald.register(deviceToken: try Self.bytes(token))
             let receipts = herald.configuration.folder.appendingPathComponent("receipts")
             try Data("{\"event\": \"act".utf8).write(to: receipts.appendingPathComponent("00000000000000000001-0.json"))
             try Data([0xFF, 0x00]).write(to: receipts.appendingPathComponent("00000000000000000002-0.json"))
@@ -199,7 +192,7 @@ struct HeraldKitReceiptTests {
             var breakdown = try await harness.call("GET", "/v1/notifications/\(id)/breakdown").1
             #expect(breakdown["note"].string == NotificationBreakdown.noReceiptsNote)
             let herald = try Self.herald(harness)
-            try await herald.register(deviceToken: try #require(Self.bytes(token)))
+            try await herald.register(deviceToken: try Self.bytes(token))
             herald.didReceive(Self.request(apnsID: apnsID))
             #expect(await herald.sendReceipts())
             breakdown = try await harness.call("GET", "/v1/notifications/\(other)/breakdown").1
@@ -218,7 +211,7 @@ struct HeraldKitReceiptTests {
                 let problems = ProblemsSeen()
                 let herald = try Self.herald(
                     harness, folder: disk.url.appendingPathComponent("herald"), onProblem: problems.add)
-                try await herald.register(deviceToken: try #require(Self.bytes(token)))
+                try await herald.register(deviceToken: try Self.bytes(token))
                 try disk.fill(leaving: 0)
                 herald.didReceive(Self.response(apnsID: apnsID, action: "like"))
                 try await harness.until("the response sent from memory") {

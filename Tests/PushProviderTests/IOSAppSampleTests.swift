@@ -67,7 +67,7 @@ struct IOSAppSampleTests {
             #expect(center.category(withIdentifier: "chat") != nil)
             let token = try #require(device.installedApps.first?.token)
             await app.registered(
-                deviceToken: try #require(HeraldKitReceiptTests.bytes(token)), userID: "alice",
+                deviceToken: try HeraldKitReceiptTests.bytes(token), userID: "alice",
                 userToken: try await harness.userToken("alice"))
 
             let (status, created) = try await harness.call(
