@@ -18,7 +18,8 @@ let fuzzedSettings: [SwiftSetting] =
 
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v15)],
+    // iOS 17 for HeraldKit in an app (URLSession async, CryptoKit HPKE); the servers need macOS 15 where they run on a Mac.
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
         // APNSCore re-exports HeraldJSON (JSONValue, JSONObject, JSONNumber): its API is part of the product.
