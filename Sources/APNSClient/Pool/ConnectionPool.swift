@@ -13,6 +13,10 @@ final class ConnectionPool: Sendable {
     private let tokens: ProviderTokenCache?
     private let window: SendWindow
     private let connections = NIOLockedValueBox<[PooledConnection]>([])
+    /// The last connection failure logged and when: the same reason again within ``repeatedWarningInterval`` is not
+    /// logged again (a send of many notifications opens a new connection for those that arrive after one failed).
+    private let lastWarning = NIOLockedValueBox<(reason: String, at: NIODeadline)?>(nil)
+    static let repeatedWarningInterval = TimeAmount.seconds(10)
 
     init(
         configuration: APNSPushClient.Configuration,
@@ -90,7 +94,8 @@ final class ConnectionPool: Sendable {
                         }
                     },
                     stoppedTakingWork: { [weak self, load] in self?.remove(load) },
-                    failedToConnect: { [configuration] reason in
+                    failedToConnect: { [weak self, configuration] reason in
+                        guard self?.isNewWarning(reason) ?? true else { return }
                         configuration.logger.warning(
                             "cannot connect",
                             metadata: ["endpoint": "\(configuration.endpoint.authority)", "error": "\(reason)"])
@@ -99,6 +104,16 @@ final class ConnectionPool: Sendable {
             )
         }
         return connection!
+    }
+
+    /// Whether a connection failure for `reason` is to be logged: not when the same one was within the interval.
+    private func isNewWarning(_ reason: String) -> Bool {
+        let now = NIODeadline.now()
+        return lastWarning.withLockedValue { last in
+            if let last, last.reason == reason, now - last.at < Self.repeatedWarningInterval { return false }
+            last = (reason, now)
+            return true
+        }
     }
 
     private func remove(_ load: ConnectionLoad) {
