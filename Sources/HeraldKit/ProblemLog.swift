@@ -1,8 +1,8 @@
 import Foundation
 
 /// The last problems HeraldKit met, for an app to read or to be told of as they happen.
+// Safety: `recent` is read and written only under `lock`; `handler` is set in `init` and never changed.
 final class ProblemLog: @unchecked Sendable {
-    // Safety: `recent` is read and written only under `lock`; `handler` is set once, before use.
     private let lock = NSLock()
     private var recent: [HeraldError] = []
     private let handler: (@Sendable (HeraldError) -> Void)?

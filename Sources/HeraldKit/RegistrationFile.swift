@@ -3,8 +3,8 @@ import Foundation
 /// The last successful registration, kept in the shared folder (the service extension reads the device token from
 /// it), read again only when the file changed: a receipt needs the token, and decoding the file at each one cost a
 /// service extension time for nothing.
+// Safety: `cached` is read and written only under `lock`; `url` is immutable.
 final class RegistrationFile: @unchecked Sendable {
-    // Safety: `cached` is read and written only under `lock`; `url` is immutable.
     let url: URL
     private let lock = NSLock()
     private var cached: (modified: Date, value: Herald.SavedRegistration)?

@@ -41,6 +41,23 @@ struct ReceiptIDTests {
         }
     }
 
+    @Test("a payload with its own herald-id keeps it, and gets no second one (no duplicate key)")
+    func sendersOwnKey() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["token": token], "payload": ["aps": ["alert": "hi"], "herald-id": "mine"]])
+            #expect(status == 202, "\(created)")
+            _ = try await harness.finished(try #require(created["id"].string))
+            let stored = try #require(
+                harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)))
+            let text = String(decoding: stored.payload, as: UTF8.self)
+            #expect(text.components(separatedBy: "\"herald-id\"").count == 2, "\(text)")
+            #expect(text.contains("\"mine\""))
+        }
+    }
+
     @Test(
         "the key goes first in any object the provider wrote, empty or spaced", arguments: ["{}", "{ }", #"{"a":1}"#])
     func insertion(body: String) throws {

@@ -141,9 +141,11 @@ struct PreparedBatch: Sendable {
                 }
             payload = (try? APNSPayload(data: stored.payload)) ?? APNSPayload()
             body = ByteBuffer(bytes: stored.payload)
+            // A payload that has the key already (the sender's own) keeps it: a second would be a duplicate key.
             carriesReceiptID =
                 (pushType == .alert || pushType == .background) && stored.payload.first == UInt8(ascii: "{")
                 && stored.payload.count + PreparedBatch.receiptIDSize <= pushType.maximumPayloadSize
+                && payload.root[PreparedBatch.receiptIDKey] == nil
             if let key = stored.encryptedKey, let plaintext = stored.encrypted {
                 encrypted = (key, plaintext)
             }
