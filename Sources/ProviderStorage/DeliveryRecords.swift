@@ -109,6 +109,8 @@ package enum NotificationCounter: String, Sendable, CaseIterable {
     case delivered, displayed, opened, dismissed
     /// Deliveries with a text reply.
     case replies
+    /// Deliveries cancelled before they were sent.
+    case cancelled
     /// Deliveries whose device reported an outcome, per ``DeliveryOutcome`` (the first report of each per delivery).
     case outcome
 }
@@ -128,12 +130,13 @@ extension NotificationReport.Stats {
             case .opened: opened += count
             case .dismissed: dismissed += count
             case .replies: replies += count
+            case .cancelled: cancelled += count
             case .outcome: outcomes[reason, default: 0] += count
             case nil: break
             }
         }
         for (action, count) in actions { self.actions[action ?? "", default: 0] += count }
-        queued = max(0, targeted - inFlight - accepted - rejected.values.reduce(0, +))
+        queued = max(0, targeted - inFlight - accepted - cancelled - rejected.values.reduce(0, +))
     }
 
     /// The statistics of several notifications from the rows of each query, keyed by notification ID; a

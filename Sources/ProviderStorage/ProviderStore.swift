@@ -76,6 +76,47 @@ package protocol ProviderStore: Sendable {
     /// parked while APNs could not be reached, sent at once when it can again. The number moved.
     func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int
 
+    // A notification's and an app's lifecycle (``ProviderStore`` lifecycle, issue 47)
+    /// Cancels notification `id`: marks it cancelled (a daily one is no longer scheduled) and cancels its queued
+    /// deliveries (counted `cancelled`); deliveries in flight finish. The number cancelled.
+    func cancelNotification(id: String, at: Date) async throws(ProviderError) -> Int
+    /// Writes a changed notification that has sent nothing: its payload, headers and times. A one-off's queued
+    /// deliveries move to its new `sendAt`; a daily one's queued occurrences not yet due are dropped when
+    /// `dropOccurrences` (the scheduler queues them again at the new time). `false`, changing nothing, when a
+    /// delivery of a one-off was leased or answered meanwhile.
+    func updateUnsentNotification(_ notification: StoredNotification, dropOccurrences: Bool, now: Date)
+        async throws(ProviderError) -> Bool
+    /// Puts back in the queue, due `now` and with no attempt spent, the deliveries of `notificationID` that were
+    /// rejected with one of `reasons` and answered within `answered`. The number.
+    func resend(notificationID: String, reasons: [String], answered: ClosedRange<Date>, now: Date)
+        async throws(ProviderError) -> Int
+    /// Marks the app paused at `at` (or resumed, `nil`); `false` when there is no such app.
+    func setPaused(appID: String, at: Date?) async throws(ProviderError) -> Bool
+    /// Moves every queued delivery of `appID` to `until` with `reason` (an app paused). The number moved.
+    func park(appID: String, reason: String, until: Date) async throws(ProviderError) -> Int
+    /// Deletes the app with everything of it: keys, devices, tokens, channels, notifications, deliveries, reports
+    /// (the deliveries in batches, each its own transaction). `nil` when there is no such app.
+    func deleteApp(id: String) async throws(ProviderError) -> AppDeletion?
+
+    // Retention (``RetentionDays``): rows deleted in small batches, the notifications' counters kept
+    /// Up to `limit` of the app's one-off notifications created before `createdBefore` whose deliveries are not
+    /// pruned yet, oldest first.
+    func unprunedNotifications(appID: String, createdBefore: Date, limit: Int) async throws(ProviderError) -> [String]
+    /// Deletes up to `limit` of a notification's finished deliveries (accepted, rejected, cancelled), of a daily one
+    /// only those of occurrences (local days, `YYYY-MM-DD`) before `occurrenceBefore`, with every report of them, and
+    /// notes the delivery numbers pruned and when; a one-off notification with no delivery left is marked pruned.
+    /// The number deleted.
+    func pruneDeliveries(notificationID: String, occurrenceBefore: String?, limit: Int, at: Date)
+        async throws(ProviderError) -> Int
+    /// Deletes up to `limit` of the app's device reports of `events` dated before `before`. The number deleted.
+    func pruneReports(appID: String, events: [String], before: Date, limit: Int) async throws(ProviderError) -> Int
+    /// Deletes up to `limit` of the app's pruned one-off notifications created before `createdBefore`, with their
+    /// counters. The number deleted.
+    func deleteNotifications(appID: String, createdBefore: Date, limit: Int) async throws(ProviderError) -> Int
+    /// The notifications whose pruned range of delivery numbers covers `deliveryID`, with when they were pruned (the
+    /// caller checks which one the `apns-id` was made for).
+    func prunedNotifications(covering deliveryID: Int64) async throws(ProviderError) -> [PrunedNotification]
+
     // Live Activities
     /// Registers an activity token, or brings its registration up to date; whether it was new.
     func upsertActivityToken(appID: String, _ input: ActivityTokenInput, at: Date) async throws(ProviderError) -> (

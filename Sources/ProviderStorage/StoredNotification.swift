@@ -16,13 +16,21 @@ package struct StoredNotification: Sendable {
     package var dailyAt: String?
     package var targeted: Int
     package var createdAt: Date
+    /// When it was cancelled (`DELETE /v1/notifications/{id}`); a cancelled daily notification is no longer
+    /// scheduled.
+    package var cancelledAt: Date?
+    /// When the rows of its deliveries were last pruned (``RetentionDays``).
+    package var prunedAt: Date?
 
     /// Every stored property, as given.
     package init(
         id: String, appID: String, target: String, payload: Data, pushType: String, priority: Int? = nil,
         expiration: Int? = nil, collapseID: String? = nil, encryptedKey: String? = nil, encrypted: Data? = nil,
-        sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date
+        sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date, cancelledAt: Date? = nil,
+        prunedAt: Date? = nil
     ) {
+        self.cancelledAt = cancelledAt
+        self.prunedAt = prunedAt
         self.id = id
         self.appID = appID
         self.target = target

@@ -76,6 +76,13 @@ struct WhyCommand: AsyncParsableCommand {
             } else {
                 io.write(WhyRendering.text(breakdown, devices: listed ?? page, filtered: verdict))
             }
+        case .pruned(let message):
+            if json {
+                let object = JSONValue.object(JSONObject([("verdict", "pruned"), ("sentence", .string(message))]))
+                io.write(String(decoding: object.encoded(), as: UTF8.self) + "\n")
+            } else {
+                io.write("pruned: \(message)\n")
+            }
         case .unknown(let searched):
             throw CommandFailure(
                 "no notification with id \(id): \(searched)",

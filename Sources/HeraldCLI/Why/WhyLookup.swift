@@ -12,6 +12,8 @@ struct WhyLookup {
         /// A push the provider did not send, known to the local APNs only.
         case gatewayOnly(apnsID: String, token: String?, DeliveryVerdict)
         case notification(NotificationBreakdown, [DeliveryTrace])
+        /// The provider sent it and pruned its record (retention); the text says when and what remains.
+        case pruned(String)
         /// Nothing has it; the text says where it looked.
         case unknown(String)
     }
@@ -57,8 +59,12 @@ struct WhyLookup {
         let lowered = id.lowercased()
         var searched: [String] = []
         if provider != nil {
-            if let trace = try await providerGet("/v1/deliveries/\(lowered)", as: DeliveryTrace.self) {
-                return .delivery(trace, try await verdict(of: trace))
+            do {
+                if let trace = try await providerGet("/v1/deliveries/\(lowered)", as: DeliveryTrace.self) {
+                    return .delivery(trace, try await verdict(of: trace))
+                }
+            } catch let pruned as Pruned {
+                return .pruned(pruned.message)
             }
             if let breakdown = try await providerGet(
                 "/v1/notifications/\(id.uppercased())/breakdown", as: NotificationBreakdown.self)
@@ -110,6 +116,11 @@ struct WhyLookup {
         return DeliveryVerdict.of(trace, gateway: entry, now: Date())
     }
 
+    /// The provider answered 410: it had the record, and pruned it.
+    private struct Pruned: Error {
+        var message: String
+    }
+
     /// `path` of the first app that has it.
     private func providerGet<T: Decodable>(_ path: String, as type: T.Type) async throws -> T? {
         for app in apps {
@@ -130,6 +141,9 @@ struct WhyLookup {
             throw CommandFailure("cannot reach the provider at \(provider.url): \(error)", next: "is it running?")
         }
         if answer.status == 404 || answer.status == 400 { return nil }
+        if answer.status == 410 {
+            throw Pruned(message: (try? JSONValue(parsing: answer.body))?["error"]?["message"]?.string ?? "pruned")
+        }
         guard answer.status == 200 else {
             let message = (try? JSONValue(parsing: answer.body))?["error"]?["message"]?.string ?? ""
             throw CommandFailure("\(url.absoluteString) answered \(answer.status): \(message)")

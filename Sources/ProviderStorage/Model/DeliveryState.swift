@@ -2,7 +2,8 @@
 /// `GET /v1/deliveries/{apns-id}`.
 ///
 /// `queued` → `leased` → `accepted` or `rejected`; a retry, an expired lease or a stopping provider puts a leased
-/// delivery back to `queued`.
+/// delivery back to `queued`; a cancelled notification's queued deliveries become `cancelled`, and a resend puts a
+/// rejected one back to `queued`.
 package enum DeliveryState: String, Codable, Sendable, CaseIterable {
     /// Waiting for its time (`not_before`) and a worker.
     case queued
@@ -12,6 +13,8 @@ package enum DeliveryState: String, Codable, Sendable, CaseIterable {
     case accepted
     /// APNs refused it for good.
     case rejected
+    /// Its notification was cancelled (`DELETE /v1/notifications/{id}`) before it was sent.
+    case cancelled
 
     /// The state read from the database.
     ///

@@ -21,8 +21,8 @@ package struct DeliveryVerdict: Codable, Sendable, Hashable {
         case activityUpdated, activityIgnored, activityThrottled
         case background, notShown, delivered
         case storedOffline, replaced, coalesced, expired, discarded, awaitingDevice
-        case rejected, tokenGone, gaveUp
-        case scheduled, retrying, waitingForAPNs, queued, sending
+        case rejected, tokenGone, gaveUp, cancelled
+        case scheduled, retrying, waitingForAPNs, paused, queued, sending
     }
 
     package init(_ kind: Kind, _ sentence: String, next: String? = nil, waitingFor: String? = nil) {

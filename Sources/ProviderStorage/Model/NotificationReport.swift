@@ -11,8 +11,12 @@ package struct NotificationReport: Codable, Sendable {
     package var sendAt: Date
     package var dailyAt: String?
     package var createdAt: Date
-    /// Scheduled (before `sendAt`), sending (deliveries queued or in flight) or done.
+    /// Scheduled (before `sendAt`), sending (deliveries queued or in flight), done or cancelled.
     package var state: NotificationState
+    /// When it was cancelled.
+    package var cancelledAt: Date?
+    /// When its deliveries' rows were last pruned (retention): its counts stay, the rows of each device are gone.
+    package var prunedAt: Date?
     package var stats: Stats
     /// Said when the notification will reach nobody (its target matched no active device), so a typo in a user or
     /// tag is not a silent success.
@@ -21,8 +25,11 @@ package struct NotificationReport: Codable, Sendable {
     /// Every stored property, as given.
     package init(
         id: String, appID: String, target: String, pushType: String, collapseID: String? = nil, sendAt: Date,
-        dailyAt: String? = nil, createdAt: Date, state: NotificationState, stats: Stats, warning: String? = nil
+        dailyAt: String? = nil, createdAt: Date, state: NotificationState, cancelledAt: Date? = nil,
+        prunedAt: Date? = nil, stats: Stats, warning: String? = nil
     ) {
+        self.cancelledAt = cancelledAt
+        self.prunedAt = prunedAt
         self.id = id
         self.appID = appID
         self.target = target
@@ -57,6 +64,8 @@ package struct NotificationReport: Codable, Sendable {
         package var actions: [String: Int] = [:]
         /// Text replies received.
         package var replies = 0
+        /// Deliveries cancelled with their notification before they were sent.
+        package var cancelled = 0
         /// What devices reported became of it beyond delivered and displayed, per outcome (`notAuthorized`,
         /// `extensionTimeout`, ...; docs/api.md).
         package var outcomes: [String: Int] = [:]

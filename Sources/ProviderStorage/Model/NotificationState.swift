@@ -6,4 +6,6 @@ package enum NotificationState: String, Codable, Sendable, CaseIterable {
     case sending
     /// Every delivery has APNs' answer.
     case done
+    /// Cancelled (`DELETE /v1/notifications/{id}`): what was not sent then never will be.
+    case cancelled
 }

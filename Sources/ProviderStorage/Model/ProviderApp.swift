@@ -25,6 +25,11 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     /// Where the app's channel management requests go (reference K.1): Apple's management host for its environment
     /// when the app sends to Apple; for another endpoint (the local gateway) its management port, on the same host.
     package var channelEndpoint: String? = nil
+    /// When its sending was paused (`POST /v1/apps/{id}/pause`): its deliveries wait in the queue, spending no
+    /// attempt, until it is resumed.
+    package var pausedAt: Date? = nil
+    /// How long its records are kept; a field left out takes the provider's default.
+    package var retention = RetentionDays()
     package var createdAt: Date
     package var updatedAt: Date
 
@@ -32,8 +37,11 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package init(
         id: String, name: String, bundleID: String, environment: String, endpoint: String, hasCustomCA: Bool,
         authentication: AuthenticationSummary, publishableKey: String, webhookURL: String? = nil, rateLimit: Int,
-        channelEndpoint: String? = nil, createdAt: Date, updatedAt: Date
+        channelEndpoint: String? = nil, pausedAt: Date? = nil, retention: RetentionDays = RetentionDays(),
+        createdAt: Date, updatedAt: Date
     ) {
+        self.pausedAt = pausedAt
+        self.retention = retention
         self.id = id
         self.name = name
         self.bundleID = bundleID

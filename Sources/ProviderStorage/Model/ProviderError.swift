@@ -13,6 +13,8 @@ package struct ProviderError: Error, Sendable, Equatable, CustomStringConvertibl
         case notFound = "not_found"
         /// The request conflicts with what is stored (409).
         case conflict
+        /// What the path names existed, and its record was pruned (retention) (410).
+        case gone
         /// A field is larger than the provider keeps (413).
         case tooLarge = "too_large"
         /// The provider is misconfigured (a bad master key, an unreadable file) (500).
@@ -67,6 +69,9 @@ package struct ProviderError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// The request conflicts with what is stored.
     package static func conflict(_ message: String) -> ProviderError { ProviderError(.conflict, message: message) }
+
+    /// What the path names was pruned (410).
+    package static func gone(_ message: String) -> ProviderError { ProviderError(.gone, message: message) }
 
     /// A field is larger than the provider keeps.
     package static func tooLarge(field: String, _ message: String) -> ProviderError {

@@ -279,5 +279,24 @@ package enum PostgresSchema {
                 "ALTER TABLE apps ADD COLUMN last_receipt_at timestamptz",
             ]
         ),
+        (
+            // Issue 47: an app's sending paused; how long its records are kept (days; NULL: the provider's default);
+            // a notification cancelled; the range of delivery numbers pruned from it and when, so `herald why` for a
+            // pruned apns-id can say so.
+            "v14 lifecycle and retention",
+            [
+                "ALTER TABLE apps ADD COLUMN paused_at timestamptz",
+                "ALTER TABLE apps ADD COLUMN retention_deliveries bigint",
+                "ALTER TABLE apps ADD COLUMN retention_traces bigint",
+                "ALTER TABLE apps ADD COLUMN retention_responses bigint",
+                "ALTER TABLE notifications ADD COLUMN cancelled_at timestamptz",
+                "ALTER TABLE notifications ADD COLUMN pruned_at timestamptz",
+                "ALTER TABLE notifications ADD COLUMN pruned_first bigint",
+                "ALTER TABLE notifications ADD COLUMN pruned_last bigint",
+                "CREATE INDEX notifications_unpruned ON notifications(app_id, created_at) WHERE pruned_at IS NULL",
+                "CREATE INDEX notifications_pruned ON notifications(pruned_last) WHERE pruned_last IS NOT NULL",
+                "CREATE INDEX feedback_at ON feedback(at)",
+            ]
+        ),
     ]
 }

@@ -10,11 +10,13 @@ extension PostgresStore {
                 """
                 INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                     sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
-                    created_at, updated_at, channel_endpoint, key_fingerprint)
+                    created_at, updated_at, channel_endpoint, key_fingerprint, retention_deliveries, retention_traces,
+                    retention_responses)
                 VALUES (\(a.id), \(a.name), \(a.bundleID), \(a.environment), \(a.endpoint), \(app.caPEM),
                     \(auth.kind), \(auth.teamID), \(auth.keyID), \(app.sealedCredentials), \(a.publishableKey),
                     \(a.webhookURL), \(a.rateLimit), \(categories), \(app.categoriesVersion), \(a.createdAt),
-                    \(a.updatedAt), \(a.channelEndpoint), \(auth.fingerprint))
+                    \(a.updatedAt), \(a.channelEndpoint), \(auth.fingerprint), \(a.retention.deliveries),
+                    \(a.retention.traces), \(a.retention.responses))
                 """, logger)
             try await connection.rows(
                 """
@@ -33,7 +35,8 @@ extension PostgresStore {
                 endpoint = \(a.endpoint), ca_pem = \(app.caPEM), auth_kind = \(auth.kind), team_id = \(auth.teamID),
                 key_id = \(auth.keyID), sealed_credentials = \(sealed), webhook_url = \(a.webhookURL),
                 rate_limit = \(a.rateLimit), channel_endpoint = \(a.channelEndpoint), updated_at = \(a.updatedAt),
-                key_fingerprint = \(auth.fingerprint)
+                key_fingerprint = \(auth.fingerprint), retention_deliveries = \(a.retention.deliveries),
+                retention_traces = \(a.retention.traces), retention_responses = \(a.retention.responses)
             WHERE id = \(a.id)
             """)
     }
@@ -99,6 +102,10 @@ extension PostgresStore {
                     keyID: try row.column("key_id"), fingerprint: try row.column("key_fingerprint")),
                 publishableKey: try row.column("publishable_key"), webhookURL: try row.column("webhook_url"),
                 rateLimit: try row.column("rate_limit"), channelEndpoint: try row.column("channel_endpoint"),
+                pausedAt: try row.column("paused_at"),
+                retention: RetentionDays(
+                    deliveries: try row.column("retention_deliveries"), traces: try row.column("retention_traces"),
+                    responses: try row.column("retention_responses")),
                 createdAt: try row.column("created_at"),
                 updatedAt: try row.column("updated_at")),
             sealedCredentials: try row.column("sealed_credentials"), caPEM: caPEM,

@@ -147,7 +147,8 @@ extension PostgresStore {
     }
 
     package func dailyNotifications() async throws(ProviderError) -> [StoredNotification] {
-        try await notifications("SELECT * FROM notifications WHERE daily_at IS NOT NULL")
+        try await notifications(
+            "SELECT * FROM notifications WHERE daily_at IS NOT NULL AND cancelled_at IS NULL")
     }
 
     package func stats(notificationIDs ids: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats]
@@ -221,6 +222,7 @@ extension PostgresStore {
             collapseID: try row.column("collapse_id"), encryptedKey: try row.column("encrypted_key"),
             encrypted: try row.column("encrypted"), sendAt: try row.column("send_at"),
             dailyAt: try row.column("daily_at"), targeted: try row.column("targeted"),
-            createdAt: try row.column("created_at"))
+            createdAt: try row.column("created_at"), cancelledAt: try row.column("cancelled_at"),
+            prunedAt: try row.column("pruned_at"))
     }
 }

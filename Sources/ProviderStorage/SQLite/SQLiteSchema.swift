@@ -231,6 +231,25 @@ package enum SQLiteSchema {
             // When a device of the app last reported (to the hour): none ever means the app has no HeraldKit.
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN last_receipt_at REAL")
         }
+        migrator.registerMigration("v11 lifecycle and retention") { db in
+            // Issue 47: an app's sending paused; how long its records are kept (days; NULL: the provider's default);
+            // a notification cancelled; the range of delivery numbers pruned from it and when, so `herald why` for a
+            // pruned apns-id can say so.
+            try db.execute(
+                sql: """
+                    ALTER TABLE apps ADD COLUMN paused_at REAL;
+                    ALTER TABLE apps ADD COLUMN retention_deliveries INTEGER;
+                    ALTER TABLE apps ADD COLUMN retention_traces INTEGER;
+                    ALTER TABLE apps ADD COLUMN retention_responses INTEGER;
+                    ALTER TABLE notifications ADD COLUMN cancelled_at REAL;
+                    ALTER TABLE notifications ADD COLUMN pruned_at REAL;
+                    ALTER TABLE notifications ADD COLUMN pruned_first INTEGER;
+                    ALTER TABLE notifications ADD COLUMN pruned_last INTEGER;
+                    CREATE INDEX notifications_unpruned ON notifications(app_id, created_at) WHERE pruned_at IS NULL;
+                    CREATE INDEX notifications_pruned ON notifications(pruned_last) WHERE pruned_last IS NOT NULL;
+                    CREATE INDEX feedback_at ON feedback(at);
+                    """)
+        }
         return migrator
     }
 }

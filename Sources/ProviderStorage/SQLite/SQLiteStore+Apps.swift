@@ -8,8 +8,9 @@ extension SQLiteStore {
                 sql: """
                     INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                         sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
-                        created_at, updated_at, channel_endpoint, key_fingerprint)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        created_at, updated_at, channel_endpoint, key_fingerprint, retention_deliveries,
+                        retention_traces, retention_responses)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: Self.arguments(app))
             try db.execute(
                 sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
@@ -23,14 +24,16 @@ extension SQLiteStore {
                 sql: """
                     UPDATE apps SET name = ?, bundle_id = ?, environment = ?, endpoint = ?, ca_pem = ?, auth_kind = ?,
                         team_id = ?, key_id = ?, sealed_credentials = ?, webhook_url = ?, rate_limit = ?,
-                        channel_endpoint = ?, updated_at = ?, key_fingerprint = ?
+                        channel_endpoint = ?, updated_at = ?, key_fingerprint = ?, retention_deliveries = ?,
+                        retention_traces = ?, retention_responses = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     app.app.name, app.app.bundleID, app.app.environment, app.app.endpoint, app.caPEM,
                     app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
                     app.sealedCredentials, app.app.webhookURL, app.app.rateLimit, app.app.channelEndpoint,
-                    app.app.updatedAt.stored, app.app.authentication.fingerprint, app.app.id,
+                    app.app.updatedAt.stored, app.app.authentication.fingerprint, app.app.retention.deliveries,
+                    app.app.retention.traces, app.app.retention.responses, app.app.id,
                 ])
         }
     }
@@ -96,6 +99,7 @@ extension SQLiteStore {
             app.sealedCredentials, app.app.publishableKey, app.app.webhookURL, app.app.rateLimit,
             String(decoding: app.categories, as: UTF8.self), app.categoriesVersion, app.app.createdAt.stored,
             app.app.updatedAt.stored, app.app.channelEndpoint, app.app.authentication.fingerprint,
+            app.app.retention.deliveries, app.app.retention.traces, app.app.retention.responses,
         ]
     }
 
@@ -109,7 +113,12 @@ extension SQLiteStore {
                     kind: row["auth_kind"], teamID: row["team_id"], keyID: row["key_id"],
                     fingerprint: row["key_fingerprint"]),
                 publishableKey: row["publishable_key"], webhookURL: row["webhook_url"], rateLimit: row["rate_limit"],
-                channelEndpoint: row["channel_endpoint"], createdAt: Date(stored: row["created_at"]),
+                channelEndpoint: row["channel_endpoint"],
+                pausedAt: (row["paused_at"] as Double?).map(Date.init(stored:)),
+                retention: RetentionDays(
+                    deliveries: row["retention_deliveries"], traces: row["retention_traces"],
+                    responses: row["retention_responses"]),
+                createdAt: Date(stored: row["created_at"]),
                 updatedAt: Date(stored: row["updated_at"])),
             sealedCredentials: row["sealed_credentials"], caPEM: row["ca_pem"], categories: Data(categories.utf8),
             categoriesVersion: row["categories_version"],

@@ -154,7 +154,9 @@ extension SQLiteStore {
 
     package func dailyNotifications() async throws(ProviderError) -> [StoredNotification] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM notifications WHERE daily_at IS NOT NULL").map(
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM notifications WHERE daily_at IS NOT NULL AND cancelled_at IS NULL"
+            ).map(
                 Self.notification(from:))
         }
     }
@@ -226,6 +228,8 @@ extension SQLiteStore {
             pushType: row["push_type"], priority: row["priority"], expiration: row["expiration"],
             collapseID: row["collapse_id"], encryptedKey: row["encrypted_key"], encrypted: row["encrypted"],
             sendAt: Date(stored: row["send_at"]), dailyAt: row["daily_at"], targeted: row["targeted"],
-            createdAt: Date(stored: row["created_at"]))
+            createdAt: Date(stored: row["created_at"]),
+            cancelledAt: (row["cancelled_at"] as Double?).map(Date.init(stored:)),
+            prunedAt: (row["pruned_at"] as Double?).map(Date.init(stored:)))
     }
 }

@@ -30,7 +30,11 @@ package enum JSONCoding {
         -> T
     {
         let buffer = try await request.body.collect(upTo: limit)
-        let data = Data(buffer: buffer)
+        return try decode(type, from: Data(buffer: buffer))
+    }
+
+    /// Decodes a body already read (``decode(_:from:limit:)``), with the same checks.
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         // Parsed into a tree first: a key written twice is refused (readers disagree on which one counts, so a proxy
         // and the provider could act on different bodies), and a strict body's keys are checked.
         let tree = try Self.parse(data)

@@ -69,6 +69,13 @@ struct NotificationRoutes: ProviderRouteCollection {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
             }
             guard var trace = try await self.provider.deliveryTrace(apnsID: text), trace.appID == app.app.id else {
+                if let pruned = try await self.provider.prunedDelivery(apnsID: text), pruned.appID == app.app.id {
+                    let days = app.app.retention.filled(from: self.provider.configuration.retention).deliveries ?? 0
+                    throw ProviderError.gone(
+                        "the record of delivery \(text) was pruned at \(pruned.prunedAt.formatted(.iso8601)): app "
+                            + "\(app.app.id) keeps deliveries \(days) days. Its notification's counts remain: "
+                            + "GET /v1/notifications/\(pruned.id) (herald why \(pruned.id))")
+                }
                 throw ProviderError.notFound("app \(app.app.id) sent no notification with apns-id \(text)")
             }
             trace.verdict = DeliveryVerdict.of(trace, now: self.now())

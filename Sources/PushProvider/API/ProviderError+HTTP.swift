@@ -17,6 +17,7 @@ struct APIError: HTTPResponseError {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
+        case .gone: .gone
         case .tooLarge: .contentTooLarge
         case .configuration: .internalServerError
         // The database failed or did not answer in time: the same request may succeed in a moment.
@@ -57,6 +58,12 @@ struct ProviderErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             default: if error.cause != nil { failed(error, request) }
             }
             throw APIError(error: error)
+        } catch let error as HTTPError where error.status == .notFound {
+            // No route matched: answered in JSON like every other error, naming what was asked.
+            throw APIError(
+                error: .notFound(
+                    "no route \(request.method) \(request.uri.path); docs/api.md (or GET /openapi.json) lists the "
+                        + "routes"))
         }
     }
 }

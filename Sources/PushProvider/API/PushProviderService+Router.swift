@@ -17,11 +17,13 @@ extension PushProviderService {
         let resources: [any ProviderRouteCollection] = [
             ActivityRoutes(provider: self),
             AppCheckRoutes(provider: self),
+            AppLifecycleRoutes(provider: self),
             AppRoutes(provider: self),
             CategoryRoutes(provider: self),
             ChannelRoutes(provider: self),
             DeviceRoutes(provider: self),
             FeedbackRoutes(provider: self),
+            NotificationLifecycleRoutes(provider: self),
             NotificationRoutes(provider: self),
             UserRoutes(provider: self),
             VerdictRoutes(provider: self),

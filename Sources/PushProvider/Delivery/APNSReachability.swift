@@ -88,6 +88,16 @@ final class APNSReachability: Sendable {
         outages.withLock { outages in outages[appID]?.probing = false }
     }
 
+    /// Someone sends again what gave up (a resend): the next probe of `appID`, if it has an outage, may go out now
+    /// rather than at the end of its backoff step.
+    func probeSoon(appID: String, now: Date) {
+        outages.withLock { outages in
+            guard var outage = outages[appID], !outage.probing else { return }
+            outage.nextProbe = min(outage.nextProbe, now)
+            outages[appID] = outage
+        }
+    }
+
     /// A send of `appID` reached APNs (it answered, whatever it said).
     ///
     /// - Returns: the outage this ends, if there was one.

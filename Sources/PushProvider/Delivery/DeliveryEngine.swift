@@ -172,6 +172,10 @@ final class DeliveryEngine: Sendable {
         }
     }
 
+    /// Where a paused app's deliveries wait in the queue: far enough never to come due; resuming the app moves them
+    /// to now.
+    static let pausedUntil = Date(timeIntervalSince1970: 32_503_680_000)  // 3000-01-01
+
     /// Sends one leased batch and records its results.
     private func send(_ leased: [LeasedDelivery]) async {
         let buffer = ResultBuffer()
@@ -201,6 +205,14 @@ final class DeliveryEngine: Sendable {
         do {
             guard let app = try await store.app(id: appID) else {
                 throw ProviderError.notFound("app \(appID) no longer exists")
+            }
+            if app.app.pausedAt != nil {
+                // Paused: back to the queue without spending the attempt, until the app is resumed.
+                for delivery in deliveries {
+                    buffer.append(
+                        .wait(id: delivery.id, reason: DeliveryVerdict.pausedReason, notBefore: Self.pausedUntil))
+                }
+                return
             }
             client = try await clients.client(for: app)
             prepared = try await PreparedBatch(deliveries, app: app, store: store, now: settings.clock.now())

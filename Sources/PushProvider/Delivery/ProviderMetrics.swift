@@ -10,6 +10,9 @@ final class ProviderMetrics: APNSClientObserver {
     private let connections: Gauge
     let queueDepth: Gauge
     let notificationsCreated: Counter
+    /// Deliveries cancelled with their notification, and sent again by a resend.
+    let deliveriesCancelled: Counter
+    let deliveriesResent: Counter
     /// Apps that cannot reach APNs now (read at scrape time).
     let unreachableApps: Gauge
     private static var sends: MetricNameDescriptor {
@@ -45,6 +48,24 @@ final class ProviderMetrics: APNSClientObserver {
             descriptor: MetricNameDescriptor(
                 namespace: "herald", subsystem: "provider", metricName: "notifications", unitName: "total",
                 helpText: "Notifications accepted by the API."))
+        deliveriesCancelled = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "deliveries_cancelled", unitName: "total",
+                helpText: "Queued deliveries cancelled with their notification (never sent)."))
+        deliveriesResent = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "deliveries_resent", unitName: "total",
+                helpText: "Deliveries the provider had given up on, put back in the queue by a resend."))
+    }
+
+    /// Counts the rows the retention pruner deleted, by kind (`deliveries`, `traces`, `responses`, `notifications`).
+    func pruned(_ kind: String, count: Int) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "pruned_rows", unitName: "total",
+                helpText: "Rows deleted by the retention pruner, by kind."),
+            labels: [("kind", kind)]
+        ).increment(by: Int64(count))
     }
 
     func notificationFinished(_ result: APNSResult, latency: Duration) {

@@ -15,6 +15,9 @@ struct AppInput: StrictInput, Sendable {
     /// Where channel management requests go when ``endpoint`` is not Apple's: an `https://` URL on the same host (the
     /// local gateway's `--manage-port`); empty to remove.
     var channelEndpoint: String?
+    /// How long the app's records are kept, in days (``RetentionDays``): replaces the app's whole setting; a field
+    /// left out of it takes the provider's default (`{}`: every default).
+    var retention: RetentionDays?
 
     /// The `authentication` object.
     struct Authentication: StrictInput, Sendable {
@@ -38,9 +41,12 @@ struct AppInput: StrictInput, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, rateLimit, channelEndpoint
+        case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, rateLimit, channelEndpoint,
+            retention
     }
 
     static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
-    static var nested: [String: any StrictInput.Type] { ["authentication": Authentication.self] }
+    static var nested: [String: any StrictInput.Type] {
+        ["authentication": Authentication.self, "retention": RetentionDays.self]
+    }
 }

@@ -19,6 +19,8 @@ struct FailureReporter: Sendable {
         case sign
         /// Queuing a daily notification's occurrences.
         case schedule
+        /// Deleting records past their retention.
+        case prune
         /// Calling an app's webhook.
         case webhook
     }

@@ -43,6 +43,12 @@ extension PushProviderService {
         /// them at once.
         package var pollInterval: Duration = .milliseconds(250)
 
+        /// How long records are kept for apps that set no retention of their own (`--retention-days`,
+        /// `--trace-retention-days`, `--response-retention-days`).
+        package var retention = RetentionDays.standard
+        /// How often the retention pruner runs.
+        package var pruneInterval: Duration = .seconds(600)
+
         /// The provider's time, what it reads and how its timers wait (``ProviderClock``); tests move it instead of
         /// waiting.
         package var clock = ProviderClock.system

@@ -33,6 +33,10 @@ extension PushProviderService {
     /// again in the same request, since credentials are bound to the endpoint they were given for.
     func apply(_ input: AppInput, to app: inout StoredApp, creating: Bool, byAdmin: Bool) throws(ProviderError) {
         if let name = input.name { app.app.name = name }
+        if let retention = input.retention {
+            try retention.check(prefix: "retention")
+            app.app.retention = retention
+        }
         if let bundleID = input.bundleID {
             guard APNSTopic.problem(with: bundleID) == nil, !bundleID.isEmpty else {
                 throw .field("bundleID", "give the app's bundle ID, such as com.example.app")

@@ -67,6 +67,15 @@ extension PushProviderService {
         return trace
     }
 
+    /// The notification a pruned delivery belonged to, when `apnsID` is one this provider made and then pruned.
+    package func prunedDelivery(apnsID: String) async throws(ProviderError) -> PrunedNotification? {
+        guard let message = DeliveryMessageID(apnsID) else { return nil }
+        return try await store.prunedNotifications(covering: message.deliveryID).first { pruned in
+            DeliveryMessageID(notificationID: pruned.id, deliveryID: message.deliveryID, key: store.messageKey).string
+                == message.string
+        }
+    }
+
     /// The device the app registered with `token`, if any.
     package func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord? {
         try await store.device(appID: appID, token: token)

@@ -13,7 +13,9 @@ extension PushProviderService {
         let stats =
             stats ?? NotificationReport.Stats(targeted: notification.targeted, inFlight: 0, counters: [], actions: [])
         let state: NotificationState
-        if notification.dailyAt != nil {
+        if notification.cancelledAt != nil {
+            state = .cancelled
+        } else if notification.dailyAt != nil {
             state = .scheduled
         } else if stats.queued + stats.inFlight == 0 {
             state = .done
@@ -24,6 +26,7 @@ extension PushProviderService {
         return NotificationReport(
             id: notification.id, appID: notification.appID, target: summary, pushType: notification.pushType,
             collapseID: notification.collapseID, sendAt: notification.sendAt, dailyAt: notification.dailyAt,
-            createdAt: notification.createdAt, state: state, stats: stats)
+            createdAt: notification.createdAt, state: state, cancelledAt: notification.cancelledAt,
+            prunedAt: notification.prunedAt, stats: stats)
     }
 }

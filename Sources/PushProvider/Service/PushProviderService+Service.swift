@@ -25,11 +25,16 @@ extension PushProviderService {
         self.plugins.withLock { $0 = plugins }
         let (engine, clients, store) = (engine, clients, store)
         let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, clock: configuration.clock)
+        let pruner = RetentionPruner(
+            store: store,
+            settings: RetentionPruner.Settings(
+                defaults: configuration.retention, interval: configuration.pruneInterval),
+            metrics: metrics, failures: failures, clock: configuration.clock, changes: engine.changes)
         let application = try makeApplication(plugins: plugins, onListening: onListening)
         // Every part that uses the store, counted out as it ends: the store closes after the last, whether the group
         // shuts down gracefully (one part after the other) or is cancelled by a part's failure (all at once, when
         // the engine still puts its leases back).
-        let users = PartsRunning(count: 3 + plugins.count)
+        let users = PartsRunning(count: 4 + plugins.count)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
                 service: ClosureService {
@@ -51,6 +56,12 @@ extension PushProviderService {
                     await cancelWhenGracefulShutdown { await scheduler.run() }
                 },
                 serviceName: "daily scheduler"),
+            .init(
+                service: ClosureService {
+                    defer { users.ended() }
+                    await cancelWhenGracefulShutdown { await pruner.run() }
+                },
+                serviceName: "retention pruner"),
         ]
         for plugin in plugins {
             let service = ClosureService {

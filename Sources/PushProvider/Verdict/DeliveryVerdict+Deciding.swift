@@ -19,6 +19,11 @@ extension DeliveryVerdict {
                 waitingFor: "APNs' answer")
         case .rejected: return rejection(trace)
         case .accepted: return accepted(trace, gateway: gateway)
+        case .cancelled:
+            let at = trace.answeredAt.map { " at \(Self.time($0))" } ?? ""
+            return .init(
+                .cancelled, "never sent: its notification was cancelled\(at) (DELETE /v1/notifications/{id})",
+                next: "nothing to do; create the notification again if it still matters")
         }
     }
 
@@ -42,6 +47,9 @@ extension DeliveryVerdict {
             ?? .init(.awaitingDevice, "APNs accepted it; no step since", waitingFor: "the device to connect")
     }
 
+    /// The `reason` of the deliveries of a paused app, parked in the queue until it is resumed.
+    package static let pausedReason = "AppPaused"
+
     /// Not sent yet: scheduled, waiting for a retry, or in the queue (rate limit, other work first).
     private static func waiting(_ trace: DeliveryTrace, now: Date) -> DeliveryVerdict {
         let at = Self.time(trace.notBefore)
@@ -53,6 +61,14 @@ extension DeliveryVerdict {
                 next: "nothing to do if APNs or the network is down; else check the provider's route to APNs "
                     + "(herald doctor --app, /healthz)",
                 waitingFor: "APNs to be reachable (next try at \(at))")
+        }
+        if trace.reason == Self.pausedReason {
+            return .init(
+                .paused,
+                "waiting: app \(trace.appID)'s sending is paused; it is sent when the app is resumed, spending no "
+                    + "attempt",
+                next: "resume the app: herald apps resume \(trace.appID) (POST /v1/apps/\(trace.appID)/resume)",
+                waitingFor: "the app to be resumed")
         }
         if trace.attempts > 0 {
             let answer = [trace.status.map(String.init), trace.reason].compactMap { $0 }.joined(separator: " ")

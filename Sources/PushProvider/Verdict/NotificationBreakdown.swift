@@ -88,7 +88,8 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
                         - outcome(.activityThrottled)), nil
             ),
             (.rejected, rejected.values.reduce(0, +), rejected), (.tokenGone, gone.values.reduce(0, +), gone),
-            (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.queued, stats.queued, nil),
+            (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.cancelled, stats.cancelled, nil),
+            (.queued, stats.queued, nil),
             (.sending, stats.inFlight, nil),
         ]
         verdicts = counts.filter { $0.1 > 0 }.map { kind, count, reasons in
@@ -122,6 +123,7 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
         .rejected: "rejected by APNs", .tokenGone: "the token is no longer valid (410): the provider stopped using it",
         .gaveUp: "APNs kept refusing for a while (429, 500, 503), or could not be reached until it expired; the "
             + "provider gave up",
-        .queued: "not sent yet: scheduled, waiting for a retry, or in the queue", .sending: "being sent",
+        .cancelled: "never sent: the notification was cancelled",
+        .queued: "not sent yet: scheduled, waiting for a retry, paused, or in the queue", .sending: "being sent",
     ]
 }

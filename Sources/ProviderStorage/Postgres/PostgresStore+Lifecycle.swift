@@ -1,0 +1,177 @@
+package import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    package func cancelNotification(id: String, at: Date) async throws(ProviderError) -> Int {
+        try await transaction(within: Self.bulkStatementLimit) { [logger] connection in
+            try await connection.rows(
+                "UPDATE notifications SET cancelled_at = \(at) WHERE id = \(id) AND cancelled_at IS NULL", logger)
+            // Rows a worker holds (leasing them now) are skipped: they are sent and answered as usual.
+            let rows = try await connection.rows(
+                """
+                WITH changed AS (
+                    UPDATE deliveries SET state = \(unescaped: DeliveryState.cancelled.sql), result_at = \(at)
+                    WHERE id = ANY(ARRAY(
+                        SELECT id FROM deliveries WHERE notification_id = \(id)
+                            AND state = \(unescaped: DeliveryState.queued.sql)
+                        FOR UPDATE SKIP LOCKED))
+                    RETURNING 1),
+                counted AS (
+                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                    SELECT \(id), \(NotificationCounter.cancelled.rawValue), '', count(*) FROM changed
+                    HAVING count(*) > 0
+                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n)
+                SELECT count(*) FROM changed
+                """, logger)
+            return try rows.first?.decode(Int.self) ?? 0
+        }
+    }
+
+    package func updateUnsentNotification(_ notification: StoredNotification, dropOccurrences: Bool, now: Date)
+        async throws(ProviderError) -> Bool
+    {
+        let n = notification
+        let payload = ByteBuffer(bytes: n.payload)
+        return try await transaction(within: Self.bulkStatementLimit) { [logger] connection in
+            if n.dailyAt == nil {
+                // The queued rows are locked first, so no worker leases them between the check and the change; one
+                // leased or answered meanwhile makes the change fail.
+                try await connection.rows(
+                    """
+                    SELECT 1 FROM deliveries WHERE notification_id = \(n.id)
+                        AND state = \(unescaped: DeliveryState.queued.sql) FOR UPDATE
+                    """, logger)
+                let sent = try await connection.rows(
+                    """
+                    SELECT 1 FROM deliveries WHERE notification_id = \(n.id)
+                        AND (state != \(unescaped: DeliveryState.queued.sql) OR attempts > 0) LIMIT 1
+                    """, logger)
+                guard sent.isEmpty else { return false }
+                try await connection.rows(
+                    "UPDATE deliveries SET not_before = \(n.sendAt) WHERE notification_id = \(n.id)", logger)
+            } else if dropOccurrences {
+                try await connection.rows(
+                    """
+                    WITH dropped AS (
+                        DELETE FROM deliveries WHERE notification_id = \(n.id)
+                            AND state = \(unescaped: DeliveryState.queued.sql) AND attempts = 0 AND not_before > \(now)
+                        RETURNING 1)
+                    UPDATE notifications SET targeted = targeted - (SELECT count(*) FROM dropped) WHERE id = \(n.id)
+                    """, logger)
+            }
+            try await connection.rows(
+                """
+                UPDATE notifications SET payload = \(payload), push_type = \(n.pushType), priority = \(n.priority),
+                    expiration = \(n.expiration), collapse_id = \(n.collapseID), send_at = \(n.sendAt),
+                    daily_at = \(n.dailyAt)
+                WHERE id = \(n.id)
+                """, logger)
+            return true
+        }
+    }
+
+    package func resend(notificationID: String, reasons: [String], answered: ClosedRange<Date>, now: Date)
+        async throws(ProviderError) -> Int
+    {
+        guard !reasons.isEmpty else { return 0 }
+        let (from, to) = (answered.lowerBound, answered.upperBound)
+        return try await transaction(within: Self.bulkStatementLimit) { [logger] connection in
+            let rows = try await connection.rows(
+                """
+                WITH changed AS (
+                    UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), attempts = 0,
+                        not_before = \(now), status = NULL, result_at = NULL
+                    WHERE notification_id = \(notificationID) AND state = \(unescaped: DeliveryState.rejected.sql)
+                        AND reason = ANY(\(reasons)) AND result_at BETWEEN \(from) AND \(to)
+                    RETURNING reason),
+                counted AS (
+                    UPDATE notification_counters c SET n = c.n - r.n
+                    FROM (SELECT reason, count(*) AS n FROM changed GROUP BY 1) r
+                    WHERE c.notification_id = \(notificationID)
+                        AND c.name = \(NotificationCounter.rejected.rawValue) AND c.reason = r.reason)
+                SELECT count(*) FROM changed
+                """, logger)
+            return try rows.first?.decode(Int.self) ?? 0
+        }
+    }
+
+    package func setPaused(appID: String, at: Date?) async throws(ProviderError) -> Bool {
+        try await rows("UPDATE apps SET paused_at = \(at) WHERE id = \(appID) RETURNING 1").count > 0
+    }
+
+    package func park(appID: String, reason: String, until: Date) async throws(ProviderError) -> Int {
+        try await count(
+            """
+            WITH changed AS (
+                UPDATE deliveries SET not_before = \(until), reason = \(reason)
+                WHERE id = ANY(ARRAY(
+                    SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND app_id = \(appID)
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING 1)
+            SELECT count(*) FROM changed
+            """, within: Self.bulkStatementLimit)
+    }
+
+    package func deleteApp(id: String) async throws(ProviderError) -> AppDeletion? {
+        // The app goes first (its API keys with it, so nothing adds to it meanwhile), then what is left of it.
+        let removed = try await transaction { [logger] connection -> (devices: Int, notifications: [String])? in
+            guard try await !connection.rows("SELECT 1 FROM apps WHERE id = \(id) FOR UPDATE", logger).isEmpty else {
+                return nil
+            }
+            var notifications: [String] = []
+            for row in try await connection.rows("SELECT id FROM notifications WHERE app_id = \(id)", logger) {
+                notifications.append(try row.decode(String.self))
+            }
+            let devices =
+                try await connection.rows("SELECT count(*) FROM devices WHERE app_id = \(id)", logger).first?.decode(
+                    Int.self) ?? 0
+            try await connection.rows("DELETE FROM device_tags WHERE app_id = \(id)", logger)
+            // Devices, keys, notifications, tokens and channels go with it (ON DELETE CASCADE).
+            try await connection.rows("DELETE FROM apps WHERE id = \(id)", logger)
+            return (devices, notifications)
+        }
+        guard let removed else { return nil }
+        var deliveries = 0
+        for notification in removed.notifications {
+            deliveries += try await deleteRows(of: notification)
+        }
+        return AppDeletion(
+            appID: id, devices: removed.devices, notifications: removed.notifications.count, deliveries: deliveries)
+    }
+
+    /// Rows deleted per statement when an app's deliveries and reports go.
+    static let deletionBatch = 5000
+
+    /// Deletes every delivery, report and counter of a notification, ``deletionBatch`` rows a statement; the number
+    /// of deliveries deleted.
+    private func deleteRows(of notificationID: String) async throws(ProviderError) -> Int {
+        var deleted = 0
+        while true {
+            let count = try await count(
+                """
+                WITH gone AS (
+                    DELETE FROM deliveries WHERE id = ANY(ARRAY(
+                        SELECT id FROM deliveries WHERE notification_id = \(notificationID) ORDER BY id
+                        LIMIT \(Self.deletionBatch)))
+                    RETURNING 1)
+                SELECT count(*) FROM gone
+                """)
+            deleted += count
+            if count < Self.deletionBatch { break }
+        }
+        while true {
+            let count = try await count(
+                """
+                WITH gone AS (
+                    DELETE FROM feedback WHERE id = ANY(ARRAY(
+                        SELECT id FROM feedback WHERE notification_id = \(notificationID) ORDER BY id
+                        LIMIT \(Self.deletionBatch)))
+                    RETURNING 1)
+                SELECT count(*) FROM gone
+                """)
+            if count < Self.deletionBatch { break }
+        }
+        try await rows("DELETE FROM notification_counters WHERE notification_id = \(notificationID)")
+        return deleted
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import HeraldSupport
+import Logging
+import Prometheus
+import ProviderStorage
+
+/// A notification's and an app's lifecycle after creation: cancel, change, resend; pause, resume, delete.
+extension PushProviderService {
+    /// What `DELETE /v1/notifications/{id}` answers: the report after the cancel, and how many deliveries it stopped.
+    struct Cancellation: Encodable {
+        var notification: NotificationReport
+        /// Deliveries that were queued and will never be sent.
+        var cancelled: Int
+        /// Deliveries being sent as it was cancelled: they finish, and are counted as APNs answers.
+        var inFlight: Int
+    }
+
+    /// What a resend answers: how many deliveries went back to the queue, from how many notifications.
+    struct Resent: Encodable {
+        var resent: Int
+        var notifications: Int
+        /// The reasons resent: those of deliveries the provider gave up on.
+        var reasons: [String]
+    }
+
+    /// The reasons a delivery gives up for, which a resend may send again (APNs' or the network's trouble, not the
+    /// notification's or the token's fault).
+    static var resendableReasons: [String] { NotificationBreakdown.retriedReasons.sorted() }
+
+    /// Cancels a notification: its queued deliveries are never sent; a daily one is no longer scheduled.
+    ///
+    /// - Throws: ``ProviderError/conflict(_:)`` naming its state when it is already done or cancelled.
+    func cancel(_ notification: StoredNotification) async throws(ProviderError) -> Cancellation {
+        let before = try await report(notification)
+        switch before.state {
+        case .cancelled:
+            throw .conflict(
+                "notification \(notification.id) was already cancelled at "
+                    + "\(notification.cancelledAt.map(Self.time) ?? "?"); nothing is left to send")
+        case .done:
+            throw .conflict(
+                "notification \(notification.id) is done: every delivery has APNs' answer (accepted "
+                    + "\(before.stats.accepted), rejected \(before.stats.rejected.values.reduce(0, +))); nothing is "
+                    + "left to cancel")
+        case .scheduled, .sending: break
+        }
+        let cancelled = try await store.cancelNotification(id: notification.id, at: now())
+        metrics.deliveriesCancelled.increment(by: Int64(cancelled))
+        logger.notice(
+            "notification cancelled", metadata: ["notification": "\(notification.id)", "deliveries": "\(cancelled)"])
+        engine.changes.notify()
+        guard let after = try await store.notification(id: notification.id) else {
+            throw .notFound("notification \(notification.id) was deleted meanwhile")
+        }
+        let report = try await report(after)
+        return Cancellation(notification: report, cancelled: cancelled, inFlight: report.stats.inFlight)
+    }
+
+    /// Changes a notification that has sent nothing: its content, headers, send time or daily time.
+    ///
+    /// - Throws: ``ProviderError/conflict(_:)`` naming its state when it is sending, done or cancelled; a field
+    ///   error for a change that is not allowed or not valid.
+    func change(_ notification: StoredNotification, with change: NotificationChange, app: StoredApp)
+        async throws(ProviderError) -> NotificationReport
+    {
+        let now = now()
+        let current = try await report(notification)
+        switch current.state {
+        case .scheduled: break
+        case .cancelled:
+            throw .conflict("notification \(notification.id) was cancelled; create a new one")
+        case .sending, .done:
+            throw .conflict(
+                "notification \(notification.id) is \(current.state.rawValue) (accepted \(current.stats.accepted) of "
+                    + "\(current.stats.targeted)): only a notification that has sent nothing can change; cancel "
+                    + "what is left (DELETE /v1/notifications/\(notification.id)) and create a new one")
+        }
+        let changed = try change.applied(to: notification, bundleID: app.app.bundleID, now: now)
+        let newDailyTime = notification.dailyAt != nil && changed.dailyAt != notification.dailyAt
+        guard
+            try await store.updateUnsentNotification(changed, dropOccurrences: newDailyTime, now: now)
+        else {
+            throw .conflict(
+                "notification \(notification.id) started sending while it was being changed: nothing was changed; "
+                    + "cancel what is left and create a new one")
+        }
+        if newDailyTime {
+            await DailyScheduler(
+                store: store, engine: engine, failures: failures, clock: configuration.clock
+            ).scheduleDue(now: now, only: notification.id)
+        }
+        engine.notify()
+        guard let stored = try await store.notification(id: notification.id) else {
+            throw .notFound("notification \(notification.id) was deleted meanwhile")
+        }
+        return try await report(stored)
+    }
+
+    /// Sends again the deliveries of `notifications` the provider gave up on (for `reasons`, answered within
+    /// `answered`), with their own `apns-id`s.
+    func resend(_ notifications: [StoredNotification], reasons: [String], answered: ClosedRange<Date>)
+        async throws(ProviderError) -> Resent
+    {
+        var resent = 0
+        var touched = 0
+        // An operator resends when APNs should be back: the app's next probe need not wait for its backoff step.
+        for appID in Set(notifications.map(\.appID)) { engine.reachability.probeSoon(appID: appID, now: now()) }
+        for notification in notifications where notification.cancelledAt == nil {
+            let count = try await store.resend(
+                notificationID: notification.id, reasons: reasons, answered: answered, now: now())
+            resent += count
+            touched += count > 0 ? 1 : 0
+        }
+        if resent > 0 {
+            metrics.deliveriesResent.increment(by: Int64(resent))
+            logger.notice("deliveries resent", metadata: ["count": "\(resent)", "notifications": "\(touched)"])
+            engine.notify()
+        }
+        return Resent(resent: resent, notifications: touched, reasons: reasons)
+    }
+
+    /// The reasons a resend asks for: `reason` when given (one the provider gives up for), else all of them.
+    ///
+    /// - Throws: ``ProviderError/field(_:_:)`` for a reason that is APNs' verdict on the notification or token.
+    static func resendReasons(_ reason: String?) throws(ProviderError) -> [String] {
+        guard let reason else { return resendableReasons }
+        guard resendableReasons.contains(reason) else {
+            throw .field(
+                "reason",
+                "\(reason) is not a reason the provider gives up for; it resends only deliveries that gave up ("
+                    + resendableReasons.joined(separator: ", ")
+                    + "): a notification APNs refused for its content or token fails the same way again")
+        }
+        return [reason]
+    }
+
+    /// Pauses an app's sending: its queued deliveries wait, spending no attempt, until it is resumed.
+    func pause(_ app: StoredApp) async throws(ProviderError) -> Int {
+        guard try await store.setPaused(appID: app.app.id, at: now()) else {
+            throw .notFound("no app with id \(app.app.id)")
+        }
+        let parked = try await store.park(
+            appID: app.app.id, reason: DeliveryVerdict.pausedReason, until: DeliveryEngine.pausedUntil)
+        logger.notice("app paused", metadata: ["app": "\(app.app.id)", "waiting": "\(parked)"])
+        engine.changes.notify()
+        return parked
+    }
+
+    /// Resumes a paused app: what waited is due now.
+    func resume(_ app: StoredApp) async throws(ProviderError) -> Int {
+        guard try await store.setPaused(appID: app.app.id, at: nil) else {
+            throw .notFound("no app with id \(app.app.id)")
+        }
+        let woken = try await store.wakeWaiting(appID: app.app.id, reason: DeliveryVerdict.pausedReason, now: now())
+        logger.notice("app resumed", metadata: ["app": "\(app.app.id)", "due": "\(woken)"])
+        engine.notify()
+        return woken
+    }
+
+    /// Deletes an app and everything of it; its deliveries in flight finish unrecorded.
+    func deleteApp(_ app: StoredApp) async throws(ProviderError) -> AppDeletion {
+        guard let deletion = try await store.deleteApp(id: app.app.id) else {
+            throw .notFound("no app with id \(app.app.id)")
+        }
+        logger.notice(
+            "app deleted",
+            metadata: [
+                "app": "\(app.app.id)", "devices": "\(deletion.devices)",
+                "notifications": "\(deletion.notifications)", "deliveries": "\(deletion.deliveries)",
+            ])
+        engine.changes.notify()
+        return deletion
+    }
+
+    private static func time(_ date: Date) -> String { date.formatted(.iso8601) }
+}
