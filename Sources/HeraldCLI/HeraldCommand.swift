@@ -9,7 +9,7 @@ package struct HeraldCommand: AsyncParsableCommand {
         subcommands: [
             UpCommand.self, SendCommand.self, StatusCommand.self, DevicesCommand.self, LogCommand.self,
             PayloadCommand.self, GatewayCommand.self, ServeCommand.self, DeviceCommand.self, ChannelsCommand.self,
-            KeysCommand.self, DoctorCommand.self, ConsoleLinkCommand.self, WhyCommand.self,
+            KeysCommand.self, DoctorCommand.self, ConsoleLinkCommand.self, WhyCommand.self, AppsCommand.self,
         ]
     )
 

@@ -74,19 +74,20 @@ struct ServiceCall {
         try await call(.GET, path)
     }
 
-    /// Sends `method` to `path` and parses the JSON answer.
-    func call(_ method: HTTPMethod, _ path: String) async throws -> JSONValue {
+    /// Sends `method` to `path` (with a JSON `body` when given) and parses the JSON answer.
+    func call(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> JSONValue {
         guard let url = URL(string: base + path) else { throw UsageError("\(base + path) is not a URL") }
         let answer: ConsoleHTTPClient.Answer
         do {
-            answer = try await client.send(method, url, bearer: token)
+            answer = try await client.send(method, url, body: body?.encoded(), bearer: token)
         } catch {
             throw CommandFailure(
                 "cannot reach \(base): \(error)", next: "is it running? `herald status` shows what runs where")
         }
         let json = try? JSONValue(parsing: answer.body)
         guard (200..<300).contains(answer.status), let json else {
-            let message = json?["error"]?["message"]?.string ?? json?["error"]?.string
+            let field = json?["error"]?["field"]?.string.map { "\($0): " } ?? ""
+            let message = (json?["error"]?["message"]?.string).map { field + $0 } ?? json?["error"]?.string
             throw CommandFailure(
                 "\(url.absoluteString) answered \(answer.status)"
                     + (message.map { ": \($0)" } ?? ": \(String(decoding: answer.body.prefix(300), as: UTF8.self))"))

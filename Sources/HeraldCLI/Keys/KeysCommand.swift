@@ -56,8 +56,9 @@ struct KeysCommand: AsyncParsableCommand {
                   a local APNs that trusts it:  \(RunningBinary.command) gateway --auth-key \(authKey)
                   a send signed with it:        \(RunningBinary.command) send --auth-key \(authKey) \\
                                                   --url https://127.0.0.1:2197 --ca-file .herald/gateway/ca.pem ...
-                  the provider (POST /v1/apps): "authentication": {"kind": "token", "teamID": "\(teamID)", \
-                "keyID": "\(keyID)", "privateKey": <the file's text>}
+                  an app at the provider:       \(RunningBinary.command) apps create --bundle-id BUNDLE_ID \\
+                                                  --auth-key \(authKey) --endpoint https://127.0.0.1:2197 \\
+                                                  --ca .herald/gateway/ca.pem
 
                 """)
         }
