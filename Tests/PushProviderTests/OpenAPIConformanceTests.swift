@@ -100,7 +100,36 @@ struct OpenAPIConformanceTests {
             _ = try await expectConforms(
                 "POST", "/v1/feedback", "/v1/feedback", key: harness.publishableKey,
                 body: ["event": "outcome", "outcome": "notAuthorized", "apnsID": apnsID, "token": token])
-            #expect(checked == 49)
+            // A notification's and an app's lifecycle (issue 47).
+            let later = try await expectConforms(
+                "POST", "/v1/notifications", "/v1/notifications",
+                body: ["target": ["all": true], "content": ["body": "later"], "sendAt": "2999-01-01T00:00:00Z"])
+            let laterID = try #require(later["id"].string)
+            _ = try await expectConforms(
+                "PATCH", "/v1/notifications/{id}", "/v1/notifications/\(laterID)", body: ["content": ["body": "new"]])
+            _ = try await expectConforms(
+                "PATCH", "/v1/notifications/{id}", "/v1/notifications/\(laterID)", body: ["target": ["all": true]])
+            _ = try await expectConforms("DELETE", "/v1/notifications/{id}", "/v1/notifications/\(laterID)")
+            _ = try await expectConforms("DELETE", "/v1/notifications/{id}", "/v1/notifications/\(laterID)")
+            _ = try await expectConforms(
+                "PATCH", "/v1/notifications/{id}", "/v1/notifications/\(id)", body: ["priority": 5])
+            _ = try await expectConforms("POST", "/v1/notifications/{id}/resend", "/v1/notifications/\(id)/resend")
+            _ = try await expectConforms(
+                "POST", "/v1/notifications/{id}/resend", "/v1/notifications/\(id)/resend", body: ["reason": "Nope"])
+            _ = try await expectConforms("POST", "/v1/apps/{appID}/resend", "/v1/apps/\(harness.appID)/resend")
+            _ = try await expectConforms("POST", "/v1/apps/{appID}/pause", "/v1/apps/\(harness.appID)/pause")
+            _ = try await expectConforms("POST", "/v1/apps/{appID}/resume", "/v1/apps/\(harness.appID)/resume")
+            _ = try await expectConforms(
+                "PATCH", "/v1/apps/{appID}", "/v1/apps/\(harness.appID)", body: ["retention": ["deliveries": 90]])
+            _ = try await expectConforms("DELETE", "/v1/apps/{appID}", "/v1/apps/\(harness.appID)")
+            let second = try #require(
+                try await harness.call("GET", "/v1/apps", key: admin).1.array.first {
+                    $0["bundleID"].string == "com.example.second"
+                }?[
+                    "id"
+                ].string)
+            _ = try await expectConforms("DELETE", "/v1/apps/{appID}", "/v1/apps/\(second)", key: admin)
+            #expect(checked == 63)
         }
     }
 }

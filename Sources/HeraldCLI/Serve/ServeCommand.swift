@@ -92,7 +92,35 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var deviceAPIs: [String] = []
 
+    @Option(
+        name: .customLong("retention-days"),
+        help: "Days a notification's delivery rows are kept, for apps that set no retention (1-3650).")
+    var retentionDays = RetentionDays.standard.deliveries ?? 30
+
+    @Option(
+        name: .customLong("trace-retention-days"),
+        help: "Days devices' receipts (delivered, displayed) are kept, for apps that set none (1-3650).")
+    var traceRetentionDays = RetentionDays.standard.traces ?? 7
+
+    @Option(
+        name: .customLong("response-retention-days"),
+        help: "Days people's responses (taps, actions, replies) are kept, for apps that set none (1-3650).")
+    var responseRetentionDays = RetentionDays.standard.responses ?? 30
+
+    /// The default retention the options give.
+    var retention: RetentionDays {
+        RetentionDays(deliveries: retentionDays, traces: traceRetentionDays, responses: responseRetentionDays)
+    }
+
     func validate() throws {
+        do {
+            try retention.check(prefix: "--retention")
+        } catch {
+            throw ValidationError(
+                "--retention-days, --trace-retention-days and --response-retention-days are 1 to "
+                    + "\(RetentionDays.maximum); got \(retentionDays), \(traceRetentionDays) and \(responseRetentionDays)"
+            )
+        }
         for text in deviceAPIs + [gatewayAdmin].compactMap({ $0 }) {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ValidationError("\(text) is not an http:// or https:// URL")
@@ -127,6 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.adminToken = adminToken
         configuration.workers = workers
         configuration.batchSize = batchSize
+        configuration.retention = retention
         configuration.connectionsPerApp = connections
         configuration.allowedEndpoints = allowedEndpoints
         configuration.allowedWebhookHosts = allowedWebhookHosts
