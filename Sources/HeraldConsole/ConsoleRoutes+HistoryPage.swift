@@ -30,6 +30,20 @@ extension ConsoleRoutes {
             pushType: report.pushType, state: report.state.rawValue, targeted: stats.targeted, queued: stats.queued,
             inFlight: stats.inFlight, accepted: stats.accepted, rejected: list(stats.rejected),
             delivered: stats.delivered, displayed: stats.displayed, opened: stats.opened,
-            actions: list(stats.actions, empty: "open"), replies: stats.replies)
+            actions: list(stats.actions, empty: "open"), replies: stats.replies, funnel: funnel(stats),
+            funnelLabel: funnel(stats).map { "\($0.name) \($0.count)" }.joined(separator: ", "))
+    }
+
+    /// The funnel targeted → accepted → delivered → displayed → opened, each step's share of the targeted devices.
+    static func funnel(_ stats: NotificationReport.Stats) -> [FunnelStep] {
+        let top = max(1, stats.targeted)
+        return [
+            ("targeted", stats.targeted), ("accepted", stats.accepted), ("delivered", stats.delivered),
+            ("displayed", stats.displayed), ("opened", stats.opened),
+        ].enumerated().map { index, step in
+            FunnelStep(
+                name: step.0, count: step.1, percent: Int((100 * Double(min(step.1, top)) / Double(top)).rounded()),
+                y: 6 * index)
+        }
     }
 }

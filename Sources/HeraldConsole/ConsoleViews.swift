@@ -41,6 +41,15 @@ struct AppChoice: Sendable {
     let selected: Bool
 }
 
+/// One step of a notification's funnel: how many devices got that far, as a share of those targeted.
+struct FunnelStep: Sendable {
+    let name: String
+    let count: Int
+    let percent: Int
+    /// Its bar's place in the funnel's drawing (100 wide, a bar of 5 every 6).
+    let y: Int
+}
+
 /// One notification as History's row shows it.
 struct HistoryRow: Sendable {
     let id: String
@@ -60,12 +69,17 @@ struct HistoryRow: Sendable {
     /// The actions chosen by identifier (`open` for the default action), `0` for none.
     let actions: String
     let replies: Int
+    /// The funnel's bars, and what a screen reader says of them.
+    let funnel: [FunnelStep]
+    let funnelLabel: String
 }
 
 /// The Metrics page's last hour, drawn on the server.
 struct MetricsView: Sendable {
     let charts: [MetricsChart]
     let rejections: [RejectionCount]
+    /// Whether an app could not reach APNs during the hour (the legend is shown).
+    let unreachable: Bool
 }
 
 /// One line chart.
@@ -73,10 +87,38 @@ struct MetricsChart: Sendable {
     let title: String
     /// What a screen reader says of it: the title and the latest value.
     let label: String
-    /// The highest value, the top of the chart.
-    let max: String
+    /// What the value axis counts (`per second`, `deliveries`, `ms`), written above it.
+    let unit: String
     /// The SVG polyline's points; `nil` when there are fewer than two samples.
     let points: String?
+    /// The value axis' labels (0, half, the highest, with the unit) and the time axis' (UTC), at their positions.
+    let values: [AxisLabel]
+    let times: [AxisLabel]
+    /// The spans when APNs was unreachable, shaded.
+    let outages: [OutageSpan]
+    /// Said instead of a blank box when there is nothing to draw yet.
+    let empty: String?
+    /// The chart's size and margins, for the template.
+    let width = Int(MetricsCharts.width), height = Int(MetricsCharts.height)
+    let plotLeft = Int(MetricsCharts.left), plotRight = Int(MetricsCharts.width - MetricsCharts.right)
+    let plotTop = Int(MetricsCharts.top), plotBottom = Int(MetricsCharts.height - MetricsCharts.bottom)
+    let timeBaseline = Int(MetricsCharts.height - MetricsCharts.bottom + 20)
+    let plotHeight = Int(MetricsCharts.height - MetricsCharts.top - MetricsCharts.bottom)
+    let labelX = Int(MetricsCharts.left - 6)
+}
+
+/// A label on a chart's axis, at its position along the axis (SVG units), and which of its ends is there (SVG's
+/// `text-anchor`).
+struct AxisLabel: Sendable {
+    let position: String
+    let text: String
+    let anchor: String
+}
+
+/// A span of a chart when APNs was unreachable.
+struct OutageSpan: Sendable {
+    let x: String
+    let width: String
 }
 
 /// The rejected sends of one reason.

@@ -15,6 +15,8 @@ final class MetricsHistory: Sendable {
         /// Sum and count of the send latency histogram (seconds).
         var latencySum: Double
         var latencyCount: Double
+        /// Apps that could not reach APNs at that moment.
+        var unreachableApps: Double = 0
     }
 
     static let interval: Duration = .seconds(10)
@@ -54,12 +56,14 @@ final class MetricsHistory: Sendable {
             switch name {
             case "herald_provider_notifications_total": sample.notifications = value
             case "herald_provider_queue_depth": sample.queueDepth = value
+            case "herald_provider_apns_unreachable_apps": sample.unreachableApps = value
             case "herald_provider_send_latency_seconds_sum": sample.latencySum = value
             case "herald_provider_send_latency_seconds_count": sample.latencyCount = value
             case "herald_provider_sends_total":
                 if series.contains(#"result="accepted""#) {
                     sample.accepted += value
-                } else if let reason = label("reason", in: series) {
+                } else if series.contains(#"result="rejected""#), let reason = label("reason", in: series) {
+                    // `unreached` and `unanswered` are not APNs' rejections: APNs never answered them.
                     sample.rejected[reason, default: 0] += value
                 }
             default: break

@@ -1,5 +1,5 @@
 // Apps: the apps and their public settings, new apps with a .p8 or .p12 upload, API keys, categories.
-import { api, el, say, loadApps } from "/console/assets/console.js";
+import { api, el, say, loadApps, time } from "/console/assets/console.js";
 
 const $ = (id) => document.getElementById(id);
 let apps = [];
@@ -13,7 +13,20 @@ function card(item) {
         + (item.authentication.fingerprint ? ` (${item.authentication.fingerprint})` : "")
       : "Certificate authentication"),
     el("p", {}, `Publishable key (ships in the app): ${item.publishableKey}`),
-    el("p", {}, `Webhook: ${item.webhookURL ?? "none"} · rate limit: ${item.rateLimit || "none"}`));
+    el("p", {}, `Webhook: ${item.webhookURL ?? "none"} · rate limit: ${item.rateLimit || "none"}`),
+    item.pausedAt ? el("p", { class: "paused" }, `Paused since ${time(item.pausedAt)}: its notifications wait in the queue.`) : "",
+    el("button", { type: "button", onclick: () => pauseOrResume(item) }, item.pausedAt ? `Resume ${item.name}` : `Pause ${item.name}`));
+}
+
+/** Pauses a sending app, or resumes a paused one. */
+async function pauseOrResume(item) {
+  const verb = item.pausedAt ? "resume" : "pause";
+  const answer = await api("POST", `/v1/apps/${encodeURIComponent(item.id)}/${verb}`);
+  if (!answer.ok) { say($("app-result"), answer.message); return; }
+  const count = answer.data.deliveries;
+  say($("app-result"), item.pausedAt ? `Resumed ${item.name}: ${count} deliveries are due now.`
+    : `Paused ${item.name}: ${count} queued deliveries wait until it is resumed.`, "status");
+  await refresh();
 }
 
 async function refresh() {

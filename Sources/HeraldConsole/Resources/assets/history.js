@@ -8,6 +8,41 @@ const pages = [];  // the `before` cursor of each page shown; the first is null
 
 function sum(object) { return Object.values(object ?? {}).reduce((total, count) => total + count, 0); }
 
+/** The funnel targeted → accepted → delivered → displayed → opened, as bars scaled to the targeted devices. */
+function funnel(report) {
+  const stats = report.stats;
+  const steps = [["targeted", stats.targeted], ["accepted", stats.accepted], ["delivered", stats.delivered],
+    ["displayed", stats.displayed], ["opened", stats.opened]];
+  const top = Math.max(1, stats.targeted);
+  const drawing = svg("svg", { class: "funnel", viewBox: "0 0 100 29", preserveAspectRatio: "none", role: "img",
+    "aria-label": steps.map(([name, count]) => `${name} ${count}`).join(", ") });
+  steps.forEach(([name, count], index) => drawing.append(svg("rect", { class: `step ${name}`, x: 0, y: 6 * index,
+    width: Math.round(100 * Math.min(count, top) / top), height: 5 })));
+  return drawing;
+}
+
+function svg(tag, attributes) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  return node;
+}
+
+/** The reasons the provider gives up for, which a resend sends again. */
+const gaveUpReasons = ["TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "Unknown", "ProviderError", "APNsUnreachable"];
+
+/** Cancels what is left of a notification, after asking. */
+async function cancel(report) {
+  if (!window.confirm(`Cancel notification ${report.id}? What is not sent yet will never be.`)) return;
+  const answer = await api("DELETE", `/v1/notifications/${encodeURIComponent(report.id)}?app=${encodeURIComponent(app.id)}`);
+  $("live").textContent = answer.ok ? `Cancelled ${report.id}: ${answer.data.cancelled} deliveries will not be sent.` : answer.message;
+}
+
+/** Sends again what the provider gave up on. */
+async function resend(report) {
+  const answer = await api("POST", `/v1/notifications/${encodeURIComponent(report.id)}/resend?app=${encodeURIComponent(app.id)}`);
+  $("live").textContent = answer.ok ? `Resent ${answer.data.resent} deliveries of ${report.id}.` : answer.message;
+}
+
 function row(report) {
   const stats = report.stats;
   const rejected = Object.entries(stats.rejected).map(([reason, count]) => `${reason} ${count}`).join(", ") || "0";
@@ -17,7 +52,12 @@ function row(report) {
     el("td", {}, report.state), el("td", {}, stats.targeted), el("td", {}, stats.queued), el("td", {}, stats.inFlight),
     el("td", {}, stats.accepted), el("td", {}, rejected), el("td", {}, stats.delivered), el("td", {}, stats.displayed),
     el("td", {}, stats.opened), el("td", {}, actions), el("td", {}, stats.replies),
-    el("td", {}, el("button", { type: "button", "aria-label": `Why: ${report.id}`, onclick: () => showBreakdown(report) }, "Why")));
+    el("td", {}, funnel(report)),
+    el("td", { class: "manage" }, el("button", { type: "button", "aria-label": `Why: ${report.id}`, onclick: () => showBreakdown(report) }, "Why"),
+      report.state === "scheduled" || report.state === "sending"
+        ? el("button", { type: "button", "aria-label": `Cancel: ${report.id}`, onclick: () => cancel(report) }, "Cancel") : "",
+      Object.keys(stats.rejected).some((reason) => gaveUpReasons.includes(reason)) && report.state !== "cancelled"
+        ? el("button", { type: "button", "aria-label": `Resend: ${report.id}`, onclick: () => resend(report) }, "Resend") : ""));
 }
 
 /** A notification's devices counted by verdict; each count lists its devices. */
@@ -68,7 +108,7 @@ function watch() {
   stream.onmessage = (event) => {
     const reports = JSON.parse(event.data);
     $("history").tBodies[0].replaceChildren(...(reports.length ? reports.map(row)
-      : [el("tr", {}, el("td", { colspan: 15 }, "Nothing sent yet."))]));
+      : [el("tr", {}, el("td", { colspan: 16 }, "Nothing sent yet."))]));
     $("older").disabled = reports.length < 25;
     $("older").dataset.cursor = reports.length ? reports[reports.length - 1].createdAt : "";
     $("newer").disabled = pages.length <= 1;
