@@ -31,6 +31,33 @@ struct EverydayCommandTests {
         }
     }
 
+    @Test("herald send lists the apns-id of every refused push, and herald why for one gives the fix send gave")
+    func refusedIDsAndWhy() async throws {
+        try await SendGateway.with { gateway in
+            let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).txt")
+            defer { try? FileManager.default.removeItem(at: tokenFile) }
+            let bad = (1...3).map { String(repeating: String(format: "%02x", $0), count: 32) }
+            try bad.joined(separator: "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
+            let sent = await runHerald(gateway.arguments(["--tokens", tokenFile.path, "--body", "x"]))
+            #expect(sent.status == 1)
+            let lines = sent.output.split(separator: "\n").map(String.init)
+            let idLine = try #require(lines.first { $0.contains("apns-ids: ") }, "\(sent.output)")
+            let ids = idLine.components(separatedBy: "apns-ids: ")[1].components(separatedBy: ", ")
+            #expect(ids.count == 3, "\(idLine)")
+            let next = try #require(lines.first { $0.contains("next: ") }, "\(sent.output)")
+            let fix = next.components(separatedBy: "next: ")[1]
+            let adminToken = gateway.server.configuration.dataDirectory.appendingPathComponent("admin-token").path
+            let why = await runHerald(
+                [
+                    "why", ids[1], "--gateway", gateway.url, "--gateway-token-file", adminToken, "--ca-file",
+                    gateway.caFile,
+                ])
+            #expect(why.status == 0, "\(why.errorOutput)")
+            #expect(why.output.contains("BadDeviceToken"), "\(why.output)")
+            #expect(why.output.contains(fix), "send said \(fix); why said \(why.output)")
+        }
+    }
+
     @Test("herald devices and log with nothing running say what to start")
     func nothingRunning() async throws {
         let result = await runHerald(["devices", "--provider-token-file", "/nonexistent"])

@@ -95,6 +95,7 @@ final class SendSummary: Sendable {
             lines.append("  \(reason): \(count) (\(counts.firstMessages[reason] ?? ""))")
             if let meaning = APNSReason(rawValue: reason).meaning { lines.append("    that is: \(meaning)") }
             if let change = APNSReason(rawValue: reason).change { lines.append("    next: \(change)") }
+            if counts.sent > 1 { lines += Self.refusedIDs(reason, counts) }
         }
         if counts.sent > 1 { lines += Self.timingLines(counts.timing, sent: counts.sent, seconds: seconds) }
         return lines.joined(separator: "\n") + "\n"
@@ -167,6 +168,21 @@ final class SendSummary: Sendable {
         ]
     }
 
+    /// The apns-ids of the pushes refused for `reason` among the results kept, so `herald why ID` can be asked of each.
+    private static func refusedIDs(_ reason: String, _ counts: Counts) -> [String] {
+        let shown = 10
+        let ids = counts.results.compactMap { _, result -> String? in
+            guard case .rejected(let rejection) = result, rejection.reason.rawValue == reason else { return nil }
+            return rejection.apnsID
+        }
+        guard !ids.isEmpty else { return [] }
+        let total = counts.rejected[reason] ?? ids.count
+        let more =
+            total > min(shown, ids.count)
+            ? " (and \(total - min(shown, ids.count)) more; --json lists the first \(keptResults) results)" : ""
+        return ["    apns-ids: " + ids.prefix(shown).joined(separator: ", ") + more, "    ask: herald why \(ids[0])"]
+    }
+
     private static func describe(token: String, _ result: APNSResult) -> String {
         switch result {
         case .accepted(let acceptance):
@@ -174,10 +190,11 @@ final class SendSummary: Sendable {
             return "\(token): accepted, apns-id \(acceptance.apnsID)\(unique)"
         case .rejected(let rejection):
             let since = rejection.timestamp.map { " (invalid since \(ISO8601DateFormatter().string(from: $0)))" } ?? ""
+            let id = rejection.apnsID.map { ", apns-id \($0)" } ?? ""
             guard let status = rejection.status else {
-                return "\(token): \(rejection.reason), not answered by APNs: \(rejection.message)"
+                return "\(token): \(rejection.reason), not answered by APNs\(id): \(rejection.message)"
             }
-            return "\(token): rejected, \(status) \(rejection.reason)\(since)"
+            return "\(token): rejected, \(status) \(rejection.reason)\(since)\(id)"
         }
     }
 

@@ -31,9 +31,14 @@ extension DeliveryVerdict {
     /// alone: APNs' answer and what followed, up to the device's acknowledgement.
     package static func of(gateway entry: GatewayLogEntry) -> DeliveryVerdict {
         if let rejected = entry.events.first(where: { $0.event == "rejected" }) {
+            // The same words and fix `herald send` printed for the reason.
+            // The log's detail is the reason, then what the local APNs said of it ("BadDeviceToken: no device ...").
+            let reason = APNSReason(rawValue: String((rejected.detail ?? "").prefix { $0 != ":" }))
+            let meaning = reason.meaning.map { " (\($0))" } ?? ""
             return .init(
-                .rejected, "rejected by APNs: \(rejected.detail ?? "no reason")",
-                next: "fix what the reason names and send again")
+                .rejected, "rejected by APNs: \(rejected.detail ?? "no reason")\(meaning)",
+                next: reason.change ?? APNSReason.catalog[reason].map { "Apple: \($0.summary)" }
+                    ?? "fix what the reason names and send again")
         }
         if let last = entry.last, last.event == "delivered" {
             let at = last.time.map { " at \(Self.time($0))" } ?? ""
