@@ -105,6 +105,9 @@ struct MetricsChart: Sendable {
     let timeBaseline = Int(MetricsCharts.height - MetricsCharts.bottom + 20)
     let plotHeight = Int(MetricsCharts.height - MetricsCharts.top - MetricsCharts.bottom)
     let labelX = Int(MetricsCharts.left - 6)
+    let plotWidth = Int(MetricsCharts.width - MetricsCharts.left - MetricsCharts.right)
+    let middleX = Int(MetricsCharts.left + (MetricsCharts.width - MetricsCharts.left - MetricsCharts.right) / 2)
+    let middleY = Int(MetricsCharts.top + (MetricsCharts.height - MetricsCharts.top - MetricsCharts.bottom) / 2)
 }
 
 /// A label on a chart's axis, at its position along the axis (SVG units), and which of its ends is there (SVG's

@@ -55,7 +55,7 @@ enum MetricsCharts {
             return MetricsChart(
                 title: title, label: "\(title): latest \(latest) \(unit)", unit: unit, points: nil, values: [],
                 times: [], outages: [],
-                empty: "No data yet: the provider is sampled every 10 seconds; a line needs two samples.")
+                empty: "No data yet: a line needs two samples (every 10 s)")
         }
         let values = [0.0, 0.5, 1.0].map { share in
             AxisLabel(position: number(y(highest * share)), text: compact(highest * share), anchor: "end")

@@ -68,7 +68,7 @@ def test_cancel_pause_resume_and_the_funnel(browser, herald):
     # Metrics: once two samples exist, every chart has a time axis and its unit on the value axis.
     page.get_by_role("navigation").get_by_role("link", name="Metrics").click()
     # (Until then each chart says there is no data yet; the page swaps the charts in every 10 seconds.)
-    expect(page.locator("#charts svg")).to_have_count(5, timeout=45000)
+    expect(page.locator("#charts polyline")).to_have_count(5, timeout=45000)
     accepted = page.get_by_role("img", name=re.compile("^Sends accepted by APNs per second: latest"))
     expect(accepted.locator("text.time")).to_have_count(4)
     expect(accepted.locator("text.time").first).to_have_text(re.compile(r"^\d\d:\d\d:\d\d$"))

@@ -107,12 +107,20 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Days people's responses (taps, actions, replies) are kept, for apps that set none (1-3650).")
     var responseRetentionDays = RetentionDays.standard.responses ?? 30
 
+    @Option(
+        name: .customLong("prune-interval"),
+        help: "Seconds between two passes of the retention pruner (1-86400).")
+    var pruneInterval = 600
+
     /// The default retention the options give.
     var retention: RetentionDays {
         RetentionDays(deliveries: retentionDays, traces: traceRetentionDays, responses: responseRetentionDays)
     }
 
     func validate() throws {
+        guard (1...86_400).contains(pruneInterval) else {
+            throw ValidationError("--prune-interval is 1 to 86400 seconds; got \(pruneInterval)")
+        }
         do {
             try retention.check(prefix: "--retention")
         } catch {
@@ -156,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.workers = workers
         configuration.batchSize = batchSize
         configuration.retention = retention
+        configuration.pruneInterval = .seconds(pruneInterval)
         configuration.connectionsPerApp = connections
         configuration.allowedEndpoints = allowedEndpoints
         configuration.allowedWebhookHosts = allowedWebhookHosts
