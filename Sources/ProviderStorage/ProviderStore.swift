@@ -99,8 +99,8 @@ package protocol ProviderStore: Sendable {
     func deleteApp(id: String) async throws(ProviderError) -> AppDeletion?
 
     // Retention (``RetentionDays``): rows deleted in small batches, the notifications' counters kept
-    /// Up to `limit` of the app's one-off notifications created before `createdBefore` whose deliveries are not
-    /// pruned yet, oldest first.
+    /// Up to `limit` of the app's notifications created before `createdBefore` whose deliveries are not pruned yet,
+    /// oldest first: one-off ones, and daily ones cancelled before then (a daily one that runs is pruned by day).
     func unprunedNotifications(appID: String, createdBefore: Date, limit: Int) async throws(ProviderError) -> [String]
     /// Deletes up to `limit` of a notification's finished deliveries (accepted, rejected, cancelled), of a daily one
     /// only those of occurrences (local days, `YYYY-MM-DD`) before `occurrenceBefore`, with every report of them, and
@@ -110,8 +110,8 @@ package protocol ProviderStore: Sendable {
         async throws(ProviderError) -> Int
     /// Deletes up to `limit` of the app's device reports of `events` dated before `before`. The number deleted.
     func pruneReports(appID: String, events: [String], before: Date, limit: Int) async throws(ProviderError) -> Int
-    /// Deletes up to `limit` of the app's pruned one-off notifications created before `createdBefore`, with their
-    /// counters. The number deleted.
+    /// Deletes up to `limit` of the app's pruned notifications created (and, a daily one, cancelled) before
+    /// `createdBefore`, with their counters. The number deleted.
     func deleteNotifications(appID: String, createdBefore: Date, limit: Int) async throws(ProviderError) -> Int
     /// The notifications whose pruned range of delivery numbers covers `deliveryID`, with when they were pruned (the
     /// caller checks which one the `apns-id` was made for).

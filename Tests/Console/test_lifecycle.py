@@ -75,4 +75,12 @@ def test_cancel_pause_resume_and_the_funnel(browser, herald):
     expect(accepted.locator("text.unit")).to_have_text("per second")
     expect(page.get_by_role("img", name=re.compile("^Queue depth")).locator("text.unit")).to_have_text("deliveries")
     shot(page, "metrics")
+
+    # Apps: deleting the app asks first, then removes it with its history.
+    page.get_by_role("navigation").get_by_role("link", name="Apps").click()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name=f"Delete {app['name']}").click()
+    expect(page.get_by_role("status")).to_contain_text(f"Deleted {app['name']}")
+    status, gone = call("GET", f"{herald['base']}/v1/apps/{app['id']}", admin)
+    assert status == 404, gone
     context.close()

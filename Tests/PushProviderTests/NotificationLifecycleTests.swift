@@ -236,6 +236,69 @@ struct NotificationLifecycleTests {
         }
     }
 
+    @Test("a broadcast stopped while it sends: what was queued is cancelled and counted, nothing more goes out")
+    func stopInProgress() async throws {
+        try await ProviderHarness.with { harness in
+            let tokens = try await Self.devices(harness, 60)
+            #expect(try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["rateLimit": 10]).0 == 200)
+            let id = try #require(
+                try await harness.call(
+                    "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "slow"]]
+                ).1["id"].string)
+            try await harness.until("the broadcast is sending") {
+                try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["accepted"].int ?? 0 > 0
+            }
+            // The whole broadcast is leased at once and paced by the rate limit: what is not written yet stops too.
+            let (status, cancelled) = try await harness.call("DELETE", "/v1/notifications/\(id)")
+            #expect(status == 200, "\(cancelled)")
+            try await harness.until("nothing is in flight or queued") {
+                let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
+                return stats["inFlight"].int == 0 && stats["queued"].int == 0
+            }
+            let report = try await harness.call("GET", "/v1/notifications/\(id)").1
+            let accepted = try #require(report["stats"]["accepted"].int)
+            let stopped = try #require(report["stats"]["cancelled"].int)
+            #expect(stopped > 30 && accepted + stopped == 60, "\(report)")
+            #expect(report["state"].string == "cancelled")
+            #expect(try Self.stored(harness, tokens) == accepted, "exactly the accepted ones reached devices")
+        }
+    }
+
+    @Test("an app deleted while it sends: the answer says what went, the provider goes on, nothing of it is left")
+    func deleteWhileSending() async throws {
+        try await ProviderHarness.with { harness in
+            _ = try await Self.devices(harness, 40)
+            #expect(try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["rateLimit": 10]).0 == 200)
+            let id = try #require(
+                try await harness.call(
+                    "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "slow"]]
+                ).1["id"].string)
+            try await harness.until("the broadcast is sending") {
+                try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["accepted"].int ?? 0 > 0
+            }
+            let (status, deleted) = try await harness.call(
+                "DELETE", "/v1/apps/\(harness.appID)", key: harness.adminToken)
+            #expect(status == 200, "\(deleted)")
+            #expect(deleted["deliveries"].int == 40, "\(deleted)")
+            // The provider goes on: another app is made and sends.
+            let (made, other) = try await harness.call(
+                "POST", "/v1/apps", key: harness.adminToken,
+                body: ProviderHarness.appBody(harness.gateway, bundleID: "com.example.after"))
+            #expect(made == 201, "\(other)")
+            let key = try #require(other["apiKey"].string)
+            let token = try harness.gatewayToken(bundleID: "com.example.after")
+            let sent = try await harness.call(
+                "POST", "/v1/notifications", key: key, body: ["target": ["token": token], "content": ["body": "x"]]
+            ).1
+            let finished = try await harness.finished(try #require(sent["id"].string), key: key)
+            #expect(finished["stats"]["accepted"].int == 1, "\(finished)")
+            var request = URLRequest(url: URL(string: harness.baseURL + "/metrics")!)
+            request.setValue("Bearer \(harness.adminToken)", forHTTPHeaderField: "Authorization")
+            let metrics = String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
+            #expect(metrics.contains("herald_provider_queue_depth 0"), "nothing of the deleted app waits: \(metrics)")
+        }
+    }
+
     @Test("a route that does not exist answers JSON naming it, not an empty 404")
     func unknownRoute() async throws {
         try await ProviderHarness.with { harness in

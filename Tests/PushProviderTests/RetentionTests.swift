@@ -71,4 +71,33 @@ struct RetentionTests {
             #expect(report["state"].string == "done")
         }
     }
+
+    @Test("a cancelled daily notification's rows are pruned once it was cancelled longer ago than the retention")
+    func cancelledDaily() async throws {
+        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
+            #expect(
+                try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["retention": ["deliveries": 1]]).0
+                    == 200)
+            for _ in 0..<3 {
+                #expect(try await harness.call("POST", "/v1/devices", body: ["token": harness.gatewayToken()]).0 == 201)
+            }
+            let created = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["all": true], "content": ["body": "daily"], "dailyAt": "07:00"]
+            ).1
+            let id = try #require(created["id"].string)
+            #expect(try await harness.call("DELETE", "/v1/notifications/\(id)").1["cancelled"].int == 3)
+            #expect(try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array.count == 3)
+            clock.set(clock.read().addingTimeInterval(2 * 86_400 + 700))
+            try await harness.until("its rows are pruned", seconds: 30) {
+                let rows = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
+                if !rows.isEmpty { clock.set(clock.read().addingTimeInterval(601)) }
+                return rows.isEmpty
+            }
+            let report = try await harness.call("GET", "/v1/notifications/\(id)").1
+            #expect(report["stats"]["cancelled"].int == 3, "its counts remain: \(report)")
+            #expect(report["state"].string == "cancelled")
+        }
+    }
 }

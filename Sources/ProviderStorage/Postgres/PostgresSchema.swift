@@ -298,5 +298,16 @@ package enum PostgresSchema {
                 "CREATE INDEX feedback_at ON feedback(at)",
             ]
         ),
+        (
+            // Every delivery is written three times (queued, leased, answered) and pruned after its retention: with
+            // the default (vacuum once a fifth of the table is dead) a 3-million-row table was vacuumed every three
+            // days of a daily 100,000-device broadcast, and grew between. Vacuumed at 2% dead, freed space is reused
+            // by the next day's rows.
+            "v15 deliveries vacuumed often",
+            [
+                "ALTER TABLE deliveries SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02)",
+                "ALTER TABLE feedback SET (autovacuum_vacuum_scale_factor = 0.02)",
+            ]
+        ),
     ]
 }

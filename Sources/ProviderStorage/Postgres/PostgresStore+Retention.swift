@@ -9,7 +9,8 @@ extension PostgresStore {
             return try await rows(
                 """
                 SELECT id FROM notifications
-                WHERE app_id = \(appID) AND created_at < \(createdBefore) AND pruned_at IS NULL AND daily_at IS NULL
+                WHERE app_id = \(appID) AND created_at < \(createdBefore) AND pruned_at IS NULL
+                    AND (daily_at IS NULL OR cancelled_at < \(createdBefore))
                 ORDER BY created_at LIMIT \(limit)
                 """
             ).map { try $0.decode(String.self) }
@@ -84,7 +85,7 @@ extension PostgresStore {
                 DELETE FROM notifications WHERE id = ANY(ARRAY(
                     SELECT id FROM notifications
                     WHERE app_id = \(appID) AND created_at < \(createdBefore) AND pruned_at IS NOT NULL
-                        AND daily_at IS NULL
+                        AND (daily_at IS NULL OR cancelled_at < \(createdBefore))
                     ORDER BY created_at LIMIT \(limit)))
                 RETURNING id),
             counters AS (DELETE FROM notification_counters WHERE notification_id IN (SELECT id FROM gone))

@@ -10,9 +10,10 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT id FROM notifications INDEXED BY notifications_unpruned
-                    WHERE app_id = ? AND created_at < ? AND pruned_at IS NULL AND daily_at IS NULL
+                    WHERE app_id = ? AND created_at < ? AND pruned_at IS NULL
+                        AND (daily_at IS NULL OR cancelled_at < ?)
                     ORDER BY created_at LIMIT ?
-                    """, arguments: [appID, createdBefore.stored, limit])
+                    """, arguments: [appID, createdBefore.stored, createdBefore.stored, limit])
         }
     }
 
@@ -85,10 +86,11 @@ extension SQLiteStore {
                 sql: """
                     DELETE FROM notifications WHERE id IN (
                         SELECT id FROM notifications
-                        WHERE app_id = ? AND created_at < ? AND pruned_at IS NOT NULL AND daily_at IS NULL
+                        WHERE app_id = ? AND created_at < ? AND pruned_at IS NOT NULL
+                            AND (daily_at IS NULL OR cancelled_at < ?)
                         ORDER BY created_at LIMIT ?)
                     RETURNING id
-                    """, arguments: [appID, createdBefore.stored, limit])
+                    """, arguments: [appID, createdBefore.stored, createdBefore.stored, limit])
             let counters = try db.cachedStatement(sql: "DELETE FROM notification_counters WHERE notification_id = ?")
             for id in ids { try counters.execute(arguments: [id]) }
             return ids.count

@@ -50,6 +50,12 @@ final class DeliveryEngine: Sendable {
     private let failures: FailureReporter
     private let signal: WorkSignal
     private let lastLeaseTime = Mutex(Date.distantPast)
+    /// Notifications cancelled while this engine may hold leases of them, and when: what it has not sent of them yet
+    /// is not sent. Kept twice a lease's length, after which no lease of them can be left.
+    private let stopped = Mutex<[String: Date]>([:])
+    /// How many ``stopped`` holds: read without the lock before every chunk, so the send path pays a load when
+    /// nothing was cancelled.
+    private let stoppedCount = Atomic<Int>(0)
     /// The provider's record of changes: notified when new work arrives, when deliveries are leased, after each
     /// batch of APNs' answers is recorded, and when a dead provider's leases are requeued.
     let changes: WorkSignal
@@ -66,6 +72,18 @@ final class DeliveryEngine: Sendable {
         self.failures = failures
         logger = failures.logger
         answers = AnswerPolicy(maximumAttempts: settings.maximumAttempts, now: settings.clock.now)
+    }
+
+    /// Stops sending what this engine holds of a cancelled notification: its leased deliveries not written to APNs
+    /// yet go back to the queue without spending an attempt, and are cancelled there after the batch.
+    func stopSending(notificationID: String) {
+        let now = settings.clock.now()
+        let keep = settings.leaseDuration * 2
+        stopped.withLock { stopped in
+            stopped = stopped.filter { now.timeIntervalSince($0.value) < keep }
+            stopped[notificationID] = now
+            stoppedCount.store(stopped.count, ordering: .relaxed)
+        }
     }
 
     /// Tells idle workers there is new work now.
@@ -172,6 +190,10 @@ final class DeliveryEngine: Sendable {
         }
     }
 
+    /// The `reason` of a leased delivery withheld because its notification was cancelled, until it is cancelled in
+    /// the queue after its batch.
+    static let cancelledReason = "Cancelled"
+
     /// Where a paused app's deliveries wait in the queue: far enough never to come due; resuming the app moves them
     /// to now.
     static let pausedUntil = Date(timeIntervalSince1970: 32_503_680_000)  // 3000-01-01
@@ -189,17 +211,45 @@ final class DeliveryEngine: Sendable {
         // A batch of one app (a broadcast's) is sent as leased, without copying it apart.
         let oneApp = leased.first.flatMap { first in leased.allSatisfy { $0.appID == first.appID } ? first.appID : nil }
         let byApp = oneApp.map { [$0: leased] } ?? Dictionary(grouping: leased, by: \.appID)
+        let withheld = WithheldNotifications()
         await withTaskGroup(of: Void.self) { group in
             for (appID, deliveries) in byApp {
-                group.addTask { await self.send(deliveries, appID: appID, into: buffer) }
+                group.addTask { await self.send(deliveries, appID: appID, into: buffer, withheld: withheld) }
             }
         }
         flusher.cancel()
         await flusher.value
         await record(buffer.take(), leasedUntil: leasedUntil)
+        // What was withheld of cancelled notifications is back in the queue: cancelled there now.
+        for notificationID in withheld.all {
+            do {
+                _ = try await store.cancelNotification(id: notificationID, at: settings.clock.now())
+            } catch {
+                failures.report(
+                    .record, "cannot cancel what was withheld of a cancelled notification", error: error,
+                    metadata: ["notification": "\(notificationID)"])
+            }
+        }
     }
 
-    private func send(_ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer) async {
+    /// How many deliveries from `start` on not to send, because their notification was cancelled (the run of them
+    /// at `start`), or, when the one at `start` goes out, how many may go before the first that must not (`limit`
+    /// at most). Called only when something was cancelled.
+    private func cancelledRun(_ prepared: PreparedBatch, from start: Int, limit: Int) -> (withheld: Int, send: Int) {
+        let stopped = self.stopped.withLock { Set($0.keys) }
+        let end = min(prepared.deliveries.count, start + limit)
+        var position = start
+        while position < prepared.deliveries.count, stopped.contains(prepared.deliveries[position].notificationID) {
+            position += 1
+        }
+        if position > start { return (position - start, 0) }
+        while position < end, !stopped.contains(prepared.deliveries[position].notificationID) { position += 1 }
+        return (0, position - start)
+    }
+
+    private func send(
+        _ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer, withheld: WithheldNotifications
+    ) async {
         let prepared: PreparedBatch
         let client: APNSPushClient
         do {
@@ -240,6 +290,19 @@ final class DeliveryEngine: Sendable {
                     buffer.append(waitForAPNs(prepared, at: position, until: next, parked: position > start))
                 }
                 return
+            }
+            if stoppedCount.load(ordering: .relaxed) > 0 {
+                let run = cancelledRun(prepared, from: start, limit: chunkSize)
+                if run.withheld > 0 {
+                    for delivery in prepared.deliveries[start..<(start + run.withheld)] {
+                        buffer.append(
+                            .wait(id: delivery.id, reason: Self.cancelledReason, notBefore: Self.pausedUntil))
+                        withheld.insert(delivery.notificationID)
+                    }
+                    start += run.withheld
+                    continue
+                }
+                chunkSize = run.send
             }
             let positions = start..<min(start + chunkSize, prepared.notifications.count)
             let chunk = prepared.notifications[positions]

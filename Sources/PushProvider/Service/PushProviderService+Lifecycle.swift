@@ -11,7 +11,8 @@ extension PushProviderService {
         var notification: NotificationReport
         /// Deliveries that were queued and will never be sent.
         var cancelled: Int
-        /// Deliveries being sent as it was cancelled: they finish, and are counted as APNs answers.
+        /// Deliveries leased as it was cancelled: those already written to APNs are answered and counted as usual;
+        /// those not yet written are withheld and cancelled (the report's `stats.cancelled` grows by them).
         var inFlight: Int
     }
 
@@ -45,6 +46,8 @@ extension PushProviderService {
         case .scheduled, .sending: break
         }
         let cancelled = try await store.cancelNotification(id: notification.id, at: now())
+        // What this provider's workers hold of it and have not sent stops too (cancelled after their batch).
+        engine.stopSending(notificationID: notification.id)
         metrics.deliveriesCancelled.increment(by: Int64(cancelled))
         logger.notice(
             "notification cancelled", metadata: ["notification": "\(notification.id)", "deliveries": "\(cancelled)"])

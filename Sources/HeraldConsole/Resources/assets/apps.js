@@ -15,7 +15,17 @@ function card(item) {
     el("p", {}, `Publishable key (ships in the app): ${item.publishableKey}`),
     el("p", {}, `Webhook: ${item.webhookURL ?? "none"} · rate limit: ${item.rateLimit || "none"}`),
     item.pausedAt ? el("p", { class: "paused" }, `Paused since ${time(item.pausedAt)}: its notifications wait in the queue.`) : "",
-    el("button", { type: "button", onclick: () => pauseOrResume(item) }, item.pausedAt ? `Resume ${item.name}` : `Pause ${item.name}`));
+    el("button", { type: "button", onclick: () => pauseOrResume(item) }, item.pausedAt ? `Resume ${item.name}` : `Pause ${item.name}`),
+    " ", el("button", { type: "button", class: "destructive", onclick: () => deleteApp(item) }, `Delete ${item.name}`));
+}
+
+/** Deletes an app with its devices, notifications and history, after asking (the admin token only). */
+async function deleteApp(item) {
+  if (!window.confirm(`Delete ${item.name} (${item.bundleID}) with its devices, notifications and history? It cannot be undone.`)) return;
+  const answer = await api("DELETE", `/v1/apps/${encodeURIComponent(item.id)}`);
+  if (!answer.ok) { say($("app-result"), answer.message); return; }
+  say($("app-result"), `Deleted ${item.name}: ${answer.data.devices} devices, ${answer.data.notifications} notifications, ${answer.data.deliveries} deliveries.`, "status");
+  await refresh();
 }
 
 /** Pauses a sending app, or resumes a paused one. */

@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import ProviderStorage
+
+/// Runs when `HERALD_TEST_POSTGRES` names a PostgreSQL database (as `.ci/run` sets it).
+@Suite(
+    "PostgreSQL: nothing the provider does stops autovacuum",
+    .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
+struct PostgresVacuumTests {
+    @Test("a broadcast written while the deliveries are being vacuumed neither waits for the vacuum nor cancels it")
+    func broadcastBesideVacuum() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"])
+        try await StoreFixture.with(.postgres(url: url)) { fixture in
+            let store = try #require(fixture.store as? PostgresStore)
+            let at = Date(timeIntervalSince1970: 1_900_000_000)
+            let devices = (0..<PostgresStore.analyzeAfter).map { DeviceInput(token: String(format: "%064x", $0 + 1)) }
+            _ = try await store.upsertDevices(appID: fixture.appID, devices, at: at)
+            // The lock a (auto)vacuum holds, held for 20 s.
+            let vacuum = Task {
+                try await store.transaction(within: .seconds(60)) { connection in
+                    try await connection.query(
+                        "LOCK TABLE deliveries IN SHARE UPDATE EXCLUSIVE MODE", logger: Logger(label: "vacuum"))
+                    try await connection.query("SELECT pg_sleep(20)", logger: Logger(label: "vacuum"))
+                }
+            }
+            defer { vacuum.cancel() }
+            while try await store.count(
+                """
+                SELECT count(*) FROM pg_locks WHERE mode = 'ShareUpdateExclusiveLock' AND granted
+                    AND relation = 'deliveries'::regclass
+                """) == 0
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let began = ContinuousClock.now
+            let stored = StoredNotification(
+                id: "n_vacuum", appID: fixture.appID, target: "all", payload: Data(#"{"aps":{"alert":"x"}}"#.utf8),
+                pushType: "alert", sendAt: at, targeted: 0, createdAt: at)
+            let targeted = try await store.insertNotification(stored, target: .all, requireKey: false)
+            #expect(targeted == PostgresStore.analyzeAfter)
+            // Before: its ANALYZE waited for the lock (and, against a real autovacuum, had it cancelled).
+            #expect(ContinuousClock.now - began < .seconds(10), "the broadcast waited for the vacuum")
+        }
+    }
+}
