@@ -24,7 +24,9 @@ struct VerdictAPITests {
             _ = try await harness.finished(id)
             let (_, page) = try await harness.call("GET", "/v1/notifications/\(id)/deliveries")
             let apnsIDs = page.array.compactMap { $0["apnsID"].string }
-            #expect(apnsIDs.count == 4 && page.array.allSatisfy { $0["verdict"]["verdict"].string == "awaitingDevice" })
+            // Required: the reports below index them (a test that cannot set up must fail, not crash the run).
+            try #require(apnsIDs.count == 4, "\(page)")
+            #expect(page.array.allSatisfy { $0["verdict"]["verdict"].string == "awaitingDevice" })
 
             func report(_ index: Int, _ body: [String: Any]) async throws {
                 var body = body
