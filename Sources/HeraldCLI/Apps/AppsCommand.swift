@@ -168,20 +168,32 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
-    /// `herald apps show`.
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One app, all it shows (never its secrets).")
-
+    /// One app's subcommand: where the provider is, the app's ID, and the call to its resource.
+    struct OneApp: ParsableArguments {
         @OptionGroup var common: Common
 
         @Argument(help: "The app's ID.")
         var id: String
 
-        func run() async throws {
+        /// Sends `method` to the app's resource (`suffix` after it) and prints the answer as `text` says it.
+        func call(
+            _ method: HTTPMethod, _ suffix: String = "", body: JSONValue? = nil, text: (JSONValue) -> String
+        ) async throws {
             try await common.run { call in
-                let app = try await call.get("/v1/apps/\(DevicesCommand.escape(id))")
-                common.print(app, AppsCommand.details(app))
+                let answer = try await call.call(method, "/v1/apps/\(DevicesCommand.escape(id))" + suffix, body: body)
+                common.print(answer, text(answer))
             }
+        }
+    }
+
+    /// `herald apps show`.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One app, all it shows (never its secrets).")
+
+        @OptionGroup var app: OneApp
+
+        func run() async throws {
+            try await app.call(.GET, text: AppsCommand.details)
         }
     }
 
@@ -190,21 +202,14 @@ struct AppsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change an app: credentials (--auth-key, --cert), endpoint, webhook, limits, retention.")
 
-        @OptionGroup var common: Common
-
-        @Argument(help: "The app's ID.")
-        var id: String
+        @OptionGroup var app: OneApp
 
         @OptionGroup var settings: Settings
 
         func run() async throws {
             let members = try settings.members()
             guard !members.isEmpty else { throw UsageError("say what to change: --auth-key, --name, --webhook, ...") }
-            try await common.run { call in
-                let app = try await call.call(
-                    .PATCH, "/v1/apps/\(DevicesCommand.escape(id))", body: .object(JSONObject(members)))
-                common.print(app, "updated: " + AppsCommand.line(app))
-            }
+            try await app.call(.PATCH, body: .object(JSONObject(members))) { "updated: " + AppsCommand.line($0) }
         }
     }
 
@@ -213,18 +218,12 @@ struct AppsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Stop an app's sending: its notifications wait in the queue, spending no attempt.")
 
-        @OptionGroup var common: Common
-
-        @Argument(help: "The app's ID.")
-        var id: String
+        @OptionGroup var app: OneApp
 
         func run() async throws {
-            try await common.run { call in
-                let answer = try await call.call(.POST, "/v1/apps/\(DevicesCommand.escape(id))/pause")
-                common.print(
-                    answer,
-                    "paused \(id): \(answer["deliveries"]?.number?.intValue ?? 0) queued deliveries wait; `herald apps resume "
-                        + "\(id)` sends them\n")
+            try await app.call(.POST, "/pause") { answer in
+                "paused \(app.id): \(answer["deliveries"]?.number?.intValue ?? 0) queued deliveries wait; "
+                    + "`herald apps resume \(app.id)` sends them\n"
             }
         }
     }
@@ -233,16 +232,11 @@ struct AppsCommand: AsyncParsableCommand {
     struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Send again for a paused app.")
 
-        @OptionGroup var common: Common
-
-        @Argument(help: "The app's ID.")
-        var id: String
+        @OptionGroup var app: OneApp
 
         func run() async throws {
-            try await common.run { call in
-                let answer = try await call.call(.POST, "/v1/apps/\(DevicesCommand.escape(id))/resume")
-                common.print(
-                    answer, "resumed \(id): \(answer["deliveries"]?.number?.intValue ?? 0) deliveries due now\n")
+            try await app.call(.POST, "/resume") { answer in
+                "resumed \(app.id): \(answer["deliveries"]?.number?.intValue ?? 0) deliveries due now\n"
             }
         }
     }
@@ -252,10 +246,7 @@ struct AppsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete an app with its devices, notifications and history (needs --yes).")
 
-        @OptionGroup var common: Common
-
-        @Argument(help: "The app's ID.")
-        var id: String
+        @OptionGroup var app: OneApp
 
         @Flag(help: "Really delete it: nothing of the app can be brought back.")
         var yes = false
@@ -263,15 +254,13 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             guard yes else {
                 throw UsageError(
-                    "deleting app \(id) removes its devices, notifications and history for good; add --yes (or "
-                        + "`herald apps pause \(id)` to stop its sending)")
+                    "deleting app \(app.id) removes its devices, notifications and history for good; add --yes (or "
+                        + "`herald apps pause \(app.id)` to stop its sending)")
             }
-            try await common.run { call in
-                let deleted = try await call.call(.DELETE, "/v1/apps/\(DevicesCommand.escape(id))")
-                common.print(
-                    deleted,
-                    "deleted \(id): \(deleted["devices"]?.number?.intValue ?? 0) devices, \(deleted["notifications"]?.number?.intValue ?? 0) "
-                        + "notifications, \(deleted["deliveries"]?.number?.intValue ?? 0) deliveries\n")
+            try await app.call(.DELETE) { deleted in
+                let count = { (field: String) in deleted[field]?.number?.intValue ?? 0 }
+                return "deleted \(app.id): \(count("devices")) devices, \(count("notifications")) notifications, "
+                    + "\(count("deliveries")) deliveries\n"
             }
         }
     }

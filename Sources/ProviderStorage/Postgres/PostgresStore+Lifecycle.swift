@@ -145,33 +145,24 @@ extension PostgresStore {
     /// Deletes every delivery, report and counter of a notification, ``deletionBatch`` rows a statement; the number
     /// of deliveries deleted.
     private func deleteRows(of notificationID: String) async throws(ProviderError) -> Int {
-        var deleted = 0
-        while true {
-            let count = try await count(
-                """
-                WITH gone AS (
-                    DELETE FROM deliveries WHERE id = ANY(ARRAY(
-                        SELECT id FROM deliveries WHERE notification_id = \(notificationID) ORDER BY id
-                        LIMIT \(Self.deletionBatch)))
-                    RETURNING 1)
-                SELECT count(*) FROM gone
-                """)
-            deleted += count
-            if count < Self.deletionBatch { break }
-        }
-        while true {
-            let count = try await count(
-                """
-                WITH gone AS (
-                    DELETE FROM feedback WHERE id = ANY(ARRAY(
-                        SELECT id FROM feedback WHERE notification_id = \(notificationID) ORDER BY id
-                        LIMIT \(Self.deletionBatch)))
-                    RETURNING 1)
-                SELECT count(*) FROM gone
-                """)
-            if count < Self.deletionBatch { break }
+        var deleted: [String: Int] = [:]
+        // Table names from this list only, never from input.
+        for table in ["deliveries", "feedback"] {
+            while true {
+                let count = try await count(
+                    """
+                    WITH gone AS (
+                        DELETE FROM \(unescaped: table) WHERE id = ANY(ARRAY(
+                            SELECT id FROM \(unescaped: table) WHERE notification_id = \(notificationID) ORDER BY id
+                            LIMIT \(Self.deletionBatch)))
+                        RETURNING 1)
+                    SELECT count(*) FROM gone
+                    """)
+                deleted[table, default: 0] += count
+                if count < Self.deletionBatch { break }
+            }
         }
         try await rows("DELETE FROM notification_counters WHERE notification_id = \(notificationID)")
-        return deleted
+        return deleted["deliveries"] ?? 0
     }
 }

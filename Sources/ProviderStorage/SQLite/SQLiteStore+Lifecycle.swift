@@ -138,34 +138,27 @@ extension SQLiteStore {
     /// Deletes every delivery, report and counter of a notification, `batch` rows a transaction; the number of
     /// deliveries deleted.
     private func deleteRows(of notificationID: String, batch: Int) async throws(ProviderError) -> Int {
-        var deleted = 0
-        while true {
-            let count = try await write { db in
-                try db.execute(
-                    sql: """
-                        DELETE FROM deliveries WHERE id IN (
-                            SELECT id FROM deliveries WHERE notification_id = ? ORDER BY id LIMIT ?)
-                        """, arguments: [notificationID, batch])
-                return db.changesCount
+        var deleted: [String: Int] = [:]
+        // Table names from this list only, never from input.
+        for table in ["deliveries", "feedback"] {
+            while true {
+                let count = try await write { db in
+                    try db.execute(
+                        sql: """
+                            DELETE FROM \(table) WHERE id IN (
+                                SELECT id FROM \(table) WHERE notification_id = ? ORDER BY id LIMIT ?)
+                            """, arguments: [notificationID, batch])
+                    return db.changesCount
+                }
+                deleted[table, default: 0] += count
+                if count < batch { break }
             }
-            deleted += count
-            if count < batch { break }
-        }
-        while true {
-            let count = try await write { db in
-                try db.execute(
-                    sql: """
-                        DELETE FROM feedback WHERE id IN (
-                            SELECT id FROM feedback WHERE notification_id = ? ORDER BY id LIMIT ?)
-                        """, arguments: [notificationID, batch])
-                return db.changesCount
-            }
-            if count < batch { break }
         }
         try await write { db in
             try db.execute(
                 sql: "DELETE FROM notification_counters WHERE notification_id = ?", arguments: [notificationID])
         }
-        return deleted
+        return deleted["deliveries"] ?? 0
     }
+
 }
