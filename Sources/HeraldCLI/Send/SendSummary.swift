@@ -170,7 +170,7 @@ final class SendSummary: Sendable {
 
     /// The apns-ids of the pushes refused for `reason` among the results kept, so `herald why ID` can be asked of each.
     private static func refusedIDs(_ reason: String, _ counts: Counts) -> [String] {
-        let shown = 10
+        // Every refused push among the results kept (all of them for a send of up to ``keptResults``).
         let ids = counts.results.compactMap { _, result -> String? in
             guard case .rejected(let rejection) = result, rejection.reason.rawValue == reason else { return nil }
             return rejection.apnsID
@@ -178,9 +178,8 @@ final class SendSummary: Sendable {
         guard !ids.isEmpty else { return [] }
         let total = counts.rejected[reason] ?? ids.count
         let more =
-            total > min(shown, ids.count)
-            ? " (and \(total - min(shown, ids.count)) more; --json lists the first \(keptResults) results)" : ""
-        return ["    apns-ids: " + ids.prefix(shown).joined(separator: ", ") + more, "    ask: herald why \(ids[0])"]
+            total > ids.count ? " (and \(total - ids.count) more, past the first \(keptResults) results kept)" : ""
+        return ["    apns-ids: " + ids.joined(separator: ", ") + more, "    ask: herald why \(ids[0])"]
     }
 
     private static func describe(token: String, _ result: APNSResult) -> String {
