@@ -7,8 +7,8 @@ import Foundation
 /// `.sending` first, so two processes never send the same one; a claim left by a process that was killed is taken
 /// again after ``staleClaim`` (the provider records a receipt sent twice once: it is the same event at the same
 /// time). Past ``limit`` files the oldest are dropped, and counted.
-// Safety: `sequence`, `counted` and `appendsSinceListing` are read and written only under `lock`; the rest is
-// immutable. Other processes share the folder, never this object.
+// Other processes share the folder, never this object; all but three properties are immutable.
+// Safety: `sequence`, `counted` and `appendsSinceListing` are read and written only under `lock`.
 final class ReceiptQueue: @unchecked Sendable {
     let folder: URL
     let limit: Int

@@ -181,6 +181,11 @@ struct NotificationLifecycleTests {
             // Expiration 0 is "now or never": APNs accepted each, and with the devices offline, stored none.
             let nothing = try await harness.call("POST", "/v1/apps/\(harness.appID)/resend").1
             #expect(nothing["resent"].int == 0, "\(nothing)")
+            let (wide, tooWide) = try await harness.call(
+                "POST", "/v1/apps/\(harness.appID)/resend",
+                body: ["from": "1970-01-01T00:00:00Z", "to": "2026-01-01T00:00:00Z"])
+            #expect(wide == 400)
+            #expect(tooWide["error"]["message"].string?.contains("more than 31 days apart") == true, "\(tooWide)")
             try await back.server.shutdown()
         }
     }

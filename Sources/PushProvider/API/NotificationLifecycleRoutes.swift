@@ -57,24 +57,33 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
             let reasons = try PushProviderService.resendReasons(input.reason)
             let now = self.now()
             let answered = try Self.range(input, defaultFrom: now.addingTimeInterval(-86_400), now: now)
-            // A delivery answers after its notification was made, at most its longest wait (a day past its
-            // expiration's default) later: the notifications made from a day before `from` up to `to`.
-            var notifications: [StoredNotification] = []
+            guard answered.upperBound.timeIntervalSince(answered.lowerBound) <= Self.longestAppResend else {
+                throw ProviderError.field(
+                    "from",
+                    "from and to are more than \(Int(Self.longestAppResend / 86_400)) days apart: resend one range "
+                        + "at a time")
+            }
+            // A delivery is answered after its notification was made, and at most two days later (its longest wait
+            // for APNs is a day, then its retries): the notifications made from two days before `from` up to `to`,
+            // a page at a time.
+            var total = PushProviderService.Resent(resent: 0, notifications: 0, reasons: reasons)
             var before: Date? = answered.upperBound.addingTimeInterval(0.001)
             let earliest = answered.lowerBound.addingTimeInterval(-2 * 86_400)
-            pages: while true {
+            while true {
                 let page = try await self.store.notifications(appID: app.app.id, before: before, limit: 500)
-                for notification in page {
-                    if notification.createdAt < earliest { break pages }
-                    notifications.append(notification)
-                }
-                guard page.count == 500, let last = page.last else { break }
+                let inRange = page.filter { $0.createdAt >= earliest }
+                let resent = try await self.provider.resend(inRange, reasons: reasons, answered: answered)
+                total.resent += resent.resent
+                total.notifications += resent.notifications
+                guard page.count == 500, inRange.count == page.count, let last = page.last else { break }
                 before = last.createdAt
             }
-            return try JSONCoding.response(
-                try await self.provider.resend(notifications, reasons: reasons, answered: answered))
+            return try JSONCoding.response(total)
         }
     }
+
+    /// The longest range of answer times an app-wide resend takes: 31 days.
+    static let longestAppResend: TimeInterval = 31 * 86_400
 
     /// The resend body; an empty body is `{}`.
     private static func resendInput(_ request: Request) async throws -> ResendInput {

@@ -67,6 +67,12 @@ extension DeliveryVerdict {
                     + "(herald doctor --app, /healthz)",
                 waitingFor: "APNs to be reachable (next try at \(at))")
         }
+        if trace.reason == DeliveryEngine.cancelledReason {
+            return .init(
+                .cancelled,
+                "never sent: its notification was cancelled while a worker held it; it waits to be marked cancelled",
+                next: "nothing to do; create the notification again if it still matters")
+        }
         if trace.reason == Self.pausedReason {
             return .init(
                 .paused,
