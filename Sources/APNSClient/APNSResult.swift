@@ -92,4 +92,12 @@ public struct APNSSendOutcome: Sendable {
     /// Its position in the sequence handed to ``APNSPushClient/send(contentsOf:onResult:)``, from 0: what leads an
     /// outcome back to the caller's own record of the notification, whatever its headers say.
     public var index: Int
+
+    /// Every stored property, as given (what a fake sender in a test reports).
+    package init(notification: APNSNotification, result: APNSResult, attempts: Int, index: Int) {
+        self.notification = notification
+        self.result = result
+        self.attempts = attempts
+        self.index = index
+    }
 }

@@ -1,19 +1,14 @@
-package import Crypto
 package import Foundation
 
 /// Where the provider keeps apps, devices, notifications and the delivery queue. SQLite (``SQLiteStore``) is the
 /// embedded default; PostgreSQL (``PostgresStore``) lets several provider processes share one queue.
-package protocol ProviderStore: Sendable {
+package protocol ProviderStore: DeliveryQueue {
     /// Closes the store's connections; nothing may use it afterwards.
     func close() async
-
-    /// The key deliveries' `apns-id`s are made with (``DeliveryMessageID``), derived from the master key.
-    var messageKey: SymmetricKey { get }
 
     // Apps and keys
     func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError)
     func updateApp(_ app: StoredApp) async throws(ProviderError)
-    func app(id: String) async throws(ProviderError) -> StoredApp?
     func apps() async throws(ProviderError) -> [StoredApp]
     func app(publishableKey: String) async throws(ProviderError) -> StoredApp?
     func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp?
@@ -32,12 +27,10 @@ package protocol ProviderStore: Sendable {
     /// Marks a device inactive with a reason (its app registered a new token in its place).
     func deactivateDevice(appID: String, token: String, reason: String, at: Date) async throws(ProviderError) -> Bool
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
-    func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
 
     // Notifications and the queue
     func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)
         async throws(ProviderError) -> Int
-    func notification(id: String) async throws(ProviderError) -> StoredNotification?
     /// The app's notifications, newest first; only those created before `before` when it is given (the next page).
     func notifications(appID: String, before: Date?, limit: Int) async throws(ProviderError) -> [StoredNotification]
     /// One delivery with the device's reports; `nil` when there is none with that number.
@@ -54,32 +47,9 @@ package protocol ProviderStore: Sendable {
         -> [String]
     func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
         async throws(ProviderError) -> Int
-    func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
-        -> [LeasedDelivery]
-    func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError)
-    func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int
-    func releaseLeases(owner: String) async throws(ProviderError) -> Int
-    /// Puts back what one `lease(owner:limit:now:leaseFor:)` call took, named by the end it gave those leases
-    /// (`now + leaseFor`, unique per call), without spending their attempt: for a call whose answer was lost (the
-    /// connection died after the database committed it), so they are not held until the lease runs out. The number
-    /// put back.
-    func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int
-    /// Moves the end of every lease `owner` holds to `until` (while it retries writing APNs' answers, so no other
-    /// worker takes them back); the number of leases extended.
-    func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int
-    /// Says `owner` is alive, and requeues the leases of owners that have not said so for `staleAfter` seconds (a
-    /// process that died, on a store several processes share); the number requeued. One process per SQLite file
-    /// reclaims everything at start instead, so there it does nothing.
-    func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int
     func queueDepth() async throws(ProviderError) -> Int
-    /// Moves every queued delivery of `appID` that carries `reason` and waits past `now` to `now`: the deliveries
-    /// parked while APNs could not be reached, sent at once when it can again. The number moved.
-    func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int
 
-    // A notification's and an app's lifecycle (``ProviderStore`` lifecycle, issue 47)
-    /// Cancels notification `id`: marks it cancelled (a daily one is no longer scheduled) and cancels its queued
-    /// deliveries (counted `cancelled`); deliveries in flight finish. The number cancelled.
-    func cancelNotification(id: String, at: Date) async throws(ProviderError) -> Int
+    // A notification's and an app's lifecycle
     /// Writes a changed notification that has sent nothing: its payload, headers and times. A one-off's queued
     /// deliveries move to its new `sendAt`; a daily one's queued occurrences not yet due are dropped when
     /// `dropOccurrences` (the scheduler queues them again at the new time). `false`, changing nothing, when a

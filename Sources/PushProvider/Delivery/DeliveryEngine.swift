@@ -8,8 +8,11 @@ import NIOCore
 import ProviderStorage
 import Synchronization
 
-/// The workers: lease batches of deliveries from the queue, send each through the app's `APNSPushClient`, and record
-/// every result, retrying with backoff what APNs says may succeed later.
+/// The workers: lease batches of deliveries from the queue, send each through the app's sender (its `APNSPushClient`),
+/// and record every result, retrying with backoff what APNs says may succeed later.
+///
+/// It knows the store and APNs only through ``DeliveryQueue`` and ``DeliverySenders``, and time only through its
+/// ``Settings/clock``: its tests run it against in-memory fakes and a manual clock.
 ///
 /// Results are written while a batch is still in flight (every ``flushInterval``), so a killed process leaves at most
 /// the answers of the last moments unrecorded; those deliveries are leased again when their lease runs out and resent
@@ -38,8 +41,8 @@ final class DeliveryEngine: Sendable {
     }
 
     let owner = "worker-" + UUID().uuidString.prefix(8)
-    private let store: any ProviderStore
-    private let clients: ClientRegistry
+    private let store: any DeliveryQueue
+    private let senders: any DeliverySenders
     private let settings: Settings
     private let limiter = RateLimiter()
     private let serverTrouble = ServerTroubleBackoff()
@@ -61,13 +64,13 @@ final class DeliveryEngine: Sendable {
     let changes: WorkSignal
 
     init(
-        store: any ProviderStore, clients: ClientRegistry, settings: Settings, failures: FailureReporter,
+        queue: any DeliveryQueue, senders: any DeliverySenders, settings: Settings, failures: FailureReporter,
         changes: WorkSignal
     ) {
-        self.store = store
+        store = queue
         self.changes = changes
         signal = WorkSignal(sleep: settings.clock.sleep)
-        self.clients = clients
+        self.senders = senders
         self.settings = settings
         self.failures = failures
         logger = failures.logger
@@ -123,6 +126,8 @@ final class DeliveryEngine: Sendable {
                             metadata: ["count": "\(count)"])
                     }
                 }
+                // Read before leasing: work that arrives after an empty lease ends the wait below at once.
+                let seen = signal.count
                 let now = leaseTime()
                 let leased: [LeasedDelivery]
                 do {
@@ -133,7 +138,7 @@ final class DeliveryEngine: Sendable {
                     throw error
                 }
                 if leased.isEmpty {
-                    await signal.wait(upTo: settings.pollInterval)
+                    await signal.wait(after: seen, upTo: settings.pollInterval)
                     continue
                 }
                 // Deliveries in flight are part of what a notification's report shows.
@@ -163,6 +168,7 @@ final class DeliveryEngine: Sendable {
                 let count = try await store.reclaimExpiredLeases(now: settings.clock.now())
                 if count > 0 {
                     logger.notice("requeued deliveries whose lease ran out", metadata: ["count": "\(count)"])
+                    signal.notify()
                 }
             } catch {
                 failures.report(.reclaim, "cannot requeue expired leases", error: error)
@@ -251,7 +257,7 @@ final class DeliveryEngine: Sendable {
         _ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer, withheld: WithheldNotifications
     ) async {
         let prepared: PreparedBatch
-        let client: APNSPushClient
+        let client: any DeliverySender
         do {
             guard let app = try await store.app(id: appID) else {
                 throw ProviderError.notFound("app \(appID) no longer exists")
@@ -264,7 +270,7 @@ final class DeliveryEngine: Sendable {
                 }
                 return
             }
-            client = try await clients.client(for: app)
+            client = try await senders.sender(for: app)
             prepared = try await PreparedBatch(deliveries, app: app, store: store, now: settings.clock.now())
         } catch {
             failures.report(

@@ -18,7 +18,7 @@ struct PreparedBatch: Sendable {
     var failures: [DeliveryResult] = []
     var rateLimit: Int
 
-    init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any ProviderStore, now: Date)
+    init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any DeliveryQueue, now: Date)
         async throws(ProviderError)
     {
         rateLimit = app.app.rateLimit

@@ -76,7 +76,7 @@ package final class PushProviderService: Sendable {
         settings.clock = configuration.clock
         failures = FailureReporter(logger: logger, metrics: metrics)
         engine = DeliveryEngine(
-            store: store, clients: clients, settings: settings, failures: failures, changes: changes)
+            queue: store, senders: clients, settings: settings, failures: failures, changes: changes)
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
         webhooks = WebhookSender(failures: failures, policy: webhookPolicy)

@@ -1,0 +1,51 @@
+package import Crypto
+package import Foundation
+
+/// What the delivery engine needs of a store, and all it may call: the queue's leases and their results, and the
+/// app, notification and device keys a leased delivery is sent with. Both stores implement it (as part of
+/// ``ProviderStore``); the engine's tests implement it in memory.
+package protocol DeliveryQueue: Sendable {
+    // What a leased delivery is sent with
+    /// The key deliveries' `apns-id`s are made with (``DeliveryMessageID``), derived from the master key.
+    var messageKey: SymmetricKey { get }
+
+    /// The app with its sealed credentials; `nil` when it was deleted.
+    func app(id: String) async throws(ProviderError) -> StoredApp?
+    /// The notification a delivery sends; `nil` when it was deleted.
+    func notification(id: String) async throws(ProviderError) -> StoredNotification?
+    /// The end-to-end public keys (base64) of those of `tokens` that registered one, by token.
+    func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+
+    // Leases and results
+    /// Leases up to `limit` queued deliveries due at `now` to `owner` until `now + leaseFor`, counting an attempt
+    /// for each, oldest due first.
+    func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [LeasedDelivery]
+    /// Writes APNs' answers to `owner`'s leased deliveries (others' are skipped: their lease ran out) and moves
+    /// their notifications' counters.
+    func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError)
+    /// Puts back in the queue every delivery whose lease ended before `now`; the number.
+    func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int
+    /// Puts back, without spending their attempt, every lease `owner` holds (it stops); the number.
+    func releaseLeases(owner: String) async throws(ProviderError) -> Int
+    /// Puts back what one `lease(owner:limit:now:leaseFor:)` call took, named by the end it gave those leases
+    /// (`now + leaseFor`, unique per call), without spending their attempt: for a call whose answer was lost (the
+    /// connection died after the database committed it), so they are not held until the lease runs out. The number
+    /// put back.
+    func releaseLease(owner: String, until: Date) async throws(ProviderError) -> Int
+    /// Moves the end of every lease `owner` holds to `until` (while it retries writing APNs' answers, so no other
+    /// worker takes them back); the number of leases extended.
+    func extendLeases(owner: String, until: Date) async throws(ProviderError) -> Int
+    /// Says `owner` is alive, and requeues the leases of owners that have not said so for `staleAfter` seconds (a
+    /// process that died, on a store several processes share); the number requeued. One process per SQLite file
+    /// reclaims everything at start instead, so there it does nothing.
+    func heartbeat(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Int
+    /// Moves every queued delivery of `appID` that carries `reason` and waits past `now` to `now`: the deliveries
+    /// parked while APNs could not be reached, sent at once when it can again. The number moved.
+    func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int
+
+    // A cancelled notification's withheld deliveries
+    /// Cancels notification `id`: marks it cancelled (a daily one is no longer scheduled) and cancels its queued
+    /// deliveries (counted `cancelled`); deliveries in flight finish. The number cancelled.
+    func cancelNotification(id: String, at: Date) async throws(ProviderError) -> Int
+}
