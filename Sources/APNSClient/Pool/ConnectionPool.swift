@@ -4,14 +4,15 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// The client's connections: it sends each batch where there is room, opens a connection when every open one is
-/// full (up to the limit), and turns each attempt's outcome into a result or a retry.
+/// The client's connections: it sends each batch where ``PoolDecisions`` places it, opening connections as they
+/// say, and carries out what they make of each attempt's outcome (a result, a retry, a new provider token).
 final class ConnectionPool: Sendable {
     private let configuration: APNSPushClient.Configuration
     private let group: any EventLoopGroup
     private let bootstrap: ConnectionBootstrap
     private let tokens: ProviderTokenCache?
     private let window: SendWindow
+    private let decisions: PoolDecisions
     private let connections = NIOLockedValueBox<[PooledConnection]>([])
     /// The last connection failure logged and when: the same reason again within ``repeatedWarningInterval`` is not
     /// logged again (a send of many notifications opens a new connection for those that arrive after one failed).
@@ -30,24 +31,30 @@ final class ConnectionPool: Sendable {
         self.bootstrap = bootstrap
         self.tokens = tokens
         self.window = window
+        decisions = PoolDecisions(
+            retryPolicy: configuration.retryPolicy, maximumConnections: configuration.maximumConnections,
+            signsTokens: tokens != nil, timeout: configuration.timeout)
     }
 
     /// Sends a batch on the connection with the most room, opening one if every open one is full.
     func dispatch(_ batch: [PendingNotification]) {
         var batch = batch
         if batch.contains(where: \.isCancelled) {
-            for pending in batch where pending.isCancelled { finish(pending, Self.cancelled(pending, written: false)) }
+            for pending in batch where pending.isCancelled {
+                finish(pending, PoolDecisions.cancelled(written: false, attempts: pending.attempts))
+            }
             batch.removeAll(where: \.isCancelled)
         }
         guard !batch.isEmpty else { return }
         let (connection, isNew) = connections.withLockedValue { connections in
-            let best = connections.max { $0.load.room < $1.load.room }
-            if let best, best.load.room > 0 || connections.count >= configuration.maximumConnections {
-                return (best, false)
+            switch decisions.place(rooms: connections.map(\.load.room)) {
+            case .existing(let position):
+                return (connections[position], false)
+            case .open:
+                let connection = makeConnection()
+                connections.append(connection)
+                return (connection, true)
             }
-            let connection = makeConnection()
-            connections.append(connection)
-            return (connection, true)
         }
         if isNew {
             configuration.observer.connectionsChanged(open: connections.withLockedValue { $0.count })
@@ -126,87 +133,31 @@ final class ConnectionPool: Sendable {
 
     // MARK: Outcomes
 
-    /// Turns an attempt's outcome into the notification's result, or sends it again where reference A allows.
+    /// Turns an attempt's outcome into the notification's result, or sends it again where APNs' retry advice allows
+    /// (``PoolDecisions/next(after:attempts:isCancelled:isChannelRequest:now:deadline:)``).
     private func finished(_ pending: PendingNotification, _ outcome: AttemptOutcome) {
-        if pending.isCancelled, let written = outcome.cancelledInstead {
-            finish(pending, Self.cancelled(pending, written: written))
-            return
-        }
-        switch outcome {
-        case .answered(let status, let parts):
-            if (200..<300).contains(status) {
-                var acceptance = APNSAcceptance(apnsID: parts.apnsID ?? "", uniqueID: parts.uniqueID)
-                if pending.notification.channelRequest != nil {
-                    acceptance.status = status
-                    acceptance.channelID = parts.channelID
-                    acceptance.body = parts.body.map { Array($0.readableBytesView) }
-                }
-                finish(pending, .accepted(acceptance))
-                return
-            }
-            let rejection = Self.rejection(status: status, apnsID: parts.apnsID, body: parts.body)
-            switch rejection.reason.retryAdvice(status: status) {
-            case .afterBackoff where !configuration.retryPolicy.retriesAnswers:
-                finish(pending, .rejected(rejection))
-            case .afterBackoff, .onNewConnection:
-                retry(pending, after: rejection)
-            case .withNewProviderToken where tokens != nil:
-                retryWithNewToken(pending, after: rejection)
-            default:
-                finish(pending, .rejected(rejection))
-            }
-        case .notProcessed(let reason):
-            let rejection = APNSRejection(status: nil, reason: .streamReset, message: reason)
-            if pending.attempts == 0 {
-                resend(pending, after: .zero)
-            } else {
-                retry(pending, after: rejection)
-            }
-        case .lost(let reason):
-            retry(pending, after: APNSRejection(status: nil, reason: .streamReset, message: reason))
-        case .connectionFailed(let reason, let retryable):
+        if case .connectionFailed = outcome, !pending.isCancelled {
             // Logged once by the connection (``ConnectionEvents/failedToConnect``), not once per notification.
             pending.attempts += 1
-            let rejection = APNSRejection(status: nil, reason: .connectionFailed, message: reason)
-            if retryable, configuration.retryPolicy.retriesUnreachable {
-                retry(pending, after: rejection)
-            } else {
-                finish(pending, .rejected(rejection))
-            }
-        case .cancelled(let written):
-            finish(pending, Self.cancelled(pending, written: written))
-        case .deadlineExceeded:
-            let seconds = configuration.timeout.components.seconds
-            finish(
-                pending,
-                .rejected(
-                    APNSRejection(
-                        status: nil, reason: .deadlineExceeded,
-                        message:
-                            "no answer before the deadline (\(seconds) s unless given) after \(pending.attempts) attempt(s)"
-                    )
-                )
-            )
         }
-    }
-
-    private func retry(_ pending: PendingNotification, after rejection: APNSRejection) {
-        let attempts = max(pending.attempts, 1)
-        guard attempts < configuration.retryPolicy.maximumAttempts, !pending.isCancelled else {
-            finish(pending, .rejected(rejection))
-            return
+        let next = decisions.next(
+            after: outcome, attempts: pending.attempts, isCancelled: pending.isCancelled,
+            isChannelRequest: pending.notification.channelRequest != nil, now: .now(), deadline: pending.deadline)
+        switch next {
+        case .finish(let result):
+            finish(pending, result)
+        case .resendNow:
+            resend(pending, after: .zero)
+        case .retry(let delay, let attempt, let rejection):
+            configuration.observer.notificationRetried(reason: rejection.reason, attempt: attempt, delay: delay)
+            var metadata = Self.metadata(pending, rejection)
+            metadata["attempt"] = "\(attempt)"
+            metadata["delay"] = "\(delay)"
+            configuration.logger.info("sending again", metadata: metadata)
+            resend(pending, after: delay)
+        case .renewToken(let rejection):
+            retryWithNewToken(pending, after: rejection)
         }
-        let delay = configuration.retryPolicy.backoff(afterAttempts: attempts)
-        guard NIODeadline.now() + TimeAmount(delay) < pending.deadline else {
-            finish(pending, .rejected(rejection))
-            return
-        }
-        configuration.observer.notificationRetried(reason: rejection.reason, attempt: attempts, delay: delay)
-        var metadata = Self.metadata(pending, rejection)
-        metadata["attempt"] = "\(attempts)"
-        metadata["delay"] = "\(delay)"
-        configuration.logger.info("sending again", metadata: metadata)
-        resend(pending, after: delay)
     }
 
     private func resend(_ pending: PendingNotification, after delay: Duration) {
@@ -219,10 +170,7 @@ final class ConnectionPool: Sendable {
 
     /// `ExpiredProviderToken`: sign a new token (once for all the notifications that got the answer) and send again.
     private func retryWithNewToken(_ pending: PendingNotification, after rejection: APNSRejection) {
-        guard let tokens, pending.attempts < configuration.retryPolicy.maximumAttempts, !pending.isCancelled else {
-            finish(pending, .rejected(rejection))
-            return
-        }
+        guard let tokens else { return finish(pending, .rejected(rejection)) }
         tokens.expireIfRefreshAllowed()
         configuration.observer.notificationRetried(reason: rejection.reason, attempt: pending.attempts, delay: .zero)
         Task {
@@ -243,15 +191,6 @@ final class ConnectionPool: Sendable {
         window.release(1)
     }
 
-    /// The result of a notification whose send was cancelled.
-    private static func cancelled(_ pending: PendingNotification, written: Bool) -> APNSResult {
-        let message =
-            written
-            ? "the send was cancelled while APNs had it; it may have been delivered"
-            : "the send was cancelled before it was written to APNs (\(pending.attempts) attempt(s) before)"
-        return .rejected(APNSRejection(status: nil, reason: .cancelled, message: message))
-    }
-
     /// What a log line says of a notification and its refusal: never the whole device token.
     private static func metadata(_ pending: PendingNotification, _ rejection: APNSRejection) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
@@ -262,22 +201,5 @@ final class ConnectionPool: Sendable {
         }
         if let status = rejection.status { metadata["status"] = "\(status)" }
         return metadata
-    }
-
-    /// The rejection an error answer describes; a body that is not APNs' JSON is reported as such.
-    static func rejection(status: Int, apnsID: String?, body: ByteBuffer?) -> APNSRejection {
-        let data = body.map { Data($0.readableBytesView) } ?? Data()
-        guard let response = try? APNSErrorResponse(data: data) else {
-            let text = String(decoding: data.prefix(200), as: UTF8.self)
-            return APNSRejection(
-                status: status, reason: .invalidResponse, apnsID: apnsID,
-                message: "status \(status) without an APNs reason\(text.isEmpty ? "" : ": \(text)")")
-        }
-        let summary = APNSReason.catalog[response.reason]?.summary ?? "APNs answered \(status) \(response.reason)"
-        // The local APNs says exactly what was wrong when asked (never Apple).
-        let message = response.explanation.map { "\(summary) The server says: \(String($0.prefix(500)))" } ?? summary
-        return APNSRejection(
-            status: status, reason: response.reason, timestamp: response.invalidSince, apnsID: apnsID,
-            message: message)
     }
 }
