@@ -41,15 +41,18 @@ struct PoolDecisions: Sendable {
         case renewToken(APNSRejection)
     }
 
-    /// What becomes of a notification after `outcome`.
+    /// What becomes of a notification after an attempt.
     ///
     /// - Parameters:
+    ///   - outcome: how the attempt ended.
     ///   - attempts: its attempts so far, this one included when it was written (a connection that could not be
     ///     made counts as one).
     ///   - isCancelled: whether its send was cancelled.
     ///   - isChannelRequest: whether it is a channel management request (its acceptance carries the status, channel
     ///     ID and body).
-    ///   - now: the time now, and `deadline`, its deadline: a retry that would start after it is not made.
+    ///   - now: the time now.
+    ///   - deadline: its deadline: a retry that would start after it is not made.
+    /// - Returns: its result, or how it is sent again.
     func next(
         after outcome: AttemptOutcome, attempts: Int, isCancelled: Bool, isChannelRequest: Bool, now: NIODeadline,
         deadline: NIODeadline
