@@ -9,18 +9,18 @@ extension ProviderRequestProcessor {
     /// The largest broadcast payload: 5,120 bytes.
     static let broadcastPayloadLimit = 5120
 
-    /// The answer to a broadcast, or `nil` when its provider token must be verified first.
+    /// The answer to a broadcast.
     func answerBroadcast(
         _ request: ProviderRequest, connection: ConnectionAuthentication,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
-    ) -> ProviderResponse? {
+        token: ProviderTokenCheck
+    ) -> ProviderResponse {
         let given = request.header(APNSBroadcastHeaders.Name.requestID).flatMap(APNSMessageID.init(headerValue:))
         let requestID = given?.uuid ?? RandomUUID.make()
         let requestIDText = given?.rawValue ?? requestID.lowercasedString
         var response: ProviderResponse
         do {
             let broadcast = try acceptBroadcast(
-                request, connection: connection, requestID: requestID, verified: verified)
+                request, connection: connection, requestID: requestID, token: token)
             if let effect = faults.take(forChannel: broadcast.channelID) {
                 response = injected(effect, apnsID: requestID, apnsIDText: requestIDText)
             } else {
@@ -28,8 +28,6 @@ extension ProviderRequestProcessor {
                 response = ProviderResponse(
                     status: 200, apnsID: requestIDText, uniqueID: broadcast.uniqueID.lowercasedString, error: nil)
             }
-        } catch is NeedsVerification {
-            return nil
         } catch let rejection as APNSRequestRejection {
             store.log.record(
                 requestID, .init(.rejected, at: now(), "\(rejection.reason.rawValue): \(rejection.message)"))
@@ -43,7 +41,7 @@ extension ProviderRequestProcessor {
 
     private func acceptBroadcast(
         _ request: ProviderRequest, connection: ConnectionAuthentication, requestID: UUID,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
+        token: ProviderTokenCheck
     ) throws -> ChannelBroadcast {
         guard request.method == "POST" else {
             throw APNSRequestRejection(.methodNotAllowed, "the method is \(request.method ?? "missing"); use POST")
@@ -57,7 +55,7 @@ extension ProviderRequestProcessor {
         if let text = request.header(APNSBroadcastHeaders.Name.requestID) {
             _ = try APNSBroadcastHeaders.parseRequestID(text)
         }
-        let app = try authorizedApp(String(path.bundleID), request: request, connection: connection, verified: verified)
+        let app = try authorizedApp(String(path.bundleID), request: request, connection: connection, token: token)
         let headers = try APNSBroadcastHeaders(validating: request.headers)
         let channel: BroadcastChannel
         do {
@@ -91,14 +89,14 @@ extension ProviderRequestProcessor {
     ///
     /// - Throws: the authentication's rejection (403), `TopicDisallowed` for a bundle ID with a push type's suffix
     ///   or characters a bundle ID cannot have, `TopicMismatch` when the credential does not cover it,
-    ///   `FeatureNotEnabled` when broadcast is off for it; ``NeedsVerification`` for a token not yet verified.
+    ///   `FeatureNotEnabled` when broadcast is off for it.
     func authorizedApp(
         _ bundleID: String, request: ProviderRequest, connection: ConnectionAuthentication,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
+        token: ProviderTokenCheck
     ) throws -> BroadcastApp {
         let environment = request.authority.flatMap(APNSEnvironment.init(authority:)) ?? defaultEnvironment
         let credential = try credential(
-            for: request, connection: connection, environment: environment, verified: verified)
+            for: request, connection: connection, environment: environment, token: token)
         if let suffixed = APNSTopic.pushTypeSuffixed(in: bundleID) {
             throw APNSRequestRejection(
                 .topicDisallowed,

@@ -12,19 +12,17 @@ extension ProviderRequestProcessor {
         case create, read, delete, list
     }
 
-    /// The answer to a channel management request, or `nil` when its provider token must be verified first.
+    /// The answer to a channel management request.
     func answerChannelRequest(
         _ request: ProviderRequest, connection: ConnectionAuthentication,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
-    ) -> ProviderResponse? {
+        token: ProviderTokenCheck
+    ) -> ProviderResponse {
         let given = request.header(APNSBroadcastHeaders.Name.requestID).flatMap(APNSMessageID.init(headerValue:))
         let requestIDText = given?.rawValue ?? RandomUUID.make().lowercasedString
         var response: ProviderResponse
         do {
-            response = try performChannelRequest(request, connection: connection, verified: verified)
+            response = try performChannelRequest(request, connection: connection, token: token)
             response.apnsID = requestIDText
-        } catch is NeedsVerification {
-            return nil
         } catch let rejection as APNSRequestRejection {
             response = .rejected(rejection, apnsID: requestIDText)
         } catch {
@@ -36,13 +34,13 @@ extension ProviderRequestProcessor {
 
     private func performChannelRequest(
         _ request: ProviderRequest, connection: ConnectionAuthentication,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
+        token: ProviderTokenCheck
     ) throws -> ProviderResponse {
         let (bundleID, operation) = try channelOperation(request)
         if let text = request.header(APNSBroadcastHeaders.Name.requestID) {
             _ = try APNSBroadcastHeaders.parseRequestID(text)
         }
-        let app = try authorizedApp(bundleID, request: request, connection: connection, verified: verified)
+        let app = try authorizedApp(bundleID, request: request, connection: connection, token: token)
         switch operation {
         case .create:
             let configuration = try APNSChannelConfiguration(validating: request.body)

@@ -49,37 +49,57 @@ struct ProviderRequestProcessor: Sendable {
         self.now = now
     }
 
-    /// Thrown inside the checks when a token must have its signature verified first.
-    struct NeedsVerification: Error {}
+    /// What is known of a request's provider token when it is answered.
+    enum ProviderTokenCheck: Sendable {
+        /// The request has no `authorization` header, or its connection's certificate authenticates it.
+        case absent
+        /// The same `authorization` this connection verified before (only its age is checked again).
+        case known(APNSProviderToken)
+        /// Verified for this request: the token, or why it is refused.
+        case verified(Result<APNSProviderToken, APNSRequestRejection>)
+    }
+
+    /// What is known of the request's provider token without checking a signature; `nil` when one must be checked
+    /// first (a token this connection has not verified).
+    func knownToken(_ request: ProviderRequest, connection: ConnectionAuthentication) -> ProviderTokenCheck? {
+        guard case .none = connection.certificate, let authorization = request.header("authorization") else {
+            return .absent
+        }
+        return connection.verifiedToken(for: authorization).map { .known($0) }
+    }
 
     /// The answer, or `nil` when the request carries a provider token this connection has not verified yet.
     func processImmediately(_ request: ProviderRequest, connection: ConnectionAuthentication) -> ProviderResponse? {
-        answer(request, connection: connection, verified: nil)
+        knownToken(request, connection: connection).map { answer(request, connection: connection, token: $0) }
     }
 
     /// The answer, verifying a new provider token when there is one.
     func process(_ request: ProviderRequest, connection: ConnectionAuthentication) async -> ProviderResponse {
-        if let response = processImmediately(request, connection: connection) { return response }
-        let verified = await keys.current.verify(authorization: request.header("authorization"), now: now())
-        return answer(request, connection: connection, verified: verified)!
+        let token: ProviderTokenCheck
+        if let known = knownToken(request, connection: connection) {
+            token = known
+        } else {
+            token = .verified(await keys.current.verify(authorization: request.header("authorization"), now: now()))
+        }
+        return answer(request, connection: connection, token: token)
     }
 
     private func answer(
         _ request: ProviderRequest,
         connection: ConnectionAuthentication,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
-    ) -> ProviderResponse? {
+        token: ProviderTokenCheck
+    ) -> ProviderResponse {
         if api == .channelManagement {
-            return answerChannelRequest(request, connection: connection, verified: verified)
+            return answerChannelRequest(request, connection: connection, token: token)
         }
         if let path = request.path, BroadcastPath(path) != nil {
-            return answerBroadcast(request, connection: connection, verified: verified)
+            return answerBroadcast(request, connection: connection, token: token)
         }
         let messageID = request.header(APNSRequestHeaders.Name.apnsID).flatMap(APNSMessageID.init(headerValue:))
         let apnsID = messageID?.uuid ?? RandomUUID.make()
         let apnsIDText = messageID?.rawValue ?? apnsID.lowercasedString
         do {
-            let accepted = try accept(request, connection: connection, apnsID: apnsID, verified: verified)
+            let accepted = try accept(request, connection: connection, apnsID: apnsID, token: token)
             if let effect = faults.take(for: accepted.token) {
                 return injected(effect, apnsID: apnsID, apnsIDText: apnsIDText)
             }
@@ -89,8 +109,6 @@ struct ProviderRequestProcessor: Sendable {
                 response.stored = StoredPush(accepted, replaced: replaced)
             }
             return response
-        } catch is NeedsVerification {
-            return nil
         } catch let rejection as APNSRequestRejection {
             var response = ProviderResponse.rejected(rejection, apnsID: apnsIDText)
             let explanation = request.header(APNSErrorResponse.explainHeader) == "1" ? rejection.message : nil
@@ -125,7 +143,7 @@ struct ProviderRequestProcessor: Sendable {
         _ request: ProviderRequest,
         connection: ConnectionAuthentication,
         apnsID: UUID,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
+        token: ProviderTokenCheck
     ) throws -> AcceptedNotification {
         guard request.method == "POST" else {
             throw APNSRequestRejection(.methodNotAllowed, "the method is \(request.method ?? "missing"); use POST")
@@ -134,7 +152,7 @@ struct ProviderRequestProcessor: Sendable {
         let headers = try APNSRequestHeaders(validating: request.headers)
         let environment = request.authority.flatMap(APNSEnvironment.init(authority:)) ?? defaultEnvironment
         let credential = try credential(
-            for: request, connection: connection, environment: environment, verified: verified)
+            for: request, connection: connection, environment: environment, token: token)
         let device = try resolveDevice(tokenText, environment: environment)
         let pushType = headers.pushType ?? .alert
         guard let topic = headers.topic ?? credential.defaultTopic else {
@@ -193,7 +211,7 @@ struct ProviderRequestProcessor: Sendable {
         for request: ProviderRequest,
         connection: ConnectionAuthentication,
         environment: APNSEnvironment,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
+        token: ProviderTokenCheck
     ) throws -> ProviderCredential {
         switch connection.certificate {
         case .push(let certificate):
@@ -209,7 +227,7 @@ struct ProviderRequestProcessor: Sendable {
                 .badCertificate,
                 "the client certificate has no APNs topics or environment; use one from POST /admin/certificates")
         case .none:
-            let key = try authenticate(request, connection: connection, verified: verified)
+            let key = try authenticate(request, connection: connection, token: token)
             if let keyEnvironment = key.environment, keyEnvironment != environment {
                 throw APNSRequestRejection(
                     .badEnvironmentKeyIDInToken, "key \(key.keyID) is for \(keyEnvironment), this is \(environment)")
@@ -221,25 +239,25 @@ struct ProviderRequestProcessor: Sendable {
     private func authenticate(
         _ request: ProviderRequest,
         connection: ConnectionAuthentication,
-        verified: Result<APNSProviderToken, APNSRequestRejection>?
+        token: ProviderTokenCheck
     ) throws -> APNSProviderTokenVerifier.Key {
-        let authorization = request.header("authorization")
-        let token: APNSProviderToken
-        if let cached = connection.verifiedToken(for: authorization) {
-            if let problem = APNSProviderTokenPolicy.ageProblem(issuedAt: cached.issuedAt, now: now()) { throw problem }
-            token = cached
-        } else if authorization == nil {
+        let verified: APNSProviderToken
+        switch token {
+        case .absent:
             throw APNSRequestRejection(.missingProviderToken, "the request has no authorization header")
-        } else if let verified {
-            token = try verified.get()
-            if let rejection = connection.accept(token, authorization: authorization ?? "", now: now()) {
+        case .known(let known):
+            if let problem = APNSProviderTokenPolicy.ageProblem(issuedAt: known.issuedAt, now: now()) { throw problem }
+            verified = known
+        case .verified(let result):
+            verified = try result.get()
+            if let rejection = connection.accept(
+                verified, authorization: request.header("authorization") ?? "", now: now())
+            {
                 throw rejection
             }
-        } else {
-            throw NeedsVerification()
         }
-        guard let key = keys.current.keys[token.keyID] else {
-            throw APNSRequestRejection(.invalidProviderToken, "key \(token.keyID) is no longer known")
+        guard let key = keys.current.keys[verified.keyID] else {
+            throw APNSRequestRejection(.invalidProviderToken, "key \(verified.keyID) is no longer known")
         }
         return key
     }
