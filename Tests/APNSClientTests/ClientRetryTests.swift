@@ -115,7 +115,7 @@ final class ResultCollector: @unchecked Sendable {
         lock.withLock {
             var counts: [String: Int] = [:]
             for outcome in outcomes {
-                counts[outcome.notification.headers.apnsID?.rawValue ?? "", default: 0] += 1
+                counts[outcome.notification.requestID?.rawValue ?? "", default: 0] += 1
             }
             return counts
         }

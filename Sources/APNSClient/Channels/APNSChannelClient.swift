@@ -141,6 +141,7 @@ public final class APNSChannelClient: Sendable {
         var fields: [ChannelRequest.Field] = []
         if let requestID { fields.append(.init(name: APNSBroadcastHeaders.Name.requestID, value: requestID.rawValue)) }
         if let channelID { fields.append(.init(name: APNSBroadcastHeaders.Name.channelID, value: channelID.rawValue)) }
+        // The channel request says where it goes; the device target is not read.
         var notification = APNSNotification(
             deviceToken: "", headers: APNSRequestHeaders(), payload: ByteBuffer(bytes: body))
         notification.channelRequest = ChannelRequest(

@@ -20,9 +20,13 @@ struct RequestHeaderBuilder {
     }
 
     mutating func headers(for notification: APNSNotification, authorization: String?) -> HPACKHeaders {
-        if let broadcast = notification.broadcast { return headers(for: broadcast, authorization: authorization) }
         if let request = notification.channelRequest { return headers(for: request, authorization: authorization) }
-        var regular = notification.headers
+        let token: String
+        var regular: APNSRequestHeaders
+        switch notification.target {
+        case .broadcast(let broadcast): return headers(for: broadcast, authorization: authorization)
+        case .device(let deviceToken, let headers): (token, regular) = (deviceToken, headers)
+        }
         let apnsID = regular.apnsID
         regular.apnsID = nil
         if regular != sharedKey || authorization != sharedAuthorization {
@@ -32,7 +36,7 @@ struct RequestHeaderBuilder {
         headers.reserveCapacity(shared.count + 5)
         headers.add(name: ":method", value: "POST")
         headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":path", value: "/3/device/" + notification.deviceToken, indexing: .nonIndexable)
+        headers.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
         headers.add(name: ":authority", value: authority)
         headers.add(contentsOf: shared)
         if let apnsID {

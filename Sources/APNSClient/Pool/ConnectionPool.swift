@@ -194,9 +194,10 @@ final class ConnectionPool: Sendable {
     /// What a log line says of a notification and its refusal: never the whole device token.
     private static func metadata(_ pending: PendingNotification, _ rejection: APNSRejection) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
-            "token": "\(pending.notification.deviceToken.prefix(8))…", "reason": "\(rejection.reason.rawValue)",
+            "reason": "\(rejection.reason.rawValue)"
         ]
-        if let apnsID = rejection.apnsID ?? pending.notification.headers.apnsID?.rawValue {
+        if let token = pending.notification.deviceToken { metadata["token"] = "\(token.prefix(8))…" }
+        if let apnsID = rejection.apnsID ?? pending.notification.requestID?.rawValue {
             metadata["apns-id"] = "\(apnsID)"
         }
         if let status = rejection.status { metadata["status"] = "\(status)" }

@@ -191,7 +191,7 @@ struct SendCommand: AsyncParsableCommand {
             }
         }
         try await client.send(contentsOf: notifications) { outcome in
-            summary.record(token: outcome.notification.deviceToken, outcome.result)
+            summary.record(token: outcome.notification.deviceToken ?? "", outcome.result)
         }
         await client.shutdown()
         return summary

@@ -69,14 +69,14 @@ final class ScriptedSenders: DeliverySenders {
             }
             if signingFails { throw APNSClientError("cannot sign a provider token (a test's failure)") }
             for (index, notification) in notifications.enumerated() {
-                let result = answer(appID, notification.deviceToken)
+                let result = answer(appID, notification.deviceToken ?? "")
                 if case .rejected(let rejection) = result, rejection.reason == .connectionFailed {
                 } else {
                     owner.state.withLock {
                         $0.sent.append(
                             Sent(
-                                appID: appID, token: notification.deviceToken,
-                                apnsID: notification.headers.apnsID?.rawValue))
+                                appID: appID, token: notification.deviceToken ?? "",
+                                apnsID: notification.requestID?.rawValue))
                     }
                 }
                 onResult(APNSSendOutcome(notification: notification, result: result, attempts: 1, index: index))
