@@ -10,12 +10,17 @@ extension ConsoleRoutes {
     struct LintInput: Decodable {
         /// The payload exactly as it will be sent.
         var payload: String
-        var pushType: String?
-        var priority: String?
-        var topic: String?
-        var expiration: String?
-        var collapseID: String?
-        var apnsID: String?
+        /// The header fields, beside `payload` in the same object (empty ones not given).
+        var headers: APNSHeaderValues
+
+        private enum CodingKeys: String, CodingKey {
+            case payload
+        }
+
+        init(from decoder: any Decoder) throws {
+            payload = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .payload)
+            headers = try APNSHeaderValues(from: decoder).withoutBlanks
+        }
     }
 
     /// `herald payload lint`'s findings for the page.
@@ -44,12 +49,7 @@ extension ConsoleRoutes {
         router.post("console/api/lint") { request, _ -> Response in
             _ = try requireSession(request)
             let input = try await JSONCoding.decode(LintInput.self, from: request, limit: Self.lintInputLimit)
-            let blank = { (text: String?) in text.flatMap { $0.isEmpty ? nil : $0 } }
-            let report = APNSLinter.lint(
-                APNSLinter.Request(
-                    body: Data(input.payload.utf8), pushType: blank(input.pushType), priority: blank(input.priority),
-                    topic: blank(input.topic), expiration: blank(input.expiration),
-                    collapseID: blank(input.collapseID), apnsID: blank(input.apnsID)))
+            let report = APNSLinter.lint(APNSLinter.Request(body: Data(input.payload.utf8), headers: input.headers))
             return try ConsoleRequest.json(
                 LintAnswer(
                     accepted: report.isAccepted, pushType: report.pushType.rawValue,

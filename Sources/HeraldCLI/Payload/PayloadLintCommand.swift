@@ -17,23 +17,8 @@ struct PayloadLintCommand: AsyncParsableCommand {
     @Argument(help: "The payload file (JSON or .apns), or - for standard input.")
     var file: String = "-"
 
-    @Option(name: .customLong("push-type"), help: "The apns-push-type header (inferred from the payload if omitted).")
-    var pushType: String?
-
-    @Option(help: "The apns-topic header (for a .apns file, its Simulator Target Bundle by default).")
-    var topic: String?
-
-    @Option(help: "The apns-priority header: 10, 5 or 1.")
-    var priority: String?
-
-    @Option(help: "The apns-expiration header: UNIX seconds, 0 for now-or-never.")
-    var expiration: String?
-
-    @Option(name: .customLong("collapse-id"), help: "The apns-collapse-id header (at most 64 bytes).")
-    var collapseID: String?
-
-    @Option(name: .customLong("apns-id"), help: "The apns-id header (a UUID).")
-    var apnsID: String?
+    @OptionGroup(title: "APNs headers")
+    var headers: APNSHeaderOptions
 
     @Flag(help: "Print the report as one JSON object.")
     var json = false
@@ -45,18 +30,9 @@ struct PayloadLintCommand: AsyncParsableCommand {
             io.writeError("\(source.name): error: \(error.message)\n")
             throw ExitCode(1)
         }
-        let request = APNSLinter.Request(
-            body: source.body,
-            pushType: pushType,
-            priority: priority,
-            topic: topic
-                ?? source.targetBundleID.map { bundleID in
-                    pushType.map { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) ?? bundleID } ?? bundleID
-                },
-            expiration: expiration,
-            collapseID: collapseID,
-            apnsID: apnsID
-        )
+        var given = headers.values
+        given.topic = given.topic(defaultBundleID: source.targetBundleID)
+        let request = APNSLinter.Request(body: source.body, headers: given)
         let report = APNSLinter.lint(request)
         let rendering = PayloadLintRendering(name: source.name, report: report)
         io.write(json ? rendering.json() : rendering.text())

@@ -14,24 +14,26 @@ extension SendCommand {
         guard let channelID = APNSChannelID(rawValue: channelText) else {
             throw UsageError("--channel: \(APNSChannelID.problem(with: channelText) ?? "not a channel ID")")
         }
-        guard var bundleID = topic else { throw UsageError("say which app's channel it is: --topic BUNDLE_ID") }
+        guard var bundleID = headers.topic else { throw UsageError("say which app's channel it is: --topic BUNDLE_ID") }
         let suffix = APNSPushType.liveactivity.topicSuffix ?? ""
         if bundleID.hasSuffix(suffix) { bundleID.removeLast(suffix.count) }
-        if let pushType, pushType.lowercased() != APNSPushType.liveactivity.rawValue {
+        if let pushType = headers.pushType, pushType.lowercased() != APNSPushType.liveactivity.rawValue {
             throw UsageError("a broadcast's push type is liveactivity; leave --push-type out or give liveactivity")
         }
-        guard collapseID == nil else { throw UsageError("a broadcast has no apns-collapse-id") }
+        guard headers.collapseID == nil else { throw UsageError("a broadcast has no apns-collapse-id") }
         let request = try SendRequest.make(
             payloadPath: payload ?? (quick.isEmpty && activity.isEmpty ? "-" : nil), quick: quick,
             activity: activity, io: io,
-            headers: ("liveactivity", priority ?? "10", expiration ?? "0", nil, nil, bundleID + suffix))
+            headers: APNSHeaderValues(
+                pushType: "liveactivity", priority: headers.priority ?? "10", topic: bundleID + suffix,
+                expiration: headers.expiration ?? "0"))
         for warning in request.warnings { io.writeError("warning: \(warning)\n") }
         let headers: APNSBroadcastHeaders
         do {
             headers = APNSBroadcastHeaders(
                 channelID: channelID, priority: request.headers.effectivePriority,
                 expiration: request.headers.expiration,
-                requestID: try apnsID.map(APNSBroadcastHeaders.parseRequestID))
+                requestID: try self.headers.apnsID.map(APNSBroadcastHeaders.parseRequestID))
         } catch {
             throw UsageError("--apns-id: \(error.message)")
         }

@@ -37,23 +37,8 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup(title: "Live Activity flags")
     var activity: LiveActivityOptions
 
-    @Option(name: .customLong("push-type"), help: "apns-push-type (inferred from the payload if omitted).")
-    var pushType: String?
-
-    @Option(help: "apns-priority: 10, 5 or 1.")
-    var priority: String?
-
-    @Option(help: "apns-expiration: UNIX seconds; 0 means deliver now or never.")
-    var expiration: String?
-
-    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id: a later notification with it replaces this one.")
-    var collapseID: String?
-
-    @Option(name: .customLong("apns-id"), help: "apns-id (a UUID; APNs makes one if omitted).")
-    var apnsID: String?
-
-    @Option(help: "apns-topic: the app's bundle ID (for a .apns file, its Simulator Target Bundle by default).")
-    var topic: String?
+    @OptionGroup(title: "APNs headers")
+    var headers: APNSHeaderOptions
 
     @OptionGroup(title: "Target and credentials")
     var target: SendTargetOptions
@@ -124,7 +109,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         let request = try SendRequest.make(
             payloadPath: payloadPath, quick: quick, activity: activity, io: io,
-            headers: (pushType, priority, expiration, collapseID, apnsID, topic))
+            headers: headers.values)
         for warning in request.warnings { io.writeError("warning: \(warning)\n") }
         let endpoint = try target.endpoint()
         let authentication = try target.authentication()

@@ -19,10 +19,7 @@ struct SendRequest {
         quick: QuickPayloadOptions,
         activity: LiveActivityOptions = LiveActivityOptions(),
         io: CommandIO,
-        headers given: (
-            pushType: String?, priority: String?, expiration: String?, collapseID: String?, apnsID: String?,
-            topic: String?
-        )
+        headers given: APNSHeaderValues
     ) throws(UsageError) -> SendRequest {
         var payload = APNSPayload()
         var targetBundleID: String?
@@ -38,15 +35,10 @@ struct SendRequest {
         }
         payload = try activity.apply(to: quick.apply(to: payload))
         let body = payload.encoded()
-        let topic =
-            given.topic
-            ?? targetBundleID.map { bundleID in
-                given.pushType.flatMap { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) } ?? bundleID
-            }
-        let report = APNSLinter.lint(
-            APNSLinter.Request(
-                body: body, pushType: given.pushType, priority: given.priority, topic: topic,
-                expiration: given.expiration, collapseID: given.collapseID, apnsID: given.apnsID))
+        let topic = given.topic(defaultBundleID: targetBundleID)
+        var checked = given
+        checked.topic = topic
+        let report = APNSLinter.lint(APNSLinter.Request(body: body, headers: checked))
         guard report.isAccepted else {
             let problems = report.errors.map { "  \($0)" }.joined(separator: "\n")
             throw UsageError("\(name) would be rejected by APNs; nothing was sent:\n\(problems)")
