@@ -29,11 +29,11 @@ import UserNotifications
 /// | `GET /activities/push-to-start` | each app's push-to-start tokens by attributes type |
 /// | `POST /apps/{bundleID}/activities` | `{"type", "attributes", "contentState", "channel", "pushToken"}`: start one |
 /// | `POST /activities/{id}/update`, `.../end` | `{"contentState", "dismissal": "immediate"}` |
-public struct DeviceAPI: Sendable {
+package struct DeviceAPI: Sendable {
     private let device: SimulatedDevice
     private let journal = DeviceEventJournal()
 
-    public init(device: SimulatedDevice) {
+    package init(device: SimulatedDevice) {
         self.device = device
     }
 
@@ -46,7 +46,7 @@ public struct DeviceAPI: Sendable {
     ///   - port: the port; 0 picks a free one.
     ///   - onListening: called with the bound port once the server accepts connections.
     /// - Throws: when the server cannot bind or stops with an error.
-    public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
+    package func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let application = Application(
             router: makeRouter(),
             server: HTTPServerLimits(maximumConnections: 256).server(),

@@ -1,11 +1,11 @@
 package import APNSCore
-public import ActivityKit
+package import ActivityKit
 package import Courier
-public import Foundation
+package import Foundation
 
 /// ActivityKit's device side over a courier connection: each activity's push token and each push-to-start token is
 /// a token the gateway issues for the app; channel subscriptions are the app token's.
-public struct CourierActivityTransport: ActivityTransport {
+package struct CourierActivityTransport: ActivityTransport {
     private let courier: CourierClient
     private let appToken: APNSDeviceToken
     private let bundleID: String
@@ -23,22 +23,22 @@ public struct CourierActivityTransport: ActivityTransport {
         self.environment = environment
     }
 
-    public func makeUpdateToken() async throws -> Data {
+    package func makeUpdateToken() async throws -> Data {
         try await courier.register(bundleID: bundleID, environment: environment).token.bytes
     }
 
-    public func makePushToStartToken(attributesType: String) async throws -> Data {
+    package func makePushToStartToken(attributesType: String) async throws -> Data {
         try await courier.register(bundleID: bundleID, environment: environment).token.bytes
     }
 
-    public func subscribe(channel: String) async throws {
+    package func subscribe(channel: String) async throws {
         guard let id = APNSChannelID(rawValue: channel) else {
             throw GatewayDataError(APNSChannelID.problem(with: channel) ?? "not a channel ID")
         }
         try await courier.subscribe(appToken, to: id)
     }
 
-    public func unsubscribe(channel: String) async {
+    package func unsubscribe(channel: String) async {
         guard let id = APNSChannelID(rawValue: channel) else { return }
         try? await courier.unsubscribe(appToken, from: id)
     }

@@ -4,7 +4,7 @@ package import Foundation
 import HeraldKit
 package import HeraldSupport
 import Synchronization
-public import UserNotifications
+package import UserNotifications
 
 /// The service extension a manifest describes: its steps run in order on a copy of the content. When every step
 /// succeeds the result is handed over; when one fails (a download of the wrong type, a key that does not match, a
@@ -12,7 +12,7 @@ public import UserNotifications
 /// at the time limit the content of the steps done so far is the best attempt.
 // Safety: the published best attempt is immutable once stored, and stored and read only under `progress`'s lock;
 // each step works on its own copy.
-public final class ManifestServiceExtension: UNNotificationServiceExtension, @unchecked Sendable {
+package final class ManifestServiceExtension: UNNotificationServiceExtension, @unchecked Sendable {
     private let steps: [ServiceExtensionStep]
     private let downloader: AttachmentDownloader
     private let privateKey: Curve25519.KeyAgreement.PrivateKey?
@@ -47,7 +47,7 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
         super.init()
     }
 
-    public override func didReceive(
+    package override func didReceive(
         _ request: UNNotificationRequest,
         withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
     ) {
@@ -74,7 +74,7 @@ public final class ManifestServiceExtension: UNNotificationServiceExtension, @un
         progress.withLock { $0.work = work }
     }
 
-    public override func serviceExtensionTimeWillExpire() {
+    package override func serviceExtensionTimeWillExpire() {
         let (best, handler, work) = progress.withLock { ($0.bestAttempt, $0.contentHandler, $0.work) }
         work?.cancel()
         log("the service extension reached its time limit; its best attempt is shown")
