@@ -9,9 +9,9 @@ struct ActivityRoutes: ProviderRouteCollection {
     /// `/v1/activities/tokens`: the Live Activity tokens apps report (reference K.4). A push-to-start token lets a
     /// notification start an activity (`{"target": {"activities": {"type": ...}}}` with `event: start`); an
     /// activity's update token lets one update or end it (`{"target": {"activity": id}}`).
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("activities/tokens") { request, context -> Response in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(ActivityTokenInput.self, from: request)
             try input.check()
@@ -25,7 +25,7 @@ struct ActivityRoutes: ProviderRouteCollection {
             return try JSONCoding.response(record, status: created ? .created : .ok)
         }
         router.get("activities/tokens") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             if let kind = query.get("kind"), ActivityTokenInput.Kind(rawValue: kind) == nil {
                 throw ProviderError.field("kind", "must be pushToStart or update; got \(kind)")
@@ -40,7 +40,7 @@ struct ActivityRoutes: ProviderRouteCollection {
             return try JSONCoding.response(tokens)
         }
         router.delete("activities/tokens/:token") { request, context -> HTTPResponse.Status in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             let token = try context.parameters.decoded("token").lowercased()
             try await self.deleteToken(

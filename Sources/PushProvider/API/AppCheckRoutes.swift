@@ -10,9 +10,9 @@ struct AppCheckRoutes: ProviderRouteCollection {
     /// `POST /v1/apps/{appID}/check`: `herald doctor`'s credentials and clock checks with the app's sealed credentials,
     /// through the client the provider sends with (its connection and provider token), so nothing leaves the
     /// provider but a background push, not stored, to a token no device has.
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("apps/:appID/check") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(
+            let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let checks: [DoctorCheck]
             do {

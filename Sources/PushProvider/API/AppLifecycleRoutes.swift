@@ -14,7 +14,7 @@ struct AppLifecycleRoutes: ProviderRouteCollection {
         var deliveries: Int
     }
 
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("apps/:appID/pause") { request, context -> Response in
             let app = try await self.app(request, context)
             let parked = try await self.provider.pause(app)
@@ -26,7 +26,7 @@ struct AppLifecycleRoutes: ProviderRouteCollection {
             return try JSONCoding.response(Paused(app: try await self.reread(app), deliveries: woken))
         }
         router.delete("apps/:appID") { request, context -> Response in
-            guard case .admin = try context.requireCaller() else {
+            guard case .admin = context.caller else {
                 throw ProviderError.forbidden(
                     "deleting an app needs the admin token (an app's own API key cannot delete it); pause it with "
                         + "POST /v1/apps/{id}/pause instead")
@@ -36,8 +36,8 @@ struct AppLifecycleRoutes: ProviderRouteCollection {
         }
     }
 
-    private func app(_ request: Request, _ context: ProviderRequestContext) async throws -> StoredApp {
-        try await context.requireCaller().serverApp(
+    private func app(_ request: Request, _ context: AuthenticatedRequestContext) async throws -> StoredApp {
+        try await context.caller.serverApp(
             request, store: store, pathAppID: try context.parameters.decoded("appID"))
     }
 

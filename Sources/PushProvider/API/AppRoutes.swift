@@ -20,9 +20,9 @@ struct AppRoutes: ProviderRouteCollection {
         var apiKey: String
     }
 
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("apps") { request, context -> Response in
-            guard case .admin = try context.requireCaller() else {
+            guard case .admin = context.caller else {
                 throw ProviderError.forbidden("creating an app needs the admin token")
             }
             let input = try await JSONCoding.decode(AppInput.self, from: request)
@@ -30,7 +30,7 @@ struct AppRoutes: ProviderRouteCollection {
             return try JSONCoding.response(CreatedApp(app: app, apiKey: key, apiKeyID: keyID), status: .created)
         }
         router.get("apps") { request, context -> Response in
-            switch try context.requireCaller() {
+            switch context.caller {
             case .admin: return try JSONCoding.response(try await self.store.apps().map(\.app))
             case .server(let app): return try JSONCoding.response([app.app])
             case .device:
@@ -41,12 +41,12 @@ struct AppRoutes: ProviderRouteCollection {
             }
         }
         router.get("apps/:appID") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(
+            let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             return try JSONCoding.response(app.app)
         }
         router.patch("apps/:appID") { request, context -> Response in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             var app = try await caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
@@ -56,7 +56,7 @@ struct AppRoutes: ProviderRouteCollection {
             return try JSONCoding.response(app.app)
         }
         router.post("apps/:appID/keys") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(
+            let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let key = KeyMaker.make(prefix: "sk_")
             let id = "key_" + UUID().uuidString.prefix(8).lowercased()
@@ -64,7 +64,7 @@ struct AppRoutes: ProviderRouteCollection {
             return try JSONCoding.response(CreatedKey(id: id, apiKey: key), status: .created)
         }
         router.delete("apps/:appID/keys/:keyID") { request, context -> HTTPResponse.Status in
-            let app = try await context.requireCaller().serverApp(
+            let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let keyID = try context.parameters.decoded("keyID")
             guard try await self.store.deleteAPIKey(appID: app.app.id, id: keyID) else {

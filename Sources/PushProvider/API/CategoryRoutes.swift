@@ -9,19 +9,19 @@ import ProviderStorage
 struct CategoryRoutes: ProviderRouteCollection {
     let provider: PushProviderService
 
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         // What devices fetch at launch: the app's categories in seed 003's NotificationConfig form, with an ETag.
         router.get("categories") { request, context -> Response in
-            let app = try await context.requireCaller().anyApp(request, store: self.store)
+            let app = try await context.caller.anyApp(request, store: self.store)
             return try Self.categoriesResponse(app, request: request)
         }
         router.get("apps/:appID/categories") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(
+            let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             return try Self.categoriesResponse(app, request: request)
         }
         router.put("apps/:appID/categories") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(
+            let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let body = try await request.body.collect(upTo: 1 << 20)
             return try Self.categoriesResponse(

@@ -10,9 +10,9 @@ struct ChannelRoutes: ProviderRouteCollection {
 
     /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API (reference K.1)
     /// with the app's credentials, and kept here so notifications can target them and the limit is known.
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("channels") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(ChannelInput.self, from: request)
             let policy = try Self.storagePolicy(input.storagePolicy)
             if let name = input.name, !(1...256).contains(name.count) {
@@ -33,17 +33,17 @@ struct ChannelRoutes: ProviderRouteCollection {
             return try JSONCoding.response(record, status: .created)
         }
         router.get("channels") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let channels = try await self.store.channels(appID: app.app.id)
             return try JSONCoding.response(
                 ChannelList(channels: channels, count: channels.count, limit: Self.channelLimit))
         }
         router.get("channels/:id") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             return try JSONCoding.response(try await self.channel(Self.channelID(context), of: app))
         }
         router.delete("channels/:id") { request, context -> HTTPResponse.Status in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let channel = try await self.channel(Self.channelID(context), of: app)
             // Safety: stored only after APNs made it.
             let id = APNSChannelID(rawValue: channel.id)!
@@ -79,7 +79,7 @@ struct ChannelRoutes: ProviderRouteCollection {
     }
 
     /// The channel ID in a path: base64 as APNs gives it, percent-encoded, or base64url (`-` for `+`, `_` for `/`).
-    private static func channelID(_ context: ProviderRequestContext) throws -> String {
+    private static func channelID(_ context: AuthenticatedRequestContext) throws -> String {
         let decoded = try context.parameters.decoded("id")
         return decoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
     }

@@ -9,9 +9,9 @@ import ProviderStorage
 struct DeviceRoutes: ProviderRouteCollection {
     let provider: PushProviderService
 
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("devices") { request, context -> Response in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(DeviceInput.self, from: request)
             try Self.check(input, for: app)
@@ -29,7 +29,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             return try JSONCoding.response(device, status: created ? .created : .ok)
         }
         router.post("devices/import") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(DeviceImport.self, from: request, limit: 16 << 20)
             guard (1...10_000).contains(input.devices.count) else {
                 throw ProviderError.field("devices", "give 1 to 10,000 devices per import")
@@ -44,7 +44,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             return try JSONCoding.response(["imported": input.devices.count, "created": created])
         }
         router.get("devices") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
             let active: Bool?
@@ -63,7 +63,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             return try JSONCoding.response(devices)
         }
         router.get("devices/:token") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let token = try context.parameters.decoded("token")
             guard let device = try await self.store.device(appID: app.app.id, token: token) else {
                 throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
@@ -71,7 +71,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             return try JSONCoding.response(device)
         }
         router.delete("devices/:token") { request, context -> HTTPResponse.Status in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             let token = try context.parameters.decoded("token")
             if case .device = caller, let existing = try await self.store.device(appID: app.app.id, token: token) {

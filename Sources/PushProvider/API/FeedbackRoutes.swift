@@ -38,9 +38,9 @@ struct FeedbackRoutes: ProviderRouteCollection {
     /// The longest action identifier.
     static let actionLimit = 256
 
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("feedback") { request, context -> Response in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
             let event = try Self.feedbackEvent(input, now: self.now())

@@ -20,13 +20,13 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
         static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
     }
 
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.delete("notifications/:id") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             return try JSONCoding.response(try await self.provider.cancel(notification))
         }
         router.patch("notifications/:id") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let notification = try await self.callersNotification(request, context)
             let change = try await JSONCoding.decode(NotificationChange.self, from: request)
             return try JSONCoding.response(try await self.provider.change(notification, with: change, app: app))
@@ -51,7 +51,7 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
             return try JSONCoding.response(resent)
         }
         router.post("apps/:appID/resend") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(
+            let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await Self.resendInput(request)
             let reasons = try PushProviderService.resendReasons(input.reason)

@@ -7,15 +7,15 @@ import ProviderStorage
 struct NotificationRoutes: ProviderRouteCollection {
     let provider: PushProviderService
 
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("notifications") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let input = try await JSONCoding.decode(NotificationInput.self, from: request)
             let report = try await self.createNotification(input, for: app)
             return try JSONCoding.response(report, status: .accepted)
         }
         router.get("notifications") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             let limit = min(500, max(1, query.get("limit").flatMap { Int($0) } ?? 50))
             var before: Date?
@@ -63,7 +63,7 @@ struct NotificationRoutes: ProviderRouteCollection {
                 try await self.store.responses(notificationID: id, after: after ?? 0, limit: limit))
         }
         router.get("deliveries/:apnsID") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let text = try context.parameters.decoded("apnsID")
             guard DeliveryMessageID(text) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")

@@ -8,10 +8,10 @@ extension ProviderRouteCollection {
     /// The notification the path's `id` names, when it belongs to the caller's app.
     ///
     /// - Throws: ``ProviderError`` when the caller may not read the app, or the app has no such notification.
-    func callersNotification(_ request: Request, _ context: ProviderRequestContext) async throws
+    func callersNotification(_ request: Request, _ context: AuthenticatedRequestContext) async throws
         -> StoredNotification
     {
-        let app = try await context.requireCaller().serverApp(request, store: store)
+        let app = try await context.caller.serverApp(request, store: store)
         let id = try context.parameters.decoded("id")
         guard let notification = try await store.notification(id: id), notification.appID == app.app.id else {
             throw ProviderError.notFound("app \(app.app.id) has no notification \(id)")

@@ -8,8 +8,8 @@ import ProviderStorage
 protocol ProviderRouteCollection: Sendable {
     /// The provider the routes serve.
     var provider: PushProviderService { get }
-    /// Adds the resource's routes; every request reaching them has a caller (``ProviderRequestContext/caller``).
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>)
+    /// Adds the resource's routes; every request reaching them has a caller (``AuthenticatedRequestContext/caller``).
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>)
 }
 
 extension ProviderRouteCollection {

@@ -12,8 +12,9 @@ extension PushProviderService {
                 refused: { error, request in self.recordRefusal(error, request) },
                 failed: { error, request in self.recordFailure(error, request) }))
         OperationsRoutes(provider: self).addRoutes(to: router)
-        // Every /v1 route has a caller: resolved once, here, before the route runs.
+        // Every /v1 route has a caller: resolved once, here, before the route runs, and never optional in its context.
         let api = router.group("v1").add(middleware: CallerMiddleware(provider: self))
+            .group(context: AuthenticatedRequestContext.self)
         let resources: [any ProviderRouteCollection] = [
             ActivityRoutes(provider: self),
             AppCheckRoutes(provider: self),

@@ -6,7 +6,7 @@ struct VerdictRoutes: ProviderRouteCollection {
     let provider: PushProviderService
 
     /// "Why didn't it arrive?": each notification's breakdown by verdict, and the devices of one verdict.
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.get("notifications/:id/breakdown") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             let stats = try await self.store.stats(notificationIDs: [notification.id])[notification.id] ?? .init()

@@ -9,9 +9,9 @@ struct WidgetRoutes: ProviderRouteCollection {
     /// `/v1/widgets/tokens`: the WidgetKit tokens apps report, the widgets token (`WidgetPushInfo.token`, iOS 26) and
     /// each control's (iOS 18). A notification to `{"target": {"widgets": {}}}` reloads every registered app's
     /// widgets; `{"widgets": {"control": KIND}}` that control; both take `"user"` to reach one user's devices.
-    func addRoutes(to router: RouterGroup<ProviderRequestContext>) {
+    func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("widgets/tokens") { request, context -> Response in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(WidgetTokenInput.self, from: request)
             let stored = try input.checked()
@@ -25,7 +25,7 @@ struct WidgetRoutes: ProviderRouteCollection {
             return try JSONCoding.response(WidgetTokenRecord(record), status: created ? .created : .ok)
         }
         router.get("widgets/tokens") { request, context -> Response in
-            let app = try await context.requireCaller().serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store)
             let query = request.uri.queryParameters
             if let kind = query.get("kind"), WidgetTokenInput.Kind(rawValue: kind) == nil {
                 throw ProviderError.field("kind", "must be widgets or control; got \(kind)")
@@ -39,7 +39,7 @@ struct WidgetRoutes: ProviderRouteCollection {
             return try JSONCoding.response(tokens.map(WidgetTokenRecord.init))
         }
         router.delete("widgets/tokens/:token") { request, context -> HTTPResponse.Status in
-            let caller = try context.requireCaller()
+            let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             try await self.deleteToken(
                 context.parameters.decoded("token").lowercased(), of: app, caller: caller, kinds: Self.widgetKinds,
