@@ -131,9 +131,9 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         return content
     }
 
-    /// Where the activity is in its life.
+    /// Where the activity is in its life, on the system's clock (``ActivitySystem/setClock(_:sleep:)``).
     public var activityState: ActivityState {
-        system.record(id)?.visibleState(at: Date()) ?? .dismissed
+        system.record(id)?.visibleState(at: system.currentTime()) ?? .dismissed
     }
 
     /// The activity's own push token (``PushType/token``), once issued.

@@ -32,6 +32,7 @@ public final class ActivitySystem: Sendable {
         /// For each attributes type the app uses: whether JSON decodes as its content state, and as its attributes.
         var decoders: [String: TypeDecoders] = [:]
         var now: @Sendable () -> Date = { Date() }
+        var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
         /// Push tokens being issued and channels being subscribed, for ``settled()``.
         var registrations: [UUID: Task<Void, Never>] = [:]
     }
@@ -75,9 +76,21 @@ public final class ActivitySystem: Sendable {
         state.withLock { $0.frequentPushesEnabled = enabled }
     }
 
-    /// The clock (a test moves it); the system's deadlines are checked against it on every read.
-    public func setClock(_ now: @escaping @Sendable () -> Date) {
-        state.withLock { $0.now = now }
+    /// The clock (a test moves it): what time it is, and, when given, how to wait on it. The system's deadlines
+    /// are checked against it on every read; a scheduled activity's start is also awaited on it, so observers hear
+    /// of the start when the clock reaches it.
+    ///
+    /// ```swift
+    /// let clock = ManualClock(start: Date())
+    /// ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
+    /// ```
+    public func setClock(
+        _ now: @escaping @Sendable () -> Date, sleep: (@Sendable (Duration) async throws -> Void)? = nil
+    ) {
+        state.withLock { state in
+            state.now = now
+            state.sleep = sleep ?? { try await Task.sleep(for: $0) }
+        }
     }
 
     /// Turns Live Activities on or off for the app, as the person can in Settings.
@@ -158,8 +171,9 @@ public final class ActivitySystem: Sendable {
     /// the clock sees the start at its next read).
     private func wake(at start: Date) {
         let delay = start.timeIntervalSince(currentTime())
+        let sleep = state.withLock { $0.sleep }
         Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int(min(delay, 86_400) * 1000) + 1))
+            try? await sleep(.milliseconds(Int(min(max(delay, 0), 86_400) * 1000) + 1))
             self?.refreshDeadlines()
         }
     }

@@ -10,6 +10,7 @@ import HeraldTesting
 import NIOCore
 import Synchronization
 import Testing
+import UserNotifications
 
 /// A live score as an iOS app writes it with ActivityKit, on a device connected to a running gateway, updated by a
 /// provider through `APNSPushClient`.
@@ -102,8 +103,8 @@ struct ActivityKitTests {
     )
     func priority10Budget() async throws {
         try await withDevice { _, client, _ in
-            let clock = MovableClock(Date())
-            ActivitySystem.shared.setClock { clock.now }
+            let clock = ManualClock(start: Date())
+            ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
             ActivitySystem.shared.setPriority10Budget(2)
             let activity = try Activity.request(
                 attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
@@ -127,7 +128,7 @@ struct ActivityKitTests {
             try await push("3-0", at: 3, priority: .immediate)  // the third in the hour: dropped
             try await push("3-1", at: 4, priority: .conservePower)  // priority 5 does not count
             #expect(await updates.next()?.state.score == "3-1", "3-0 was throttled")
-            clock.advance(by: 3600)
+            clock.advance(by: .seconds(3600))
             try await push("4-1", at: 5, priority: .immediate)
             #expect(await updates.next()?.state.score == "4-1", "an hour later the budget is back")
 
@@ -143,9 +144,9 @@ struct ActivityKitTests {
     @Test("a scheduled activity (iOS 26) is pending until its start on the device's clock, then active with its alert")
     func scheduledActivity() async throws {
         try await withDevice { _, _, _ in
-            let clock = MovableClock(Date())
-            ActivitySystem.shared.setClock { clock.now }
-            let start = clock.now.addingTimeInterval(3600)
+            let clock = ManualClock(start: Date())
+            ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
+            let start = clock.currentDate.addingTimeInterval(3600)
             let activity = try Activity.request(
                 attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
                 content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: .token, style: .standard,
@@ -155,9 +156,9 @@ struct ActivityKitTests {
             await ActivitySystem.shared.settled()
             #expect(activity.pushToken != nil, "a pending activity has its token already, for the provider")
             var states = activity.activityStateUpdates.makeAsyncIterator()
-            clock.advance(by: 3599)
+            clock.advance(by: .seconds(3599))
             #expect(activity.activityState == .pending)
-            clock.advance(by: 1)
+            clock.advance(by: .seconds(1))
             #expect(activity.activityState == .active)
             #expect(await states.next() == .active)
             let snapshot = try #require(ActivitySystem.shared.snapshot(id: activity.id))
@@ -169,7 +170,7 @@ struct ActivityKitTests {
                 attributes: ScoreAttributes(home: "A", away: "B"),
                 content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: nil, style: .transient,
                 alertConfiguration: AlertConfiguration(title: "Now", body: "at once", sound: .named("goal.caf")),
-                start: clock.now.addingTimeInterval(-60))
+                start: clock.currentDate.addingTimeInterval(-60))
             #expect(now.activityState == .active && now.activityStyle == .transient)
             #expect(ActivitySystem.shared.snapshot(id: now.id)?.alert?.sound == "goal.caf")
         }
@@ -214,6 +215,25 @@ struct ActivityKitTests {
                     start: Date().addingTimeInterval(60))
             }
             ActivitySystem.shared.setActivitiesEnabled(true)
+        }
+    }
+
+    @Test("an ended activity is dismissed when the system's clock reaches its dismissal date, read and observed alike")
+    func dismissalFollowsTheClock() async throws {
+        try await withDevice { _, _, _ in
+            // A clock a day behind real time: a state read on real time would say dismissed at once.
+            let clock = ManualClock(start: Date().addingTimeInterval(-86_400))
+            ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
+            let activity = try Activity.request(
+                attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
+                content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: nil)
+            var states = activity.activityStateUpdates.makeAsyncIterator()
+            await activity.end(nil, dismissalPolicy: .after(clock.currentDate.addingTimeInterval(60)))
+            #expect(activity.activityState == .ended, "60 s before its dismissal date on the system's clock")
+            #expect(await states.next() == .ended)
+            clock.advance(by: .seconds(61))
+            #expect(activity.activityState == .dismissed)
+            #expect(await states.next() == .dismissed)
         }
     }
 

@@ -79,7 +79,7 @@ package final class PushProviderService: Sendable {
             queue: store, senders: clients, settings: settings, failures: failures, changes: changes)
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
-        webhooks = WebhookSender(failures: failures, policy: webhookPolicy)
+        webhooks = WebhookSender(failures: failures, policy: webhookPolicy, clock: configuration.clock)
     }
 
     /// How many changes this provider has recorded since it started: a notification queued (by the API or the daily

@@ -6,12 +6,15 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// POSTs every user response to the app's own server (seed 003's reply loop), retrying a failed POST three times.
+/// POSTs every user response to the app's own server (the reply loop), retrying a failed POST three times, 1 and 2
+/// seconds apart on the provider's clock.
 /// Before the POSTs the URL's host is looked up and checked against ``policy`` (public addresses only, unless allowed),
 /// and they connect to the address checked, so a name that later points inside the provider's network is not followed.
 struct WebhookSender: Sendable {
     let failures: FailureReporter
     let policy: OutboundPolicy
+    /// What the waits between attempts are measured on.
+    var clock = ProviderClock.system
 
     /// The webhook body: `event`, `notificationID`, `deliveryID`, `apnsID`, `token`, `userID`, `action`, `text`,
     /// `time`.
@@ -29,8 +32,7 @@ struct WebhookSender: Sendable {
 
     /// Sends in the background; failures are logged.
     func send(_ body: Body, to url: URL) {
-        let failures = failures
-        let policy = policy
+        let (failures, policy, clock) = (failures, policy, clock)
         Task.detached {
             let target: OutboundTarget
             do throws(OutboundRefusal) {
@@ -45,7 +47,7 @@ struct WebhookSender: Sendable {
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: (try? encoder.encode(body)) ?? Data()))
-            if await Self.post(request, to: target) { return }
+            if await Self.post(request, to: target, clock: clock) { return }
             failures.report(
                 .webhook, "webhook did not answer 2xx after 3 attempts; the response is dropped",
                 metadata: ["url": "\(url)", "event": "\(body.event)", "apns-id": "\(body.apnsID)"])
@@ -54,7 +56,9 @@ struct WebhookSender: Sendable {
 
     /// POSTs `request` up to three times, connecting only to the address the policy checked and following no
     /// redirect (the URL checked is the URL called); whether one attempt answered 2xx.
-    private static func post(_ request: HTTPClientRequest, to target: OutboundTarget) async -> Bool {
+    private static func post(_ request: HTTPClientRequest, to target: OutboundTarget, clock: ProviderClock) async
+        -> Bool
+    {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(30)))
         configuration.dnsOverride = target.dnsOverride
@@ -65,7 +69,7 @@ struct WebhookSender: Sendable {
                 _ = try? await response.body.collect(upTo: 1 << 16)
                 if (200..<300).contains(response.status.code) { return true }
             }
-            try? await Task.sleep(for: .seconds(attempt))
+            if attempt < 3 { try? await clock.sleep(.seconds(attempt)) }
         }
         return false
     }
