@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One broadcast to a channel with N subscribed devices (issue 19's benchmark).
+"""One broadcast to a channel with N subscribed devices.
 
 Starts a release `herald gateway`, makes a channel (`herald channels create`), connects `herald device --fleet N
 --subscribe CHANNEL`, then sends broadcasts one at a time with curl and reads the gateway's report of each

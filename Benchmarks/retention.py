@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Retention under load (issue 47). A simulated day passes by aging what is stored by a day: every notification's
+"""Retention under load. A simulated day passes by aging what is stored by a day: every notification's
 `created_at` and every report's time move 24 hours back (one small UPDATE, in the database the provider runs on), which
 is what the pruner reads against the provider's clock. (Moving the processes' clocks with libfaketime instead was
 tried: from an offset of a day on, its timerfd wrappers make libdispatch reprogram timers in a loop and both

@@ -1,4 +1,4 @@
-/// How often, and how long after, a notification is sent again when reference A allows it.
+/// How often, and how long after, a notification is sent again when APNs' answer allows it.
 ///
 /// Retried: `429 TooManyRequests`, every `500`, `503 ServiceUnavailable` (after an exponential backoff);
 /// `503 Shutdown`, a GOAWAY that left the stream unprocessed, `REFUSED_STREAM` and a connection lost before the answer

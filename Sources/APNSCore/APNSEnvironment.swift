@@ -14,7 +14,7 @@ public struct APNSEnvironment: RawRepresentable, Hashable, Sendable, Codable, Cu
     /// Apple's host for this environment.
     public var host: String { self == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com" }
 
-    /// Apple's channel management host for this environment (reference K.1).
+    /// Apple's channel management host for this environment.
     public var channelManagementHost: String {
         self == .production ? "api-manage-broadcast.push.apple.com" : "api-manage-broadcast.sandbox.push.apple.com"
     }

@@ -103,7 +103,7 @@ extension APNSReason {
         .internalServerError: Entry(500, "An internal server error occurred.", .afterBackoff),
         .serviceUnavailable: Entry(503, "The service is unavailable.", .afterBackoff),
         .shutdown: Entry(503, "The APNs server is shutting down.", .onNewConnection),
-        // Broadcast and channel management only (reference K.3).
+        // Broadcast and channel management only.
         .featureNotEnabled: Entry(400, "The feature isn't enabled for this topic.", .never),
         .missingChannelID: Entry(400, "The apns-channel-id header is missing.", .afterFixingRequest),
         .badChannelID: Entry(

@@ -50,7 +50,7 @@ extension APNSReason {
     public static let shutdown = APNSReason(rawValue: "Shutdown")
 }
 
-/// The reasons only broadcast and channel management requests get (reference K.3).
+/// The reasons only broadcast and channel management requests get.
 extension APNSReason {
     public static let featureNotEnabled = APNSReason(rawValue: "FeatureNotEnabled")
     public static let missingChannelID = APNSReason(rawValue: "MissingChannelId")

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldJSON
 
-/// The `aps` of a Live Activity push or broadcast (reference D, K.4), as the system reads it.
+/// The `aps` of a Live Activity push or broadcast, as the system reads it.
 struct LiveActivityPayload {
     enum Event: String {
         case start, update, end

@@ -50,7 +50,7 @@ package struct AcceptedNotification: Sendable, Hashable {
         self.receivedAt = receivedAt
     }
 
-    /// The last moment it may still be delivered (reference E.2: the expiration, at most 30 days).
+    /// The last moment it may still be delivered: the expiration, at most 30 days.
     package var deadline: Date { expiration.deadline(acceptedAt: receivedAt) }
 
     /// Whether it may be stored for later at all (`apns-expiration: 0` is delivered now or never).

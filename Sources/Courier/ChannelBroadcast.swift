@@ -35,8 +35,8 @@ package struct ChannelBroadcast: Sendable, Hashable {
         self.receivedAt = receivedAt
     }
 
-    /// The last moment a stored copy may still be delivered: its expiration, at most 8 hours after it was accepted
-    /// (reference K.1); the moment it was accepted for `apns-expiration: 0`.
+    /// The last moment a stored copy may still be delivered: its expiration, at most 8 hours after it was accepted;
+    /// the moment it was accepted for `apns-expiration: 0`.
     package var deadline: Date {
         let limit = receivedAt.addingTimeInterval(
             TimeInterval(APNSChannelStoragePolicy.storagePeriod.components.seconds))

@@ -7,7 +7,7 @@ extension Herald {
     /// a background push): ``didReceiveRemoteNotification(_:keeping:center:)`` fetches them again.
     public static let categoriesChangedKey = "herald-categories"
 
-    /// Fetches the app's categories (seed 003's `NotificationConfig`, `GET /v1/categories` with `If-None-Match`)
+    /// Fetches the app's categories (the `NotificationConfig` JSON, `GET /v1/categories` with `If-None-Match`)
     /// and sets them with `setNotificationCategories`, beside the app's own. A failed fetch or a document that
     /// does not parse keeps the last set (which is kept in HeraldKit's folder, so it survives a relaunch offline).
     ///

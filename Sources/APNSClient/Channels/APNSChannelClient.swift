@@ -3,7 +3,7 @@ import Foundation
 public import Logging
 import NIOCore
 
-/// A client for APNs' channel management API (reference K.1): create, read, delete and list an app's broadcast
+/// A client for APNs' channel management API: create, read, delete and list an app's broadcast
 /// channels on `api-manage-broadcast(.sandbox).push.apple.com` (ports 2196 and 2195), or on `herald gateway`'s
 /// management port. It keeps its own HTTP/2 connection (an ``APNSPushClient`` of its own), apart from the client that
 /// sends the broadcasts.

@@ -16,7 +16,7 @@ public struct APNSProviderTokenVerifier: Sendable {
         public let teamID: String
         /// The bundle IDs the key may push to; `nil` for a team-scoped key.
         public let topics: Set<String>?
-        /// The one environment the key may be used in; `nil` for both (reference A.6, `BadEnvironmentKeyIdInToken`).
+        /// The one environment the key may be used in; `nil` for both (`BadEnvironmentKeyIdInToken`).
         public let environment: APNSEnvironment?
         let publicKey: ES256PublicKey
     }

@@ -1,4 +1,4 @@
-/// The headers of a broadcast request, `POST /4/broadcasts/apps/<bundle ID>` (reference K.2), each checked against
+/// The headers of a broadcast request, `POST /4/broadcasts/apps/<bundle ID>`, each checked against
 /// APNs' rules.
 ///
 /// Build one to send (``headerFields``), or validate what a client sent with ``init(validating:)``, which answers as

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A channel's configuration: the body of a create request and of a read's answer (reference K.1),
+/// A channel's configuration: the body of a create request and of a read's answer,
 /// `{"message-storage-policy": 0 or 1, "push-type": "LiveActivity"}`.
 public struct APNSChannelConfiguration: Hashable, Sendable {
     /// Whether the channel keeps its most recent broadcast for devices that connect later.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `apns-channel-id` of a broadcast channel (reference K.1): a base64 string APNs makes at random when a channel
+/// The `apns-channel-id` of a broadcast channel: a base64 string APNs makes at random when a channel
 /// is created. A client never chooses it and should assume nothing of its size.
 ///
 /// A value that is not base64, or longer than ``maximumLength``, gets `400 BadChannelId`.

@@ -1,4 +1,4 @@
-/// A channel's `message-storage-policy` (reference K.1), chosen when it is created and never changed.
+/// A channel's `message-storage-policy`, chosen when it is created and never changed.
 public enum APNSChannelStoragePolicy: Int, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// `0`, No Message Stored: a broadcast reaches the devices connected now; a higher publishing budget. Broadcasts
     /// on it must have `apns-expiration: 0`.

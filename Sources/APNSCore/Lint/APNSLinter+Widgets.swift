@@ -1,5 +1,5 @@
 extension APNSLinter {
-    /// The rules of a WidgetKit push ("Updating widgets with WidgetKit push notifications", reference A.3): `widgets`
+    /// The rules of a WidgetKit push ("Updating widgets with WidgetKit push notifications"): `widgets`
     /// (iOS 26) and `controls` (iOS 18) pushes carry `{"aps": {"content-changed": true}}`, go to the topic
     /// `<bundle ID>.push-type.widgets` or `.push-type.controls`, and show nothing: WidgetKit reloads the timelines
     /// (or the control) instead.

@@ -2,7 +2,7 @@ package import APNSCore
 package import Courier
 package import Foundation
 
-/// A channel made through the channel management API (reference K.1): whose it is, where, and how it stores.
+/// A channel made through the channel management API: whose it is, where, and how it stores.
 package struct BroadcastChannel: Sendable, Hashable {
     /// Its `apns-channel-id`.
     package let id: APNSChannelID

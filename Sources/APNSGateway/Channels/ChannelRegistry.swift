@@ -5,7 +5,7 @@ package import HeraldSupport
 import NIOCore
 import Synchronization
 
-/// The broadcast channels (reference K): the channels each app made, which device activities subscribe to each,
+/// The broadcast channels: the channels each app made, which device activities subscribe to each,
 /// the most recent broadcast a storing channel keeps, and which apps have broadcast switched off.
 ///
 /// Channels survive a restart (the gateway's journal writes every change, ``changed``); subscriptions belong to a
@@ -27,7 +27,7 @@ package final class ChannelRegistry: Sendable {
         case notRegistered(APNSChannelID)
     }
 
-    /// The most channels an app may have in one environment (reference K.1).
+    /// The most channels an app may have in one environment.
     package let limitPerApp: Int
     /// How many broadcast reports are kept for the admin API, newest first out.
     static let reportLimit = 256

@@ -2,7 +2,7 @@ import APNSCore
 import Courier
 import Foundation
 
-/// Broadcasts (reference K.2): `POST /4/broadcasts/apps/<bundle ID>` on the push port, checked as APNs checks them —
+/// Broadcasts: `POST /4/broadcasts/apps/<bundle ID>` on the push port, checked as APNs checks them —
 /// method, path, request ID, authentication, the app, the broadcast switch, the headers, the channel, the
 /// expiration against the channel's storage policy, the payload — then fanned out to the channel's subscribers.
 extension ProviderRequestProcessor {

@@ -2,7 +2,7 @@ import APNSCore
 import Courier
 import Foundation
 
-/// Channel management (reference K.1), on the gateway's channel management port: create
+/// Channel management, on the gateway's channel management port: create
 /// (`POST /1/apps/<bundle ID>/channels` → 201 with `apns-channel-id`), read (`GET`, with `apns-channel-id` → 200 and the
 /// configuration), delete (`DELETE` → 204) and list (`GET /1/apps/<bundle ID>/all-channels` → 200
 /// `{"channels": [...]}`); every answer carries `apns-request-id`.

@@ -204,7 +204,7 @@ struct ProviderRequestProcessor: Sendable {
         return token
     }
 
-    /// The key that signed the request's provider token, once the token passes every rule of reference B.
+    /// The key that signed the request's provider token, once the token passes every rule of Apple's token-based authentication.
     /// Who sends: the connection's provider certificate, or the request's provider token (checked against the key's
     /// environment).
     func credential(

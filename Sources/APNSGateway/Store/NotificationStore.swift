@@ -3,7 +3,7 @@ package import Courier
 package import Foundation
 import Synchronization
 
-/// Store-and-forward (reference E): a push for an online device is forwarded at once; for an offline one the newest
+/// Store-and-forward: a push for an online device is forwarded at once; for an offline one the newest
 /// storable push per token (one app on one device) is kept until the device comes back or it expires.
 ///
 /// - `apns-expiration: 0` is forwarded now or discarded, never stored.

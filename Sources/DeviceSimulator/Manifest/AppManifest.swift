@@ -5,7 +5,7 @@ public import Foundation
 public import UserNotifications
 
 /// An app installed on a simulated device, as its manifest file describes it (docs/devices.md): who it is, what the
-/// user answered to the authorization request, whether it is in the foreground, its categories (seed 003's
+/// user answered to the authorization request, whether it is in the foreground, its categories (the
 /// `NotificationConfig`), its content extension's Info.plist attributes and its service extension's steps.
 public struct AppManifest: Sendable, Decodable {
     /// The app's bundle ID: its topic.

@@ -1,8 +1,8 @@
 /// One thing a manifest's service extension does to a notification, so common extensions need no Swift.
 public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
-    /// `{"rewrite": {"title": ..., "subtitle": ..., "body": ...}}`: replaces the fields given (seed 000).
+    /// `{"rewrite": {"title": ..., "subtitle": ..., "body": ...}}`: replaces the fields given.
     case rewrite(title: String?, subtitle: String?, body: String?)
-    /// `{"attachFrom": "<userInfo key>"}`: downloads the URL in that custom key into an attachment (seeds 002, 003); a
+    /// `{"attachFrom": "<userInfo key>"}`: downloads the URL in that custom key into an attachment; a
     /// payload without the key passes unchanged.
     case attachFrom(userInfoKey: String)
     /// `{"decrypt": "<userInfo key>"}`: decrypts that custom key's end-to-end encrypted content.

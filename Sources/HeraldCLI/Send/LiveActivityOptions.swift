@@ -2,7 +2,7 @@ import APNSCore
 import ArgumentParser
 import Foundation
 
-/// `herald send`'s Live Activity flags (push type `liveactivity`, reference D and K.4): the `aps` keys of a start,
+/// `herald send`'s Live Activity flags (push type `liveactivity`): the `aps` keys of a start,
 /// update or end, for device pushes and broadcasts alike.
 struct LiveActivityOptions: ParsableArguments {
     @Option(help: "aps.event of a Live Activity push: start, update or end.")

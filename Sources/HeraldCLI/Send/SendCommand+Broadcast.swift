@@ -5,7 +5,7 @@ import Foundation
 import NIOCore
 
 extension SendCommand {
-    /// `--channel`: one broadcast (reference K.2) to the channel's subscribers.
+    /// `--channel`: one broadcast to the channel's subscribers.
     func broadcast(to channelText: String, io: CommandIO) async throws {
         guard tokens.isEmpty, tokenFile == nil else {
             throw UsageError(

@@ -1,4 +1,4 @@
-/// The app `herald up` installs on its simulated device: seed 000's RITL demo (examples/000-ritl-demo).
+/// The app `herald up` installs on its simulated device: the RITL demo (examples/000-ritl-demo).
 enum DemoApp {
     static let category = "com.yue.originPush.myNotificationCategory"
     /// The user the simulated device is signed in as, so a push to `{"user": "demo"}` reaches it.

@@ -1,6 +1,6 @@
 package import Foundation
 
-/// A Live Activity push token an app registered (reference K.4): the push-to-start token of an attributes type, or
+/// A Live Activity push token an app registered: the push-to-start token of an attributes type, or
 /// the update token of one activity. Pushes to it go with `apns-push-type: liveactivity` to the topic
 /// `<bundle ID>.push-type.liveactivity`.
 package struct ActivityTokenRecord: Codable, Sendable, Hashable {
@@ -16,7 +16,7 @@ package struct ActivityTokenRecord: Codable, Sendable, Hashable {
     /// The device's own APNs token, when the app said which device the activity runs on.
     package var deviceToken: String?
     /// Priority-10 pushes sent to this token in the current hour: iOS counts them against the activity's budget
-    /// (reference E.4; priority 5 does not count).
+    /// (priority 5 does not count).
     package var priority10ThisHour: Int
     package var registeredAt: Date
     package var updatedAt: Date

@@ -1,6 +1,6 @@
 package import Foundation
 
-/// A broadcast channel the provider made for an app at APNs (reference K.1), as `GET /v1/channels` shows it.
+/// A broadcast channel the provider made for an app at APNs, as `GET /v1/channels` shows it.
 package struct ChannelRecord: Codable, Sendable, Hashable {
     /// The `apns-channel-id` APNs chose (base64); the target of a broadcast (`{"target": {"channel": id}}`) and what
     /// an activity subscribes with (`pushType: .channel(id)`).

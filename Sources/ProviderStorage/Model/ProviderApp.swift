@@ -22,7 +22,7 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package var webhookURL: String?
     /// At most this many notifications per second for the app; `0` means no limit.
     package var rateLimit: Int
-    /// Where the app's channel management requests go (reference K.1): Apple's management host for its environment
+    /// Where the app's channel management requests go: Apple's management host for its environment
     /// when the app sends to Apple; for another endpoint (the local gateway) its management port, on the same host.
     package var channelEndpoint: String? = nil
     /// When its sending was paused (`POST /v1/apps/{id}/pause`): its deliveries wait in the queue, spending no

@@ -201,7 +201,7 @@ package enum PostgresSchema {
             ]
         ),
         (
-            // Live Activities (issue 19): the tokens an app's activities report (push-to-start per attributes type,
+            // Live Activities: the tokens an app's activities report (push-to-start per attributes type,
             // update tokens per activity), the broadcast channels the provider made for the app at APNs, and where
             // the app's channel management requests go. `budget_*` counts an activity's priority-10 pushes in the
             // current hour, which is what iOS budgets.
@@ -253,7 +253,7 @@ package enum PostgresSchema {
             ["ALTER TABLE apps ADD COLUMN key_fingerprint text"]
         ),
         (
-            // What the device said became of a delivery beyond delivered and displayed (issue 32).
+            // What the device said became of a delivery beyond delivered and displayed.
             "v11 delivery outcomes",
             [
                 "ALTER TABLE deliveries ADD COLUMN outcome text",

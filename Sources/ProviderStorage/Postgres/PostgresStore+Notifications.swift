@@ -83,7 +83,7 @@ extension PostgresStore {
         // A large fan-out leaves the planner's statistics behind (autovacuum analyzes only a minute later); with
         // them stale it leased by sorting every queued row instead of walking the queue's index. SKIP_LOCKED: while
         // autovacuum vacuums the table, a waiting ANALYZE made PostgreSQL cancel it ("canceling autovacuum task"),
-        // at every broadcast, so the table was never vacuumed and grew by its dead rows (issue 47's 30-day run: 7.8
+        // at every broadcast, so the table was never vacuumed and grew by its dead rows (a 30-day run: 7.8
         // million dead tuples and 3.1 GB by day 36). Autovacuum analyzes the table itself when it is done.
         if targeted >= Self.analyzeAfter {
             try await rows("ANALYZE (SKIP_LOCKED) deliveries", within: Self.bulkStatementLimit)

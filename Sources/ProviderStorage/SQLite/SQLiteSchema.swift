@@ -169,7 +169,7 @@ package enum SQLiteSchema {
                     """)
         }
         migrator.registerMigration("v6 live activities") { db in
-            // Live Activities (issue 19): the tokens an app's activities report (push-to-start per attributes type,
+            // Live Activities: the tokens an app's activities report (push-to-start per attributes type,
             // update tokens per activity), the broadcast channels the provider made for the app at APNs, and where
             // the app's channel management requests go. `budget_*` counts an activity's priority-10 pushes in the
             // current hour, which is what iOS budgets.
@@ -207,7 +207,7 @@ package enum SQLiteSchema {
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN key_fingerprint TEXT")
         }
         migrator.registerMigration("v8 delivery outcomes") { db in
-            // What the device said became of a delivery beyond delivered and displayed (issue 32): the outcome codes
+            // What the device said became of a delivery beyond delivered and displayed: the outcome codes
             // it reported (`notAuthorized`, `extensionTimeout`, ...), comma-separated, and their details.
             try db.execute(
                 sql: """

@@ -6,7 +6,7 @@ import ProviderStorage
 struct ActivityRoutes: ProviderRouteCollection {
     let provider: PushProviderService
 
-    /// `/v1/activities/tokens`: the Live Activity tokens apps report (reference K.4). A push-to-start token lets a
+    /// `/v1/activities/tokens`: the Live Activity tokens apps report. A push-to-start token lets a
     /// notification start an activity (`{"target": {"activities": {"type": ...}}}` with `event: start`); an
     /// activity's update token lets one update or end it (`{"target": {"activity": id}}`).
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {

@@ -10,7 +10,7 @@ struct CategoryRoutes: ProviderRouteCollection {
     let provider: PushProviderService
 
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
-        // What devices fetch at launch: the app's categories in seed 003's NotificationConfig form, with an ETag.
+        // What devices fetch at launch: the app's categories in NotificationConfig form, with an ETag.
         router.get("categories") { request, context -> Response in
             let app = try await context.caller.anyApp(request, store: self.store)
             return try Self.categoriesResponse(app, request: request)

@@ -8,7 +8,7 @@ import ProviderStorage
 struct ChannelRoutes: ProviderRouteCollection {
     let provider: PushProviderService
 
-    /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API (reference K.1)
+    /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API
     /// with the app's credentials, and kept here so notifications can target them and the limit is known.
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("channels") { request, context -> Response in
@@ -60,7 +60,7 @@ struct ChannelRoutes: ProviderRouteCollection {
         }
     }
 
-    /// APNs' limit of channels per app and environment (reference K.1).
+    /// APNs' limit of channels per app and environment.
     static let channelLimit = 10_000
 
     /// The answer of `GET /v1/channels`.

@@ -133,7 +133,7 @@ struct NotificationRoutes: ProviderRouteCollection {
     }
 
     /// Priority-10 pushes an activity may get in an hour before the provider warns. iOS budgets them and throttles
-    /// past the budget, whose size Apple does not publish (reference E.4); this is Herald's threshold, one every six
+    /// past the budget, whose size Apple does not publish; this is Herald's threshold, one every six
     /// minutes.
     static let priority10WarningPerHour = 10
 

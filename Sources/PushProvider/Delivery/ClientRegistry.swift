@@ -68,7 +68,7 @@ actor ClientRegistry {
         }
     }
 
-    /// A client for the app's channel management requests (reference K.1), at Apple's management host for the
+    /// A client for the app's channel management requests, at Apple's management host for the
     /// environment its endpoint belongs to, or at its ``ProviderApp/channelEndpoint`` (same host as its endpoint).
     ///
     /// - Throws: ``ProviderError`` when the app has no management endpoint or its credentials cannot be used.

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import ProviderStorage
 
-/// Daily sends at a local time (seed 000's 07:00 calendar trigger, done on the server): for every daily notification
+/// Daily sends at a local time (a 07:00 calendar trigger, done on the server): for every daily notification
 /// it queues each targeted device's next occurrence at that time in the device's own time zone (UTC when it has
 /// none), once per local day.
 struct DailyScheduler: Sendable {

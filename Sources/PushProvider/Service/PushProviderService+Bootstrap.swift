@@ -45,7 +45,7 @@ extension PushProviderService {
             secrets: secrets)
     }
 
-    /// Sets an app's categories from seed 003's `NotificationConfig` JSON, as `PUT /v1/apps/{id}/categories` does.
+    /// Sets an app's categories from `NotificationConfig` JSON, as `PUT /v1/apps/{id}/categories` does.
     ///
     /// - Throws: ``ProviderError`` when there is no such app or the JSON is not a valid `NotificationConfig`.
     package func setCategories(appID: String, notificationConfig json: Data) async throws(ProviderError) {
