@@ -8,11 +8,11 @@ extension ConsoleRoutes {
     /// session may see, the one `?app=` names (else the first) chosen, and its latest 25 notifications with their
     /// counts. The page's script then follows the counts live.
     func historyFirstPage(_ request: Request, session: ConsoleSessions.Session) async throws -> HistoryView {
-        let apps = try await provider.apps().filter { self.session(session, mayRead: $0.id) }
+        let apps = try await provider.allApps().filter { self.session(session, mayRead: $0.id) }
         guard !apps.isEmpty else { return HistoryView(apps: [], rows: [], noApp: true) }
         let wanted = request.uri.queryParameters.get("app")
         let app = apps.first { $0.id == wanted } ?? apps[0]
-        let reports = try await provider.notificationReports(appID: app.id, before: nil, limit: 25)
+        let reports = try await provider.notifications.reports(appID: app.id, before: nil, limit: 25)
         return HistoryView(
             apps: apps.map { AppChoice(id: $0.id, label: "\($0.name) (\($0.bundleID))", selected: $0.id == app.id) },
             rows: reports.map(Self.historyRow), noApp: false)

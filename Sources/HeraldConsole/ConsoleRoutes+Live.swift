@@ -31,7 +31,7 @@ extension ConsoleRoutes {
             }
             return stream(for: session, view: key, every: Self.historyInterval, changes: changes) {
                 try await JSONCoding.encoder.encode(
-                    provider.notificationReports(appID: appID, before: before, limit: limit))
+                    provider.notifications.reports(appID: appID, before: before, limit: limit))
             }
         }
         router.get("console/api/simulators/:index/stream") { request, context -> Response in

@@ -37,7 +37,8 @@ extension ConsoleRoutes {
             }
             var answer = JSONObject([("apnsID", .string(apnsID))])
             var providerTrace: DeliveryTrace?
-            if let trace = try await provider.deliveryTrace(apnsID: apnsID), self.session(session, mayRead: trace.appID)
+            if let trace = try await provider.notifications.deliveryTrace(apnsID: apnsID),
+                self.session(session, mayRead: trace.appID)
             {
                 answer["provider"] = try JSONValue(parsing: JSONCoding.encoder.encode(trace))
                 providerTrace = trace

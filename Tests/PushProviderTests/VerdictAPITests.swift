@@ -114,7 +114,7 @@ struct VerdictAPITests {
                 return try #require(page[0]["apnsID"].string)
             }
             func verdict(_ apnsID: String) async throws -> DeliveryVerdict {
-                let trace = try #require(try await harness.provider.deliveryTrace(apnsID: apnsID))
+                let trace = try #require(try await harness.provider.notifications.deliveryTrace(apnsID: apnsID))
                 let uuid = try #require(UUID(uuidString: apnsID))
                 let entry = try #require(harness.gateway.server.store.log.entry(apnsID: uuid))
                 let log = GatewayLogEntry(json: AdminRequestProcessor.json(entry))

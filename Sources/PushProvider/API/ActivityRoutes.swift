@@ -3,8 +3,10 @@ import HTTPTypes
 import Hummingbird
 import ProviderStorage
 
-struct ActivityRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+struct ActivityRoutes: UserProofRoutes {
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let secrets: SecretBox
 
     /// `/v1/activities/tokens`: the Live Activity tokens apps report. A push-to-start token lets a
     /// notification start an activity (`{"target": {"activities": {"type": ...}}}` with `event: start`); an

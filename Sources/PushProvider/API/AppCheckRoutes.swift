@@ -5,7 +5,10 @@ import Hummingbird
 import ProviderStorage
 
 struct AppCheckRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    /// The apps' APNs clients, whose connections the check uses.
+    let clients: ClientRegistry
 
     /// `POST /v1/apps/{appID}/check`: `herald doctor`'s credentials and clock checks with the app's sealed credentials,
     /// through the client the provider sends with (its connection and provider token), so nothing leaves the
@@ -17,7 +20,7 @@ struct AppCheckRoutes: ProviderRouteCollection {
             let checks: [DoctorCheck]
             do {
                 let endpoint = try APNSEndpoint(url: app.app.endpoint, additionalTrustRootsPEM: app.caPEM)
-                let client = try await self.provider.clients.client(for: app)
+                let client = try await self.clients.client(for: app)
                 checks = await CredentialsProbe.run(client: client, endpoint: endpoint, topic: app.app.bundleID)
             } catch {
                 checks = [

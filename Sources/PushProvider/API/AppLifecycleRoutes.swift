@@ -5,7 +5,9 @@ import ProviderStorage
 
 /// Pause, resume and delete an app (docs/api.md, "An app's lifecycle").
 struct AppLifecycleRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let apps: AppOperations
 
     /// What pausing or resuming answers: the app, and how many deliveries now wait or are due.
     struct Paused: Encodable {
@@ -17,12 +19,12 @@ struct AppLifecycleRoutes: ProviderRouteCollection {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("apps/:appID/pause") { request, context -> Response in
             let app = try await self.app(request, context)
-            let parked = try await self.provider.pause(app)
+            let parked = try await self.apps.pause(app)
             return try JSONCoding.response(Paused(app: try await self.reread(app), deliveries: parked))
         }
         router.post("apps/:appID/resume") { request, context -> Response in
             let app = try await self.app(request, context)
-            let woken = try await self.provider.resume(app)
+            let woken = try await self.apps.resume(app)
             return try JSONCoding.response(Paused(app: try await self.reread(app), deliveries: woken))
         }
         router.delete("apps/:appID") { request, context -> Response in
@@ -32,7 +34,7 @@ struct AppLifecycleRoutes: ProviderRouteCollection {
                         + "POST /v1/apps/{id}/pause instead")
             }
             let app = try await self.app(request, context)
-            return try JSONCoding.response(try await self.provider.deleteApp(app))
+            return try JSONCoding.response(try await self.apps.deleteApp(app))
         }
     }
 

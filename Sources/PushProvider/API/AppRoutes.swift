@@ -6,7 +6,9 @@ import Hummingbird
 import ProviderStorage
 
 struct AppRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let apps: AppOperations
 
     private struct CreatedApp: Encodable {
         var app: ProviderApp
@@ -26,7 +28,7 @@ struct AppRoutes: ProviderRouteCollection {
                 throw ProviderError.forbidden("creating an app needs the admin token")
             }
             let input = try await JSONCoding.decode(AppInput.self, from: request)
-            let (app, key, keyID) = try await self.provider.createApp(input)
+            let (app, key, keyID) = try await self.apps.createApp(input)
             return try JSONCoding.response(CreatedApp(app: app, apiKey: key, apiKeyID: keyID), status: .created)
         }
         router.get("apps") { request, context -> Response in
@@ -50,7 +52,7 @@ struct AppRoutes: ProviderRouteCollection {
             var app = try await caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
-            try self.provider.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
+            try self.apps.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
             app.app.updatedAt = self.now()
             try await self.store.updateApp(app)
             return try JSONCoding.response(app.app)

@@ -7,7 +7,9 @@ import NIOFoundationCompat
 import ProviderStorage
 
 struct CategoryRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let apps: AppOperations
 
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         // What devices fetch at launch: the app's categories in NotificationConfig form, with an ETag.
@@ -25,7 +27,7 @@ struct CategoryRoutes: ProviderRouteCollection {
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let body = try await request.body.collect(upTo: 1 << 20)
             return try Self.categoriesResponse(
-                try await self.provider.setCategories(of: app, notificationConfig: Data(buffer: body)), request: nil)
+                try await self.apps.setCategories(of: app, notificationConfig: Data(buffer: body)), request: nil)
         }
     }
 

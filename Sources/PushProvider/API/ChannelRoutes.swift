@@ -3,10 +3,14 @@ import APNSCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import ProviderStorage
 
 struct ChannelRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let secrets: SecretBox
+    let logger: Logger
 
     /// `/v1/channels`: an app's broadcast channels, made and deleted at APNs' channel management API
     /// with the app's credentials, and kept here so notifications can target them and the limit is known.
@@ -97,7 +101,7 @@ struct ChannelRoutes: ProviderRouteCollection {
     func withChannelClient<T: Sendable>(
         for app: StoredApp, _ body: (APNSChannelClient) async throws(APNSRejection) -> T
     ) async throws(ProviderError) -> T {
-        let client = try ClientRegistry.makeChannelClient(for: app, secrets: provider.secrets, logger: provider.logger)
+        let client = try ClientRegistry.makeChannelClient(for: app, secrets: secrets, logger: logger)
         defer { Task { await client.shutdown() } }
         do {
             return try await body(client)

@@ -6,8 +6,12 @@ import HeraldSupport
 import Hummingbird
 import ProviderStorage
 
-struct DeviceRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+struct DeviceRoutes: UserProofRoutes {
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let secrets: SecretBox
+    /// Notified when a device is registered, changed or deleted.
+    let changes: WorkSignal
 
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("devices") { request, context -> Response in
@@ -21,7 +25,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             }
             let replaced = try await self.replacedDevice(input, app: app, caller: caller, request: request)
             let (device, created) = try await self.store.upsertDevice(appID: app.app.id, input, at: self.now())
-            self.provider.changes.notify()
+            self.changes.notify()
             if let replaced {
                 _ = try await self.store.deactivateDevice(
                     appID: app.app.id, token: replaced.token, reason: "replaced", at: self.now())
@@ -40,7 +44,7 @@ struct DeviceRoutes: ProviderRouteCollection {
                 }
             }
             let created = try await self.store.upsertDevices(appID: app.app.id, input.devices, at: self.now())
-            self.provider.changes.notify()
+            self.changes.notify()
             return try JSONCoding.response(["imported": input.devices.count, "created": created])
         }
         router.get("devices") { request, context -> Response in
@@ -81,7 +85,7 @@ struct DeviceRoutes: ProviderRouteCollection {
             guard try await self.store.deleteDevice(appID: app.app.id, token: token) else {
                 throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
             }
-            self.provider.changes.notify()
+            self.changes.notify()
             return .noContent
         }
     }
@@ -130,7 +134,7 @@ struct DeviceRoutes: ProviderRouteCollection {
                     "binding a device to user \(userID) with the publishable key needs a userToken for that user from "
                         + "the app's server (POST /v1/users/{userID}/token with its API key); see docs/api.md")
             }
-            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: provider.secrets, now: now())
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
             guard proven == userID else {
                 throw .forbidden("the userToken is for user \(proven), not \(userID)")
             }
@@ -170,7 +174,7 @@ struct DeviceRoutes: ProviderRouteCollection {
                     "device \(device.token.prefix(8))… belongs to user \(userID): \(change) with the publishable key "
                         + "needs that user's userToken (X-Herald-User-Token), or use the app's API key\(remedy)")
             }
-            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: provider.secrets, now: now())
+            let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
             guard proven == userID else {
                 throw .forbidden(
                     "device \(device.token.prefix(8))… belongs to user \(userID) and the userToken is for user "

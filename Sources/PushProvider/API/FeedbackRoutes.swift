@@ -6,7 +6,12 @@ import Hummingbird
 import ProviderStorage
 
 struct FeedbackRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let notifications: NotificationOperations
+    /// Notified when a device reports.
+    let changes: WorkSignal
+    let webhooks: WebhookSender
 
     /// `POST /v1/feedback`: what a device reports about a notification, in `herald device --report-url`'s form.
     struct FeedbackInput: Decodable {
@@ -48,7 +53,8 @@ struct FeedbackRoutes: ProviderRouteCollection {
                 throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
             }
             let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
-            guard let trace = try await self.provider.deliveryTrace(apnsID: input.apnsID), trace.appID == app.app.id
+            guard let trace = try await self.notifications.deliveryTrace(apnsID: input.apnsID),
+                trace.appID == app.app.id
             else {
                 throw unknown
             }
@@ -68,11 +74,11 @@ struct FeedbackRoutes: ProviderRouteCollection {
             if context.isRepeat {
                 return try JSONCoding.response(Repeated(recorded: event.event), status: .accepted)
             }
-            self.provider.changes.notify()
+            self.changes.notify()
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
                 let url = URL(string: hook)
             {
-                self.provider.webhooks.send(
+                self.webhooks.send(
                     .init(
                         event: event.event, notificationID: context.notificationID, deliveryID: context.deliveryID,
                         apnsID: input.apnsID.uppercased(), token: context.token, userID: context.userID,

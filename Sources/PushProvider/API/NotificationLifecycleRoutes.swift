@@ -7,7 +7,9 @@ import ProviderStorage
 
 /// Cancel, change and resend a notification after it was created (docs/api.md, "A notification's lifecycle").
 struct NotificationLifecycleRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let notifications: NotificationOperations
 
     /// The body of a resend: which reason (all the provider gives up for when left out), and when the deliveries
     /// gave up (`from`, `to`; the last 24 hours for an app, any time for one notification).
@@ -23,18 +25,18 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.delete("notifications/:id") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
-            return try JSONCoding.response(try await self.provider.cancel(notification))
+            return try JSONCoding.response(try await self.notifications.cancel(notification))
         }
         router.patch("notifications/:id") { request, context -> Response in
             let app = try await context.caller.serverApp(request, store: self.store)
             let notification = try await self.callersNotification(request, context)
             let change = try await JSONCoding.decode(NotificationChange.self, from: request)
-            return try JSONCoding.response(try await self.provider.change(notification, with: change, app: app))
+            return try JSONCoding.response(try await self.notifications.change(notification, with: change, app: app))
         }
         router.post("notifications/:id/resend") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             let input = try await Self.resendInput(request)
-            let reasons = try PushProviderService.resendReasons(input.reason)
+            let reasons = try NotificationOperations.resendReasons(input.reason)
             let answered = try Self.range(input, defaultFrom: .distantPast, now: self.now())
             if notification.cancelledAt != nil {
                 throw ProviderError.conflict("notification \(notification.id) was cancelled; create a new one")
@@ -47,14 +49,14 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
                         + "\(Date(timeIntervalSince1970: Double(expiration)).formatted(.iso8601)) (its apns-expiration): "
                         + "APNs would not deliver it; create it again")
             }
-            let resent = try await self.provider.resend([notification], reasons: reasons, answered: answered)
+            let resent = try await self.notifications.resend([notification], reasons: reasons, answered: answered)
             return try JSONCoding.response(resent)
         }
         router.post("apps/:appID/resend") { request, context -> Response in
             let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await Self.resendInput(request)
-            let reasons = try PushProviderService.resendReasons(input.reason)
+            let reasons = try NotificationOperations.resendReasons(input.reason)
             let now = self.now()
             let answered = try Self.range(input, defaultFrom: now.addingTimeInterval(-86_400), now: now)
             guard answered.upperBound.timeIntervalSince(answered.lowerBound) <= Self.longestAppResend else {
@@ -66,13 +68,13 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
             // A delivery is answered after its notification was made, and at most two days later (its longest wait
             // for APNs is a day, then its retries): the notifications made from two days before `from` up to `to`,
             // a page at a time.
-            var total = PushProviderService.Resent(resent: 0, notifications: 0, reasons: reasons)
+            var total = NotificationOperations.Resent(resent: 0, notifications: 0, reasons: reasons)
             var before: Date? = answered.upperBound.addingTimeInterval(0.001)
             let earliest = answered.lowerBound.addingTimeInterval(-2 * 86_400)
             while true {
                 let page = try await self.store.notifications(appID: app.app.id, before: before, limit: 500)
                 let inRange = page.filter { $0.createdAt >= earliest }
-                let resent = try await self.provider.resend(inRange, reasons: reasons, answered: answered)
+                let resent = try await self.notifications.resend(inRange, reasons: reasons, answered: answered)
                 total.resent += resent.resent
                 total.notifications += resent.notifications
                 guard page.count == 500, inRange.count == page.count, let last = page.last else { break }

@@ -5,13 +5,17 @@ import NIOCore
 import Prometheus
 import ProviderStorage
 
+/// `/healthz` and `/metrics`: what the provider's queue, its APNs connections and its counters say, without a key.
 struct OperationsRoutes: Sendable {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    /// Which apps cannot reach APNs now.
+    let reachability: APNSReachability
+    let metrics: ProviderMetrics
 
     func addRoutes(to router: Router<ProviderRequestContext>) {
         router.get("healthz") { _, _ -> Response in
-            let depth = try await self.provider.store.queueDepth()
-            let outages = self.provider.engine.reachability.all.sorted { $0.key < $1.key }
+            let depth = try await self.store.queueDepth()
+            let outages = self.reachability.all.sorted { $0.key < $1.key }
             // The provider itself is healthy (200) while APNs cannot be reached; `apns` says so for an alert.
             return try JSONCoding.response(
                 Health(
@@ -21,7 +25,9 @@ struct OperationsRoutes: Sendable {
         router.get("metrics") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: await self.provider.metricsExposition())))
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: await self.metrics.exposition(store: self.store, reachability: self.reachability))))
         }
     }
 }

@@ -2,8 +2,7 @@ import Foundation
 import Hummingbird
 import ProviderStorage
 
-/// What routes of more than one resource do: find the caller's notification (notifications, verdicts), and delete a
-/// token a user owns (activities, widgets).
+/// What routes of more than one resource do: find the caller's notification (notifications, verdicts).
 extension ProviderRouteCollection {
     /// The notification the path's `id` names, when it belongs to the caller's app.
     ///
@@ -18,7 +17,10 @@ extension ProviderRouteCollection {
         }
         return notification
     }
+}
 
+/// What the routes of a user's tokens share: delete a token a user owns (activities, widgets), check a user's proof.
+extension UserProofRoutes {
     /// Deletes one of the app's tokens of `kinds`; a publishable-key caller proves it acts for the token's user.
     ///
     /// - Throws: ``ProviderError/notFound(_:)`` naming `what` when the app has no such token of those kinds.
@@ -46,7 +48,7 @@ extension ProviderRouteCollection {
                 "\(change) with the publishable key needs a userToken for that user from the app's server "
                     + "(POST /v1/users/{userID}/token with its API key), as X-Herald-User-Token or userToken")
         }
-        let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: provider.secrets, now: now())
+        let proven = try UserToken.user(from: userToken, appID: app.app.id, secrets: secrets, now: now())
         guard proven == userID else { throw .forbidden("the userToken is for user \(proven), not \(userID)") }
     }
 }

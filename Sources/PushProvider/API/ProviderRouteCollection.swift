@@ -3,19 +3,25 @@ import Hummingbird
 import ProviderStorage
 
 /// The routes of one resource of the `/v1` API (apps, devices, notifications, channels, activities, feedback,
-/// categories, ...): a small struct that adds them to the router group the caller middleware guards. What a route
-/// needs of the provider it reaches through ``provider``; what only its resource uses is the struct's own.
+/// categories, ...): a small struct that holds what its routes use (the store, the clock, and the resource's
+/// operations or signals, never the whole provider) and adds them to the router group the caller middleware guards.
 protocol ProviderRouteCollection: Sendable {
-    /// The provider the routes serve.
-    var provider: PushProviderService { get }
+    /// The store the routes read and write.
+    var store: any ProviderStore { get }
+    /// The provider's clock.
+    var clock: ProviderClock { get }
     /// Adds the resource's routes; every request reaching them has a caller (``AuthenticatedRequestContext/caller``).
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>)
 }
 
 extension ProviderRouteCollection {
-    /// The provider's store.
-    var store: any ProviderStore { provider.store }
-
     /// The provider's time.
-    func now() -> Date { provider.now() }
+    func now() -> Date { clock.now() }
+}
+
+/// Routes of tokens a user owns (devices, activities, widgets), where a publishable-key caller proves with a user
+/// token from the app's server that it acts for that user.
+protocol UserProofRoutes: ProviderRouteCollection {
+    /// The secrets user tokens are signed with.
+    var secrets: SecretBox { get }
 }

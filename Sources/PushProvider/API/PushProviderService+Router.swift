@@ -11,24 +11,28 @@ extension PushProviderService {
             middleware: ProviderErrorMiddleware(
                 refused: { error, request in self.recordRefusal(error, request) },
                 failed: { error, request in self.recordFailure(error, request) }))
-        OperationsRoutes(provider: self).addRoutes(to: router)
+        OperationsRoutes(store: store, reachability: engine.reachability, metrics: metrics).addRoutes(to: router)
         // Every /v1 route has a caller: resolved once, here, before the route runs, and never optional in its context.
         let api = router.group("v1").add(middleware: CallerMiddleware(provider: self))
             .group(context: AuthenticatedRequestContext.self)
+        // Each resource gets what its routes use.
+        let clock = configuration.clock
         let resources: [any ProviderRouteCollection] = [
-            ActivityRoutes(provider: self),
-            AppCheckRoutes(provider: self),
-            AppLifecycleRoutes(provider: self),
-            AppRoutes(provider: self),
-            CategoryRoutes(provider: self),
-            ChannelRoutes(provider: self),
-            DeviceRoutes(provider: self),
-            FeedbackRoutes(provider: self),
-            NotificationLifecycleRoutes(provider: self),
-            NotificationRoutes(provider: self),
-            UserRoutes(provider: self),
-            VerdictRoutes(provider: self),
-            WidgetRoutes(provider: self),
+            ActivityRoutes(store: store, clock: clock, secrets: secrets),
+            AppCheckRoutes(store: store, clock: clock, clients: clients),
+            AppLifecycleRoutes(store: store, clock: clock, apps: apps),
+            AppRoutes(store: store, clock: clock, apps: apps),
+            CategoryRoutes(store: store, clock: clock, apps: apps),
+            ChannelRoutes(store: store, clock: clock, secrets: secrets, logger: logger),
+            DeviceRoutes(store: store, clock: clock, secrets: secrets, changes: changes),
+            FeedbackRoutes(
+                store: store, clock: clock, notifications: notifications, changes: changes, webhooks: webhooks),
+            NotificationLifecycleRoutes(store: store, clock: clock, notifications: notifications),
+            NotificationRoutes(
+                store: store, clock: clock, notifications: notifications, retention: configuration.retention),
+            UserRoutes(store: store, clock: clock, secrets: secrets),
+            VerdictRoutes(store: store, clock: clock),
+            WidgetRoutes(store: store, clock: clock, secrets: secrets),
         ]
         for resource in resources { resource.addRoutes(to: api) }
         for plugin in plugins { plugin.addRoutes(to: router, provider: self) }

@@ -3,7 +3,9 @@ import Hummingbird
 import ProviderStorage
 
 struct UserRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let secrets: SecretBox
 
     private struct IssuedUserToken: Encodable {
         var userID: String
@@ -27,7 +29,7 @@ struct UserRoutes: ProviderRouteCollection {
             }
             let expires = self.now().addingTimeInterval(TimeInterval(ttl))
             let token = UserToken.make(
-                appID: app.app.id, userID: userID, expires: expires, secrets: self.provider.secrets)
+                appID: app.app.id, userID: userID, expires: expires, secrets: self.secrets)
             return try JSONCoding.response(
                 IssuedUserToken(userID: userID, userToken: token, expiresAt: expires), status: .created)
         }

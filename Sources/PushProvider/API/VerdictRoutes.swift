@@ -3,7 +3,8 @@ import Hummingbird
 import ProviderStorage
 
 struct VerdictRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+    let store: any ProviderStore
+    let clock: ProviderClock
 
     /// "Why didn't it arrive?": each notification's breakdown by verdict, and the devices of one verdict.
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {

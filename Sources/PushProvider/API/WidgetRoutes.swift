@@ -3,8 +3,10 @@ import HTTPTypes
 import Hummingbird
 import ProviderStorage
 
-struct WidgetRoutes: ProviderRouteCollection {
-    let provider: PushProviderService
+struct WidgetRoutes: UserProofRoutes {
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let secrets: SecretBox
 
     /// `/v1/widgets/tokens`: the WidgetKit tokens apps report, the widgets token (`WidgetPushInfo.token`, iOS 26) and
     /// each control's (iOS 18). A notification to `{"target": {"widgets": {}}}` reloads every registered app's

@@ -78,7 +78,7 @@ actor ClientRegistry {
         let credentials = try boundCredentials(of: app, secrets: secrets)
         let endpoint: APNSEndpoint
         if let channelEndpoint = app.app.channelEndpoint {
-            try PushProviderService.checkChannelEndpoint(channelEndpoint, endpoint: app.app.endpoint)
+            try AppOperations.checkChannelEndpoint(channelEndpoint, endpoint: app.app.endpoint)
             do {
                 endpoint = try APNSEndpoint(url: channelEndpoint, additionalTrustRootsPEM: app.caPEM)
             } catch {

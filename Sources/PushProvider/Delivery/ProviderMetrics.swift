@@ -1,6 +1,7 @@
 import APNSClient
 import APNSCore
 import Prometheus
+import ProviderStorage
 
 /// The provider's Prometheus metrics, served at `/metrics`: sends by result, send latency, open APNs connections and
 /// (read at scrape time) the queue depth.
@@ -115,4 +116,12 @@ final class ProviderMetrics: APNSClientObserver {
 
     /// The text exposition format.
     func render() -> String { registry.emitToString() }
+
+    /// The metrics in Prometheus' text format, as `/metrics` serves them, with the queue depth and the apps that
+    /// cannot reach APNs read now.
+    func exposition(store: any ProviderStore, reachability: APNSReachability) async -> String {
+        if let depth = try? await store.queueDepth() { queueDepth.set(Double(depth)) }
+        unreachableApps.set(Double(reachability.all.count))
+        return render()
+    }
 }

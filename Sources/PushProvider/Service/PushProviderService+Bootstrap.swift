@@ -50,7 +50,7 @@ extension PushProviderService {
     /// - Throws: ``ProviderError`` when there is no such app or the JSON is not a valid `NotificationConfig`.
     package func setCategories(appID: String, notificationConfig json: Data) async throws(ProviderError) {
         guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }
-        _ = try await setCategories(of: app, notificationConfig: json)
+        _ = try await apps.setCategories(of: app, notificationConfig: json)
     }
 
     /// Creates the app, or updates the one with the same bundle ID and environment to these settings.
@@ -66,12 +66,12 @@ extension PushProviderService {
         if var existing = try await store.apps().first(where: {
             $0.app.bundleID == settings.bundleID && $0.app.environment == settings.environment
         }) {
-            try apply(input, to: &existing, creating: false, byAdmin: true)
+            try apps.apply(input, to: &existing, creating: false, byAdmin: true)
             existing.app.updatedAt = now()
             try await store.updateApp(existing)
             return AppHandle(id: existing.app.id, publishableKey: existing.app.publishableKey)
         }
-        let (app, _, _) = try await createApp(input)
+        let (app, _, _) = try await apps.createApp(input)
         return AppHandle(id: app.id, publishableKey: app.publishableKey)
     }
 }

@@ -32,9 +32,7 @@ extension PushProviderService {
 
     /// The service's metrics in Prometheus' text format, as `/metrics` serves them.
     package func metricsExposition() async -> String {
-        if let depth = try? await store.queueDepth() { metrics.queueDepth.set(Double(depth)) }
-        metrics.unreachableApps.set(Double(engine.reachability.all.count))
-        return metrics.render()
+        await metrics.exposition(store: store, reachability: engine.reachability)
     }
 }
 
@@ -45,35 +43,8 @@ extension PushProviderService {
     }
 
     /// Every app, as the API shows them.
-    package func apps() async throws(ProviderError) -> [ProviderApp] {
+    package func allApps() async throws(ProviderError) -> [ProviderApp] {
         try await store.apps().map(\.app)
-    }
-
-    /// A page of an app's notifications, newest first, as `GET /v1/notifications` shows them.
-    package func notificationReports(appID: String, before: Date?, limit: Int) async throws(ProviderError)
-        -> [NotificationReport]
-    {
-        let notifications = try await store.notifications(
-            appID: appID, before: before?.iso8601CursorBound, limit: limit)
-        let stats = try await store.stats(notificationIDs: notifications.map(\.id))
-        return notifications.map { report($0, stats: stats[$0.id]) }
-    }
-
-    /// The delivery that carried `apnsID`, of any app; `nil` when this provider sent none with it.
-    package func deliveryTrace(apnsID: String) async throws(ProviderError) -> DeliveryTrace? {
-        guard let message = DeliveryMessageID(apnsID), let trace = try await store.delivery(id: message.deliveryID),
-            trace.apnsID == message.string
-        else { return nil }
-        return trace
-    }
-
-    /// The notification a pruned delivery belonged to, when `apnsID` is one this provider made and then pruned.
-    package func prunedDelivery(apnsID: String) async throws(ProviderError) -> PrunedNotification? {
-        guard let message = DeliveryMessageID(apnsID) else { return nil }
-        return try await store.prunedNotifications(covering: message.deliveryID).first { pruned in
-            DeliveryMessageID(notificationID: pruned.id, deliveryID: message.deliveryID, key: store.messageKey).string
-                == message.string
-        }
     }
 
     /// The device the app registered with `token`, if any.

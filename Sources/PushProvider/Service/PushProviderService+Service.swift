@@ -23,8 +23,7 @@ extension PushProviderService {
         onShutdown: @escaping @Sendable () -> Void = {}
     ) throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         self.plugins.withLock { $0 = plugins }
-        let (engine, clients, store) = (engine, clients, store)
-        let scheduler = DailyScheduler(store: store, engine: engine, failures: failures, clock: configuration.clock)
+        let (engine, clients, store, scheduler) = (engine, clients, store, scheduler)
         let pruner = RetentionPruner(
             store: store,
             settings: RetentionPruner.Settings(

@@ -38,6 +38,12 @@ package final class PushProviderService: Sendable {
     let failures: FailureReporter
     /// The plugins ``run(plugins:onListening:)`` serves; they may vouch for a request's key.
     let plugins = Mutex<[any ProviderPlugin]>([])
+    /// Queues each daily notification's next occurrences.
+    let scheduler: DailyScheduler
+    /// Making, changing, pausing and deleting apps.
+    package let apps: AppOperations
+    /// Creating, reporting, cancelling, changing and resending notifications.
+    package let notifications: NotificationOperations
 
     /// Opens the database and loads or creates the secrets.
     ///
@@ -80,6 +86,14 @@ package final class PushProviderService: Sendable {
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
         webhooks = WebhookSender(failures: failures, policy: webhookPolicy, clock: configuration.clock)
+        scheduler = DailyScheduler(store: store, engine: engine, failures: failures, clock: configuration.clock)
+        apps = AppOperations(
+            store: store, clock: configuration.clock, secrets: secrets,
+            allowedEndpoints: configuration.allowedEndpoints,
+            webhookPolicy: webhookPolicy, engine: engine, changes: changes, logger: logger)
+        notifications = NotificationOperations(
+            store: store, clock: configuration.clock, engine: engine, scheduler: scheduler, metrics: metrics,
+            changes: changes, logger: logger)
     }
 
     /// How many changes this provider has recorded since it started: a notification queued (by the API or the daily

@@ -4,11 +4,29 @@ import Foundation
 import HTTPTypes
 import HeraldSupport
 import Hummingbird
+import Logging
 import NIOSSL
 import ProviderStorage
 
-/// What the app routes, `herald up` and the console share: making and changing apps and their categories.
-extension PushProviderService {
+/// What the app routes, `herald up` and the console do with apps: make and change them and their categories, pause,
+/// resume and delete them. It holds what those need: the store, the clock, the secrets credentials are sealed with,
+/// the endpoints and webhook hosts an app may use, and the engine (to wake its workers when an app resumes).
+package struct AppOperations: Sendable {
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let secrets: SecretBox
+    /// APNs-compatible endpoints other than Apple's an API key may set (``PushProviderService/Configuration/allowedEndpoints``).
+    let allowedEndpoints: [String]
+    /// Where webhooks may go.
+    let webhookPolicy: OutboundPolicy
+    let engine: DeliveryEngine
+    /// Notified at every change the provider records.
+    let changes: WorkSignal
+    let logger: Logger
+
+    /// The provider's time.
+    func now() -> Date { clock.now() }
+
     /// Creates an app from a request body; returns it with its first API key and that key's ID.
     ///
     /// - Throws: ``ProviderError`` naming the field that is missing or wrong.
@@ -29,7 +47,7 @@ extension PushProviderService {
     }
 
     /// Applies the fields given in `input`; on create the required ones must be there. An endpoint other than Apple's
-    /// or one on ``Configuration/allowedEndpoints`` needs the admin (`byAdmin`); a new endpoint needs the credentials
+    /// or one on ``PushProviderService/Configuration/allowedEndpoints`` needs the admin (`byAdmin`); a new endpoint needs the credentials
     /// again in the same request, since credentials are bound to the endpoint they were given for.
     func apply(_ input: AppInput, to app: inout StoredApp, creating: Bool, byAdmin: Bool) throws(ProviderError) {
         if let name = input.name { app.app.name = name }
@@ -113,7 +131,7 @@ extension PushProviderService {
         if let channelEndpoint = input.channelEndpoint {
             app.app.channelEndpoint = channelEndpoint.isEmpty ? nil : channelEndpoint
             if let url = URL(string: channelEndpoint), !channelEndpoint.isEmpty, !byAdmin,
-                !configuration.allowedEndpoints.contains(where: { Self.origin(of: $0) == Self.origin(of: url) })
+                !allowedEndpoints.contains(where: { Self.origin(of: $0) == Self.origin(of: url) })
             {
                 // Any port of the endpoint's host would let an API key make the provider connect wherever on it.
                 throw .forbidden(
@@ -174,7 +192,7 @@ extension PushProviderService {
         }
         let apple = [APNSEnvironment.production.host, APNSEnvironment.development.host].contains(host)
         let origin = Self.origin(of: url)
-        guard apple || byAdmin || configuration.allowedEndpoints.contains(where: { Self.origin(of: $0) == origin })
+        guard apple || byAdmin || allowedEndpoints.contains(where: { Self.origin(of: $0) == origin })
         else {
             throw .forbidden(
                 "an API key may point an app only at Apple's hosts or an endpoint the provider's admin allowed "
@@ -214,5 +232,43 @@ extension PushProviderService {
         updated.categoriesVersion = try await store.setCategories(
             appID: app.app.id, json: updated.categories, at: now())
         return updated
+    }
+
+    /// Pauses an app's sending: its queued deliveries wait, spending no attempt, until it is resumed.
+    func pause(_ app: StoredApp) async throws(ProviderError) -> Int {
+        guard try await store.setPaused(appID: app.app.id, at: now()) else {
+            throw .notFound("no app with id \(app.app.id)")
+        }
+        let parked = try await store.park(
+            appID: app.app.id, reason: DeliveryVerdict.pausedReason, until: DeliveryEngine.pausedUntil)
+        logger.notice("app paused", metadata: ["app": "\(app.app.id)", "waiting": "\(parked)"])
+        changes.notify()
+        return parked
+    }
+
+    /// Resumes a paused app: what waited is due now.
+    func resume(_ app: StoredApp) async throws(ProviderError) -> Int {
+        guard try await store.setPaused(appID: app.app.id, at: nil) else {
+            throw .notFound("no app with id \(app.app.id)")
+        }
+        let woken = try await store.wakeWaiting(appID: app.app.id, reason: DeliveryVerdict.pausedReason, now: now())
+        logger.notice("app resumed", metadata: ["app": "\(app.app.id)", "due": "\(woken)"])
+        engine.notify()
+        return woken
+    }
+
+    /// Deletes an app and everything of it; its deliveries in flight finish unrecorded.
+    func deleteApp(_ app: StoredApp) async throws(ProviderError) -> AppDeletion {
+        guard let deletion = try await store.deleteApp(id: app.app.id) else {
+            throw .notFound("no app with id \(app.app.id)")
+        }
+        logger.notice(
+            "app deleted",
+            metadata: [
+                "app": "\(app.app.id)", "devices": "\(deletion.devices)",
+                "notifications": "\(deletion.notifications)", "deliveries": "\(deletion.deliveries)",
+            ])
+        changes.notify()
+        return deletion
     }
 }

@@ -4,8 +4,8 @@ import Logging
 import Prometheus
 import ProviderStorage
 
-/// A notification's and an app's lifecycle after creation: cancel, change, resend; pause, resume, delete.
-extension PushProviderService {
+/// A notification's lifecycle after creation: cancel, change, resend.
+extension NotificationOperations {
     /// What `DELETE /v1/notifications/{id}` answers: the report after the cancel, and how many deliveries it stopped.
     struct Cancellation: Encodable {
         var notification: NotificationReport
@@ -51,7 +51,7 @@ extension PushProviderService {
         metrics.deliveriesCancelled.increment(by: Int64(cancelled))
         logger.notice(
             "notification cancelled", metadata: ["notification": "\(notification.id)", "deliveries": "\(cancelled)"])
-        engine.changes.notify()
+        changes.notify()
         guard let after = try await store.notification(id: notification.id) else {
             throw .notFound("notification \(notification.id) was deleted meanwhile")
         }
@@ -88,9 +88,7 @@ extension PushProviderService {
                     + "cancel what is left and create a new one")
         }
         if newDailyTime {
-            await DailyScheduler(
-                store: store, engine: engine, failures: failures, clock: configuration.clock
-            ).scheduleDue(now: now, only: notification.id)
+            await scheduler.scheduleDue(now: now, only: notification.id)
         }
         engine.notify()
         guard let stored = try await store.notification(id: notification.id) else {
@@ -135,44 +133,6 @@ extension PushProviderService {
                     + "): a notification APNs refused for its content or token fails the same way again")
         }
         return [reason]
-    }
-
-    /// Pauses an app's sending: its queued deliveries wait, spending no attempt, until it is resumed.
-    func pause(_ app: StoredApp) async throws(ProviderError) -> Int {
-        guard try await store.setPaused(appID: app.app.id, at: now()) else {
-            throw .notFound("no app with id \(app.app.id)")
-        }
-        let parked = try await store.park(
-            appID: app.app.id, reason: DeliveryVerdict.pausedReason, until: DeliveryEngine.pausedUntil)
-        logger.notice("app paused", metadata: ["app": "\(app.app.id)", "waiting": "\(parked)"])
-        engine.changes.notify()
-        return parked
-    }
-
-    /// Resumes a paused app: what waited is due now.
-    func resume(_ app: StoredApp) async throws(ProviderError) -> Int {
-        guard try await store.setPaused(appID: app.app.id, at: nil) else {
-            throw .notFound("no app with id \(app.app.id)")
-        }
-        let woken = try await store.wakeWaiting(appID: app.app.id, reason: DeliveryVerdict.pausedReason, now: now())
-        logger.notice("app resumed", metadata: ["app": "\(app.app.id)", "due": "\(woken)"])
-        engine.notify()
-        return woken
-    }
-
-    /// Deletes an app and everything of it; its deliveries in flight finish unrecorded.
-    func deleteApp(_ app: StoredApp) async throws(ProviderError) -> AppDeletion {
-        guard let deletion = try await store.deleteApp(id: app.app.id) else {
-            throw .notFound("no app with id \(app.app.id)")
-        }
-        logger.notice(
-            "app deleted",
-            metadata: [
-                "app": "\(app.app.id)", "devices": "\(deletion.devices)",
-                "notifications": "\(deletion.notifications)", "deliveries": "\(deletion.deliveries)",
-            ])
-        engine.changes.notify()
-        return deletion
     }
 
     private static func time(_ date: Date) -> String { date.formatted(.iso8601) }

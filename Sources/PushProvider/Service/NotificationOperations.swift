@@ -1,0 +1,104 @@
+import APNSCore
+import Foundation
+import HeraldSupport
+import Logging
+import Prometheus
+import ProviderStorage
+
+/// What the API, the console and `herald why` do with notifications: create one (checked, stored, its deliveries
+/// queued), report them, and after creation cancel, change or resend them. It holds what those need and nothing
+/// else: the store, the clock, the engine (to wake its workers, stop a cancelled notification's sends, let a probe go
+/// out), the daily scheduler and the metrics.
+package struct NotificationOperations: Sendable {
+    let store: any ProviderStore
+    let clock: ProviderClock
+    let engine: DeliveryEngine
+    let scheduler: DailyScheduler
+    let metrics: ProviderMetrics
+    /// Notified at every change the provider records.
+    let changes: WorkSignal
+    let logger: Logger
+
+    /// The provider's time.
+    func now() -> Date { clock.now() }
+
+    /// Checks, stores and queues a notification; one delivery per targeted device.
+    func create(_ input: NotificationInput, for app: StoredApp) async throws(ProviderError)
+        -> NotificationReport
+    {
+        let now = now()
+        let plan = try NotificationPlan(input, bundleID: app.app.bundleID, now: now)
+        if case .channel(let id) = plan.target {
+            try await checkBroadcast(on: id, expiration: plan.expiration, app: app)
+        }
+        let stored = StoredNotification(
+            id: UUID().uuidString, appID: app.app.id, target: plan.target.stored, payload: plan.payload,
+            pushType: plan.pushType, priority: plan.priority, expiration: plan.expiration,
+            collapseID: plan.collapseID, encryptedKey: plan.encrypted?.key, encrypted: plan.encrypted?.plaintext,
+            sendAt: plan.sendAt, dailyAt: plan.dailyAt?.text, targeted: 0, createdAt: now)
+        _ = try await store.insertNotification(stored, target: plan.target, requireKey: plan.encrypted != nil)
+        metrics.notificationsCreated.increment()
+        if plan.dailyAt != nil {
+            await scheduler.scheduleDue(now: now, only: stored.id)
+        }
+        engine.notify()
+        // Safety: inserted just above.
+        var created = try await report(try await store.notification(id: stored.id)!)
+        if plan.priority != 5, let warning = try await budgetWarning(plan.target, appID: app.app.id, now: now) {
+            created.warning = warning
+        } else if created.stats.targeted == 0, plan.target.isLiveActivity {
+            created.warning =
+                "no activity token of this app matches \(created.target), so nothing will be sent; "
+                + "see GET /v1/activities/tokens?type=...&user=... for what activities registered"
+        } else if created.stats.targeted == 0, plan.target.widgetPushType != nil {
+            created.warning =
+                "no widget token of this app matches \(created.target), so nothing will be sent; "
+                + "see GET /v1/widgets/tokens?user=...&control=... for what widgets and controls registered"
+        } else if created.stats.targeted == 0, plan.dailyAt == nil {
+            let key = plan.encrypted == nil ? "" : " with an end-to-end public key (encrypted content needs one)"
+            created.warning =
+                "no active device of this app matches \(created.target)\(key), so nothing will be sent; "
+                + "see GET /v1/devices?user=...&tag=... for who is registered"
+        }
+        return created
+    }
+
+    /// Priority-10 pushes an activity may get in an hour before the provider warns. iOS budgets them and throttles
+    /// past the budget, whose size Apple does not publish; this is Herald's threshold, one every six
+    /// minutes.
+    static let priority10WarningPerHour = 10
+
+    /// A warning when a targeted activity had more than ``priority10WarningPerHour`` priority-10 pushes this hour.
+    private func budgetWarning(_ target: NotificationTarget, appID: String, now: Date) async throws(ProviderError)
+        -> String?
+    {
+        var query = ActivityTokenQuery(appID: appID, kind: "update", limit: 1000)
+        switch target {
+        case .activity(let id): query.activityID = id
+        case .activities(let type, let user, false):
+            query.attributesType = type
+            query.userID = user
+        default: return nil
+        }
+        let used = try await store.activityTokens(query, now: now).map(\.priority10ThisHour).max() ?? 0
+        guard used > Self.priority10WarningPerHour else { return nil }
+        return "an activity of \(target.summary) has had \(used) priority-10 pushes this hour: iOS counts priority 10 "
+            + "against the activity's budget and throttles it when spent; send routine updates with priority 5"
+    }
+
+    /// A broadcast goes to one of the app's channels, with an expiration its storage policy takes.
+    private func checkBroadcast(on id: String, expiration: Int?, app: StoredApp) async throws(ProviderError) {
+        guard let channel = try await store.channels(appID: app.app.id).first(where: { $0.id == id }) else {
+            throw .field(
+                "target.channel",
+                "\(id) is not one of app \(app.app.id)'s channels: make one with POST /v1/channels (GET /v1/channels "
+                    + "lists them)")
+        }
+        if channel.storagePolicy == 0, let expiration, expiration != 0 {
+            throw .field(
+                "expiration",
+                "channel \(id) stores no message (storage policy 0), so APNs refuses a nonzero expiration "
+                    + "(BadExpirationDate): give 0 or leave it out")
+        }
+    }
+}
