@@ -23,7 +23,7 @@ let package = Package(
     products: [
         .executable(name: "herald", targets: ["herald"]),
         // APNSCore re-exports HeraldJSON (JSONValue, JSONObject, JSONNumber): its API is part of the product.
-        .library(name: "APNSCore", targets: ["APNSCore", "HeraldJSON", "HeraldEnvelope"]),
+        .library(name: "APNSCore", targets: ["APNSCore", "HeraldJSON", "HeraldEnvelope", "HeraldTime"]),
         .library(name: "APNSClient", targets: ["APNSClient"]),
         .library(
             name: "UserNotifications",
@@ -63,6 +63,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "HeraldJSON", swiftSettings: fuzzedSettings),
+        .target(name: "HeraldTime", swiftSettings: heraldSettings),
         .target(
             name: "HeraldEnvelope", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: heraldSettings),
@@ -116,7 +117,7 @@ let package = Package(
         .target(
             name: "APNSGateway",
             dependencies: [
-                "HeraldSupport",
+                "HeraldSupport", "HeraldTime",
                 "APNSCore", "Courier", "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -138,7 +139,7 @@ let package = Package(
         .target(
             name: "APNSClient",
             dependencies: [
-                "APNSCore", "HeraldHTTP2",
+                "APNSCore", "HeraldHTTP2", "HeraldTime",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -151,8 +152,8 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .target(name: "CoreLocation", swiftSettings: heraldSettings),
-        .target(name: "ActivityKit", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
-        .target(name: "WidgetKit", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
+        .target(name: "ActivityKit", dependencies: ["HeraldJSON", "HeraldTime"], swiftSettings: heraldSettings),
+        .target(name: "WidgetKit", dependencies: ["HeraldJSON", "HeraldTime"], swiftSettings: heraldSettings),
         .target(
             name: "DeviceSimulator",
             dependencies: [
@@ -193,7 +194,7 @@ let package = Package(
         .target(
             name: "PushProvider",
             dependencies: [
-                "HeraldSupport",
+                "HeraldSupport", "HeraldTime",
                 "APNSCore", "APNSClient", "CategoryConfig", "ProviderStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -213,7 +214,7 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "APNSCore", "HeraldSupport", "PushProvider", "ProviderStorage",
+                "APNSCore", "HeraldSupport", "HeraldTime", "PushProvider", "ProviderStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -233,7 +234,7 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(name: "CategoryConfig", swiftSettings: heraldSettings),
         .target(
-            name: "UserNotifications", dependencies: ["CoreLocation", "CategoryConfig", "HeraldJSON"],
+            name: "UserNotifications", dependencies: ["CoreLocation", "CategoryConfig", "HeraldJSON", "HeraldTime"],
             swiftSettings: heraldSettings),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: heraldSettings),
         .target(
@@ -277,7 +278,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldFuzz",
             dependencies: [
-                "APNSCore", "APNSGateway", "Courier", "PushProvider", "ProviderStorage",
+                "APNSCore", "APNSGateway", "Courier", "HeraldTime", "PushProvider", "ProviderStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Fuzz/HeraldFuzz",
@@ -308,6 +309,7 @@ let package = Package(
         .testTarget(
             name: "APNSGatewayTests",
             dependencies: [
+                "HeraldTime",
                 "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "HeraldHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -321,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "APNSClientTests",
             dependencies: [
-                "APNSClient", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "HeraldHTTP2",
+                "HeraldTime", "APNSClient", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -348,7 +350,7 @@ let package = Package(
         .testTarget(
             name: "PushProviderTests",
             dependencies: [
-                "HeraldSupport",
+                "HeraldSupport", "HeraldTime",
                 "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "DeviceSimulator", "HeraldKit", "UserNotifications", "ActivityKit",
                 "GatewayTestSupport", "HeraldTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -386,7 +388,8 @@ let package = Package(
             swiftSettings: heraldSettings
         ),
         .testTarget(
-            name: "HeraldConsoleTests", dependencies: ["HeraldConsole", "PushProvider", "ProviderStorage"],
+            name: "HeraldConsoleTests",
+            dependencies: ["HeraldConsole", "HeraldTime", "PushProvider", "ProviderStorage"],
             swiftSettings: heraldSettings),
         .testTarget(
             name: "ProviderStorageTests",
@@ -410,7 +413,7 @@ let package = Package(
         .testTarget(name: "CategoryConfigTests", dependencies: ["CategoryConfig"], swiftSettings: heraldSettings),
         .testTarget(name: "ActivityKitTests", dependencies: ["ActivityKit"], swiftSettings: heraldSettings),
         .testTarget(name: "CoreLocationTests", dependencies: ["CoreLocation"], swiftSettings: heraldSettings),
-        .testTarget(name: "WidgetKitTests", dependencies: ["WidgetKit"], swiftSettings: heraldSettings),
+        .testTarget(name: "WidgetKitTests", dependencies: ["WidgetKit", "HeraldTime"], swiftSettings: heraldSettings),
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig", "HeraldKit"],
@@ -420,6 +423,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
+                "HeraldTime",
                 "HeraldCLI", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
                 "HeraldConsole", "PushProvider", "APNSClient",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -4,6 +4,7 @@ import Courier
 import Crypto
 import Dispatch
 import Foundation
+import HeraldTime
 import ProviderStorage
 import PushProvider
 
@@ -103,7 +104,7 @@ enum FuzzTarget: String, CaseIterable {
     static func makeAdminAPI() -> AdminRequestProcessor {
         AdminRequestProcessor(
             registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
-            credential: credential, certificateAuthority: nil, now: { Date() })
+            credential: credential, certificateAuthority: nil, clock: SystemWallClock())
     }
 
     /// The target named by `HERALD_FUZZ_TARGET`.

@@ -1,4 +1,5 @@
-public import Foundation
+import Foundation
+public import HeraldTime
 public import Logging
 
 extension APNSPushClient {
@@ -33,8 +34,9 @@ extension APNSPushClient {
         public var logger = Logger(label: "herald-apns-client")
         /// Metrics hooks.
         public var observer: any APNSClientObserver = SilentObserver()
-        /// The clock provider tokens are dated by; tests move it instead of waiting.
-        public var now: @Sendable () -> Date = { Date() }
+        /// The clock provider tokens are dated by; tests give a `ManualClock` and move it instead of waiting. (Deadlines
+        /// and PINGs run on the connection's event loop.)
+        public var clock: any WallClock = SystemWallClock()
 
         public init(endpoint: APNSEndpoint, authentication: APNSClientAuthentication) {
             self.endpoint = endpoint

@@ -37,7 +37,7 @@ public final class APNSPushClient: Sendable {
     ) throws(APNSClientError) {
         self.configuration = configuration
         if case .token(let signer, let policy) = configuration.authentication {
-            tokens = ProviderTokenCache(signer: signer, policy: policy, now: configuration.now)
+            tokens = ProviderTokenCache(signer: signer, policy: policy, clock: configuration.clock)
         } else {
             tokens = nil
         }

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldTime
 import NIOConcurrencyHelpers
 
 /// The provider token every request carries, signed once and reused until the policy says to sign a new one
@@ -13,20 +14,21 @@ final class ProviderTokenCache: Sendable {
 
     private let signer: APNSProviderTokenSigner
     private let policy: APNSProviderTokenPolicy
-    private let now: @Sendable () -> Date
+    /// The clock tokens are dated by.
+    private let clock: any WallClock
     private let state = NIOLockedValueBox(State())
 
-    init(signer: APNSProviderTokenSigner, policy: APNSProviderTokenPolicy, now: @escaping @Sendable () -> Date) {
+    init(signer: APNSProviderTokenSigner, policy: APNSProviderTokenPolicy, clock: any WallClock) {
         self.signer = signer
         self.policy = policy
-        self.now = now
+        self.clock = clock
     }
 
     /// The `authorization` header value to send now, signing a new token first when the current one is due.
     ///
     /// - Throws: ``APNSClientError`` when the key cannot sign.
     func authorization() async throws(APNSClientError) -> String {
-        let date = now()
+        let date = clock.currentDate
         let signing: Task<APNSProviderToken, any Error>
         switch nextStep(at: date) {
         case .send(let header): return header
@@ -76,7 +78,7 @@ final class ProviderTokenCache: Sendable {
     /// is younger than Apple's 20 minutes (a new one so soon would be `TooManyProviderTokenUpdates`; the clocks
     /// disagree then, and a retry with the same token is all that is allowed).
     func expireIfRefreshAllowed() {
-        let date = now()
+        let date = clock.currentDate
         state.withLockedValue { state in
             guard let token = state.token,
                 date.timeIntervalSince(token.issuedAt)

@@ -68,7 +68,7 @@ struct GatewayPipelines: Sendable {
     /// HTTP/1.1: the admin API, and the courier WebSocket at `/courier`.
     func configureHTTP1(_ channel: any Channel) throws {
         let (registry, store, channels, refusals, tokenLimit) = (registry, store, channels, refusals, tokenLimit)
-        let now = admin.now
+        let clock = admin.clock
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: 1 << 20,
             shouldUpgrade: { channel, head in
@@ -82,7 +82,7 @@ struct GatewayPipelines: Sendable {
                             minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: 1 << 20),
                         CourierHandler(
                             registry: registry, store: store, channels: channels, refusals: refusals,
-                            tokenLimit: tokenLimit, now: now),
+                            tokenLimit: tokenLimit, clock: clock),
                     ])
                 }
             }

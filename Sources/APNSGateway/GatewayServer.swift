@@ -2,6 +2,7 @@ package import APNSCore
 import Courier
 package import Foundation
 import HeraldSupport
+package import HeraldTime
 package import Logging
 import NIOCore
 import NIOHTTP1
@@ -49,7 +50,7 @@ package final class GatewayServer: Sendable {
         /// New device tokens one source address may create per minute (courier and admin API together).
         package var tokenCreationsPerMinute = 1_000_000
         /// The gateway's clock: provider token ages, stored and received times, the token creation limit (tests move it).
-        package var now: @Sendable () -> Date = { Date() }
+        package var clock: any WallClock = SystemWallClock()
         /// Admin calls need no token. Only for a gateway on a loopback address (`--insecure-admin`).
         package var insecureAdmin = false
         /// Where refusals are logged (``GatewayRefusals``).
@@ -106,7 +107,7 @@ package final class GatewayServer: Sendable {
         self.connections = GatewayConnections(limit: configuration.maxConnections)
         self.refusals = GatewayRefusals(logger: configuration.logger)
         self.tokenLimit = TokenCreationLimit(
-            perMinute: configuration.tokenCreationsPerMinute, now: configuration.now)
+            perMinute: configuration.tokenCreationsPerMinute, clock: configuration.clock)
         try PrivateFile.makeDirectory(configuration.dataDirectory)
         self.adminCredential = try AdminCredential.loadOrCreate(
             in: configuration.dataDirectory, insecure: configuration.insecureAdmin)
@@ -160,11 +161,11 @@ package final class GatewayServer: Sendable {
     private func listen(api: ProviderRequestProcessor.API, port: Int, tls: NIOSSLContext) async throws -> Int {
         let processor = ProviderRequestProcessor(
             api: api, registry: registry, channels: channels, fanOut: fanOut, keys: keys, store: store, faults: faults,
-            defaultEnvironment: configuration.environment, now: configuration.now)
+            defaultEnvironment: configuration.environment, clock: configuration.clock)
         let admin = AdminRequestProcessor(
             registry: registry, store: store, channels: channels, keys: keys, faults: faults,
             credential: adminCredential, certificateAuthority: certificateAuthority, refusals: refusals,
-            tokenLimit: tokenLimit, now: configuration.now)
+            tokenLimit: tokenLimit, clock: configuration.clock)
         let (journal, store, registry, channels) = (self.journal, self.store, self.registry, self.channels)
         let pipelines = GatewayPipelines(
             processor: processor, persist: { journal.flush(from: store, registry: registry, channels: channels) },

@@ -131,7 +131,7 @@ public final class Activity<Attributes: ActivityAttributes>: Sendable, Identifia
         return content
     }
 
-    /// Where the activity is in its life, on the system's clock (``ActivitySystem/setClock(_:sleep:)``).
+    /// Where the activity is in its life, on the system's clock (``ActivitySystem/setClock(_:)``).
     public var activityState: ActivityState {
         system.record(id)?.visibleState(at: system.currentTime()) ?? .dismissed
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import HeraldTime
 import Synchronization
 
 /// What the device delivers to the app's activities: pushes to their tokens and broadcasts on their channels.
@@ -65,7 +66,8 @@ extension ActivitySystem {
                 ActivityRecord(
                     id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
                     staleDate: push.staleDate, relevanceScore: push.relevanceScore ?? 0, timestamp: push.timestamp,
-                    state: .active, pushToken: token, channel: push.inputPushChannel, startedAt: state.now())
+                    state: .active, pushToken: token, channel: push.inputPushChannel, startedAt: state.clock.currentDate
+                )
             }
             let started = record.startedAt
             record.alert = push.alert.map {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTime
 import Synchronization
 
 /// The records inside: adding and changing them, ending an activity, the deadlines that end and dismiss them, and
@@ -15,7 +16,7 @@ extension ActivitySystem {
 
     func change(_ id: String, _ body: (inout ActivityRecord, Date) -> Bool) {
         let (record, observers) = state.withLock { state -> (ActivityRecord?, [@Sendable (ActivityRecord) -> Void]) in
-            guard var record = state.records[id], body(&record, state.now()) else { return (nil, []) }
+            guard var record = state.records[id], body(&record, state.clock.currentDate) else { return (nil, []) }
             state.records[id] = record
             return (record, Array(state.observers.values))
         }
@@ -36,7 +37,7 @@ extension ActivitySystem {
 
     /// Ends activities active for 8 hours and dismisses ended ones past their dismissal date.
     func refreshDeadlines() {
-        let now = state.withLock { $0.now() }
+        let now = state.withLock { $0.clock.currentDate }
         let due = state.withLock { state in
             state.records.values.filter { record in
                 (record.state == .pending && (record.scheduledStart ?? .distantFuture) <= now)

@@ -1,4 +1,5 @@
 public import Foundation
+public import HeraldTime
 import Synchronization
 
 /// The device's side of ActivityKit: every activity of the app, their tokens and channel subscriptions, and what
@@ -31,8 +32,7 @@ public final class ActivitySystem: Sendable {
         var starts: [UUID: (type: String, deliver: @Sendable (String) -> Void)] = [:]
         /// For each attributes type the app uses: whether JSON decodes as its content state, and as its attributes.
         var decoders: [String: TypeDecoders] = [:]
-        var now: @Sendable () -> Date = { Date() }
-        var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        var clock: any WallClock = SystemWallClock()
         /// Push tokens being issued and channels being subscribed, for ``settled()``.
         var registrations: [UUID: Task<Void, Never>] = [:]
     }
@@ -76,21 +76,11 @@ public final class ActivitySystem: Sendable {
         state.withLock { $0.frequentPushesEnabled = enabled }
     }
 
-    /// The clock (a test moves it): what time it is, and, when given, how to wait on it. The system's deadlines
-    /// are checked against it on every read; a scheduled activity's start is also awaited on it, so observers hear
-    /// of the start when the clock reaches it.
-    ///
-    /// ```swift
-    /// let clock = ManualClock(start: Date())
-    /// ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
-    /// ```
-    public func setClock(
-        _ now: @escaping @Sendable () -> Date, sleep: (@Sendable (Duration) async throws -> Void)? = nil
-    ) {
-        state.withLock { state in
-            state.now = now
-            state.sleep = sleep ?? { try await Task.sleep(for: $0) }
-        }
+    /// The clock (a test gives a `ManualClock` and moves it). The system's deadlines are checked against it on every
+    /// read, and a scheduled activity's start is awaited on it, so observers hear of the start when the clock reaches
+    /// it.
+    public func setClock(_ clock: any WallClock) {
+        state.withLock { $0.clock = clock }
     }
 
     /// Turns Live Activities on or off for the app, as the person can in Settings.
@@ -116,7 +106,7 @@ public final class ActivitySystem: Sendable {
             throw .unsupported("no device is attached to issue a push token or subscribe to a channel")
         }
         let record = state.withLock { state in
-            let now = state.now()
+            let now = state.clock.currentDate
             let scheduled = start.flatMap { $0 > now ? $0 : nil }
             var record = ActivityRecord(
                 id: UUID().uuidString, attributesType: type, attributes: attributes, contentState: contentState,
@@ -171,9 +161,9 @@ public final class ActivitySystem: Sendable {
     /// the clock sees the start at its next read).
     private func wake(at start: Date) {
         let delay = start.timeIntervalSince(currentTime())
-        let sleep = state.withLock { $0.sleep }
+        let clock = state.withLock { $0.clock }
         Task { [weak self] in
-            try? await sleep(.milliseconds(Int(min(max(delay, 0), 86_400) * 1000) + 1))
+            try? await clock.sleep(for: .milliseconds(Int(min(max(delay, 0), 86_400) * 1000) + 1))
             self?.refreshDeadlines()
         }
     }
@@ -198,7 +188,7 @@ public final class ActivitySystem: Sendable {
 
     /// The system's clock now.
     func currentTime() -> Date {
-        state.withLock { $0.now }()
+        state.withLock { $0.clock }.currentDate
     }
 
     func record(_ id: String) -> ActivityRecord? {

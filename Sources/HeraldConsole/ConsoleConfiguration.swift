@@ -1,4 +1,5 @@
 package import Foundation
+package import HeraldTime
 
 extension ConsolePlugin {
     /// What the console shows besides the provider's own data.
@@ -12,16 +13,16 @@ extension ConsolePlugin {
         package var sendFiles: SendFiles
         /// The time sessions, login codes and sign-in limits are judged by: the provider's clock
         /// (`PushProviderService.Configuration.clock`) under `herald serve` and `herald up`.
-        package var now: @Sendable () -> Date
+        package var clock: any WallClock
 
         package init(
             gateway: Gateway? = nil, deviceAPIs: [URL] = [], sendFiles: SendFiles = SendFiles(),
-            now: @escaping @Sendable () -> Date = { Date() }
+            clock: any WallClock = SystemWallClock()
         ) {
             self.gateway = gateway
             self.deviceAPIs = deviceAPIs
             self.sendFiles = sendFiles
-            self.now = now
+            self.clock = clock
         }
     }
 

@@ -35,7 +35,7 @@ package final class ConsolePlugin: ProviderPlugin {
     /// - Throws: when a template does not parse (a broken build), or the gateway's CA is not PEM.
     package init(configuration: Configuration) async throws {
         self.configuration = configuration
-        sessions = ConsoleSessions(now: configuration.now)
+        sessions = ConsoleSessions(clock: configuration.clock)
         deviceURLs = Mutex(configuration.deviceAPIs)
         pages = try ConsolePages()
         assets = ConsoleAssets()

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldTime
 import PushProvider
 import Synchronization
 
@@ -43,15 +44,15 @@ final class ConsoleSessions: Sendable {
 
     private let state = Mutex(State())
     /// The time sessions, login codes and sign-in limits are judged by (the provider's, under `herald serve`).
-    private let now: @Sendable () -> Date
+    private let clock: any WallClock
 
-    init(now: @escaping @Sendable () -> Date = { Date() }) {
-        self.now = now
+    init(clock: any WallClock = SystemWallClock()) {
+        self.clock = clock
     }
 
     /// Opens a session for `key`, which `holder` says whom it speaks for.
     func open(key: String, holder: PushProviderService.KeyHolder) -> Session {
-        let now = self.now()
+        let now = clock.currentDate
         let session = Session(
             id: Self.random(), csrfToken: Self.random(), key: key, holder: holder,
             expires: now.addingTimeInterval(Self.idleLifetime))
@@ -69,7 +70,7 @@ final class ConsoleSessions: Sendable {
 
     /// The live session with identifier `id`, its lifetime extended.
     func session(id: String) -> Session? {
-        let now = self.now()
+        let now = clock.currentDate
         return state.withLock { state in
             guard var session = state.sessions[id] else { return nil }
             guard session.expires > now else {
@@ -89,7 +90,7 @@ final class ConsoleSessions: Sendable {
 
     /// A code that signs in once with `key`, for a link printed on the terminal.
     func makeLoginCode(for key: String) -> String {
-        let now = self.now()
+        let now = clock.currentDate
         let code = Self.random()
         state.withLock { state in
             state.codes = state.codes.filter { $0.value.expires > now }
@@ -100,7 +101,7 @@ final class ConsoleSessions: Sendable {
 
     /// The key behind `code`; the code is spent whether or not it was still valid.
     func redeem(code: String) -> String? {
-        let now = self.now()
+        let now = clock.currentDate
         return state.withLock { state in
             guard let entry = state.codes.removeValue(forKey: code), entry.expires > now else { return nil }
             return entry.key
@@ -130,7 +131,7 @@ final class ConsoleSessions: Sendable {
     /// How long until another sign-in may be tried, when the last minute's failures reached
     /// ``failedSignInsPerMinute``; `nil` when one may be tried now.
     func signInWait(from address: String) -> TimeInterval? {
-        let now = self.now()
+        let now = clock.currentDate
         return state.withLock { state in
             var failures = state.failedSignIns[address] ?? []
             failures.removeAll { now.timeIntervalSince($0) >= 60 }
@@ -142,7 +143,7 @@ final class ConsoleSessions: Sendable {
 
     /// Counts a failed sign-in (a wrong key or a spent login code) from `address`.
     func recordFailedSignIn(from address: String) {
-        let now = self.now()
+        let now = clock.currentDate
         return state.withLock { state in
             if state.failedSignIns[address] == nil, state.failedSignIns.count >= Self.failingAddressCapacity {
                 state.failedSignIns = state.failedSignIns.filter {

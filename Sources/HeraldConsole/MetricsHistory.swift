@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTime
 import PushProvider
 import Synchronization
 
@@ -28,7 +29,7 @@ final class MetricsHistory: Sendable {
     func sample(provider: PushProviderService) async {
         while !Task.isCancelled {
             record(Self.parse(await provider.metricsExposition(), at: provider.now()))
-            try? await Task.sleep(for: Self.interval)
+            try? await provider.configuration.clock.sleep(for: Self.interval)
         }
     }
 

@@ -65,14 +65,23 @@ final class ReceiptQueue: @unchecked Sendable {
     private func dropOldest() {
         let waiting = names()
         let excess = waiting.count - limit + 1
+        var removed = 0
         if excess > 0 {
+            let manager = FileManager.default
             for old in waiting.prefix(excess) {
-                try? FileManager.default.removeItem(at: folder.appendingPathComponent(old))
+                // A sender may claim or give back the file meanwhile: it is removed under whichever name it has now,
+                // and counted only when it was.
+                let name = old.hasSuffix(".sending") ? String(old.dropLast(".sending".count)) : old
+                if (try? manager.removeItem(at: folder.appendingPathComponent(name))) != nil
+                    || (try? manager.removeItem(at: folder.appendingPathComponent(name + ".sending"))) != nil
+                {
+                    removed += 1
+                }
             }
-            addToCounter("dropped", excess)
+            if removed > 0 { addToCounter("dropped", removed) }
         }
         lock.withLock {
-            counted = waiting.count - max(0, excess)
+            counted = waiting.count - removed
             appendsSinceListing = 0
         }
     }

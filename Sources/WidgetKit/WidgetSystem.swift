@@ -1,5 +1,6 @@
 public import Foundation
 import HeraldJSON
+public import HeraldTime
 import Synchronization
 
 /// The device's side of WidgetKit pushes for one app: its push-updated widget kinds (one token for them all) and
@@ -37,7 +38,7 @@ public final class WidgetSystem: Sendable {
         var widgetHandlers: [@Sendable (WidgetPushInfo, [WidgetInfo]) -> Void] = []
         var controlHandlers: [@Sendable ([ControlInfo]) -> Void] = []
         var observers: [UUID: AsyncStream<[String]>.Continuation] = [:]
-        var now: @Sendable () -> Date = { Date() }
+        var clock: any WallClock = SystemWallClock()
     }
 
     /// Reloads a kind may have in 24 hours unless told otherwise: the top of Apple's "40 to 70" for a widget seen
@@ -74,9 +75,9 @@ public final class WidgetSystem: Sendable {
         }
     }
 
-    /// The clock (a test moves it).
-    public func setClock(_ now: @escaping @Sendable () -> Date) {
-        state.withLock { $0.now = now }
+    /// The clock budgets are counted on (a test gives a `ManualClock` and moves it).
+    public func setClock(_ clock: any WallClock) {
+        state.withLock { $0.clock = clock }
     }
 
     public var widgetKinds: [String] { state.withLock { $0.widgetKinds } }
@@ -135,7 +136,7 @@ public final class WidgetSystem: Sendable {
     /// Reloads `kinds`, each within its budget.
     func reload(kinds: [String]) -> Reload {
         let (reload, observers) = state.withLock { state in
-            let time = state.now()
+            let time = state.clock.currentDate
             var reloaded: [String] = []
             var refused: [String] = []
             for kind in kinds {
@@ -169,7 +170,7 @@ public final class WidgetSystem: Sendable {
     /// One kind's reloads in the last 24 hours.
     public func status(of kind: String) -> KindStatus {
         state.withLock { state in
-            let time = state.now()
+            let time = state.clock.currentDate
             let recent = (state.reloads[kind] ?? []).filter { time.timeIntervalSince($0) < 86_400 }
             return KindStatus(reloadsToday: recent.count, refused: state.refusals[kind] ?? 0, lastReload: recent.last)
         }

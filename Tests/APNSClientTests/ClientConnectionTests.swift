@@ -3,6 +3,7 @@ import APNSCore
 import APNSGateway
 import Crypto
 import Foundation
+import HeraldTime
 import NIOCore
 import Testing
 
@@ -72,20 +73,20 @@ struct ClientConnectionTests {
 
     @Test("the provider token is reused for 20 minutes and more, and signed anew after the policy's interval")
     func tokenRefreshedOnSchedule() async throws {
-        let clock = TestClock(Date())
+        let clock = ManualClock(start: Date())
         let key = try APNSProviderTokenSigner(
             privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         let cache = ProviderTokenCache(
-            signer: key, policy: APNSProviderTokenPolicy(refreshInterval: .seconds(50 * 60)), now: { clock.now })
+            signer: key, policy: APNSProviderTokenPolicy(refreshInterval: .seconds(50 * 60)), clock: clock)
         let first = try await cache.authorization()
-        clock.advance(by: 19 * 60)
+        clock.advance(by: .seconds(19 * 60))
         #expect(try await cache.authorization() == first)
-        clock.advance(by: 30 * 60)
+        clock.advance(by: .seconds(30 * 60))
         #expect(try await cache.authorization() == first, "49 minutes old: still used")
-        clock.advance(by: 2 * 60)
+        clock.advance(by: .seconds(2 * 60))
         let second = try await cache.authorization()
         #expect(second != first, "51 minutes old: signed anew")
-        clock.advance(by: 10)
+        clock.advance(by: .seconds(10))
         #expect(try await cache.authorization() == second)
         cache.expireIfRefreshAllowed()
         #expect(try await cache.authorization() == second, "never a new token sooner than 20 minutes")
@@ -94,12 +95,12 @@ struct ClientConnectionTests {
     @Test("after a refresh on the client's clock, the gateway accepts the new token on the same connection")
     func refreshedTokenAccepted() async throws {
         try await ClientHarness.with { gateway in
-            let clock = TestClock(Date())
+            let clock = ManualClock(start: Date())
             let client = try gateway.client { configuration in
-                configuration.now = { clock.now }
+                configuration.clock = clock
             }
             #expect(try await client.send(gateway.notification()).isAccepted)
-            clock.advance(by: 25 * 60)
+            clock.advance(by: .seconds(25 * 60))
             #expect(try await client.send(gateway.notification()).isAccepted)
             await client.shutdown()
         }
@@ -125,20 +126,6 @@ struct ClientConnectionTests {
             #expect(highWater.value <= window + APNSPushClient.batchSize)
             await client.shutdown()
         }
-    }
-}
-
-/// A clock tests move by hand.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-
-    init(_ start: Date) { current = start }
-
-    var now: Date { lock.withLock { current } }
-
-    func advance(by seconds: TimeInterval) {
-        lock.withLock { current += seconds }
     }
 }
 

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HeraldHTTP2
+import HeraldTime
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -106,10 +107,10 @@ struct ProviderConnectionHandlerTests {
         let worker = ProviderRequestWorker(
             processor: ProviderRequestProcessor(
                 registry: registry, keys: ProviderKeys(), store: store, faults: faults,
-                defaultEnvironment: .development, now: { Date() }),
+                defaultEnvironment: .development, clock: SystemWallClock()),
             admin: AdminRequestProcessor(
                 registry: registry, store: store, keys: ProviderKeys(), faults: faults, credential: credential,
-                certificateAuthority: nil, now: { Date() }),
+                certificateAuthority: nil, clock: SystemWallClock()),
             persist: { true }, loop: channel.embeddedEventLoop)
         try channel.pipeline.syncOperations.addHandler(
             ProviderConnectionHandler(

@@ -1,34 +1,28 @@
 import APNSCore
 import Crypto
 import Foundation
+import HeraldTime
 import Synchronization
 import Testing
 
 @testable import APNSGateway
 
 /// A clock the tests move.
-final class TestNow: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var value: Date { date.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { date.withLock { $0 += seconds } }
-}
-
 @Suite("Gateway checks that depend on time and on the connection")
 struct ProviderRequestProcessorTests {
     let key = P256.Signing.PrivateKey()
     let otherKey = P256.Signing.PrivateKey()
     let registry = DeviceRegistry()
-    let now = TestNow()
+    let now = ManualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
 
     func processor() throws -> ProviderRequestProcessor {
         var verifier = APNSProviderTokenVerifier()
         try verifier.addKey(pem: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         try verifier.addKey(
             pem: otherKey.pemRepresentation, keyID: "XYZ987WVUT", teamID: "DEF123GHIJ", topics: ["com.example.other"])
-        let now = self.now
         return ProviderRequestProcessor(
             registry: registry, keys: ProviderKeys(verifier), store: NotificationStore(), faults: InjectedFaults(),
-            defaultEnvironment: .development, now: { now.value })
+            defaultEnvironment: .development, clock: now)
     }
 
     func request(_ token: APNSDeviceToken, authorization: String) -> ProviderRequest {
@@ -48,15 +42,15 @@ struct ProviderRequestProcessorTests {
         let processor = try processor()
         let connection = ConnectionAuthentication()
         let device = try registry.register(bundleID: "com.example.app", environment: .development).device
-        let authorization = try await bearer(key, at: now.value)
+        let authorization = try await bearer(key, at: now.currentDate)
         #expect(
             await processor.process(request(device.token, authorization: authorization), connection: connection).status
                 == 200)
-        now.advance(3000)
+        now.advance(by: .seconds(3000))
         #expect(
             await processor.process(request(device.token, authorization: authorization), connection: connection).status
                 == 200)
-        now.advance(601)
+        now.advance(by: .seconds(601))
         let stale = await processor.process(request(device.token, authorization: authorization), connection: connection)
         #expect(stale.status == 403)
         #expect(stale.error?.reason == .expiredProviderToken)
@@ -69,17 +63,17 @@ struct ProviderRequestProcessorTests {
         let device = try registry.register(bundleID: "com.example.app", environment: .development).device
         #expect(
             await processor.process(
-                request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection
+                request(device.token, authorization: try await bearer(key, at: now.currentDate)), connection: connection
             ).status == 200)
-        now.advance(60)
+        now.advance(by: .seconds(60))
         let early = await processor.process(
-            request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection)
+            request(device.token, authorization: try await bearer(key, at: now.currentDate)), connection: connection)
         #expect(early.status == 429)
         #expect(early.error?.reason == .tooManyProviderTokenUpdates)
-        now.advance(1200)
+        now.advance(by: .seconds(1200))
         #expect(
             await processor.process(
-                request(device.token, authorization: try await bearer(key, at: now.value)), connection: connection
+                request(device.token, authorization: try await bearer(key, at: now.currentDate)), connection: connection
             ).status == 200)
     }
 
@@ -90,9 +84,9 @@ struct ProviderRequestProcessorTests {
         let bound = ConnectionAuthentication()
         #expect(
             await processor.process(
-                request(device.token, authorization: try await bearer(key, at: now.value)), connection: bound
+                request(device.token, authorization: try await bearer(key, at: now.currentDate)), connection: bound
             ).status == 200)
-        let other = try await bearer(otherKey, keyID: "XYZ987WVUT", at: now.value)
+        let other = try await bearer(otherKey, keyID: "XYZ987WVUT", at: now.currentDate)
         let unrelated = await processor.process(request(device.token, authorization: other), connection: bound)
         #expect(unrelated.status == 403)
         #expect(unrelated.error?.reason == .unrelatedKeyIDInToken)
@@ -112,7 +106,7 @@ struct AdminRequestProcessorTests {
     var admin: AdminRequestProcessor {
         AdminRequestProcessor(
             registry: DeviceRegistry(), store: NotificationStore(), keys: ProviderKeys(), faults: InjectedFaults(),
-            credential: credential, certificateAuthority: nil, now: { Date() })
+            credential: credential, certificateAuthority: nil, clock: SystemWallClock())
     }
 
     @Test(
@@ -176,7 +170,7 @@ struct AdminDeliveryLogTests {
         let store = NotificationStore()
         let admin = AdminRequestProcessor(
             registry: DeviceRegistry(), store: store, keys: ProviderKeys(), faults: InjectedFaults(),
-            credential: credential, certificateAuthority: nil, now: { Date() })
+            credential: credential, certificateAuthority: nil, clock: SystemWallClock())
         func get(_ path: String) throws -> JSONValue {
             let answer = admin.process(
                 method: "GET", path: path, body: [], authorization: "Bearer \(credential.token)", source: nil)

@@ -3,6 +3,7 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import HeraldTime
 import Testing
 
 @Suite("Store-and-forward, the courier and the delivery log")
@@ -145,7 +146,7 @@ struct StoreAndForwardTests {
         // A clock half an hour ahead of the real one (a provider token signed now is still valid by it): a
         // timestamp from Date() would be half an hour earlier than this.
         let then = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1800).rounded(.down))
-        let gateway = try await GatewayHarness.start { $0.now = { then } }
+        let gateway = try await GatewayHarness.start { $0.clock = ManualClock(start: then) }
         try await gateway.base.run {
             let device = try await gateway.courier()
             let token = try await device.register(bundleID: "com.example.app", environment: .development).token

@@ -4,6 +4,7 @@ import Courier
 import Crypto
 import Foundation
 import GatewayTestSupport
+import HeraldTime
 import Logging
 import NIOCore
 import Synchronization
@@ -17,7 +18,7 @@ struct TokenCreationLimitTests {
         let frozen = Date()
         let gateway = try await GatewayHarness.start {
             $0.tokenCreationsPerMinute = 4
-            $0.now = { frozen }
+            $0.clock = ManualClock(start: frozen)
         }
         try await gateway.base.run {
             #expect(
@@ -50,14 +51,14 @@ struct TokenCreationLimitTests {
 
     @Test("the token creation limit refills with time and forgets no address it still limits")
     func tokenCreationRefill() throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 0))
-        let limit = TokenCreationLimit(perMinute: 60) { clock.withLock { $0 } }
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 0))
+        let limit = TokenCreationLimit(perMinute: 60, clock: clock)
         let source = try SocketAddress(ipAddress: "192.0.2.7", port: 40_000)
         let other = try SocketAddress(ipAddress: "192.0.2.8", port: 40_000)
         #expect(limit.take(60, from: source) == nil)
         #expect(limit.take(1, from: source)?.contains("try again in 1 s") == true)
         #expect(limit.take(1, from: other) == nil)
-        clock.withLock { $0 += 10 }
+        clock.advance(by: .seconds(10))
         #expect(limit.take(10, from: source) == nil)
         #expect(limit.take(1, from: source) != nil)
         #expect(limit.take(61, from: other)?.contains("ask for fewer") == true)
@@ -65,10 +66,10 @@ struct TokenCreationLimitTests {
 
     @Test("the token creation limit tracks a bounded number of addresses, however many a client uses")
     func tokenCreationMemory() throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 0))
-        let limit = TokenCreationLimit(perMinute: 60) { clock.withLock { $0 } }
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 0))
+        let limit = TokenCreationLimit(perMinute: 60, clock: clock)
         for index in 0..<(TokenCreationLimit.trackedAddresses + 50) {
-            clock.withLock { $0 += 0.001 }
+            clock.advance(by: .seconds(0.001))
             let address = try SocketAddress(ipAddress: "2001:db8::\(String(index, radix: 16))", port: 1)
             #expect(limit.take(1, from: address) == nil)
         }

@@ -104,7 +104,7 @@ struct ActivityKitTests {
     func priority10Budget() async throws {
         try await withDevice { _, client, _ in
             let clock = ManualClock(start: Date())
-            ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
+            ActivitySystem.shared.setClock(clock)
             ActivitySystem.shared.setPriority10Budget(2)
             let activity = try Activity.request(
                 attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
@@ -145,7 +145,7 @@ struct ActivityKitTests {
     func scheduledActivity() async throws {
         try await withDevice { _, _, _ in
             let clock = ManualClock(start: Date())
-            ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
+            ActivitySystem.shared.setClock(clock)
             let start = clock.currentDate.addingTimeInterval(3600)
             let activity = try Activity.request(
                 attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
@@ -223,7 +223,7 @@ struct ActivityKitTests {
         try await withDevice { _, _, _ in
             // A clock a day behind real time: a state read on real time would say dismissed at once.
             let clock = ManualClock(start: Date().addingTimeInterval(-86_400))
-            ActivitySystem.shared.setClock({ clock.currentDate }, sleep: { try await clock.sleep(for: $0) })
+            ActivitySystem.shared.setClock(clock)
             let activity = try Activity.request(
                 attributes: ScoreAttributes(home: "Lions", away: "Tigers"),
                 content: .init(state: .init(score: "0-0"), staleDate: nil), pushType: nil)

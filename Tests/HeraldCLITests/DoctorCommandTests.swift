@@ -3,6 +3,7 @@ import APNSCore
 import APNSGateway
 import Foundation
 import GatewayTestSupport
+import HeraldTime
 import Testing
 
 @testable import HeraldCLI
@@ -220,7 +221,7 @@ struct DoctorCommandTests {
     func clock() async throws {
         for (shift, word) in [(2.0, "behind"), (-2.0, "ahead")] {
             // The gateway's clock moved by two hours stands for this machine's clock off by as much the other way.
-            try await SendGateway.with(configure: { $0.now = { Date().addingTimeInterval(shift * 3600) } }) {
+            try await SendGateway.with(configure: { $0.clock = ShiftedClock(seconds: shift * 3600) }) {
                 gateway in
                 let result = await Self.doctor(gateway)
                 #expect(result.status == 1, "\(result.output)")
@@ -319,4 +320,13 @@ struct DoctorCommandTests {
             #expect(bad.errorOutput.contains("--connect-to is HOST:PORT"), "\(bad.errorOutput)")
         }
     }
+}
+
+/// The real time moved by a fixed amount: a machine whose clock is off.
+struct ShiftedClock: WallClock {
+    let seconds: TimeInterval
+
+    var currentDate: Date { Date().addingTimeInterval(seconds) }
+
+    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }

@@ -3,6 +3,7 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import HeraldTime
 import PushProvider
 import Testing
 
@@ -32,10 +33,11 @@ struct NotificationLifecycleTests {
     @Test(
         "a scheduled notification is cancelled before its time: nothing is sent; cancelling again or a done one is 409")
     func cancelScheduled() async throws {
-        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
+        let clock = ManualClock(
+            start: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), realTimeToo: true)
+        try await ProviderHarness.with(configure: { $0.clock = clock }) { harness in
             let tokens = try await Self.devices(harness, 10)
-            let later = clock.read().addingTimeInterval(3600)
+            let later = clock.currentDate.addingTimeInterval(3600)
             let (status, created) = try await harness.call(
                 "POST", "/v1/notifications",
                 body: [
@@ -55,7 +57,7 @@ struct NotificationLifecycleTests {
             #expect(breakdown["verdicts"].array.contains { $0["verdict"].string == "cancelled" }, "\(breakdown)")
 
             // Its time comes and goes: nothing is sent.
-            clock.set(later.addingTimeInterval(5))
+            clock.advance(to: later.addingTimeInterval(5))
             let other = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["token": tokens[0]], "content": ["body": "now"]]
             ).1
@@ -77,8 +79,9 @@ struct NotificationLifecycleTests {
 
     @Test("a daily notification, cancelled, queues no further day")
     func cancelDaily() async throws {
-        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
+        let clock = ManualClock(
+            start: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), realTimeToo: true)
+        try await ProviderHarness.with(configure: { $0.clock = clock }) { harness in
             _ = try await Self.devices(harness, 3)
             let created = try await harness.call(
                 "POST", "/v1/notifications",
@@ -90,9 +93,9 @@ struct NotificationLifecycleTests {
             #expect(cancelled["cancelled"].int == 3, "\(cancelled)")
             #expect(cancelled["notification"]["state"].string == "cancelled")
             // Two days on: the scheduler ran and queued nothing for it.
-            clock.set(clock.read().addingTimeInterval(2 * 86_400))
-            await clock.someoneWaits()
-            clock.set(clock.read().addingTimeInterval(60))
+            clock.advance(to: clock.currentDate.addingTimeInterval(2 * 86_400))
+            await clock.waitForSleepers(1)
+            clock.advance(to: clock.currentDate.addingTimeInterval(60))
             let report = try await harness.call("GET", "/v1/notifications/\(id)").1
             #expect(report["stats"]["targeted"].int == 3, "\(report)")
             #expect(report["state"].string == "cancelled")
@@ -102,10 +105,11 @@ struct NotificationLifecycleTests {
     @Test(
         "PATCH changes a scheduled notification's content and time; the target, a sent one and a past time are refused")
     func changeScheduled() async throws {
-        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
+        let clock = ManualClock(
+            start: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), realTimeToo: true)
+        try await ProviderHarness.with(configure: { $0.clock = clock }) { harness in
             let tokens = try await Self.devices(harness, 3)
-            let later = clock.read().addingTimeInterval(3600)
+            let later = clock.currentDate.addingTimeInterval(3600)
             let id = try #require(
                 try await harness.call(
                     "POST", "/v1/notifications",
@@ -113,7 +117,7 @@ struct NotificationLifecycleTests {
                         "target": ["all": true], "content": ["body": "old"], "sendAt": ProviderClockTests.text(later),
                     ]
                 ).1["id"].string)
-            let sooner = clock.read().addingTimeInterval(600)
+            let sooner = clock.currentDate.addingTimeInterval(600)
             let (status, changed) = try await harness.call(
                 "PATCH", "/v1/notifications/\(id)",
                 body: ["content": ["title": "New", "body": "new"], "sendAt": ProviderClockTests.text(sooner)])
@@ -125,14 +129,14 @@ struct NotificationLifecycleTests {
             #expect(target["error"]["field"].string == "target", "\(target)")
             let (pastStatus, past) = try await harness.call(
                 "PATCH", "/v1/notifications/\(id)",
-                body: ["sendAt": ProviderClockTests.text(clock.read().addingTimeInterval(-60))])
+                body: ["sendAt": ProviderClockTests.text(clock.currentDate.addingTimeInterval(-60))])
             #expect(pastStatus == 400)
             #expect(past["error"]["field"].string == "sendAt", "\(past)")
             let (badStatus, bad) = try await harness.call(
                 "PATCH", "/v1/notifications/\(id)", body: ["priority": 7])
             #expect(badStatus == 400, "\(bad)")
 
-            clock.set(sooner.addingTimeInterval(1))
+            clock.advance(to: sooner.addingTimeInterval(1))
             _ = try await harness.finished(id)
             for token in tokens {
                 let stored = try #require(

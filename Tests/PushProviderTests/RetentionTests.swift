@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldTime
 import PushProvider
 import Testing
 
@@ -35,8 +36,9 @@ struct RetentionTests {
 
     @Test("past its retention a delivery's row is pruned: why says so and when; the notification's counts remain")
     func pruned() async throws {
-        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
+        let clock = ManualClock(
+            start: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), realTimeToo: true)
+        try await ProviderHarness.with(configure: { $0.clock = clock }) { harness in
             let (status, app) = try await harness.call(
                 "PATCH", "/v1/apps/\(harness.appID)", body: ["retention": ["deliveries": 2, "traces": 1]])
             #expect(status == 200, "\(app)")
@@ -49,15 +51,15 @@ struct RetentionTests {
             #expect(try await harness.call("GET", "/v1/deliveries/\(sent.apnsID)").0 == 200)
 
             // A day on, within retention: still there. Three days on: pruned at the next pass.
-            clock.set(clock.read().addingTimeInterval(86_400))
+            clock.advance(to: clock.currentDate.addingTimeInterval(86_400))
             #expect(try await harness.call("GET", "/v1/deliveries/\(sent.apnsID)").0 == 200)
-            clock.set(clock.read().addingTimeInterval(2 * 86_400 + 700))
+            clock.advance(to: clock.currentDate.addingTimeInterval(2 * 86_400 + 700))
             var answer = (0, JSON(nil))
             try await harness.until("the delivery is pruned", seconds: 30) {
                 answer = try await harness.call("GET", "/v1/deliveries/\(sent.apnsID)")
                 if answer.0 != 410 {
                     // The pruner waits on the provider's clock: move it past the next pass.
-                    clock.set(clock.read().addingTimeInterval(601))
+                    clock.advance(to: clock.currentDate.addingTimeInterval(601))
                 }
                 return answer.0 == 410
             }
@@ -74,8 +76,9 @@ struct RetentionTests {
 
     @Test("a cancelled daily notification's rows are pruned once it was cancelled longer ago than the retention")
     func cancelledDaily() async throws {
-        let clock = MovableTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        try await ProviderHarness.with(configure: { $0.clock = clock.clock }) { harness in
+        let clock = ManualClock(
+            start: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), realTimeToo: true)
+        try await ProviderHarness.with(configure: { $0.clock = clock }) { harness in
             #expect(
                 try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["retention": ["deliveries": 1]]).0
                     == 200)
@@ -89,10 +92,10 @@ struct RetentionTests {
             let id = try #require(created["id"].string)
             #expect(try await harness.call("DELETE", "/v1/notifications/\(id)").1["cancelled"].int == 3)
             #expect(try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array.count == 3)
-            clock.set(clock.read().addingTimeInterval(2 * 86_400 + 700))
+            clock.advance(to: clock.currentDate.addingTimeInterval(2 * 86_400 + 700))
             try await harness.until("its rows are pruned", seconds: 30) {
                 let rows = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
-                if !rows.isEmpty { clock.set(clock.read().addingTimeInterval(601)) }
+                if !rows.isEmpty { clock.advance(to: clock.currentDate.addingTimeInterval(601)) }
                 return rows.isEmpty
             }
             let report = try await harness.call("GET", "/v1/notifications/\(id)").1

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HeraldTime
 import Testing
 import WidgetKit
 
@@ -7,16 +7,11 @@ import WidgetKit
 struct ReloadBudgetTests {
     static let changed = Data(#"{"aps":{"content-changed":true}}"#.utf8)
 
-    final class Clock: Sendable {
-        let now = Mutex(Date(timeIntervalSince1970: 1_790_000_000))
-        func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
-    }
-
     @Test("a widgets push reloads every widget kind until the budget is spent; 24 hours later it reloads again")
     func budget() {
         let system = WidgetSystem()
-        let clock = Clock()
-        system.setClock { clock.now.withLock { $0 } }
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_790_000_000))
+        system.setClock(clock)
         system.declare(widgets: ["Score", "Table"], controls: [], budget: 3)
         let token = Data([1, 2, 3])
         system.issueWidgetToken(token)
@@ -24,13 +19,13 @@ struct ReloadBudgetTests {
             #expect(
                 system.receivePush(Self.changed, token: token, pushType: "widgets")
                     == .reloaded(["Score", "Table"], refused: []))
-            clock.advance(60)
+            clock.advance(by: .seconds(60))
         }
         #expect(
             system.receivePush(Self.changed, token: token, pushType: "widgets")
                 == .reloaded([], refused: ["Score", "Table"]))
         #expect(system.status(of: "Score").reloadsToday == 3 && system.status(of: "Score").refused == 1)
-        clock.advance(86_400 - 179)
+        clock.advance(by: .seconds(86_400 - 179))
         #expect(
             system.receivePush(Self.changed, token: token, pushType: "widgets")
                 == .reloaded(["Score", "Table"], refused: []), "the first reload left the 24 hours")

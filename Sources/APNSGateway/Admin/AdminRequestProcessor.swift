@@ -1,6 +1,7 @@
 import APNSCore
 import Courier
-package import Foundation
+import Foundation
+package import HeraldTime
 package import NIOCore
 
 /// The admin API (JSON over HTTPS, HTTP/2 and HTTP/1.1, on the gateway's port); docs/gateway.md describes it. Every
@@ -38,13 +39,14 @@ package struct AdminRequestProcessor: Sendable {
     let refusals: GatewayRefusals?
     /// How many tokens `POST /admin/devices` may create per source address.
     let tokenLimit: TokenCreationLimit
-    let now: @Sendable () -> Date
+    /// The time of day the gateway goes by.
+    let clock: any WallClock
 
     package init(
         registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry = ChannelRegistry(),
         keys: ProviderKeys, faults: InjectedFaults, credential: AdminCredential,
         certificateAuthority: LocalCertificateAuthority?, refusals: GatewayRefusals? = nil,
-        tokenLimit: TokenCreationLimit = TokenCreationLimit(perMinute: .max), now: @escaping @Sendable () -> Date
+        tokenLimit: TokenCreationLimit = TokenCreationLimit(perMinute: .max), clock: any WallClock
     ) {
         self.registry = registry
         self.store = store
@@ -55,7 +57,7 @@ package struct AdminRequestProcessor: Sendable {
         self.certificateAuthority = certificateAuthority
         self.refusals = refusals
         self.tokenLimit = tokenLimit
-        self.now = now
+        self.clock = clock
     }
 
     /// Answers one admin request from `source` (the peer's address, which ``tokenLimit`` counts by).
@@ -97,4 +99,9 @@ package struct AdminRequestProcessor: Sendable {
         }
         return .json(200, ["refusals": .object(JSONObject(counts))])
     }
+}
+
+extension AdminRequestProcessor {
+    /// The time now, on the gateway's clock.
+    func now() -> Date { clock.currentDate }
 }

@@ -1,7 +1,8 @@
 package import APNSCore
 import Courier
-package import Foundation
+import Foundation
 package import HeraldSupport
+package import HeraldTime
 import NIOCore
 import Synchronization
 
@@ -55,7 +56,8 @@ package final class ChannelRegistry: Sendable {
 
     let state: Mutex<State>
     let log: DeliveryLog
-    let now: @Sendable () -> Date
+    /// The time of day the gateway goes by.
+    let clock: any WallClock
     let changed: @Sendable (Change) -> Void
 
     /// - Parameters:
@@ -67,7 +69,7 @@ package final class ChannelRegistry: Sendable {
     ///   - changed: called (outside any lock) after every change, for persistence.
     package init(
         channels: [BroadcastChannel] = [], disabled: Set<BroadcastApp> = [], limitPerApp: Int = 10_000,
-        log: DeliveryLog = DeliveryLog(), now: @escaping @Sendable () -> Date = { Date() },
+        log: DeliveryLog = DeliveryLog(), clock: any WallClock = SystemWallClock(),
         changed: @escaping @Sendable (Change) -> Void = { _ in }
     ) {
         var state = State()
@@ -79,7 +81,7 @@ package final class ChannelRegistry: Sendable {
         self.state = Mutex(state)
         self.limitPerApp = limitPerApp
         self.log = log
-        self.now = now
+        self.clock = clock
         self.changed = changed
     }
 
@@ -213,4 +215,9 @@ package final class ChannelRegistry: Sendable {
     package func subscriberCount(_ id: APNSChannelID) -> Int {
         state.withLock { $0.subscribers[id]?.count ?? 0 }
     }
+}
+
+extension ChannelRegistry {
+    /// The time now, on the gateway's clock.
+    func now() -> Date { clock.currentDate }
 }

@@ -1,6 +1,7 @@
 import APNSCore
 import Courier
 import Foundation
+import HeraldTime
 import NIOCore
 import NIOWebSocket
 
@@ -23,7 +24,8 @@ final class CourierHandler: ChannelInboundHandler {
     private let refusals: GatewayRefusals
     private let tokenLimit: TokenCreationLimit
     /// The gateway's clock (``GatewayServer/Configuration/now``).
-    private let now: @Sendable () -> Date
+    /// The time of day the gateway goes by.
+    private let clock: any WallClock
     private var peer: SocketAddress?
     private var link: CourierLink?
     private var tokens: Set<APNSDeviceToken> = []
@@ -36,9 +38,9 @@ final class CourierHandler: ChannelInboundHandler {
 
     init(
         registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry, refusals: GatewayRefusals,
-        tokenLimit: TokenCreationLimit, now: @escaping @Sendable () -> Date
+        tokenLimit: TokenCreationLimit, clock: any WallClock
     ) {
-        self.now = now
+        self.clock = clock
         self.registry = registry
         self.store = store
         self.channels = channels
@@ -191,4 +193,9 @@ final class CourierHandler: ChannelInboundHandler {
         }
         return registration
     }
+}
+
+extension CourierHandler {
+    /// The time now, on the gateway's clock.
+    func now() -> Date { clock.currentDate }
 }

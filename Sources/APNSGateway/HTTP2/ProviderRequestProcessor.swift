@@ -1,6 +1,7 @@
 import APNSCore
 import Courier
 import Foundation
+import HeraldTime
 
 /// Decides the answer to one provider request as APNs does, check by check: method, path, duplicate headers, header
 /// values, authentication, the device token and its topic, then the payload; then hands an accepted push to the store.
@@ -31,12 +32,13 @@ struct ProviderRequestProcessor: Sendable {
     let faults: InjectedFaults
     /// The environment for `:authority` names that are not Apple's.
     let defaultEnvironment: APNSEnvironment
-    let now: @Sendable () -> Date
+    /// The time of day the gateway goes by.
+    let clock: any WallClock
 
     init(
         api: API = .push, registry: DeviceRegistry, channels: ChannelRegistry = ChannelRegistry(),
         fanOut: BroadcastFanOut = BroadcastFanOut(), keys: ProviderKeys, store: NotificationStore,
-        faults: InjectedFaults, defaultEnvironment: APNSEnvironment, now: @escaping @Sendable () -> Date
+        faults: InjectedFaults, defaultEnvironment: APNSEnvironment, clock: any WallClock
     ) {
         self.api = api
         self.registry = registry
@@ -46,7 +48,7 @@ struct ProviderRequestProcessor: Sendable {
         self.store = store
         self.faults = faults
         self.defaultEnvironment = defaultEnvironment
-        self.now = now
+        self.clock = clock
     }
 
     /// What is known of a request's provider token when it is answered.
@@ -290,4 +292,9 @@ struct ProviderRequestProcessor: Sendable {
             throw APNSRequestRejection(.payloadEmpty, error.message)
         }
     }
+}
+
+extension ProviderRequestProcessor {
+    /// The time now, on the gateway's clock.
+    func now() -> Date { clock.currentDate }
 }

@@ -1,6 +1,7 @@
 package import APNSCore
 package import Courier
 package import Foundation
+package import HeraldTime
 import Synchronization
 
 /// Store-and-forward: a push for an online device is forwarded at once; for an offline one the newest
@@ -48,7 +49,8 @@ package final class NotificationStore: Sendable {
     /// What happened to every notification.
     package let log: DeliveryLog
     private let state = Mutex(State())
-    private let now: @Sendable () -> Date
+    /// The time of day the gateway goes by.
+    private let clock: any WallClock
     private let changed: @Sendable (APNSDeviceToken) -> Void
 
     /// - Parameters:
@@ -57,11 +59,11 @@ package final class NotificationStore: Sendable {
     ///   - changed: called (outside any lock) whenever a token's stored notification changes, for persistence.
     package init(
         log: DeliveryLog = DeliveryLog(),
-        now: @escaping @Sendable () -> Date = { Date() },
+        clock: any WallClock = SystemWallClock(),
         changed: @escaping @Sendable (APNSDeviceToken) -> Void = { _ in }
     ) {
         self.log = log
-        self.now = now
+        self.clock = clock
         self.changed = changed
     }
 
@@ -262,4 +264,9 @@ package final class NotificationStore: Sendable {
     private func expiredDetail(_ notification: AcceptedNotification) -> String {
         "its deadline \(notification.deadline) passed before the device came online"
     }
+}
+
+extension NotificationStore {
+    /// The time now, on the gateway's clock.
+    func now() -> Date { clock.currentDate }
 }

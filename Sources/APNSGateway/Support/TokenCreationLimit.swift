@@ -1,5 +1,6 @@
 import APNSCore
-package import Foundation
+import Foundation
+package import HeraldTime
 package import NIOCore
 import Synchronization
 
@@ -23,15 +24,16 @@ package final class TokenCreationLimit: Sendable {
         var updated: Date
     }
 
-    private let now: @Sendable () -> Date
+    /// The time of day the gateway goes by.
+    private let clock: any WallClock
     private let buckets = Mutex<[String: Bucket]>([:])
 
     /// - Parameters:
     ///   - perMinute: new tokens an address may create per minute; at least 1.
     ///   - now: the clock (tests move it).
-    package init(perMinute: Int, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(perMinute: Int, clock: any WallClock = SystemWallClock()) {
         self.perMinute = max(1, perMinute)
-        self.now = now
+        self.clock = clock
     }
 
     /// Takes `count` tokens from `source`'s bucket; when there are not enough, takes none and says why and when to try
@@ -72,4 +74,9 @@ package final class TokenCreationLimit: Sendable {
         let newest = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(Self.trackedAddresses / 2)
         buckets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
     }
+}
+
+extension TokenCreationLimit {
+    /// The time now, on the gateway's clock.
+    func now() -> Date { clock.currentDate }
 }

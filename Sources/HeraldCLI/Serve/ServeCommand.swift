@@ -177,7 +177,7 @@ struct ServeCommand: AsyncParsableCommand {
         let provider = try await PushProviderService(
             configuration: configuration, logger: logging.logger("herald-provider"))
         var consoleConfiguration = try consoleConfiguration()
-        consoleConfiguration.now = provider.configuration.clock.now
+        consoleConfiguration.clock = provider.configuration.clock
         let console = try await ConsolePlugin(configuration: consoleConfiguration)
         let folder = provider.configuration.providerDirectory
         let listened = Mutex(false)

@@ -64,7 +64,7 @@ struct UpSystem {
                         caFiles: [
                             "https://127.0.0.1:\(port)": RunningFile.absolute(gateway.certificateAuthority.caPath.path)
                         ]),
-                    now: provider.configuration.clock.now))
+                    clock: provider.configuration.clock))
             return UpSystem(
                 command: command, root: root, gateway: gateway, gatewayPort: port, provider: provider,
                 console: console, key: key)

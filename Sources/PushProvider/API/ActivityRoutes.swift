@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 struct ActivityRoutes: UserProofRoutes {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let secrets: SecretBox
 
     /// `/v1/activities/tokens`: the Live Activity tokens apps report. A push-to-start token lets a

@@ -1,12 +1,13 @@
 import APNSClient
 import APNSCore
 import Foundation
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 struct AppCheckRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     /// The apps' APNs clients, whose connections the check uses.
     let clients: ClientRegistry
 

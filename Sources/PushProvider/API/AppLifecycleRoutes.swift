@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 /// Pause, resume and delete an app (docs/api.md, "An app's lifecycle").
 struct AppLifecycleRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let apps: AppOperations
 
     /// What pausing or resuming answers: the app, and how many deliveries now wait or are due.

@@ -1,6 +1,7 @@
 import CategoryConfig
 import Foundation
 import HTTPTypes
+import HeraldTime
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
@@ -8,7 +9,7 @@ import ProviderStorage
 
 struct CategoryRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let apps: AppOperations
 
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {

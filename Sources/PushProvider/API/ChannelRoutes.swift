@@ -2,13 +2,14 @@ import APNSClient
 import APNSCore
 import Foundation
 import HTTPTypes
+import HeraldTime
 import Hummingbird
 import Logging
 import ProviderStorage
 
 struct ChannelRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let secrets: SecretBox
     let logger: Logger
 

@@ -3,12 +3,13 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HeraldSupport
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 struct DeviceRoutes: UserProofRoutes {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let secrets: SecretBox
     /// Notified when a device is registered, changed or deleted.
     let changes: WorkSignal

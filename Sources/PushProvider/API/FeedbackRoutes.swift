@@ -2,12 +2,13 @@ import APNSCore
 import Foundation
 import HTTPTypes
 import HeraldSupport
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 struct FeedbackRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let notifications: NotificationOperations
     /// Notified when a device reports.
     let changes: WorkSignal

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HeraldTime
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
@@ -8,7 +9,7 @@ import ProviderStorage
 /// Cancel, change and resend a notification after it was created (docs/api.md, "A notification's lifecycle").
 struct NotificationLifecycleRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let notifications: NotificationOperations
 
     /// The body of a resend: which reason (all the provider gives up for when left out), and when the deliveries

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
+import HeraldTime
 import Hummingbird
 import Prometheus
 import ProviderStorage
 
 struct NotificationRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let notifications: NotificationOperations
     /// The retention of an app that sets none (``PushProviderService/Configuration/retention``).
     let retention: RetentionDays

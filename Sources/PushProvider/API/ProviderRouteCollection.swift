@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
@@ -9,14 +10,14 @@ protocol ProviderRouteCollection: Sendable {
     /// The store the routes read and write.
     var store: any ProviderStore { get }
     /// The provider's clock.
-    var clock: ProviderClock { get }
+    var clock: any WallClock { get }
     /// Adds the resource's routes; every request reaching them has a caller (``AuthenticatedRequestContext/caller``).
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>)
 }
 
 extension ProviderRouteCollection {
     /// The provider's time.
-    func now() -> Date { clock.now() }
+    func now() -> Date { clock.currentDate }
 }
 
 /// Routes of tokens a user owns (devices, activities, widgets), where a publishable-key caller proves with a user

@@ -1,10 +1,11 @@
 import Foundation
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 struct UserRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let secrets: SecretBox
 
     private struct IssuedUserToken: Encodable {

@@ -1,10 +1,11 @@
 import Foundation
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 struct VerdictRoutes: ProviderRouteCollection {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
 
     /// "Why didn't it arrive?": each notification's breakdown by verdict, and the devices of one verdict.
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {

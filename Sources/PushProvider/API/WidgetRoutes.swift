@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
+import HeraldTime
 import Hummingbird
 import ProviderStorage
 
 struct WidgetRoutes: UserProofRoutes {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let secrets: SecretBox
 
     /// `/v1/widgets/tokens`: the WidgetKit tokens apps report, the widgets token (`WidgetPushInfo.token`, iOS 26) and

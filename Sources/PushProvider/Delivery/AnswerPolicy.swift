@@ -1,6 +1,7 @@
 import APNSClient
 import APNSCore
 import Foundation
+import HeraldTime
 import ProviderStorage
 
 /// What the engine records for APNs' answer to a delivery: accepted; rejected for good (a token APNs retired is
@@ -10,11 +11,11 @@ struct AnswerPolicy: Sendable {
     /// Sends of one delivery in all (leases, across restarts) before a temporary refusal is taken as final.
     let maximumAttempts: Int
     /// The time results are dated by.
-    let now: @Sendable () -> Date
+    let clock: any WallClock
 
     /// The delivery's result from APNs' answer to it.
     func result(of answer: APNSResult, for delivery: LeasedDelivery, appID: String) -> DeliveryResult {
-        let now = now()
+        let now = clock.currentDate
         switch answer {
         case .accepted(let acceptance):
             return .accepted(
@@ -38,10 +39,11 @@ struct AnswerPolicy: Sendable {
     func retryOrGiveUp(_ delivery: LeasedDelivery, reason: String, status: Int? = nil) -> DeliveryResult {
         guard delivery.attempts < maximumAttempts else {
             return .rejected(
-                id: delivery.id, notificationID: delivery.notificationID, status: status, reason: reason, at: now(),
+                id: delivery.id, notificationID: delivery.notificationID, status: status, reason: reason,
+                at: clock.currentDate,
                 deactivate: nil)
         }
         let delay = min(300, pow(2, Double(delivery.attempts)))
-        return .retry(id: delivery.id, reason: reason, notBefore: now().addingTimeInterval(delay))
+        return .retry(id: delivery.id, reason: reason, notBefore: clock.currentDate.addingTimeInterval(delay))
     }
 }

@@ -3,6 +3,7 @@ import APNSCore
 import Crypto
 import Foundation
 import HeraldSupport
+import HeraldTime
 import Logging
 import NIOCore
 import ProviderStorage
@@ -37,7 +38,7 @@ final class DeliveryEngine: Sendable {
         /// reason is given up; the client sends each lease once (`retriesAnswers` off), so this is the only count.
         var maximumAttempts = 4
         /// The time leases, retries and results are dated by, and every wait of the workers (``PushProviderService/Configuration/clock``).
-        var clock = ProviderClock.system
+        var clock: any WallClock = SystemWallClock()
     }
 
     let owner = "worker-" + UUID().uuidString.prefix(8)
@@ -69,18 +70,19 @@ final class DeliveryEngine: Sendable {
     ) {
         store = queue
         self.changes = changes
-        signal = WorkSignal(sleep: settings.clock.sleep)
+        let clock = settings.clock
+        signal = WorkSignal(sleep: { try await clock.sleep(for: $0) })
         self.senders = senders
         self.settings = settings
         self.failures = failures
         logger = failures.logger
-        answers = AnswerPolicy(maximumAttempts: settings.maximumAttempts, now: settings.clock.now)
+        answers = AnswerPolicy(maximumAttempts: settings.maximumAttempts, clock: clock)
     }
 
     /// Stops sending what this engine holds of a cancelled notification: its leased deliveries not written to APNs
     /// yet go back to the queue without spending an attempt, and are cancelled there after the batch.
     func stopSending(notificationID: String) {
-        let now = settings.clock.now()
+        let now = settings.clock.currentDate
         let keep = settings.leaseDuration * 2
         stopped.withLock { stopped in
             stopped = stopped.filter { now.timeIntervalSince($0.value) < keep }
@@ -116,7 +118,7 @@ final class DeliveryEngine: Sendable {
         while !Task.isCancelled {
             do {
                 // A lease that ran out needs no putting back: the lease watcher requeues it.
-                unanswered.removeAll { $0 < settings.clock.now() }
+                unanswered.removeAll { $0 < settings.clock.currentDate }
                 while let until = unanswered.first {
                     let count = try await store.releaseLease(owner: owner, until: until)
                     unanswered.removeFirst()
@@ -146,7 +148,7 @@ final class DeliveryEngine: Sendable {
                 await send(leased)
             } catch {
                 failures.report(.lease, "cannot lease deliveries; trying again in a second", error: error)
-                try? await settings.clock.sleep(.seconds(1))
+                try? await settings.clock.sleep(for: .seconds(1))
             }
         }
     }
@@ -155,7 +157,7 @@ final class DeliveryEngine: Sendable {
     /// each call gives its leases names that call alone (``ProviderStore/releaseLease(owner:until:)``).
     private func leaseTime() -> Date {
         lastLeaseTime.withLock { last in
-            let now = max(settings.clock.now(), last.addingTimeInterval(0.000_01))
+            let now = max(settings.clock.currentDate, last.addingTimeInterval(0.000_01))
             last = now
             return now
         }
@@ -165,7 +167,7 @@ final class DeliveryEngine: Sendable {
     private func watchLeases() async {
         while !Task.isCancelled {
             do {
-                let count = try await store.reclaimExpiredLeases(now: settings.clock.now())
+                let count = try await store.reclaimExpiredLeases(now: settings.clock.currentDate)
                 if count > 0 {
                     logger.notice("requeued deliveries whose lease ran out", metadata: ["count": "\(count)"])
                     signal.notify()
@@ -173,7 +175,7 @@ final class DeliveryEngine: Sendable {
             } catch {
                 failures.report(.reclaim, "cannot requeue expired leases", error: error)
             }
-            try? await settings.clock.sleep(.seconds(max(1, settings.leaseDuration / 4)))
+            try? await settings.clock.sleep(for: .seconds(max(1, settings.leaseDuration / 4)))
         }
     }
 
@@ -192,7 +194,7 @@ final class DeliveryEngine: Sendable {
             } catch {
                 failures.report(.heartbeat, "cannot say this provider is alive", error: error)
             }
-            try? await settings.clock.sleep(settings.heartbeatInterval)
+            try? await settings.clock.sleep(for: settings.heartbeatInterval)
         }
     }
 
@@ -208,9 +210,9 @@ final class DeliveryEngine: Sendable {
     private func send(_ leased: [LeasedDelivery]) async {
         let buffer = ResultBuffer()
         // The leases were taken just before this call; a little is kept back for the write itself.
-        let leasedUntil = settings.clock.now().addingTimeInterval(settings.leaseDuration * 0.9)
+        let leasedUntil = settings.clock.currentDate.addingTimeInterval(settings.leaseDuration * 0.9)
         let flusher = Task {
-            while (try? await settings.clock.sleep(settings.flushInterval)) != nil {
+            while (try? await settings.clock.sleep(for: settings.flushInterval)) != nil {
                 await record(buffer.take(), leasedUntil: leasedUntil)
             }
         }
@@ -229,7 +231,7 @@ final class DeliveryEngine: Sendable {
         // What was withheld of cancelled notifications is back in the queue: cancelled there now.
         for notificationID in withheld.all {
             do {
-                _ = try await store.cancelNotification(id: notificationID, at: settings.clock.now())
+                _ = try await store.cancelNotification(id: notificationID, at: settings.clock.currentDate)
             } catch {
                 failures.report(
                     .record, "cannot cancel what was withheld of a cancelled notification", error: error,
@@ -271,7 +273,7 @@ final class DeliveryEngine: Sendable {
                 return
             }
             client = try await senders.sender(for: app)
-            prepared = try await PreparedBatch(deliveries, app: app, store: store, now: settings.clock.now())
+            prepared = try await PreparedBatch(deliveries, app: app, store: store, now: settings.clock.currentDate)
         } catch {
             failures.report(
                 .prepare, "cannot send; the deliveries are retried", error: error,
@@ -286,7 +288,7 @@ final class DeliveryEngine: Sendable {
         while start < prepared.notifications.count, !Task.isCancelled {
             await serverTrouble.wait(appID: appID, clock: settings.clock)
             var chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
-            switch reachability.permit(appID: appID, now: settings.clock.now()) {
+            switch reachability.permit(appID: appID, now: settings.clock.currentDate) {
             case .all: break
             case .probe: chunkSize = APNSReachability.probeSize
             case .waitUntil(let next):
@@ -342,7 +344,7 @@ final class DeliveryEngine: Sendable {
                 let (answered, troubled, unreached, reason) = answers.withLock { $0 }
                 await waitForAPNs(prepared, unreached, reason: reason, answered: answered, appID: appID, into: buffer)
                 if let pause = serverTrouble.record(
-                    appID: appID, answered: answered, troubled: troubled, now: settings.clock.now())
+                    appID: appID, answered: answered, troubled: troubled, now: settings.clock.currentDate)
                 {
                     logger.warning(
                         "APNs answered most of the app's notifications with 500 or 503; its sends pause",
@@ -354,7 +356,7 @@ final class DeliveryEngine: Sendable {
                     buffer.append(
                         .rejected(
                             id: delivery.id, notificationID: delivery.notificationID, status: nil,
-                            reason: "InvalidProviderToken", at: settings.clock.now(), deactivate: nil))
+                            reason: "InvalidProviderToken", at: settings.clock.currentDate, deactivate: nil))
                 }
             }
         }
@@ -366,7 +368,7 @@ final class DeliveryEngine: Sendable {
         _ prepared: PreparedBatch, _ unreached: [Int], reason: String, answered: Int, appID: String,
         into buffer: ResultBuffer
     ) async {
-        let now = settings.clock.now()
+        let now = settings.clock.currentDate
         if answered > 0 {
             if let outage = reachability.reached(appID: appID) {
                 // The parked deliveries go out now, not when their parking ends; once more a second later, for those
@@ -375,8 +377,8 @@ final class DeliveryEngine: Sendable {
                 let reason = APNSReachability.unreachableReason
                 let woken = (try? await store.wakeWaiting(appID: appID, reason: reason, now: now)) ?? 0
                 Task {
-                    try? await clock.sleep(.seconds(1))
-                    if let late = try? await store.wakeWaiting(appID: appID, reason: reason, now: clock.now()),
+                    try? await clock.sleep(for: .seconds(1))
+                    if let late = try? await store.wakeWaiting(appID: appID, reason: reason, now: clock.currentDate),
                         late > 0
                     {
                         signal.notify()
@@ -419,9 +421,9 @@ final class DeliveryEngine: Sendable {
         guard next <= limit else {
             return .rejected(
                 id: delivery.id, notificationID: delivery.notificationID, status: nil, reason: reason,
-                at: settings.clock.now(), deactivate: nil)
+                at: settings.clock.currentDate, deactivate: nil)
         }
-        let until = parked ? max(next, min(limit, settings.clock.now() + APNSReachability.parking)) : next
+        let until = parked ? max(next, min(limit, settings.clock.currentDate + APNSReachability.parking)) : next
         return .wait(id: delivery.id, reason: reason, notBefore: until)
     }
 
@@ -433,7 +435,8 @@ final class DeliveryEngine: Sendable {
     private func record(_ results: [DeliveryResult], leasedUntil: Date) async {
         guard !results.isEmpty else { return }
         // A separate task, so that shutting down (cancelling the workers) never cancels writing what APNs answered.
-        let (store, owner, now, leaseDuration) = (self.store, self.owner, settings.clock.now, settings.leaseDuration)
+        let (store, owner, clock, leaseDuration) = (self.store, self.owner, settings.clock, settings.leaseDuration)
+        let now = { clock.currentDate }
         let written = await Task { () -> Bool in
             var wait: TimeInterval = 0.05
             var failures = 0
@@ -459,7 +462,7 @@ final class DeliveryEngine: Sendable {
                             error: error, metadata: ["count": "\(results.count)", "owner": "\(owner)"])
                     }
                     guard retry else { return false }
-                    try? await settings.clock.sleep(.seconds(wait))
+                    try? await settings.clock.sleep(for: .seconds(wait))
                     wait = min(wait * 2, 2)
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTime
 import Synchronization
 
 /// A per-app limit on notifications per second: callers wait until their batch fits.
@@ -7,8 +8,8 @@ final class RateLimiter: Sendable {
 
     /// Waits until `count` more notifications for `appID` keep it within `perSecond`; returns at once when the limit
     /// is 0 (none).
-    func acquire(_ count: Int, appID: String, perSecond: Int, clock: ProviderClock) async {
-        let now = clock.now()
+    func acquire(_ count: Int, appID: String, perSecond: Int, clock: any WallClock) async {
+        let now = clock.currentDate
         guard perSecond > 0, count > 0 else { return }
         // Each app has a "next free moment"; a batch takes count / rate seconds of it.
         let start = state.withLock { next in
@@ -17,6 +18,6 @@ final class RateLimiter: Sendable {
             return start
         }
         let wait = start.timeIntervalSince(now)
-        if wait > 0 { try? await clock.sleep(.seconds(wait)) }
+        if wait > 0 { try? await clock.sleep(for: .seconds(wait)) }
     }
 }

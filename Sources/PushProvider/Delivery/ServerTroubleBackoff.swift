@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTime
 import Synchronization
 
 /// Slows an app's whole send while APNs answers most of it with `500 InternalServerError` or `503
@@ -33,10 +34,10 @@ final class ServerTroubleBackoff: Sendable {
     }
 
     /// Waits until the app's pause ends (at once when it has none).
-    func wait(appID: String, clock: ProviderClock) async {
+    func wait(appID: String, clock: any WallClock) async {
         guard let until = troubles.withLock({ $0[appID]?.until }) else { return }
-        let wait = until.timeIntervalSince(clock.now())
-        if wait > 0 { try? await clock.sleep(.seconds(wait)) }
+        let wait = until.timeIntervalSince(clock.currentDate)
+        if wait > 0 { try? await clock.sleep(for: .seconds(wait)) }
     }
 
     /// A chunk of `appID` got `answered` answers, `troubled` of them 500 or 503.

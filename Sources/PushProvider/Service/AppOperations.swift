@@ -3,6 +3,7 @@ import CategoryConfig
 import Foundation
 import HTTPTypes
 import HeraldSupport
+import HeraldTime
 import Hummingbird
 import Logging
 import NIOSSL
@@ -13,7 +14,7 @@ import ProviderStorage
 /// the endpoints and webhook hosts an app may use, and the engine (to wake its workers when an app resumes).
 package struct AppOperations: Sendable {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let secrets: SecretBox
     /// APNs-compatible endpoints other than Apple's an API key may set (``PushProviderService/Configuration/allowedEndpoints``).
     let allowedEndpoints: [String]
@@ -25,7 +26,7 @@ package struct AppOperations: Sendable {
     let logger: Logger
 
     /// The provider's time.
-    func now() -> Date { clock.now() }
+    func now() -> Date { clock.currentDate }
 
     /// Creates an app from a request body; returns it with its first API key and that key's ID.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTime
 import Logging
 import ProviderStorage
 
@@ -10,13 +11,13 @@ struct DailyScheduler: Sendable {
     let engine: DeliveryEngine
     let failures: FailureReporter
     /// The provider's time (``PushProviderService/Configuration/clock``).
-    let clock: ProviderClock
+    let clock: any WallClock
     var interval: Duration = .seconds(30)
 
     func run() async {
         while !Task.isCancelled {
-            await scheduleDue(now: clock.now())
-            try? await clock.sleep(interval)
+            await scheduleDue(now: clock.currentDate)
+            try? await clock.sleep(for: interval)
         }
     }
 

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HeraldSupport
+import HeraldTime
 import Logging
 import Prometheus
 import ProviderStorage
@@ -11,7 +12,7 @@ import ProviderStorage
 /// out), the daily scheduler and the metrics.
 package struct NotificationOperations: Sendable {
     let store: any ProviderStore
-    let clock: ProviderClock
+    let clock: any WallClock
     let engine: DeliveryEngine
     let scheduler: DailyScheduler
     let metrics: ProviderMetrics
@@ -20,7 +21,7 @@ package struct NotificationOperations: Sendable {
     let logger: Logger
 
     /// The provider's time.
-    func now() -> Date { clock.now() }
+    func now() -> Date { clock.currentDate }
 
     /// Checks, stores and queues a notification; one delivery per targeted device.
     func create(_ input: NotificationInput, for app: StoredApp) async throws(ProviderError)

@@ -1,5 +1,6 @@
 package import Foundation
 package import HeraldSupport
+package import HeraldTime
 package import NIOSSL
 package import ProviderStorage
 
@@ -49,9 +50,9 @@ extension PushProviderService {
         /// How often the retention pruner runs.
         package var pruneInterval: Duration = .seconds(600)
 
-        /// The provider's time, what it reads and how its timers wait (``ProviderClock``); tests move it instead of
-        /// waiting.
-        package var clock = ProviderClock.system
+        /// The provider's time, what it reads and how its timers wait; tests give a `ManualClock` and move it instead
+        /// of waiting.
+        package var clock: any WallClock = SystemWallClock()
 
         package init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory

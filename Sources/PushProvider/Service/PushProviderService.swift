@@ -1,6 +1,7 @@
 import APNSCore
 package import Foundation
 import HeraldSupport
+import HeraldTime
 import Hummingbird
 import HummingbirdTLS
 package import Logging
@@ -53,7 +54,8 @@ package final class PushProviderService: Sendable {
     {
         self.configuration = configuration
         self.logger = logger
-        changes = WorkSignal(sleep: configuration.clock.sleep)
+        let clock = configuration.clock
+        changes = WorkSignal(sleep: { try await clock.sleep(for: $0) })
         let directory = configuration.providerDirectory
         if let key = configuration.masterKey {
             secrets = try SecretBox(masterKey: key)
@@ -109,7 +111,7 @@ package final class PushProviderService: Sendable {
     }
 
     /// The provider's time (``Configuration/clock``).
-    package func now() -> Date { configuration.clock.now() }
+    package func now() -> Date { configuration.clock.currentDate }
 
     /// Serves the API and runs the workers until the task is cancelled; then stops taking requests, lets the
     /// deliveries in flight finish, records them, and releases any lease not sent. The parts run as the services of

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldSupport
+import HeraldTime
 import Logging
 import ProviderStorage
 
@@ -27,7 +28,7 @@ struct RetentionPruner: Sendable {
     let settings: Settings
     let metrics: ProviderMetrics
     let failures: FailureReporter
-    let clock: ProviderClock
+    let clock: any WallClock
     /// The provider's record of changes, told after a pass that deleted anything.
     let changes: WorkSignal
 
@@ -37,8 +38,8 @@ struct RetentionPruner: Sendable {
 
     func run() async {
         while !Task.isCancelled {
-            await prune(now: clock.now())
-            try? await clock.sleep(settings.interval)
+            await prune(now: clock.currentDate)
+            try? await clock.sleep(for: settings.interval)
         }
     }
 
@@ -126,7 +127,7 @@ struct RetentionPruner: Sendable {
             let count = try await batch()
             total += count
             guard count >= settings.batch else { break }
-            try? await clock.sleep(settings.pause)
+            try? await clock.sleep(for: settings.pause)
         }
         return total
     }

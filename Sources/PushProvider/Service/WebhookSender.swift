@@ -2,6 +2,7 @@ import APNSCore
 import AsyncHTTPClient
 import Foundation
 import HeraldSupport
+import HeraldTime
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -14,7 +15,7 @@ struct WebhookSender: Sendable {
     let failures: FailureReporter
     let policy: OutboundPolicy
     /// What the waits between attempts are measured on.
-    var clock = ProviderClock.system
+    var clock: any WallClock = SystemWallClock()
 
     /// The webhook body: `event`, `notificationID`, `deliveryID`, `apnsID`, `token`, `userID`, `action`, `text`,
     /// `time`.
@@ -56,7 +57,7 @@ struct WebhookSender: Sendable {
 
     /// POSTs `request` up to three times, connecting only to the address the policy checked and following no
     /// redirect (the URL checked is the URL called); whether one attempt answered 2xx.
-    private static func post(_ request: HTTPClientRequest, to target: OutboundTarget, clock: ProviderClock) async
+    private static func post(_ request: HTTPClientRequest, to target: OutboundTarget, clock: any WallClock) async
         -> Bool
     {
         var configuration = HTTPClient.Configuration(
@@ -69,7 +70,7 @@ struct WebhookSender: Sendable {
                 _ = try? await response.body.collect(upTo: 1 << 16)
                 if (200..<300).contains(response.status.code) { return true }
             }
-            if attempt < 3 { try? await clock.sleep(.seconds(attempt)) }
+            if attempt < 3 { try? await clock.sleep(for: .seconds(attempt)) }
         }
         return false
     }

@@ -1,13 +1,7 @@
-public import Foundation
+@_exported public import HeraldTime
 
-/// Where the notification system reads the wall-clock time, so tests can move time instead of waiting.
-public protocol NotificationClock: Sendable {
-    /// The current date.
-    var currentDate: Date { get }
-}
+/// Where the notification system reads the wall-clock time (``WallClock``), so tests can move time instead of waiting.
+public typealias NotificationClock = WallClock
 
 /// The real time.
-public struct SystemNotificationClock: NotificationClock {
-    public init() {}
-    public var currentDate: Date { Date() }
-}
+public typealias SystemNotificationClock = SystemWallClock

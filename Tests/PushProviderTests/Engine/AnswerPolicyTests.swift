@@ -1,6 +1,7 @@
 import APNSClient
 import APNSCore
 import Foundation
+import HeraldTime
 import Testing
 
 @testable import ProviderStorage
@@ -9,7 +10,7 @@ import Testing
 @Suite("What the engine records for each answer of APNs")
 struct AnswerPolicyTests {
     let now = Date(timeIntervalSince1970: 2_000_000_000)
-    var policy: AnswerPolicy { AnswerPolicy(maximumAttempts: 4, now: { [now] in now }) }
+    var policy: AnswerPolicy { AnswerPolicy(maximumAttempts: 4, clock: ManualClock(start: now)) }
 
     func delivery(attempts: Int) -> LeasedDelivery {
         LeasedDelivery(id: 7, notificationID: "n-1", appID: "app", address: .device(token: "ab"), attempts: attempts)

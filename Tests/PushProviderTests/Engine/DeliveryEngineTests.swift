@@ -1,9 +1,9 @@
 import APNSClient
 import APNSCore
 import Foundation
+import HeraldTime
 import ProviderStorage
 import Testing
-import UserNotifications
 
 @testable import PushProvider
 

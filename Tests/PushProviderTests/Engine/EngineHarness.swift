@@ -1,8 +1,8 @@
 import Foundation
 import HeraldSupport
+import HeraldTime
 import Logging
 import ProviderStorage
-import UserNotifications
 
 @testable import PushProvider
 
@@ -20,8 +20,7 @@ struct EngineHarness {
         var settings = DeliveryEngine.Settings()
         settings.workers = workers
         settings.maximumAttempts = maximumAttempts
-        settings.clock = ProviderClock(
-            now: { [clock] in clock.currentDate }, sleep: { [clock] in try await clock.sleep(for: $0) })
+        settings.clock = clock
         let logger = Logger(label: "engine-test") { _ in SwiftLogNoOpLogHandler() }
         engine = DeliveryEngine(
             queue: queue, senders: senders, settings: settings,

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldTime
 import Testing
 
 @testable import PushProvider
@@ -32,20 +33,20 @@ struct ServerTroubleBackoffTests {
 
     @Test("a pause holds the app's next chunk until the provider's clock has moved past it, not a moment longer")
     func waits() async {
-        let time = MovableTime(Date(timeIntervalSince1970: 1_900_000_000))
+        let time = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000), realTimeToo: true)
         let backoff = ServerTroubleBackoff()
-        let pauses = (0..<6).map { _ in backoff.record(appID: "a", answered: 20, troubled: 20, now: time.read()) }
+        let pauses = (0..<6).map { _ in backoff.record(appID: "a", answered: 20, troubled: 20, now: time.currentDate) }
         #expect(pauses == [1, 2, 4, 8, 16, 32])
         let real = ContinuousClock()
         let began = real.now
-        let waiting = Task { await backoff.wait(appID: "a", clock: time.clock) }
+        let waiting = Task { await backoff.wait(appID: "a", clock: time) }
         // The pause is 32 s of the provider's time: moving it 40 s on ends the wait at once (a busy machine may take
         // a moment to run the waiter again, never 32 s).
-        await time.someoneWaits()
-        time.set(time.read().addingTimeInterval(40))
+        await time.waitForSleepers(1)
+        time.advance(to: time.currentDate.addingTimeInterval(40))
         await waiting.value
         #expect(real.now - began < .seconds(10), "the wait followed the clock, not real time")
-        let over = await real.measure { await backoff.wait(appID: "a", clock: time.clock) }
+        let over = await real.measure { await backoff.wait(appID: "a", clock: time) }
         #expect(over < .milliseconds(100), "a pause already over holds nothing")
     }
 }

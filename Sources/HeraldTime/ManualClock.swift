@@ -1,8 +1,9 @@
 public import Foundation
 import Synchronization
 
-/// A clock that moves only when told: a Swift `Clock` (for time limits) and a ``NotificationClock`` (for trigger
-/// dates) at once, so tests of time limits and schedules never wait.
+/// A clock that moves only when told: a Swift `Clock` (for time limits) and a ``WallClock`` (for dates and the waits
+/// of everything that takes one) at once, so tests of time limits and schedules never wait. Moving it wakes every
+/// wait it reaches.
 ///
 /// ```swift
 /// let clock = ManualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
@@ -11,7 +12,11 @@ import Synchronization
 /// await clock.waitForSleepers(1)
 /// clock.advance(by: .seconds(30))
 /// ```
-public final class ManualClock: Clock, NotificationClock, Sendable {
+///
+/// A system with timers of its own that must keep running while a test does not move the clock (a provider's
+/// workers polling their queue) takes one made with `realTimeToo: true`: each of its waits also ends after as much
+/// real time.
+public final class ManualClock: Clock, WallClock, Sendable {
     /// A moment on a manual clock: the time since it started.
     public struct Instant: InstantProtocol, Sendable {
         public var offset: Duration
@@ -35,10 +40,14 @@ public final class ManualClock: Clock, NotificationClock, Sendable {
 
     private let state = Mutex(State())
     private let start: Date
+    /// Whether a wait (``sleep(for:)``) also ends after as much real time.
+    public let realTimeToo: Bool
 
-    /// A clock whose ``currentDate`` starts at `start`.
-    public init(start: Date = Date(timeIntervalSince1970: 0)) {
+    /// A clock whose ``currentDate`` starts at `start`; with `realTimeToo`, whose waits also end after as much real
+    /// time.
+    public init(start: Date = Date(timeIntervalSince1970: 0), realTimeToo: Bool = false) {
         self.start = start
+        self.realTimeToo = realTimeToo
     }
 
     public var now: Instant { state.withLock { $0.now } }
@@ -78,6 +87,27 @@ public final class ManualClock: Clock, NotificationClock, Sendable {
             sleeper?.continuation.resume(throwing: CancellationError())
         }
         try Task.checkCancellation()
+    }
+
+    /// Waits until the clock is moved `duration` on (or, ``realTimeToo``, as much real time passes).
+    public func sleep(for duration: Duration) async throws {
+        let deadline = now.advanced(by: duration)
+        guard realTimeToo else { return try await sleep(until: deadline, tolerance: nil) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: duration) }
+            group.addTask { try? await self.sleep(until: deadline, tolerance: nil) }
+            await group.next()
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Moves the clock forward to `date` (not back: an earlier date changes nothing) and wakes every sleeper whose
+    /// deadline has come.
+    public func advance(to date: Date) {
+        let ahead = date.timeIntervalSince(currentDate)
+        guard ahead > 0 else { return }
+        advance(by: .nanoseconds(Int64((ahead * 1e9).rounded())))
     }
 
     /// Moves the clock forward and wakes every sleeper whose deadline has come.

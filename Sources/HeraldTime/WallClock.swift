@@ -1,0 +1,31 @@
+public import Foundation
+
+/// Herald's one clock: the time of day, and waits measured on it. Everything that reads the time or waits for a
+/// moment takes one (the provider and its workers, the notification center, ActivityKit, WidgetKit, the console), so a
+/// test moves time with a ``ManualClock`` instead of waiting for it. ``SystemWallClock`` is the real time.
+public protocol WallClock: Sendable {
+    /// The time now.
+    var currentDate: Date { get }
+    /// Waits `duration` on this clock.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled.
+    func sleep(for duration: Duration) async throws
+}
+
+/// The system's time, and real waits.
+public struct SystemWallClock: WallClock {
+    public init() {}
+
+    public var currentDate: Date { Date() }
+
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `TimeInterval` measures dates.
+    public var timeInterval: TimeInterval {
+        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
+    }
+}
