@@ -65,7 +65,7 @@ package final class ChannelRegistry: Sendable {
     ///   - disabled: the apps whose broadcast is switched off.
     ///   - limitPerApp: the most channels per app and environment; 10,000 as at Apple.
     ///   - log: where broadcasts are recorded.
-    ///   - now: the clock.
+    ///   - clock: the time of day the gateway goes by (tests move it).
     ///   - changed: called (outside any lock) after every change, for persistence.
     package init(
         channels: [BroadcastChannel] = [], disabled: Set<BroadcastApp> = [], limitPerApp: Int = 10_000,

@@ -55,7 +55,7 @@ package final class NotificationStore: Sendable {
 
     /// - Parameters:
     ///   - log: where events are recorded.
-    ///   - now: the clock.
+    ///   - clock: the time of day the gateway goes by (tests move it).
     ///   - changed: called (outside any lock) whenever a token's stored notification changes, for persistence.
     package init(
         log: DeliveryLog = DeliveryLog(),

@@ -30,7 +30,7 @@ package final class TokenCreationLimit: Sendable {
 
     /// - Parameters:
     ///   - perMinute: new tokens an address may create per minute; at least 1.
-    ///   - now: the clock (tests move it).
+    ///   - clock: the time of day the gateway goes by (tests move it).(tests move it).
     package init(perMinute: Int, clock: any WallClock = SystemWallClock()) {
         self.perMinute = max(1, perMinute)
         self.clock = clock
