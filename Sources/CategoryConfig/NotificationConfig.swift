@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Seed 003's dynamic category configuration: the categories and actions an app registers, as JSON a server can
-/// change without an app release.
+/// The dynamic category configuration (`NotificationConfig` JSON): the categories and actions an app registers, as
+/// JSON a server can change without an app release.
 ///
 /// ```json
 /// {"NotificationConfig": {
@@ -14,7 +14,7 @@ public import Foundation
 ///
 /// Options are the raw values of `UNNotificationCategoryOptions` and `UNNotificationActionOptions`. An action with
 /// `textInputButtonTitle` and `textInputPlaceholder` is a text-input action; `systemImageName` (an SF Symbol) or
-/// `templateImageName` (an image of the app's bundle) gives it iOS 15's icon. As in the seed's app code, a category's
+/// `templateImageName` (an image of the app's bundle) gives it iOS 15's icon. As in an app's own category code, a category's
 /// action key with no action behind it is skipped.
 public struct NotificationConfig: Hashable, Sendable, Codable {
     /// A category: its identifier, the keys of its actions in order, and its options.
@@ -117,7 +117,7 @@ public struct NotificationConfig: Hashable, Sendable, Codable {
         var NotificationConfig: Present?
     }
 
-    /// Reads the JSON: `{"NotificationConfig": {...}}` as in the seed, or the inner object alone.
+    /// Reads the JSON: `{"NotificationConfig": {...}}` as an app serves it, or the inner object alone.
     ///
     /// - Throws: ``NotificationConfigError`` saying which part is malformed.
     public init(data: Data) throws(NotificationConfigError) {
@@ -133,7 +133,7 @@ public struct NotificationConfig: Hashable, Sendable, Codable {
         }
     }
 
-    /// The JSON in the seed's form, keys sorted.
+    /// The JSON in its `{"NotificationConfig": ...}` form, keys sorted.
     public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -2,7 +2,7 @@ public import CategoryConfig
 public import UserNotifications
 
 extension NotificationConfig {
-    /// The categories to register with `UNUserNotificationCenter.setNotificationCategories(_:)`, built as the seed's
+    /// The categories to register with `UNUserNotificationCenter.setNotificationCategories(_:)`, built as an app's own
     /// `createNotificationCategoryActions` builds them.
     public func makeCategories() -> Set<UNNotificationCategory> {
         Set(

@@ -8,7 +8,7 @@ struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Run a simulated device: apps from manifests receive pushes through the UserNotifications pipeline.",
-        discussion: "Manifests are described in docs/devices.md; examples/ has one per seed scenario."
+        discussion: "Manifests are described in docs/devices.md; examples/ has one per scenario."
     )
 
     @Option(help: "The gateway's URL.")

@@ -280,7 +280,7 @@ package enum PostgresSchema {
             ]
         ),
         (
-            // Issue 47: an app's sending paused; how long its records are kept (days; NULL: the provider's default);
+            // An app's sending paused; how long its records are kept (days; NULL: the provider's default);
             // a notification cancelled; the range of delivery numbers pruned from it and when, so `herald why` for a
             // pruned apns-id can say so.
             "v14 lifecycle and retention",

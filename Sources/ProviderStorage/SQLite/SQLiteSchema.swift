@@ -232,7 +232,7 @@ package enum SQLiteSchema {
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN last_receipt_at REAL")
         }
         migrator.registerMigration("v11 lifecycle and retention") { db in
-            // Issue 47: an app's sending paused; how long its records are kept (days; NULL: the provider's default);
+            // An app's sending paused; how long its records are kept (days; NULL: the provider's default);
             // a notification cancelled; the range of delivery numbers pruned from it and when, so `herald why` for a
             // pruned apns-id can say so.
             try db.execute(
