@@ -34,12 +34,18 @@ struct ProviderTLSTests {
             tls.trustRoots = .certificates(
                 try NIOSSLCertificate.fromPEMFile(gateway.server.certificateAuthority.caPath.path))
             let client = HTTPClient(configuration: .init(tlsConfiguration: tls))
-            let secure = try await client.execute(
-                HTTPClientRequest(url: "https://127.0.0.1:\(port)/healthz"), timeout: .seconds(10))
-            #expect(secure.status.code == 200)
-            await #expect(throws: (any Error).self) {
-                _ = try await client.execute(
-                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(10))
+            // Shut down whatever happens: a client dropped unshut ends the test process.
+            do {
+                let secure = try await client.execute(
+                    HTTPClientRequest(url: "https://127.0.0.1:\(port)/healthz"), timeout: .seconds(30))
+                #expect(secure.status.code == 200)
+                await #expect(throws: (any Error).self) {
+                    _ = try await client.execute(
+                        HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(30))
+                }
+            } catch {
+                try? await client.shutdown()
+                throw error
             }
             try await client.shutdown()
         }

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HeraldTime
+import Synchronization
 import Testing
 
 @testable import PushProvider
@@ -33,20 +34,24 @@ struct ServerTroubleBackoffTests {
 
     @Test("a pause holds the app's next chunk until the provider's clock has moved past it, not a moment longer")
     func waits() async {
-        let time = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000), realTimeToo: true)
+        // A manual clock without real time: only moving it can end the wait.
+        let time = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
         let backoff = ServerTroubleBackoff()
         let pauses = (0..<6).map { _ in backoff.record(appID: "a", answered: 20, troubled: 20, now: time.currentDate) }
         #expect(pauses == [1, 2, 4, 8, 16, 32])
-        let real = ContinuousClock()
-        let began = real.now
-        let waiting = Task { await backoff.wait(appID: "a", clock: time) }
-        // The pause is 32 s of the provider's time: moving it 40 s on ends the wait at once (a busy machine may take
-        // a moment to run the waiter again, never 32 s).
+        let ended = Mutex(false)
+        let waiting = Task {
+            await backoff.wait(appID: "a", clock: time)
+            ended.withLock { $0 = true }
+        }
         await time.waitForSleepers(1)
-        time.advance(to: time.currentDate.addingTimeInterval(40))
+        time.advance(by: .seconds(31))
+        #expect(!ended.withLock { $0 }, "31 s of the 32 s pause: still waiting")
+        await time.waitForSleepers(1)
+        time.advance(by: .seconds(1))
         await waiting.value
-        #expect(real.now - began < .seconds(10), "the wait followed the clock, not real time")
-        let over = await real.measure { await backoff.wait(appID: "a", clock: time) }
-        #expect(over < .milliseconds(100), "a pause already over holds nothing")
+        #expect(ended.withLock { $0 }, "the wait ended when the clock reached the pause's end")
+        // A pause already over holds nothing: no wait on the clock begins (it would never end).
+        await backoff.wait(appID: "a", clock: time)
     }
 }
