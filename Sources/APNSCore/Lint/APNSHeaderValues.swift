@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The `apns-*` header values of a request as someone typed them, not yet checked: what `herald send` and
 /// `herald payload lint` take as flags and the console's Compose page sends as JSON (`pushType`, `priority`, `topic`,
@@ -45,14 +45,5 @@ public struct APNSHeaderValues: Codable, Hashable, Sendable {
             ?? bundleID.map { bundleID in
                 pushType.flatMap { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) } ?? bundleID
             }
-    }
-}
-
-extension APNSLinter.Request {
-    /// A request of `body` with the header values as given.
-    public init(body: Data, headers: APNSHeaderValues, now: Date = Date()) {
-        self.init(
-            body: body, pushType: headers.pushType, priority: headers.priority, topic: headers.topic,
-            expiration: headers.expiration, collapseID: headers.collapseID, apnsID: headers.apnsID, now: now)
     }
 }

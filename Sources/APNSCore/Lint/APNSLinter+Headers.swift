@@ -13,20 +13,20 @@ extension APNSLinter {
         static func run(_ request: Request, into found: inout [APNSDiagnostic]) -> Parsed {
             var parsed = Parsed()
             parsed.pushType = check(
-                request.pushType, APNSRequestHeaders.Name.pushType, into: &found,
+                request.headers.pushType, APNSRequestHeaders.Name.pushType, into: &found,
                 parse: APNSRequestHeaders.parsePushType)
             parsed.priority = check(
-                request.priority, APNSRequestHeaders.Name.priority, into: &found,
+                request.headers.priority, APNSRequestHeaders.Name.priority, into: &found,
                 parse: APNSRequestHeaders.parsePriority)
             parsed.expiration = check(
-                request.expiration, APNSRequestHeaders.Name.expiration, into: &found,
+                request.headers.expiration, APNSRequestHeaders.Name.expiration, into: &found,
                 parse: APNSRequestHeaders.parseExpiration)
-            _ = check(request.topic, APNSRequestHeaders.Name.topic, into: &found, parse: APNSRequestHeaders.parseTopic)
+            _ = check(request.headers.topic, APNSRequestHeaders.Name.topic, into: &found, parse: APNSRequestHeaders.parseTopic)
             _ = check(
-                request.collapseID, APNSRequestHeaders.Name.collapseID, into: &found,
+                request.headers.collapseID, APNSRequestHeaders.Name.collapseID, into: &found,
                 parse: APNSRequestHeaders.parseCollapseID)
             _ = check(
-                request.apnsID, APNSRequestHeaders.Name.apnsID, into: &found, parse: APNSRequestHeaders.parseAPNSID)
+                request.headers.apnsID, APNSRequestHeaders.Name.apnsID, into: &found, parse: APNSRequestHeaders.parseAPNSID)
             return parsed
         }
 

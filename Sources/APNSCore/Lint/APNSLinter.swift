@@ -13,39 +13,30 @@ public enum APNSLinter {
     public struct Request: Sendable {
         /// The exact bytes of the request body.
         public var body: Data
-        /// `apns-push-type` as given; `nil` to infer it from the payload as iOS does.
-        public var pushType: String?
-        /// `apns-priority` as given.
-        public var priority: String?
-        /// `apns-topic` as given.
-        public var topic: String?
-        /// `apns-expiration` as given.
-        public var expiration: String?
-        /// `apns-collapse-id` as given.
-        public var collapseID: String?
-        /// `apns-id` as given.
-        public var apnsID: String?
+        /// The `apns-*` header values as given; without `pushType` the push type is inferred from the payload, as iOS
+        /// does.
+        public var headers: APNSHeaderValues
         /// The moment to judge expiration dates against.
         public var now: Date
 
-        public init(
-            body: Data,
-            pushType: String? = nil,
-            priority: String? = nil,
-            topic: String? = nil,
-            expiration: String? = nil,
-            collapseID: String? = nil,
-            apnsID: String? = nil,
-            now: Date = Date()
-        ) {
+        /// A request of `body` with the header values as given.
+        public init(body: Data, headers: APNSHeaderValues, now: Date = Date()) {
             self.body = body
-            self.pushType = pushType
-            self.priority = priority
-            self.topic = topic
-            self.expiration = expiration
-            self.collapseID = collapseID
-            self.apnsID = apnsID
+            self.headers = headers
             self.now = now
+        }
+
+        /// A request of `body` with each header value as given (`nil`: not given).
+        public init(
+            body: Data, pushType: String? = nil, priority: String? = nil, topic: String? = nil,
+            expiration: String? = nil, collapseID: String? = nil, apnsID: String? = nil, now: Date = Date()
+        ) {
+            self.init(
+                body: body,
+                headers: APNSHeaderValues(
+                    pushType: pushType, priority: priority, topic: topic, expiration: expiration,
+                    collapseID: collapseID, apnsID: apnsID),
+                now: now)
         }
     }
 
@@ -78,7 +69,7 @@ public enum APNSLinter {
             pushType: pushType,
             pushTypeGiven: headers.pushType != nil,
             priority: headers.priority,
-            topic: request.topic
+            topic: request.headers.topic
         )
         HeaderCheck.checkAgainstPushType(context, expiration: headers.expiration, now: request.now, into: &found)
         if payload != nil, request.body.count > pushType.maximumPayloadSize {
