@@ -21,12 +21,15 @@ extension APNSLinter {
             parsed.expiration = check(
                 request.headers.expiration, APNSRequestHeaders.Name.expiration, into: &found,
                 parse: APNSRequestHeaders.parseExpiration)
-            _ = check(request.headers.topic, APNSRequestHeaders.Name.topic, into: &found, parse: APNSRequestHeaders.parseTopic)
+            _ = check(
+                request.headers.topic, APNSRequestHeaders.Name.topic, into: &found, parse: APNSRequestHeaders.parseTopic
+            )
             _ = check(
                 request.headers.collapseID, APNSRequestHeaders.Name.collapseID, into: &found,
                 parse: APNSRequestHeaders.parseCollapseID)
             _ = check(
-                request.headers.apnsID, APNSRequestHeaders.Name.apnsID, into: &found, parse: APNSRequestHeaders.parseAPNSID)
+                request.headers.apnsID, APNSRequestHeaders.Name.apnsID, into: &found,
+                parse: APNSRequestHeaders.parseAPNSID)
             return parsed
         }
 
