@@ -22,10 +22,3 @@ public struct SystemWallClock: WallClock {
         try await Task.sleep(for: duration)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as `TimeInterval` measures dates.
-    public var timeInterval: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
-    }
-}

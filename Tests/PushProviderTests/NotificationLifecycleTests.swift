@@ -249,14 +249,7 @@ struct NotificationLifecycleTests {
     func stopInProgress() async throws {
         try await ProviderHarness.with { harness in
             let tokens = try await Self.devices(harness, 60)
-            #expect(try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["rateLimit": 10]).0 == 200)
-            let id = try #require(
-                try await harness.call(
-                    "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "slow"]]
-                ).1["id"].string)
-            try await harness.until("the broadcast is sending") {
-                try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["accepted"].int ?? 0 > 0
-            }
+            let id = try await Self.slowBroadcastSending(harness)
             // The whole broadcast is leased at once and paced by the rate limit: what is not written yet stops too.
             let (status, cancelled) = try await harness.call("DELETE", "/v1/notifications/\(id)")
             #expect(status == 200, "\(cancelled)")
@@ -277,14 +270,7 @@ struct NotificationLifecycleTests {
     func deleteWhileSending() async throws {
         try await ProviderHarness.with { harness in
             _ = try await Self.devices(harness, 40)
-            #expect(try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["rateLimit": 10]).0 == 200)
-            let id = try #require(
-                try await harness.call(
-                    "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "slow"]]
-                ).1["id"].string)
-            try await harness.until("the broadcast is sending") {
-                try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["accepted"].int ?? 0 > 0
-            }
+            _ = try await Self.slowBroadcastSending(harness)
             let (status, deleted) = try await harness.call(
                 "DELETE", "/v1/apps/\(harness.appID)", key: harness.adminToken)
             #expect(status == 200, "\(deleted)")
@@ -316,5 +302,18 @@ struct NotificationLifecycleTests {
             #expect(
                 answer["error"]["message"].string?.contains("no route PUT /v1/notifications/X") == true, "\(answer)")
         }
+    }
+
+    /// A broadcast to all the app's devices paced at 10 a second, once APNs has accepted its first: its ID.
+    private static func slowBroadcastSending(_ harness: ProviderHarness) async throws -> String {
+        #expect(try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: ["rateLimit": 10]).0 == 200)
+        let id = try #require(
+            try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "slow"]]
+            ).1["id"].string)
+        try await harness.until("the broadcast is sending") {
+            try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["accepted"].int ?? 0 > 0
+        }
+        return id
     }
 }

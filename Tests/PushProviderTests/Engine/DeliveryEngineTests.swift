@@ -120,6 +120,36 @@ struct DeliveryEngineTests {
         #expect(h.engine.reachability.outage(appID: "a") == nil)
     }
 
+    @Test("APNs unreachable for ten minutes: a probe per step of at most 8 s, nothing given up or spent; then all go")
+    func tenMinuteOutage() async throws {
+        let h = EngineHarness()
+        h.queue.add(app: "a")
+        let tokens = (1...5).map { "t\($0)" }
+        h.queue.add(notification: "n1", app: "a", tokens: tokens, due: h.now)
+        h.senders.answer { _, _ in .refused(nil, .connectionFailed) }
+        let settled = { h.rows(of: "n1").allSatisfy { $0.state == .queued && $0.reason != nil } }
+        try await h.running {
+            h.engine.notify()
+            try await h.until("all five waiting") { settled() }
+            // 75 steps of the longest probe wait: a probe is due at every step; each must fail and wait again.
+            for step in 1...75 {
+                let probes = h.senders.sends.count
+                h.advance(by: .seconds(APNSReachability.longestWait))
+                try await h.until("the probe of step \(step)") { h.senders.sends.count > probes && settled() }
+            }
+            #expect(h.now.timeIntervalSince(h.start) >= 600)
+            #expect(h.rows(of: "n1").allSatisfy { $0.delivery.attempts == 0 }, "no attempt spent in ten minutes")
+            #expect(h.senders.sends.dropFirst().allSatisfy { $0 == 1 }, "after the first batch, probes of one")
+            #expect(h.senders.sends.count <= 1 + 75 * 2, "one probe per step, not the queue again and again")
+
+            h.senders.answer { _, _ in .accepted(APNSAcceptance(apnsID: UUID().uuidString)) }
+            h.advance(by: .seconds(APNSReachability.longestWait))
+            try await h.until("all five accepted") { h.all(of: "n1", are: .accepted) }
+        }
+        #expect(h.rows(of: "n1").allSatisfy { $0.state != .rejected })
+        #expect(h.senders.sent.map(\.token).sorted() == tokens, "each sent once, after APNs came back")
+    }
+
     @Test("a notification that expires before the next probe is given up, never sent late")
     func expiresWhileUnreachable() async throws {
         let h = EngineHarness()
