@@ -301,7 +301,7 @@ let package = Package(
         .testTarget(
             name: "APNSCoreTests",
             dependencies: [
-                "APNSCore", .product(name: "Crypto", package: "swift-crypto"),
+                "APNSCore", "HeraldTime", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: heraldSettings

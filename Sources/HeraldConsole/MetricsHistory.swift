@@ -27,9 +27,11 @@ final class MetricsHistory: Sendable {
 
     /// Samples until cancelled.
     func sample(provider: PushProviderService) async {
+        let clock = provider.configuration.clock
         while !Task.isCancelled {
-            record(Self.parse(await provider.metricsExposition(), at: provider.now()))
-            try? await provider.configuration.clock.sleep(for: Self.interval)
+            let now = clock.currentDate
+            record(Self.parse(await provider.metricsExposition(), at: now))
+            try? await clock.sleep(until: now.adding(Self.interval))
         }
     }
 

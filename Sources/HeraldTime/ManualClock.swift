@@ -55,10 +55,7 @@ public final class ManualClock: Clock, WallClock, Sendable {
 
     /// The date the clock shows: its start plus the time advanced.
     public var currentDate: Date {
-        let offset = now.offset
-        return start.addingTimeInterval(
-            TimeInterval(offset.components.seconds) + TimeInterval(offset.components.attoseconds) / 1e18
-        )
+        start.adding(now.offset)
     }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
@@ -96,6 +93,21 @@ public final class ManualClock: Clock, WallClock, Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: duration) }
             group.addTask { try? await self.sleep(until: deadline, tolerance: nil) }
+            await group.next()
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Waits until the clock shows `deadline` (or, ``realTimeToo``, until as much real time as was left passes).
+    public func sleep(until deadline: Date) async throws {
+        let left = deadline.timeIntervalSince(start)
+        let instant = Instant(offset: .nanoseconds(Int64((min(max(left, -1e9), 1e9) * 1e9).rounded())))
+        guard realTimeToo else { return try await sleep(until: instant, tolerance: nil) }
+        let realWait = now.duration(to: instant)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: max(realWait, .zero)) }
+            group.addTask { try? await self.sleep(until: instant, tolerance: nil) }
             await group.next()
             group.cancelAll()
         }

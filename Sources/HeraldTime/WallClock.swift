@@ -10,6 +10,11 @@ public protocol WallClock: Sendable {
     ///
     /// - Throws: `CancellationError` when the task is cancelled.
     func sleep(for duration: Duration) async throws
+    /// Waits until this clock shows `deadline` (returns at once if it already does). A loop that runs every so often
+    /// waits until a moment fixed when its pass began, so a clock moved during the pass is not missed.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled.
+    func sleep(until deadline: Date) async throws
 }
 
 /// The system's time, and real waits.
@@ -20,5 +25,11 @@ public struct SystemWallClock: WallClock {
 
     public func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
+    }
+
+    public func sleep(until deadline: Date) async throws {
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else { return try Task.checkCancellation() }
+        try await Task.sleep(for: .nanoseconds(Int64(min(left, 1e9) * 1e9)))
     }
 }

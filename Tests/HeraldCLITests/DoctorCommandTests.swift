@@ -329,4 +329,8 @@ struct ShiftedClock: WallClock {
     var currentDate: Date { Date().addingTimeInterval(seconds) }
 
     func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+
+    func sleep(until deadline: Date) async throws {
+        try await SystemWallClock().sleep(until: deadline.addingTimeInterval(-seconds))
+    }
 }

@@ -16,8 +16,9 @@ struct DailyScheduler: Sendable {
 
     func run() async {
         while !Task.isCancelled {
-            await scheduleDue(now: clock.currentDate)
-            try? await clock.sleep(for: interval)
+            let now = clock.currentDate
+            await scheduleDue(now: now)
+            try? await clock.sleep(until: now.adding(interval))
         }
     }
 

@@ -38,8 +38,9 @@ struct RetentionPruner: Sendable {
 
     func run() async {
         while !Task.isCancelled {
-            await prune(now: clock.currentDate)
-            try? await clock.sleep(for: settings.interval)
+            let now = clock.currentDate
+            await prune(now: now)
+            try? await clock.sleep(until: now.adding(settings.interval))
         }
     }
 
