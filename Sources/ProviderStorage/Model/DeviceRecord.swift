@@ -40,6 +40,11 @@ package struct DeviceInput: StrictInput, Sendable {
     /// (reason `replaced`), so sends stop counting a device that no longer exists.
     package var replaces: String?
 
+    /// A registration of `token` alone.
+    package init(token: String) {
+        self.token = token
+    }
+
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case token, userID, tags, locale, timeZone, appVersion, publicKey, bundleID, environment, userToken, replaces
     }

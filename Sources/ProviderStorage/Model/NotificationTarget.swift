@@ -78,12 +78,23 @@ package enum NotificationTarget: Sendable, Hashable {
 
     /// A device token is hex, an even number of digits, at most 200.
     package static func checkToken(_ token: String, field: String) throws(ProviderError) -> String {
-        let lowered = token.lowercased()
-        guard !lowered.isEmpty, lowered.count % 2 == 0, lowered.count <= 200, lowered.allSatisfy(\.isHexDigit)
+        let digits = token.utf8
+        // Bytes, not characters: only ASCII hex digits count, and a long token is read once.
+        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 200, digits.allSatisfy(Self.isHexDigit)
         else {
-            throw .field(field, "a device token is an even number of hex digits (at most 200); got \"\(token)\"")
+            let shown = digits.count > 210 ? "\(token.prefix(200))… (\(digits.count) bytes)" : token
+            throw .field(field, "a device token is an even number of hex digits (at most 200); got \"\(shown)\"")
         }
-        return lowered
+        return token.lowercased()
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default: false
+        }
     }
 
     /// The target as stored: the request's `target` object.

@@ -24,47 +24,59 @@ extension SQLiteStore {
     }
 
     /// Inserts or updates one registration; `true` when the token is new. A registration brings back a token
-    /// deactivated before it; fields not given keep their values.
+    /// deactivated before it; fields not given keep their values. A new token costs one insert (a bulk import of new
+    /// devices is one statement each); a known one, an insert that does nothing and an update.
     private static func upsert(_ db: Database, appID: String, _ input: DeviceInput, at: Date) throws -> Bool {
-        let tags = input.tags ?? []
-        let tagsJSON = String(decoding: (try? JSONEncoder().encode(tags)) ?? Data("[]".utf8), as: UTF8.self)
         let token = input.token.lowercased()
-        let existed =
-            try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM devices WHERE app_id = ? AND token = ?", arguments: [appID, token]) ?? false
+        let tagsJSON = input.tags.map { tags in
+            String(decoding: (try? JSONEncoder().encode(tags)) ?? Data(), as: UTF8.self)
+        }
+        let stamp = at.stored
         try db.cachedStatement(
             sql: """
                 INSERT INTO devices (app_id, token, user_id, tags, locale, time_zone, app_version, public_key,
                     active, registered_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
-                ON CONFLICT (app_id, token) DO UPDATE SET
-                    user_id = coalesce(excluded.user_id, user_id),
-                    tags = CASE WHEN ? THEN excluded.tags ELSE tags END,
-                    locale = coalesce(excluded.locale, locale),
-                    time_zone = coalesce(excluded.time_zone, time_zone),
-                    app_version = coalesce(excluded.app_version, app_version),
-                    public_key = coalesce(excluded.public_key, public_key),
-                    active = CASE WHEN deactivated_at IS NULL OR deactivated_at < excluded.registered_at
-                        THEN 1 ELSE active END,
-                    deactivated_at = CASE WHEN deactivated_at < excluded.registered_at
-                        THEN NULL ELSE deactivated_at END,
-                    deactivation_reason = CASE WHEN deactivated_at < excluded.registered_at
-                        THEN NULL ELSE deactivation_reason END,
-                    registered_at = excluded.registered_at,
-                    updated_at = excluded.updated_at
+                ON CONFLICT (app_id, token) DO NOTHING
                 """
         ).execute(arguments: [
-            appID, token, input.userID, tagsJSON, input.locale, input.timeZone, input.appVersion,
-            input.publicKey, at.stored, at.stored, input.tags != nil,
+            appID, token, input.userID, tagsJSON ?? "[]", input.locale, input.timeZone, input.appVersion,
+            input.publicKey, stamp, stamp,
         ])
-        if input.tags != nil {
-            try db.execute(sql: "DELETE FROM device_tags WHERE app_id = ? AND token = ?", arguments: [appID, token])
+        let created = db.changesCount > 0
+        if !created {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE devices SET
+                        user_id = coalesce(?1, user_id),
+                        tags = coalesce(?2, tags),
+                        locale = coalesce(?3, locale),
+                        time_zone = coalesce(?4, time_zone),
+                        app_version = coalesce(?5, app_version),
+                        public_key = coalesce(?6, public_key),
+                        active = CASE WHEN deactivated_at IS NULL OR deactivated_at < ?7 THEN 1 ELSE active END,
+                        deactivated_at = CASE WHEN deactivated_at < ?7 THEN NULL ELSE deactivated_at END,
+                        deactivation_reason = CASE WHEN deactivated_at < ?7 THEN NULL ELSE deactivation_reason END,
+                        registered_at = ?7,
+                        updated_at = ?7
+                    WHERE app_id = ?8 AND token = ?9
+                    """
+            ).execute(arguments: [
+                input.userID, tagsJSON, input.locale, input.timeZone, input.appVersion, input.publicKey, stamp,
+                appID, token,
+            ])
+        }
+        if let tags = input.tags {
+            if !created {
+                try db.cachedStatement(sql: "DELETE FROM device_tags WHERE app_id = ? AND token = ?")
+                    .execute(arguments: [appID, token])
+            }
             for tag in Set(tags) {
                 try db.cachedStatement(sql: "INSERT INTO device_tags (app_id, token, tag) VALUES (?, ?, ?)")
                     .execute(arguments: [appID, token, tag])
             }
         }
-        return !existed
+        return created
     }
 
     package func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord? {

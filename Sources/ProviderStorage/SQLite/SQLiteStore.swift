@@ -24,6 +24,9 @@ package final class SQLiteStore: ProviderStore {
                 // WAL with NORMAL sync survives a killed process; only a power loss can drop the last commits.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
+                // The writer keeps 64 MB of pages (SQLite's default is 2 MB): a bulk import or a fan-out writes into
+                // the devices' and deliveries' indexes at random places, and each page not held is read again.
+                if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             // Apps' sealed credentials and users' devices: only the provider's owner may read them.

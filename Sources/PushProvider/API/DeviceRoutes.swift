@@ -209,41 +209,8 @@ struct DeviceRoutes: UserProofRoutes {
         }
     }
 
-    /// The most tags one device may carry.
-    static let maximumTagsPerDevice = 64
-    /// The longest tag, in characters.
-    static let maximumTagLength = 128
-
     /// Checks a registration against the app it is for.
     static func check(_ input: DeviceInput, for app: StoredApp) throws(ProviderError) {
-        _ = try NotificationTarget.checkToken(input.token, field: "token")
-        if let replaces = input.replaces { _ = try NotificationTarget.checkToken(replaces, field: "replaces") }
-        if let tags = input.tags {
-            guard tags.count <= maximumTagsPerDevice else {
-                throw .field("tags", "a device has at most \(maximumTagsPerDevice) tags; this one has \(tags.count)")
-            }
-            if let long = tags.firstIndex(where: { $0.isEmpty || $0.count > maximumTagLength }) {
-                throw .field("tags[\(long)]", "a tag is 1 to \(maximumTagLength) characters")
-            }
-        }
-        if let userID = input.userID, userID.isEmpty || userID.count > 256 {
-            throw .field("userID", "a user ID is 1 to 256 characters")
-        }
-        if let bundleID = input.bundleID, bundleID != app.app.bundleID {
-            throw .field("bundleID", "this key belongs to \(app.app.bundleID), not \(bundleID)")
-        }
-        if let environment = input.environment, APNSEnvironment(name: environment)?.rawValue != app.app.environment {
-            throw .field(
-                "environment",
-                "the app sends to the \(app.app.environment) environment; a \(environment) token would be rejected")
-        }
-        if let timeZone = input.timeZone, TimeZone(identifier: timeZone) == nil {
-            throw .field("timeZone", "not an IANA time zone such as Asia/Shanghai: \(timeZone)")
-        }
-        if let key = input.publicKey {
-            guard let data = Data(base64Encoded: key),
-                (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil
-            else { throw .field("publicKey", "must be a 32-byte X25519 public key in base64") }
-        }
+        try input.check(bundleID: app.app.bundleID, environment: app.app.environment)
     }
 }
