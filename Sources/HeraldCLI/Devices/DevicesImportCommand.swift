@@ -25,8 +25,8 @@ extension DevicesCommand {
         @Option(help: "The app's ID (default: the provider's only app).")
         var app: String?
 
-        @Option(help: "Devices sent per request (1 to 10000).")
-        var batch = 10_000
+        @Option(help: "Devices sent per request (1 to 100000).")
+        var batch = 50_000
 
         @Option(help: "Start at this line, after an import that stopped part way (it says which).")
         var fromLine = 1
@@ -39,7 +39,7 @@ extension DevicesCommand {
 
         func run() async throws {
             let io = CommandIO.current.terminalSafe
-            guard (1...10_000).contains(batch) else { throw UsageError("--batch is 1 to 10000; got \(batch)") }
+            guard (1...100_000).contains(batch) else { throw UsageError("--batch is 1 to 100000; got \(batch)") }
             guard fromLine >= 1 else { throw UsageError("--from-line is 1 or more; got \(fromLine)") }
             guard (0...86_400).contains(waitForProvider) else {
                 throw UsageError("--wait-for-provider is 0 to 86400 seconds; got \(waitForProvider)")

@@ -16,9 +16,13 @@ extension SQLiteStore {
     }
 
     package func upsertDevices(appID: String, _ inputs: [DeviceInput], at: Date) async throws(ProviderError) -> Int {
-        try await write { db in
+        // In the order of the tokens' index, neighbours land on the same pages; a token given twice keeps its order
+        // (the later registration wins).
+        let order = inputs.indices.map { (token: inputs[$0].token.lowercased(), index: $0) }.sorted { $0 < $1 }
+        let sorted = order.map { inputs[$0.index] }
+        return try await write { db in
             var created = 0
-            for input in inputs where try Self.upsert(db, appID: appID, input, at: at) { created += 1 }
+            for input in sorted where try Self.upsert(db, appID: appID, input, at: at) { created += 1 }
             return created
         }
     }

@@ -26,7 +26,10 @@ package final class SQLiteStore: ProviderStore {
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
                 // The writer keeps 64 MB of pages (SQLite's default is 2 MB): a bulk import or a fan-out writes into
                 // the devices' and deliveries' indexes at random places, and each page not held is read again.
-                if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
+                if !db.configuration.readonly {
+                    try db.execute(sql: "PRAGMA cache_size = -65536")
+                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 32768")
+                }
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             // Apps' sealed credentials and users' devices: only the provider's owner may read them.

@@ -5,6 +5,7 @@ import HTTPTypes
 import HeraldSupport
 import HeraldTime
 import Hummingbird
+import NIOFoundationCompat
 import ProviderStorage
 
 struct DeviceRoutes: UserProofRoutes {
@@ -35,9 +36,11 @@ struct DeviceRoutes: UserProofRoutes {
         }
         router.post("devices/import") { request, context -> Response in
             let app = try await context.caller.serverApp(request, store: self.store)
-            let input = try await JSONCoding.decode(DeviceImport.self, from: request, limit: 16 << 20)
-            guard (1...10_000).contains(input.devices.count) else {
-                throw ProviderError.field("devices", "give 1 to 10,000 devices per import")
+            let input = try await DeviceImport(from: request)
+            guard (1...Self.importLimit).contains(input.devices.count) else {
+                throw ProviderError.field(
+                    "devices",
+                    "give 1 to \(Self.importLimit.formatted()) devices per import; this has \(input.devices.count)")
             }
             for (index, device) in input.devices.enumerated() {
                 if let problem = Self.problem(with: device, for: app) {
@@ -187,7 +190,11 @@ struct DeviceRoutes: UserProofRoutes {
         }
     }
 
-    /// The body of `POST /v1/devices/import`: registrations moved from another provider, at most 10,000 a call.
+    /// The most registrations one `POST /v1/devices/import` takes (in one transaction).
+    package static let importLimit = 100_000
+
+    /// The body of `POST /v1/devices/import`: registrations moved from another provider, at most ``importLimit`` a
+    /// call.
     struct DeviceImport: StrictInput {
         var devices: [DeviceInput]
 
@@ -197,6 +204,21 @@ struct DeviceRoutes: UserProofRoutes {
 
         static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
         static var nested: [String: any StrictInput.Type] { ["devices": DeviceInput.self] }
+
+        /// Reads the request's body (at most 16 MB), checked as ``JSONCoding/decode(_:from:limit:)`` checks a body.
+        init(from request: Request) async throws {
+            let body = try await request.body.collect(upTo: 16 << 20)
+            let tree = try JSONCoding.checkedTree(Self.self, from: Data(buffer: body))
+            guard case .array(let values)? = tree["devices"] else {
+                throw ProviderError.invalid(
+                    field: "devices", message: tree["devices"] == nil ? "is required" : "must be an array")
+            }
+            devices = []
+            devices.reserveCapacity(values.count)
+            for (index, value) in values.enumerated() {
+                devices.append(try DeviceInput(json: value, field: "devices[\(index)]"))
+            }
+        }
     }
 
     /// The first problem with a registration, as a field and a message.

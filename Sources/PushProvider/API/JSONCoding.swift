@@ -35,16 +35,7 @@ package enum JSONCoding {
 
     /// Decodes a body already read (``decode(_:from:limit:)``), with the same checks.
     package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        // Parsed into a tree first: a key written twice is refused (readers disagree on which one counts, so a proxy
-        // and the provider could act on different bodies), and a strict body's keys are checked.
-        let tree = try Self.parse(data)
-        if let (field, key) = Self.duplicateKey(in: tree) {
-            throw ProviderError.invalid(
-                field: field,
-                message: "\(key) is written twice in the same object; give each key once (which of two values a JSON "
-                    + "reader keeps differs between readers)")
-        }
-        if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: tree) }
+        let tree = try checkedTree(T.self, from: data)
         let decoder = JSONDecoder.heraldAPI()
         do {
             return try decoder.decode(T.self, from: data)
@@ -67,6 +58,22 @@ package enum JSONCoding {
     /// The body as a JSON tree.
     ///
     /// - Throws: ``ProviderError`` saying at which line and column it is not JSON.
+    /// The body parsed into a tree and checked as ``decode(_:from:)`` checks it, for a route that reads the tree
+    /// itself (thousands of registrations at once, without a second pass through a decoder).
+    static func checkedTree<T>(_ type: T.Type, from data: Data) throws(ProviderError) -> JSONValue {
+        // Parsed into a tree first: a key written twice is refused (readers disagree on which one counts, so a proxy
+        // and the provider could act on different bodies), and a strict body's keys are checked.
+        let tree = try Self.parse(data)
+        if let (field, key) = Self.duplicateKey(in: tree) {
+            throw ProviderError.invalid(
+                field: field,
+                message: "\(key) is written twice in the same object; give each key once (which of two values a JSON "
+                    + "reader keeps differs between readers)")
+        }
+        if let strict = T.self as? any StrictInput.Type { try strict.checkFields(of: tree) }
+        return tree
+    }
+
     private static func parse(_ data: Data) throws(ProviderError) -> JSONValue {
         do {
             return try JSONValue(parsing: data)
