@@ -204,6 +204,11 @@ extension HeraldKitAppTests {
             let device = try await FeedbackLoopTests.device(registeredWith: harness)
             defer { Task { await device.stop() } }
             let log = DeviceEventLog(device)
+            // The phone registers as it starts: a push to everyone before its registration is recorded reaches no one.
+            let token = try #require(device.installedApps.first?.token)
+            try await harness.until("the device's registration") {
+                try await harness.call("GET", "/v1/devices/\(token)").0 == 200
+            }
             let center = try #require(device.notificationCenter(of: ProviderHarness.bundleID))
             #expect(center.category(withIdentifier: "chat") != nil)
             let config = """
