@@ -83,7 +83,8 @@ struct DeviceImportUpload {
             }
         }
         guard let failure else { return summary }
-        let restart = firstLines.values.min() ?? firstLines[failure.index] ?? file.firstLine
+        // A batch not imported keeps its first line here (the failed one among them).
+        let restart = firstLines.values.min() ?? file.firstLine
         let done =
             restart > file.firstLine
             ? "lines \(file.firstLine) to \(restart - 1) are imported (\(summary.imported.formatted()) devices)"
