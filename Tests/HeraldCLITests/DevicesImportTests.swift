@@ -205,12 +205,7 @@ final class ImportHarness: @unchecked Sendable {
     static func with(_ body: (ImportHarness) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-import-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
-        // A first start on port 0 finds a free port; every later start takes the same one.
-        let probe = ImportHarness(folder: folder, port: 0)
-        let port = try await probe.start()
-        try await probe.stop()
-        let harness = ImportHarness(folder: folder, port: port)
-        _ = try await harness.start()
+        let harness = try await started(in: folder)
         defer { harness.service?.cancel() }
         let admin = try String(contentsOfFile: harness.adminTokenFile, encoding: .utf8)
         let created = try await harness.request(
@@ -227,9 +222,26 @@ final class ImportHarness: @unchecked Sendable {
         try await harness.stop()
     }
 
-    /// Starts the provider; its port.
-    @discardableResult
-    func start() async throws -> Int {
+    /// A harness whose provider runs on a port below the kernel's ephemeral range (32768 and up), which no server bound
+    /// to port 0 and no outgoing connection is ever given: the port stays free for the restarts. (A port found by
+    /// binding port 0 and freed again could be handed to another test in between: the CI failure of stop 55.) A port
+    /// some other program holds is skipped for the next.
+    private static func started(in folder: URL) async throws -> ImportHarness {
+        var lastError: (any Error)?
+        for _ in 0..<20 {
+            let harness = ImportHarness(folder: folder, port: Int.random(in: 20_000..<32_000))
+            do {
+                try await harness.start()
+                return harness
+            } catch {
+                lastError = error
+            }
+        }
+        throw CommandFailure("no free port for the provider in 20 tries: \(String(describing: lastError))")
+    }
+
+    /// Starts the provider on `port`; throws what stopped it if it ends before listening.
+    func start() async throws {
         var configuration = PushProviderService.Configuration(dataDirectory: folder)
         configuration.port = port
         var logger = Logger(label: "herald-import-test")
@@ -237,9 +249,18 @@ final class ImportHarness: @unchecked Sendable {
         let provider = try await PushProviderService(configuration: configuration, logger: logger)
         self.provider = provider
         let (ports, sink) = AsyncStream.makeStream(of: Int.self)
-        service = Task { try await provider.run { port in sink.yield(port) } }
+        let service = Task {
+            defer { sink.finish() }
+            try await provider.run { port in sink.yield(port) }
+        }
+        self.service = service
         var iterator = ports.makeAsyncIterator()
-        return try #require(await iterator.next())
+        if await iterator.next() == nil {
+            self.service = nil
+            self.provider = nil
+            try await service.value
+            throw CommandFailure("the provider stopped before listening on port \(port)")
+        }
     }
 
     /// Stops the provider and waits until it has.
