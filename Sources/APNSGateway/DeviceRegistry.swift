@@ -24,11 +24,11 @@ package final class DeviceRegistry: Sendable {
         package var invalidation: Invalidation?
         /// The SHA-256 of the device secret; `nil` for a token from a journal older than secrets (the first device
         /// to claim it gets a secret).
-        package var secretDigest: Data?
+        package var secretDigest: DeviceSecretDigest?
 
         package init(
             token: APNSDeviceToken, bundleID: String, environment: APNSEnvironment, invalidation: Invalidation? = nil,
-            secretDigest: Data? = nil
+            secretDigest: DeviceSecretDigest? = nil
         ) {
             self.token = token
             self.bundleID = bundleID
@@ -69,7 +69,7 @@ package final class DeviceRegistry: Sendable {
         }
     }
 
-    private let devices: Mutex<[Data: Device]>
+    private let devices: Mutex<DeviceTable>
     private let changed: @Sendable (Device, _ replacing: Bool) throws(GatewayDataError) -> Void
 
     /// A registry holding `devices`, calling `changed` after every registration and invalidation (for persistence;
@@ -80,7 +80,9 @@ package final class DeviceRegistry: Sendable {
         devices: [Device] = [],
         changed: @escaping @Sendable (Device, _ replacing: Bool) throws(GatewayDataError) -> Void = { _, _ in }
     ) {
-        self.devices = Mutex(Dictionary(devices.map { ($0.token.bytes, $0) }, uniquingKeysWith: { $1 }))
+        var table = DeviceTable()
+        for device in devices { table[device.token] = device }
+        self.devices = Mutex(table)
         self.changed = changed
     }
 
@@ -98,8 +100,8 @@ package final class DeviceRegistry: Sendable {
             token: token ?? Self.randomToken(), bundleID: bundleID, environment: environment,
             secretDigest: Self.digest(secret))
         let outcome = devices.withLock { devices -> Result<(Registration, previous: Device?), GatewayDataError> in
-            guard var existing = devices[fresh.token.bytes] else {
-                devices[fresh.token.bytes] = fresh
+            guard var existing = devices[fresh.token] else {
+                devices[fresh.token] = fresh
                 return .success((Registration(device: fresh, secret: secret), nil))
             }
             let previous = existing
@@ -113,7 +115,7 @@ package final class DeviceRegistry: Sendable {
             }
             guard let expected = existing.secretDigest else {
                 existing.secretDigest = fresh.secretDigest
-                devices[fresh.token.bytes] = existing
+                devices[fresh.token] = existing
                 return .success((Registration(device: existing, secret: secret), previous))
             }
             guard let given, Self.digest(given) == expected else {
@@ -140,9 +142,9 @@ package final class DeviceRegistry: Sendable {
         throws(GatewayDataError) -> Bool
     {
         let change = devices.withLock { devices -> (Device, previous: Device)? in
-            guard let previous = devices[token.bytes] else { return nil }
-            devices[token.bytes]?.invalidation = Invalidation(reason: reason, since: date)
-            return devices[token.bytes].map { ($0, previous) }
+            guard let previous = devices[token] else { return nil }
+            devices[token]?.invalidation = Invalidation(reason: reason, since: date)
+            return devices[token].map { ($0, previous) }
         }
         guard let (device, previous) = change else { return false }
         try keep(device, undo: previous)
@@ -158,7 +160,7 @@ package final class DeviceRegistry: Sendable {
         } catch {
             devices.withLock { devices in
                 // Only our own change is undone: another registration may have changed the token since.
-                if devices[device.token.bytes] == device { devices[device.token.bytes] = previous }
+                if devices[device.token] == device { devices[device.token] = previous }
             }
             throw error
         }
@@ -166,18 +168,21 @@ package final class DeviceRegistry: Sendable {
 
     /// The device a token belongs to.
     package func device(for token: APNSDeviceToken) -> Device? {
-        devices.withLock { $0[token.bytes] }
+        devices.withLock { $0[token] }
     }
 
     /// Every issued token.
-    package var all: [Device] { devices.withLock { Array($0.values) } }
+    package var all: [Device] { devices.withLock { $0.all } }
+
+    /// How many tokens were issued.
+    package var count: Int { devices.withLock { $0.count } }
 
     private static func makeSecret() -> String {
         "ds_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncodedString
     }
 
-    private static func digest(_ secret: String) -> Data {
-        Data(SHA256.hash(data: Data(secret.utf8)))
+    private static func digest(_ secret: String) -> DeviceSecretDigest {
+        DeviceSecretDigest(SHA256.hash(data: Data(secret.utf8)))
     }
 
     private static func randomToken() -> APNSDeviceToken {

@@ -29,7 +29,7 @@ extension ConsoleRoutes {
             switch parsed {
             case .success(let token):
                 answer["valid"] = true
-                answer["bytes"] = .number(JSONNumber(token.bytes.count))
+                answer["bytes"] = .number(JSONNumber(token.byteCount))
                 if let device = try await provider.device(appID: app.id, token: token.hex) {
                     answer["registered"] = true
                     answer["active"] = .bool(device.active)
@@ -38,8 +38,8 @@ extension ConsoleRoutes {
                 } else {
                     answer["registered"] = false
                 }
-                if token.bytes.count != 32 {
-                    answer["warning"] = .string("tokens from iOS today are 32 bytes; this one is \(token.bytes.count)")
+                if token.byteCount != 32 {
+                    answer["warning"] = .string("tokens from iOS today are 32 bytes; this one is \(token.byteCount)")
                 }
             case .failure(let error):
                 answer["valid"] = false

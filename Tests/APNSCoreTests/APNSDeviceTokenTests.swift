@@ -45,4 +45,28 @@ struct APNSDeviceTokenTests {
             try JSONDecoder().decode([APNSDeviceToken].self, from: Data(#"["xyz"]"#.utf8))
         }
     }
+
+    @Test("tokens held inline (up to 32 bytes) and on the heap (33 to 100) compare, hash and read back by their bytes")
+    func storage() throws {
+        // A trailing zero byte is part of the token: "ab" and "ab00" are two tokens, as are 32 and 33 bytes.
+        let pairs = [
+            ("ab", "ab00"), (String(repeating: "00", count: 31), String(repeating: "00", count: 32)),
+            (String(repeating: "ff", count: 32), String(repeating: "ff", count: 33)),
+        ]
+        for (short, long) in pairs {
+            let (a, b) = (try APNSDeviceToken(hex: short), try APNSDeviceToken(hex: long))
+            #expect(a != b)
+            #expect(Set([a, b]).count == 2)
+            #expect(a.byteCount == short.count / 2 && b.byteCount == long.count / 2)
+        }
+        for count in [1, 7, 8, 9, 31, 32, 33, 64, 100] {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let token = try APNSDeviceToken(bytes: Data(bytes))
+            #expect(token.bytes == Data(bytes))
+            #expect(token.withBytes { Array($0) } == bytes)
+            #expect(token.hex == bytes.map { String(format: "%02x", $0) }.joined())
+            let again = try APNSDeviceToken(hex: token.hex.uppercased())
+            #expect(again == token && again.hashValue == token.hashValue)
+        }
+    }
 }

@@ -34,6 +34,59 @@ struct GatewayJournalTests {
         reopened.close()
     }
 
+    @Test("devices of several apps, invalid and valid, with and without a secret, read back whole after a restart")
+    func devicesReadBack() throws {
+        let (directory, journal, registry, _, _) = try JournalFixture.make(threshold: 1 << 20, devices: 0)
+        let long = try APNSDeviceToken(hex: String(repeating: "5a", count: 40))
+        var made: [DeviceRegistry.Device] = []
+        for (index, bundleID) in ["com.example.app", "com.example.a-much-longer-bundle-identifier"].enumerated() {
+            for environment in [APNSEnvironment.development, .production] {
+                made.append(try registry.register(bundleID: bundleID, environment: environment).device)
+            }
+            made.append(
+                try registry.register(bundleID: bundleID, environment: .development, token: index == 0 ? long : nil)
+                    .device)
+        }
+        let since = Date(timeIntervalSince1970: 1_700_000_000.123)
+        try registry.invalidate(made[0].token, reason: .unregistered, at: since)
+        try registry.invalidate(made[4].token, reason: .expiredToken, at: since)
+        let expected = Set(made.map(\.token).compactMap(registry.device(for:)))
+        #expect(expected.count == 6)
+        #expect(registry.device(for: made[0].token)?.invalidation == .init(reason: .unregistered, since: since))
+        #expect(registry.device(for: long)?.bundleID == "com.example.app")
+        journal.close()
+
+        let reopened = try GatewayJournal(directory: directory)
+        let restored = DeviceRegistry(devices: reopened.recovered.devices)
+        #expect(Set(restored.all) == expected, "every field of every device, the secret's digest included")
+        #expect(restored.count == 6)
+        reopened.close()
+    }
+
+    @Test("a device record with a digest that is not 32 bytes, or a reason a token is never given, is refused at start")
+    func badDeviceRecords() throws {
+        let token = String(repeating: "ab", count: 32)
+        for (record, problem) in [
+            (
+                #"{"device":{"token":"\#(token)","bundle-id":"a.b","environment":"development","secret-sha256":"AAAA"}}"#,
+                "secret-sha256 is not 32 bytes"
+            ),
+            (
+                #"{"device":{"token":"\#(token)","bundle-id":"a.b","environment":"development","invalid-reason":"BadTopic","invalid-since":0}}"#,
+                "invalid-reason BadTopic is not Unregistered or ExpiredToken"
+            ),
+        ] {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let framed = "\(record.utf8.count)\n\(record)\n\(record.utf8.count)\n\(record)\n"
+            try Data(framed.utf8).write(to: directory.appendingPathComponent("journal"))
+            #expect {
+                try GatewayJournal(directory: directory)
+            } throws: { ($0 as? GatewayDataError)?.message.contains(problem) == true }
+        }
+    }
+
     @Test("a device record that cannot be written fails the registration, which is undone, and is counted")
     func failedWrite() throws {
         let (_, journal, registry, _, _) = try JournalFixture.make(threshold: 1 << 20, devices: 1)

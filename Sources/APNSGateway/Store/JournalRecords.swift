@@ -12,7 +12,7 @@ enum JournalRecords {
             ("environment", .string(device.environment.rawValue)),
         ]
         if let digest = device.secretDigest {
-            fields.append(("secret-sha256", .string(digest.base64EncodedString())))
+            fields.append(("secret-sha256", .string(digest.data.base64EncodedString())))
         }
         if let invalidation = device.invalidation {
             fields.append(("invalid-reason", .string(invalidation.reason.rawValue)))
@@ -103,8 +103,8 @@ enum JournalRecords {
     ///
     /// - Returns: what the records hold, and the byte count of the whole records (the rest is a torn tail).
     static func read(_ data: Data) throws -> (GatewayJournal.Recovered, whole: Int) {
-        var devices: [Data: DeviceRegistry.Device] = [:]
-        var slots: [Data: AcceptedNotification] = [:]
+        var devices: [APNSDeviceToken: DeviceRegistry.Device] = [:]
+        var slots: [APNSDeviceToken: AcceptedNotification] = [:]
         var channels: [APNSChannelID: BroadcastChannel] = [:]
         var disabled: Set<BroadcastApp> = []
         let bytes = [UInt8](data)
@@ -124,12 +124,12 @@ enum JournalRecords {
             offset = end
             if case .object(let device) = object["device"] {
                 let parsed = try Self.device(device)
-                devices[parsed.token.bytes] = parsed
+                devices[parsed.token] = parsed
             } else if let tokenText = object["slot"]?.string, let token = try? APNSDeviceToken(hex: tokenText) {
                 if case .object(let notification) = object["notification"] {
-                    slots[token.bytes] = try AcceptedNotification(json: notification)
+                    slots[token] = try AcceptedNotification(json: notification)
                 } else {
-                    slots[token.bytes] = nil
+                    slots[token] = nil
                 }
             } else if let idText = object["channel-id"]?.string, let id = APNSChannelID(rawValue: idText) {
                 if case .object(let channel) = object["channel"] {
@@ -160,9 +160,19 @@ enum JournalRecords {
         else { throw GatewayDataError("journal: a device record lacks its token, bundle-id or environment") }
         var invalidation: DeviceRegistry.Invalidation?
         if let reason = object["invalid-reason"]?.string, let since = object["invalid-since"]?.number?.intValue {
-            invalidation = .init(reason: APNSReason(rawValue: reason), since: Date(millisecondsSince1970: since))
+            let reason = APNSReason(rawValue: reason)
+            guard reason == .unregistered || reason == .expiredToken else {
+                throw GatewayDataError("journal: invalid-reason \(reason) is not Unregistered or ExpiredToken")
+            }
+            invalidation = .init(reason: reason, since: Date(millisecondsSince1970: since))
         }
-        let digest = object["secret-sha256"]?.string.flatMap { Data(base64Encoded: $0) }
+        var digest: DeviceSecretDigest?
+        if let text = object["secret-sha256"]?.string {
+            guard let bytes = Data(base64Encoded: text), let read = DeviceSecretDigest(bytes) else {
+                throw GatewayDataError("journal: a device's secret-sha256 is not 32 bytes in base64")
+            }
+            digest = read
+        }
         return DeviceRegistry.Device(
             token: token, bundleID: bundleID, environment: environment, invalidation: invalidation,
             secretDigest: digest)
