@@ -70,15 +70,16 @@ package final class DeviceRegistry: Sendable {
     }
 
     private let devices: Mutex<DeviceTable>
-    private let changed: @Sendable (Device, _ replacing: Bool) throws(GatewayDataError) -> Void
+    private let changed: @Sendable ([Device], _ replacing: Bool) throws(GatewayDataError) -> Void
 
     /// A registry holding `devices`, calling `changed` after every registration and invalidation (for persistence;
-    /// `replacing` says whether the token had a record before).
+    /// `replacing` says whether the tokens had a record before; the devices of ``register(count:bundleID:environment:)``
+    /// come in one call).
     /// When `changed` throws (the journal cannot be written), the change is undone and the error thrown to the caller:
     /// a token is never handed out, nor a token's invalidation acknowledged, unless it is on disk.
     package init(
         devices: [Device] = [],
-        changed: @escaping @Sendable (Device, _ replacing: Bool) throws(GatewayDataError) -> Void = { _, _ in }
+        changed: @escaping @Sendable ([Device], _ replacing: Bool) throws(GatewayDataError) -> Void = { _, _ in }
     ) {
         var table = DeviceTable()
         for device in devices { table[device.token] = device }
@@ -134,6 +135,40 @@ package final class DeviceRegistry: Sendable {
         return registration
     }
 
+    /// Issues `count` new random tokens for an app in an environment, kept with one journal write.
+    ///
+    /// - Throws: ``GatewayDataError`` (``isStorageFailure``) when the journal cannot be written: none is issued.
+    package func register(count: Int, bundleID: String, environment: APNSEnvironment) throws(GatewayDataError)
+        -> [Registration]
+    {
+        var registrations: [Registration] = []
+        registrations.reserveCapacity(count)
+        devices.withLock { devices in
+            while registrations.count < count {
+                let secret = Self.makeSecret()
+                let device = Device(
+                    token: Self.randomToken(), bundleID: bundleID, environment: environment,
+                    secretDigest: Self.digest(secret))
+                // A random 32-byte token already issued: practically never; another is drawn.
+                guard devices[device.token] == nil else { continue }
+                devices[device.token] = device
+                registrations.append(Registration(device: device, secret: secret))
+            }
+        }
+        do {
+            try changed(registrations.map(\.device), false)
+        } catch {
+            devices.withLock { devices in
+                for registration in registrations where devices[registration.token] == registration.device {
+                    devices[registration.token] = nil
+                }
+            }
+            throw error
+        }
+        changes.notify()
+        return registrations
+    }
+
     /// Marks a token invalid from `date` on; `false` for an unknown token.
     ///
     /// - Throws: ``GatewayDataError`` when the journal cannot be written; the token stays as it was.
@@ -156,7 +191,7 @@ package final class DeviceRegistry: Sendable {
     /// removed again) and throws.
     private func keep(_ device: Device, undo previous: Device?) throws(GatewayDataError) {
         do {
-            try changed(device, previous != nil)
+            try changed([device], previous != nil)
         } catch {
             devices.withLock { devices in
                 // Only our own change is undone: another registration may have changed the token since.

@@ -116,7 +116,8 @@ package final class GatewayServer: Sendable {
         self.journal = journal
         self.registry = DeviceRegistry(
             devices: journal.recovered.devices,
-            changed: { device, replacing throws(GatewayDataError) in try journal.record(device, replacing: replacing) })
+            changed: { devices, replacing throws(GatewayDataError) in try journal.record(devices, replacing: replacing)
+            })
         self.store = NotificationStore(changed: { journal.markChanged($0) })
         for notification in journal.recovered.stored { store.restore(notification) }
         self.channels = ChannelRegistry(

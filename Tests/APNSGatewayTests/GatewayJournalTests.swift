@@ -87,6 +87,32 @@ struct GatewayJournalTests {
         }
     }
 
+    @Test("a journal larger than one read is streamed: records across the reads' edges are whole, the torn tail is cut")
+    func streamedAtStart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var text = ""
+        let count = 30_000
+        for index in 0..<count {
+            let token = String(format: "%064x", index)
+            let record =
+                #"{"device":{"token":"\#(token)","bundle-id":"com.example.app","environment":"development"}}"#
+            text += "\(record.utf8.count)\n\(record)\n"
+        }
+        let torn = #"{"device":{"token":"ab","bun"#
+        text += "\(torn.utf8.count + 40)\n\(torn)"
+        #expect(text.utf8.count > 1 + (4 << 20), "more than one read of the journal")
+        try Data(text.utf8).write(to: directory.appendingPathComponent("journal"))
+
+        let journal = try GatewayJournal(directory: directory)
+        #expect(journal.recovered.devices.count == count)
+        #expect(Set(journal.recovered.devices.map(\.token.hex)).contains(String(format: "%064x", count - 1)))
+        let kept = try String(contentsOf: directory.appendingPathComponent("journal.torn"), encoding: .utf8)
+        #expect(kept.hasSuffix(torn))
+        journal.close()
+    }
+
     @Test("a device record that cannot be written fails the registration, which is undone, and is counted")
     func failedWrite() throws {
         let (_, journal, registry, _, _) = try JournalFixture.make(threshold: 1 << 20, devices: 1)
@@ -103,6 +129,12 @@ struct GatewayJournalTests {
         }
         #expect(registry.all.count == count, "the token that could not be written was handed out anyway")
         #expect(journal.writeFailures == 1)
+        // A batch is kept whole or not at all.
+        #expect(throws: GatewayDataError.self) {
+            try registry.register(count: 1000, bundleID: "com.example.app", environment: .development)
+        }
+        #expect(registry.count == count, "tokens of a batch that could not be written were handed out anyway")
+        #expect(journal.writeFailures == 2)
     }
 
     @Test("a torn last record is cut off at start, kept aside and reported; every whole record is kept")
@@ -278,8 +310,8 @@ private enum JournalFixture {
         let journal = try GatewayJournal(
             directory: directory, compactionThreshold: threshold,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let registry = DeviceRegistry(changed: { device, replacing throws(GatewayDataError) in
-            try journal.record(device, replacing: replacing)
+        let registry = DeviceRegistry(changed: { devices, replacing throws(GatewayDataError) in
+            try journal.record(devices, replacing: replacing)
         })
         let store = NotificationStore(changed: { journal.markChanged($0) })
         let devices = try (0..<count).map { _ in

@@ -22,14 +22,13 @@ extension AdminRequestProcessor {
             var secrets: [JSONValue] = []
             tokens.reserveCapacity(count)
             secrets.reserveCapacity(count)
-            for _ in 0..<count {
-                do throws(GatewayDataError) {
-                    let registration = try registry.register(bundleID: topic, environment: environment)
+            do throws(GatewayDataError) {
+                for registration in try registry.register(count: count, bundleID: topic, environment: environment) {
                     tokens.append(.string(registration.device.token.hex))
                     secrets.append(registration.secret.map(JSONValue.string) ?? .null)
-                } catch {
-                    throw AdminError(error.isStorageFailure ? 503 : 409, error.message)
                 }
+            } catch {
+                throw AdminError(503, error.message)
             }
             return .json(201, ["tokens": .array(tokens), "secrets": .array(secrets)])
         }

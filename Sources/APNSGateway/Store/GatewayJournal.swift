@@ -68,10 +68,9 @@ package final class GatewayJournal: Sendable {
         self.logger = logger
         try PrivateFile.makeDirectory(directory)
         url = directory.appendingPathComponent("journal")
-        let existing = (try? Data(contentsOf: url)) ?? Data()
-        let (recovered, whole) = try JournalRecords.read(existing)
+        let (recovered, whole, size) = try JournalRecords.read(contentsOf: url)
         self.recovered = recovered
-        if whole < existing.count { JournalFile.cutTornTail(of: existing, at: whole, url: url, logger: logger) }
+        if whole < size { JournalFile.cutTornTail(of: url, at: whole, size: size, logger: logger) }
         do {
             let (handle, size, slotSizes) = try JournalFile.writeFresh(beside: url, recovered)
             _ = try JournalFile.install(handle, over: url, copyingFrom: nil)
@@ -88,21 +87,22 @@ package final class GatewayJournal: Sendable {
         }
     }
 
-    /// Writes a device record now.
+    /// Writes device records now, in one write.
     ///
     /// - Parameters:
-    ///   - device: the device as it is now.
-    ///   - replacing: whether the token already has a record (an invalidation, a secret given later): the earlier
-    ///     one is counted as useless.
+    ///   - devices: the devices as they are now.
+    ///   - replacing: whether the tokens already have a record (an invalidation, a secret given later): the earlier
+    ///     ones are counted as useless.
     /// - Throws: ``GatewayDataError`` (``GatewayDataError/isStorageFailure``) when the journal cannot be written:
-    ///   the registration must not be acknowledged.
-    package func record(_ device: DeviceRegistry.Device, replacing: Bool = false) throws(GatewayDataError) {
+    ///   the registrations must not be acknowledged.
+    package func record(_ devices: [DeviceRegistry.Device], replacing: Bool = false) throws(GatewayDataError) {
+        var bytes: [UInt8] = []
+        var sizes = 0
+        for device in devices { sizes += JournalRecords.frame(JournalRecords.device(device), into: &bytes) }
         let written = state.withLock { state in
-            var bytes: [UInt8] = []
-            let size = JournalRecords.frame(JournalRecords.device(device), into: &bytes)
             guard state.append(&bytes) else { return false }
-            // The record it replaces has the same fields, so about the same size.
-            if replacing { state.dead += size }
+            // The records they replace have the same fields, so about the same size.
+            if replacing { state.dead += sizes }
             return true
         }
         logFailures()

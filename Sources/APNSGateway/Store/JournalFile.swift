@@ -110,14 +110,24 @@ enum JournalFile {
     }
 
     /// Cuts a torn tail off the journal, keeping the cut bytes in `journal.torn` for a person to look at.
-    static func cutTornTail(of data: Data, at whole: Int, url: URL, logger: Logger) {
+    static func cutTornTail(of url: URL, at whole: Int, size: Int, logger: Logger) {
         let torn = url.appendingPathExtension("torn")
-        let kept = (try? Data(data[whole...]).write(to: torn)) != nil
+        let tail = try? FileHandle(forReadingFrom: url).readTail(from: whole)
+        let kept = (try? tail?.write(to: torn)) != nil
         logger.error(
             "the journal's last record was cut short (the gateway was stopped mid-write); it is cut off",
             metadata: [
-                "file": "\(url.path)", "whole-bytes": "\(whole)", "torn-bytes": "\(data.count - whole)",
+                "file": "\(url.path)", "whole-bytes": "\(whole)", "torn-bytes": "\(size - whole)",
                 "kept-in": "\(kept ? torn.path : "nowhere: it could not be written")",
             ])
+    }
+}
+
+extension FileHandle {
+    /// The bytes from `offset` to the end; the handle is closed.
+    fileprivate func readTail(from offset: Int) throws -> Data {
+        defer { try? close() }
+        try seek(toOffset: UInt64(offset))
+        return try readToEnd() ?? Data()
     }
 }

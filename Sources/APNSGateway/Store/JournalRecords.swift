@@ -99,31 +99,72 @@ enum JournalRecords {
         String(record.count).utf8.count + record.count + 2
     }
 
-    /// Reads every whole record; a record cut short by a crash ends the journal.
+    /// How much of the journal is read at a time at start: the file is streamed, never held whole (ten million
+    /// devices are about 2 GB of records).
+    static let readChunk = 4 << 20
+
+    /// Reads every whole record of the journal at `url` (none when there is no file); a record cut short by a crash
+    /// ends the journal.
     ///
-    /// - Returns: what the records hold, and the byte count of the whole records (the rest is a torn tail).
-    static func read(_ data: Data) throws -> (GatewayJournal.Recovered, whole: Int) {
+    /// - Returns: what the records hold, the byte count of the whole records and the file's size (what is past the
+    ///   whole records is a torn tail).
+    static func read(contentsOf url: URL) throws -> (GatewayJournal.Recovered, whole: Int, size: Int) {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return (GatewayJournal.Recovered(), 0, 0) }
+        defer { try? handle.close() }
+        var reader = Reader()
+        var buffer: [UInt8] = []
+        var consumed = 0
+        var size = 0
+        var ended = false
+        while !ended {
+            let chunk = try handle.read(upToCount: readChunk) ?? Data()
+            ended = chunk.isEmpty
+            size += chunk.count
+            buffer.append(contentsOf: chunk)
+            var offset = 0
+            while let (record, end) = nextRecord(in: buffer, from: offset) {
+                guard case .object(let object) = try? JSONValue(parsing: Data(buffer[record])) else {
+                    // The last record may be torn inside (its count written, its bytes not all): that ends the journal.
+                    if ended && end == buffer.count { break }
+                    guard end < buffer.count || ended else { break }
+                    throw GatewayDataError(
+                        "journal record at byte \(consumed + record.lowerBound) is not a JSON object")
+                }
+                try reader.add(object, at: consumed + record.lowerBound)
+                offset = end
+            }
+            buffer.removeFirst(offset)
+            consumed += offset
+        }
+        return (reader.recovered, consumed, size)
+    }
+
+    /// The record framed at `offset` (its bytes and where the next begins), when the buffer holds all of it.
+    private static func nextRecord(in bytes: [UInt8], from offset: Int) -> (Range<Int>, end: Int)? {
+        // A count is a file's number: checked against what is left before any arithmetic.
+        guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")),
+            let count = Int(String(decoding: bytes[offset..<newline], as: UTF8.self)),
+            count >= 0, count < bytes.count - newline - 1, bytes[newline + 1 + count] == UInt8(ascii: "\n")
+        else { return nil }
+        return ((newline + 1)..<(newline + 1 + count), newline + 2 + count)
+    }
+
+    /// What the records read so far hold: the last record of a token, a channel or an app wins.
+    private struct Reader {
         var devices: [APNSDeviceToken: DeviceRegistry.Device] = [:]
         var slots: [APNSDeviceToken: AcceptedNotification] = [:]
         var channels: [APNSChannelID: BroadcastChannel] = [:]
         var disabled: Set<BroadcastApp> = []
-        let bytes = [UInt8](data)
-        var offset = 0
-        // A count is a file's number: checked against what is left before any arithmetic.
-        while let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")),
-            let count = Int(String(decoding: bytes[offset..<newline], as: UTF8.self)),
-            count >= 0, count < bytes.count - newline - 1, bytes[newline + 1 + count] == UInt8(ascii: "\n")
-        {
-            let record = Data(bytes[(newline + 1)..<(newline + 1 + count)])
-            let end = newline + 2 + count
-            guard case .object(let object) = try? JSONValue(parsing: record) else {
-                // The last record may be torn inside (its count written, its bytes not all): that ends the journal.
-                if end == bytes.count { break }
-                throw GatewayDataError("journal record at byte \(newline + 1) is not a JSON object")
-            }
-            offset = end
+
+        var recovered: GatewayJournal.Recovered {
+            GatewayJournal.Recovered(
+                devices: Array(devices.values), stored: Array(slots.values), channels: Array(channels.values),
+                disabledApps: disabled)
+        }
+
+        mutating func add(_ object: JSONObject, at offset: Int) throws {
             if case .object(let device) = object["device"] {
-                let parsed = try Self.device(device)
+                let parsed = try JournalRecords.device(device)
                 devices[parsed.token] = parsed
             } else if let tokenText = object["slot"]?.string, let token = try? APNSDeviceToken(hex: tokenText) {
                 if case .object(let notification) = object["notification"] {
@@ -144,13 +185,9 @@ enum JournalRecords {
                 if app["enabled"] == .bool(false) { disabled.insert(key) } else { disabled.remove(key) }
             } else {
                 throw GatewayDataError(
-                    "journal record at byte \(newline + 1) is not a device, a slot, a channel or a broadcast app")
+                    "journal record at byte \(offset) is not a device, a slot, a channel or a broadcast app")
             }
         }
-        let recovered = GatewayJournal.Recovered(
-            devices: Array(devices.values), stored: Array(slots.values), channels: Array(channels.values),
-            disabledApps: disabled)
-        return (recovered, offset)
     }
 
     private static func device(_ object: JSONObject) throws -> DeviceRegistry.Device {
