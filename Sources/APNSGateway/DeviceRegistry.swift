@@ -78,12 +78,10 @@ package final class DeviceRegistry: Sendable {
     /// When `changed` throws (the journal cannot be written), the change is undone and the error thrown to the caller:
     /// a token is never handed out, nor a token's invalidation acknowledged, unless it is on disk.
     package init(
-        devices: [Device] = [],
+        devices: DeviceTable = DeviceTable(),
         changed: @escaping @Sendable ([Device], _ replacing: Bool) throws(GatewayDataError) -> Void = { _, _ in }
     ) {
-        var table = DeviceTable()
-        for device in devices { table[device.token] = device }
-        self.devices = Mutex(table)
+        self.devices = Mutex(devices)
         self.changed = changed
     }
 
@@ -207,7 +205,10 @@ package final class DeviceRegistry: Sendable {
     }
 
     /// Every issued token.
-    package var all: [Device] { devices.withLock { $0.all } }
+    package var all: [Device] { devices.withLock { Array($0) } }
+
+    /// Every issued token as it is now, taken without copying (the table's storage is shared until it changes).
+    package var snapshot: DeviceTable { devices.withLock { $0 } }
 
     /// How many tokens were issued.
     package var count: Int { devices.withLock { $0.count } }

@@ -1,4 +1,4 @@
-import APNSCore
+package import APNSCore
 import Foundation
 
 /// The registry's devices, kept compact for tables of ten million: the token is the key (32 bytes inline); each entry
@@ -6,7 +6,9 @@ import Foundation
 /// why and since when the token is invalid as a number and a time, and the secret's digest inline. About 100 bytes a
 /// device with the dictionary's own, where a ``DeviceRegistry/Device`` with its token and digest on the heap took
 /// about 500.
-struct DeviceTable {
+///
+/// A value: a copy (the registry's snapshot for a journal compaction) shares the storage until one of them changes.
+package struct DeviceTable: Sequence {
     private struct Entry {
         var secretDigest: DeviceSecretDigest?
         /// When the token became invalid (seconds since 1970); meaningful when ``reason`` is not 0.
@@ -26,13 +28,33 @@ struct DeviceTable {
     private var appNumbers: [App: UInt32] = [:]
     private var reasons: [APNSReason] = []
 
+    /// An empty table.
+    package init() {}
+
     /// How many devices the table holds.
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
-    /// Every device.
-    var all: [DeviceRegistry.Device] { entries.map { device($0.key, $0.value) } }
+    /// Every device, in no particular order, made as it is read.
+    package struct Iterator: IteratorProtocol {
+        private var entries: [APNSDeviceToken: Entry].Iterator
+        private let table: DeviceTable
 
-    subscript(token: APNSDeviceToken) -> DeviceRegistry.Device? {
+        fileprivate init(_ table: DeviceTable) {
+            self.table = table
+            self.entries = table.entries.makeIterator()
+        }
+
+        package mutating func next() -> DeviceRegistry.Device? {
+            entries.next().map { table.device($0.key, $0.value) }
+        }
+    }
+
+    package func makeIterator() -> Iterator { Iterator(self) }
+
+    package var underestimatedCount: Int { entries.count }
+
+    /// The device a token belongs to; setting `nil` forgets the token.
+    package subscript(token: APNSDeviceToken) -> DeviceRegistry.Device? {
         get { entries[token].map { device(token, $0) } }
         set {
             guard let device = newValue else {

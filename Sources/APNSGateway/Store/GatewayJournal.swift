@@ -35,7 +35,7 @@ package final class GatewayJournal: Sendable {
 
     /// What a journal held when it was opened.
     package struct Recovered: Sendable {
-        package var devices: [DeviceRegistry.Device] = []
+        package var devices = DeviceTable()
         package var stored: [AcceptedNotification] = []
         package var channels: [BroadcastChannel] = []
         package var disabledApps: Set<BroadcastApp> = []
@@ -181,7 +181,7 @@ package final class GatewayJournal: Sendable {
         if snapshot {
             // Taken after the write: everything up to the compaction's offset is in the snapshot or older.
             let live = Recovered(
-                devices: registry.all, stored: store.allStored(), channels: channels?.all ?? [],
+                devices: registry.snapshot, stored: store.allStored(), channels: channels?.all ?? [],
                 disabledApps: channels?.disabledApps ?? [])
             compacting.enter()
             Thread.detachNewThread { [self] in

@@ -151,14 +151,14 @@ enum JournalRecords {
 
     /// What the records read so far hold: the last record of a token, a channel or an app wins.
     private struct Reader {
-        var devices: [APNSDeviceToken: DeviceRegistry.Device] = [:]
+        var devices = DeviceTable()
         var slots: [APNSDeviceToken: AcceptedNotification] = [:]
         var channels: [APNSChannelID: BroadcastChannel] = [:]
         var disabled: Set<BroadcastApp> = []
 
         var recovered: GatewayJournal.Recovered {
             GatewayJournal.Recovered(
-                devices: Array(devices.values), stored: Array(slots.values), channels: Array(channels.values),
+                devices: devices, stored: Array(slots.values), channels: Array(channels.values),
                 disabledApps: disabled)
         }
 
