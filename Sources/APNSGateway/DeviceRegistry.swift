@@ -214,7 +214,7 @@ package final class DeviceRegistry: Sendable {
     package var count: Int { devices.withLock { $0.count } }
 
     private static func makeSecret() -> String {
-        "ds_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncodedString
+        "ds_" + Data(RandomPool.bytes(32)).base64URLEncodedString
     }
 
     private static func digest(_ secret: String) -> DeviceSecretDigest {
@@ -222,8 +222,6 @@ package final class DeviceRegistry: Sendable {
     }
 
     private static func randomToken() -> APNSDeviceToken {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return try! APNSDeviceToken(bytes: Data(bytes))
+        try! APNSDeviceToken(bytes: Data(RandomPool.bytes(32)))
     }
 }

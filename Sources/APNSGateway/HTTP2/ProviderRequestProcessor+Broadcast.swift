@@ -15,7 +15,7 @@ extension ProviderRequestProcessor {
         token: ProviderTokenCheck
     ) -> ProviderResponse {
         let given = request.header(APNSBroadcastHeaders.Name.requestID).flatMap(APNSMessageID.init(headerValue:))
-        let requestID = given?.uuid ?? RandomUUID.make()
+        let requestID = given?.uuid ?? RandomPool.uuid()
         let requestIDText = given?.rawValue ?? requestID.lowercasedString
         var response: ProviderResponse
         do {
@@ -80,7 +80,7 @@ extension ProviderRequestProcessor {
             throw APNSRequestRejection(.badRequestPayload, "the payload is not a JSON object")
         }
         return ChannelBroadcast(
-            requestID: requestID, uniqueID: RandomUUID.make(), channelID: channel.id, bundleID: app.bundleID,
+            requestID: requestID, uniqueID: RandomPool.uuid(), channelID: channel.id, bundleID: app.bundleID,
             priority: headers.priority, expiration: headers.expiration, payload: request.body, receivedAt: now())
     }
 

@@ -18,7 +18,7 @@ extension ProviderRequestProcessor {
         token: ProviderTokenCheck
     ) -> ProviderResponse {
         let given = request.header(APNSBroadcastHeaders.Name.requestID).flatMap(APNSMessageID.init(headerValue:))
-        let requestIDText = given?.rawValue ?? RandomUUID.make().lowercasedString
+        let requestIDText = given?.rawValue ?? RandomPool.uuid().lowercasedString
         var response: ProviderResponse
         do {
             response = try performChannelRequest(request, connection: connection, token: token)

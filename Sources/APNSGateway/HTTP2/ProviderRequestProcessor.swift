@@ -98,7 +98,7 @@ struct ProviderRequestProcessor: Sendable {
             return answerBroadcast(request, connection: connection, token: token)
         }
         let messageID = request.header(APNSRequestHeaders.Name.apnsID).flatMap(APNSMessageID.init(headerValue:))
-        let apnsID = messageID?.uuid ?? RandomUUID.make()
+        let apnsID = messageID?.uuid ?? RandomPool.uuid()
         let apnsIDText = messageID?.rawValue ?? apnsID.lowercasedString
         do {
             let accepted = try accept(request, connection: connection, apnsID: apnsID, token: token)
@@ -178,7 +178,7 @@ struct ProviderRequestProcessor: Sendable {
         try checkPayload(request, pushType: pushType)
         return AcceptedNotification(
             apnsID: apnsID,
-            uniqueID: environment == .development ? RandomUUID.make() : nil,
+            uniqueID: environment == .development ? RandomPool.uuid() : nil,
             token: device.token,
             topic: topic,
             pushType: pushType,
