@@ -93,27 +93,54 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
         guard !hex.isEmpty else {
             throw APNSRequestRejection(.missingDeviceToken, "the device token is empty; put its hex digits in the path")
         }
-        let utf8 = Array(hex.utf8)
+        var text = hex
+        storage = try text.withUTF8 { utf8 in Self.storage(hex: utf8) }.get()
+    }
+
+    /// Decodes hex digits straight into the token's storage: a token of up to 32 bytes is made with no allocation.
+    private static func storage(hex utf8: UnsafeBufferPointer<UInt8>) -> Result<Storage, APNSRequestRejection> {
         guard utf8.count % 2 == 0 else {
-            throw APNSRequestRejection(
-                .badDeviceToken,
-                "a device token is an even number of hex digits; this one has \(utf8.count)"
-            )
+            return .failure(
+                APNSRequestRejection(
+                    .badDeviceToken, "a device token is an even number of hex digits; this one has \(utf8.count)"))
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else {
-                throw APNSRequestRejection(
-                    .badDeviceToken,
-                    "a device token has only hex digits 0-9 and a-f; found '\(Character(Unicode.Scalar(utf8[Self.firstNonHex(utf8, from: index)])))'"
-                )
-            }
-            bytes.append(high << 4 | low)
-            index += 2
+        let count = utf8.count / 2
+        guard count <= maximumByteCount else {
+            return .failure(
+                APNSRequestRejection(
+                    .badDeviceToken, "a device token has 1 to \(maximumByteCount) bytes; this one has \(count)"))
         }
-        try self.init(byteArray: bytes)
+        let decoded: Result<Storage, APNSRequestRejection>
+        if count <= 32 {
+            var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            let valid = withUnsafeMutableBytes(of: &words) { decode(utf8, into: $0) }
+            decoded = .success(
+                .inline(
+                    UInt64(bigEndian: words.0), UInt64(bigEndian: words.1), UInt64(bigEndian: words.2),
+                    UInt64(bigEndian: words.3), count: UInt8(count)))
+            guard valid else { return .failure(notHex(utf8)) }
+        } else {
+            var bytes = [UInt8](repeating: 0, count: count)
+            guard bytes.withUnsafeMutableBytes({ decode(utf8, into: $0) }) else { return .failure(notHex(utf8)) }
+            decoded = .success(.heap(bytes))
+        }
+        return decoded
+    }
+
+    /// Writes the bytes of `utf8`'s hex digit pairs to `bytes`; `false` at a byte that is not a hex digit.
+    private static func decode(_ utf8: UnsafeBufferPointer<UInt8>, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        for index in 0..<(utf8.count / 2) {
+            guard let high = nibble(utf8[2 * index]), let low = nibble(utf8[2 * index + 1]) else { return false }
+            bytes[index] = high << 4 | low
+        }
+        return true
+    }
+
+    private static func notHex(_ utf8: UnsafeBufferPointer<UInt8>) -> APNSRequestRejection {
+        let first = utf8.first { nibble($0) == nil } ?? utf8[0]
+        return APNSRequestRejection(
+            .badDeviceToken,
+            "a device token has only hex digits 0-9 and a-f; found '\(Character(Unicode.Scalar(first)))'")
     }
 
     public init(from decoder: any Decoder) throws {
@@ -136,8 +163,4 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
     public var logPrefix: String { String(hex.prefix(8)) }
 
     private static func nibble(_ byte: UInt8) -> UInt8? { HexDigit.value(byte) }
-
-    private static func firstNonHex(_ utf8: [UInt8], from start: Int) -> Int {
-        (start..<utf8.count).first { nibble(utf8[$0]) == nil } ?? start
-    }
 }

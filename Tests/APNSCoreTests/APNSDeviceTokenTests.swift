@@ -59,6 +59,13 @@ struct APNSDeviceTokenTests {
             #expect(Set([a, b]).count == 2)
             #expect(a.byteCount == short.count / 2 && b.byteCount == long.count / 2)
         }
+        for text in [String(repeating: "ab", count: 31) + "zz", String(repeating: "ab", count: 40) + "g0"] {
+            #expect {
+                try APNSDeviceToken(hex: text)
+            } throws: {
+                ($0 as? APNSRequestRejection)?.message.contains("found '\(text.last == "0" ? "g" : "z")'") == true
+            }
+        }
         for count in [1, 7, 8, 9, 31, 32, 33, 64, 100] {
             let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
             let token = try APNSDeviceToken(bytes: Data(bytes))
