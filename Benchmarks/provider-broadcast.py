@@ -253,7 +253,8 @@ def main():
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
                    check=True, capture_output=True)
     gateway, found = start(options.apns_cpus + [HERALD, "gateway", "--port", "0", "--data", f"{work}/gateway",
-                            "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}"], r"listening on https://127.0.0.1:(\d+)",
+                            "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}", "--token-creation-limit", "1000000000"],
+                           r"listening on https://127.0.0.1:(\d+)",
                            f"{work}/gateway.out")
     gateway_port = int(found.group(1))
     endpoint_port = gateway_port
@@ -290,8 +291,8 @@ def main():
                                      {"topic": "com.example.bench", "environment": "development", "count": count})
             assert status == 201, answer
             tokens += answer["tokens"]
-        for start_index in range(0, len(tokens), 10000):
-            chunk = tokens[start_index:start_index + 10000]
+        for start_index in range(0, len(tokens), 50000):
+            chunk = tokens[start_index:start_index + 50000]
             status, answer = api.call("POST", "/v1/devices/import", {"devices": [{"token": t} for t in chunk]})
             assert status == 200, answer
         print(f"{len(tokens)} devices registered; broadcasting", flush=True)
