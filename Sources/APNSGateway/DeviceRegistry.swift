@@ -141,16 +141,21 @@ package final class DeviceRegistry: Sendable {
     {
         var registrations: [Registration] = []
         registrations.reserveCapacity(count)
-        devices.withLock { devices in
-            while registrations.count < count {
+        while registrations.count < count {
+            // Secrets and digests are made outside the lock, which pushes take for every lookup.
+            let fresh = (registrations.count..<count).map { _ in
                 let secret = Self.makeSecret()
                 let device = Device(
                     token: Self.randomToken(), bundleID: bundleID, environment: environment,
                     secretDigest: Self.digest(secret))
-                // A random 32-byte token already issued: practically never; another is drawn.
-                guard devices[device.token] == nil else { continue }
-                devices[device.token] = device
-                registrations.append(Registration(device: device, secret: secret))
+                return Registration(device: device, secret: secret)
+            }
+            devices.withLock { devices in
+                // A random 32-byte token already issued: practically never; another is drawn in the next round.
+                for registration in fresh where devices[registration.token] == nil {
+                    devices[registration.token] = registration.device
+                    registrations.append(registration)
+                }
             }
         }
         do {
