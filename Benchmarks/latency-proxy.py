@@ -5,7 +5,8 @@ through the proxy is 2 x DELAY plus the server's own time. Bandwidth is not limi
 
     python3 Benchmarks/latency-proxy.py --listen 4443 --target 127.0.0.1:2197 --rtt-ms 50
 
-Prints "listening on PORT" once it accepts connections (--listen 0 picks a free port).
+Prints "listening on PORT" once it accepts connections (--listen 0 picks a free port); --host gives the address
+(127.0.0.1 by default).
 """
 import argparse, asyncio, os, sys
 
@@ -53,6 +54,7 @@ async def pipe(reader, writer, delay):
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--listen", type=int, default=0)
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
     parser.add_argument("--target", required=True, help="host:port")
     parser.add_argument("--rtt-ms", type=float, required=True, help="the round trip to add (half each way)")
     parser.add_argument("--exit-with-stdin", action="store_true",
@@ -69,7 +71,7 @@ async def main():
             return
         await asyncio.gather(pipe(client_reader, server_writer, delay), pipe(server_reader, client_writer, delay))
 
-    server = await asyncio.start_server(handle, "127.0.0.1", options.listen)
+    server = await asyncio.start_server(handle, options.host, options.listen)
     print(f"listening on {server.sockets[0].getsockname()[1]}", flush=True)
     if options.exit_with_stdin:
         loop = asyncio.get_running_loop()
