@@ -27,6 +27,7 @@ spec = importlib.util.spec_from_file_location("provider_broadcast", os.path.join
 broadcast_helpers = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(broadcast_helpers)
 Client, start, peak_rss_mb = broadcast_helpers.Client, broadcast_helpers.start, broadcast_helpers.peak_rss_mb
+restart_peak_rss = broadcast_helpers.restart_peak_rss
 HERALD = os.path.abspath(broadcast_helpers.HERALD)
 PROXY = os.path.join(HERE, "latency-proxy.py")
 BRIDGE, SUBNET = "herald-br", "10.77.0"
@@ -139,6 +140,7 @@ def run(options, providers, work, key, devices_tokens):
                                       {"devices": [{"token": t} for t in tokens[index:index + 50000]]})
             assert status == 200, answer
         devices_tokens[:] = tokens
+        import_rss = restart_peak_rss([p for p, _ in apis])
         print(f"{providers} provider(s): {len(tokens)} devices registered; broadcasting", flush=True)
         began = time.monotonic()
         status, notification = api.call("POST", "/v1/notifications", {
@@ -190,7 +192,8 @@ def run(options, providers, work, key, devices_tokens):
                   "databaseRttMilliseconds": options.database_rtt_ms, "seconds": round(seconds, 2),
                   "sendsPerSecond": round(options.devices / seconds), "accepted": report["stats"]["accepted"],
                   "rejected": report["stats"]["rejected"],
-                  "peakRSSMegabytes": round(max(peak_rss_mb(p.pid) for p, _ in alive), 1)}
+                  "peakRSSMegabytes": round(max(peak_rss_mb(p.pid) for p, _ in alive), 1),
+                  "importPeakRSSMegabytes": round(import_rss, 1)}
         if options.kill:
             fields["takeoverSeconds"] = round(takeover, 2) if takeover is not None else None
         if options.restart_database:
