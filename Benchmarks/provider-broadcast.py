@@ -103,6 +103,59 @@ class HistoryWatcher:
         return self.events
 
 
+class Probe:
+    """During the broadcast, a signed-in console session reads what a user watching it would, one read after another
+    (a pause of `pause` seconds between): the History and Devices pages, the notification's report and its first
+    deliveries, the app's latest notifications and devices. Each read's time is kept; `stop` prints p50 and p99 for
+    each and for all, against the console's target of 200 ms."""
+
+    def __init__(self, port, admin, app, notification, pause=0.05):
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        connection.request("POST", "/console/login", body=urllib.parse.urlencode({"key": admin}),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 303, response.status
+        self.cookie = response.getheader("Set-Cookie").split(";")[0]
+        self.connection = connection
+        self.reads = {"GET /console/history": "/console/history", "GET /console/devices": "/console/devices",
+                      "the notification's report": f"/v1/notifications/{notification}?app={app}",
+                      "its deliveries (50)": f"/v1/notifications/{notification}/deliveries?app={app}&limit=50",
+                      "latest notifications (25)": f"/v1/notifications?app={app}&limit=25",
+                      "devices (100)": f"/v1/devices?app={app}&limit=100"}
+        self.times = {name: [] for name in self.reads}
+        self.pause = pause
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stopped.is_set():
+            for name, path in self.reads.items():
+                began = time.monotonic()
+                self.connection.request("GET", path, headers={"Cookie": self.cookie})
+                response = self.connection.getresponse()
+                response.read()
+                assert response.status == 200, (path, response.status)
+                self.times[name].append((time.monotonic() - began) * 1000)
+                self.stopped.wait(self.pause)
+
+    def stop(self):
+        self.stopped.set()
+        self.thread.join()
+
+        def percentiles(values):
+            values = sorted(values)
+            return {"reads": len(values), "p50ms": round(values[len(values) // 2], 1),
+                    "p99ms": round(values[min(len(values) - 1, int(len(values) * 0.99))], 1),
+                    "maxms": round(values[-1], 1)}
+
+        every = [value for values in self.times.values() for value in values]
+        print(json.dumps({"readsDuringTheBroadcast": {**{name: percentiles(values)
+                                                         for name, values in self.times.items() if values},
+                                                      "all": percentiles(every)}}), flush=True)
+
+
 def broadcast(api, poll):
     """One notification to every device; the seconds until every delivery has APNs' answer."""
     began = time.monotonic()
@@ -250,14 +303,18 @@ def main():
     parser.add_argument("--rate-limit", type=int, default=0, metavar="PER_SECOND",
                         help="the app's rate limit (0: none); with --restart-database it makes the broadcast last long "
                              "enough for the restart to land in its middle")
+    parser.add_argument("--probe", action="store_true",
+                        help="while the broadcast runs, read console pages and API lists one after another and print "
+                             "their p50/p99")
     parser.add_argument("--keep", action="store_true", help="keep the work directory with the processes' logs")
     parser.add_argument("--breakdown", type=int, default=0, metavar="READS",
                         help="after the broadcast, read its breakdown by verdict READS times and print p50/p99")
     options = parser.parse_args()
     options.apns_cpus, options.sender_cpus = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if options.pin else ([], [])
-    database = options.database
+    database, schema = options.database, None
     if database != "sqlite":
-        database += ("&" if "?" in database else "?") + "schema=bench_" + uuid.uuid4().hex[:12]
+        schema = "bench_" + uuid.uuid4().hex[:12]
+        database += ("&" if "?" in database else "?") + "schema=" + schema
     elif options.providers > 1:
         sys.exit("--providers above 1 needs --database postgres://...")
     work = tempfile.mkdtemp()
@@ -320,6 +377,7 @@ def main():
             "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
         assert status == 202, notification
         created_at = time.monotonic()
+        probe = Probe(port, admin, created["app"]["id"], notification["id"]) if options.probe else None
         killed = False
         restarting = None  # (the restart command, accepted before, when it began)
         back = {}  # when the restart command ended, set by a thread that waits for it (the reads may be blocked)
@@ -380,6 +438,8 @@ def main():
                 break
             time.sleep(options.poll)
         seconds = time.monotonic() - began
+        if probe:
+            probe.stop()
         rss = max(peak_rss_mb(process.pid) for process in [provider] + others)
         print(json.dumps({"devices": options.devices, "database": options.database.split("://")[0],
                           "rttMilliseconds": options.rtt_ms,
@@ -438,9 +498,13 @@ def main():
         if proxy:
             proxy.kill()
         if options.keep:
-            print(f"kept {work} (serve.out, gateway.out: the processes' logs)", flush=True)
+            print(f"kept {work} (serve.out, gateway.out: the processes' logs)"
+                  + (f" and schema {schema}" if schema else ""), flush=True)
         else:
             shutil.rmtree(work, ignore_errors=True)
+            if schema:
+                url = urllib.parse.urlunsplit(urllib.parse.urlsplit(options.database)._replace(query=""))
+                subprocess.run(["psql", "-q", "-c", f"DROP SCHEMA {schema} CASCADE", url], capture_output=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ one each, and how many were sent to APNs more than once (the gateway's delivery 
 --check takes at most 100,000 devices).
 
 Needs root (namespaces), PostgreSQL reachable on the URL's host from this machine, psql, openssl and python3. Each run
-uses a new schema; the namespaces and the bridge are removed at the end.
+uses a new schema, dropped at its end with the namespaces and the bridge.
 """
 import argparse, importlib.util, json, os, re, shutil, signal, ssl, subprocess, sys, tempfile, threading, time, \
     urllib.parse, uuid
@@ -84,8 +84,8 @@ def run(options, providers, work, key, devices_tokens):
     """One broadcast shared by `providers` providers, each in its namespace; returns the result's fields."""
     processes = []
     network = Network(providers)
+    schema = "scale_" + uuid.uuid4().hex[:12]
     try:
-        schema = "scale_" + uuid.uuid4().hex[:12]
         base = options.database + ("&" if "?" in options.database else "?") + f"schema={schema}"
         parts = urllib.parse.urlsplit(options.database)
         # What the providers' URL names: their own loopback, where the namespace's proxy listens.
@@ -205,6 +205,8 @@ def run(options, providers, work, key, devices_tokens):
         for process in processes:
             process.kill()
         network.remove()
+        plain = urllib.parse.urlunsplit(urllib.parse.urlsplit(options.database)._replace(query=""))
+        subprocess.run(["psql", "-q", "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE", plain], capture_output=True)
         shutil.rmtree(f"{work}/gateway", ignore_errors=True)
         shutil.rmtree(f"{work}/provider", ignore_errors=True)
 
