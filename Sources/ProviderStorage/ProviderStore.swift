@@ -47,7 +47,10 @@ package protocol ProviderStore: DeliveryQueue {
         -> [String]
     func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
         async throws(ProviderError) -> Int
-    func queueDepth() async throws(ProviderError) -> Int
+    /// The deliveries waiting in the queue: exact up to `exactUpTo`; above it a store may answer an estimate (more than
+    /// `exactUpTo`), because counting a queue of millions reads every entry of it, and `/metrics` and `/healthz` ask
+    /// for it every few seconds.
+    func queueDepth(exactUpTo: Int) async throws(ProviderError) -> Int
 
     // A notification's and an app's lifecycle
     /// Writes a changed notification that has sent nothing: its payload, headers and times. A one-off's queued
@@ -104,3 +107,13 @@ package protocol ProviderStore: DeliveryQueue {
     func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
 }
+
+extension ProviderStore {
+    /// The deliveries waiting in the queue, exact up to ``exactQueueDepth``.
+    package func queueDepth() async throws(ProviderError) -> Int {
+        try await queueDepth(exactUpTo: exactQueueDepth)
+    }
+}
+
+/// Up to how many queued deliveries ``ProviderStore/queueDepth()`` counts them; PostgreSQL estimates above it.
+package let exactQueueDepth = 10_000

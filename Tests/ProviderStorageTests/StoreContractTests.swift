@@ -44,6 +44,22 @@ struct StoreContractTests {
         }
     }
 
+    @Test("the queue's depth is exact up to the limit asked, and above it more than the limit", arguments: kinds)
+    func queueDepthLimit(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            _ = try await fixture.notification(tokens: 5, at: t0)
+            #expect(try await fixture.store.queueDepth(exactUpTo: 5) == 5)
+            #expect(try await fixture.store.queueDepth(exactUpTo: 100) == 5)
+            for limit in [0, 1, 4] {
+                let depth = try await fixture.store.queueDepth(exactUpTo: limit)
+                #expect(depth > limit, "exactUpTo \(limit)")
+            }
+            _ = try await fixture.store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
+            #expect(try await fixture.store.queueDepth(exactUpTo: 3) == 3)
+        }
+    }
+
     @Test("a batch recorded twice counts once; a rejection deactivates its device", arguments: kinds)
     func exactlyOnce(kind: StoreKind) async throws {
         try await StoreFixture.with(kind) { fixture in

@@ -175,8 +175,21 @@ extension PostgresStore {
             """, within: Self.queueStatementLimit)
     }
 
-    package func queueDepth() async throws(ProviderError) -> Int {
-        try await count("SELECT count(*) FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql)")
+    /// Counted up to `exactUpTo + 1` entries of the queue's index; past that, the number of entries the statistics
+    /// give that index (ANALYZE keeps it: the provider runs it after a large fan-out, autovacuum after every 2 % of
+    /// the table changed). A full count took 0.4 s on average and up to 4 s during a 10,000,000-device broadcast, every
+    /// few seconds, on the database every provider shares; counting 10,001 entries takes a few milliseconds.
+    package func queueDepth(exactUpTo: Int) async throws(ProviderError) -> Int {
+        let counted = try await count(
+            """
+            SELECT count(*) FROM (
+                SELECT 1 FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) LIMIT \(exactUpTo + 1)
+            ) AS queued
+            """)
+        guard counted > exactUpTo else { return counted }
+        let estimated = try await count(
+            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass('deliveries_queued')")
+        return max(counted, estimated)
     }
 
     /// A batch of results as the columns the `unnest` updates read.

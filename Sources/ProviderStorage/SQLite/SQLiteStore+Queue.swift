@@ -170,7 +170,8 @@ extension SQLiteStore {
         }
     }
 
-    package func queueDepth() async throws(ProviderError) -> Int {
+    /// Always exact: the count reads the queue's partial index on a reader connection, beside the writer.
+    package func queueDepth(exactUpTo: Int) async throws(ProviderError) -> Int {
         try await read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = \(DeliveryState.queued.sql)") ?? 0
         }
