@@ -65,18 +65,39 @@ class Client:
         return response.status, (json.loads(data) if data else None)
 
 
+def console_cookie(port, admin):
+    """Signs in to the console with the admin token; the session cookie."""
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    connection.request("POST", "/console/login", body=urllib.parse.urlencode({"key": admin}),
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    assert response.status == 303, response.status
+    return response.getheader("Set-Cookie").split(";")[0]
+
+
+def register_devices(gw, api, count):
+    """`count` tokens issued by the gateway (100,000 a call) and imported into the provider (50,000 a call)."""
+    tokens = []
+    while len(tokens) < count:
+        status, answer = gw.call("POST", "/admin/devices", {"topic": "com.example.bench", "environment": "development",
+                                                            "count": min(100000, count - len(tokens))})
+        assert status == 201, answer
+        tokens += answer["tokens"]
+    for start_index in range(0, len(tokens), 50000):
+        chunk = tokens[start_index:start_index + 50000]
+        status, answer = api.call("POST", "/v1/devices/import", {"devices": [{"token": t} for t in chunk]})
+        assert status == 200, answer
+    return tokens
+
+
 class HistoryWatcher:
     """The console's History page, live: signs in with the admin token and reads the page's event stream until
     stopped, as a browser's EventSource would."""
 
     def __init__(self, port, admin, app):
-        connection = http.client.HTTPConnection("127.0.0.1", port)
-        connection.request("POST", "/console/login", body=urllib.parse.urlencode({"key": admin}),
-                           headers={"Content-Type": "application/x-www-form-urlencoded"})
-        response = connection.getresponse()
-        response.read()
-        assert response.status == 303, response.status
-        cookie = response.getheader("Set-Cookie").split(";")[0]
+        cookie = console_cookie(port, admin)
         self.connection = http.client.HTTPConnection("127.0.0.1", port)
         self.connection.request("GET", f"/console/api/history/stream?app={app}&limit=25", headers={"Cookie": cookie})
         self.response = self.connection.getresponse()
@@ -110,14 +131,8 @@ class Probe:
     each and for all, against the console's target of 200 ms."""
 
     def __init__(self, port, admin, app, notification, pause=0.05):
-        connection = http.client.HTTPConnection("127.0.0.1", port)
-        connection.request("POST", "/console/login", body=urllib.parse.urlencode({"key": admin}),
-                           headers={"Content-Type": "application/x-www-form-urlencoded"})
-        response = connection.getresponse()
-        response.read()
-        assert response.status == 303, response.status
-        self.cookie = response.getheader("Set-Cookie").split(";")[0]
-        self.connection = connection
+        self.cookie = console_cookie(port, admin)
+        self.connection = http.client.HTTPConnection("127.0.0.1", port)
         self.reads = {"GET /console/history": "/console/history", "GET /console/devices": "/console/devices",
                       "the notification's report": f"/v1/notifications/{notification}?app={app}",
                       "its deliveries (50)": f"/v1/notifications/{notification}/deliveries?app={app}&limit=50",
@@ -247,6 +262,25 @@ def compare_send(options, work, key, endpoint_port, tokens, provider_rate):
           flush=True)
 
 
+def check_devices(gw, tokens):
+    """Each device's notifications at the gateway: how many devices have exactly one, how many distinct apns-ids those
+    are, and how many notifications were sent to APNs more than once (the gateway's delivery log, which keeps the
+    latest 100,000)."""
+    missing = resent = 0
+    ids = set()
+    for token in tokens:
+        status, answer = gw.call("GET", f"/admin/devices/{token}/notifications")
+        items = answer["stored"] + answer["delivered"]
+        if len(items) != 1:
+            missing += 1
+            continue
+        ids.add(items[0]["apns-id"])
+        status, log = gw.call("GET", f"/admin/deliveries?apns-id={items[0]['apns-id']}")
+        resent += sum(1 for event in log["events"] if event["event"] == "received") - 1
+    return {"devicesWithExactlyOneNotification": len(tokens) - missing, "distinctApnsIDs": len(ids),
+            "resentToAPNs": resent}
+
+
 def peak_rss_mb(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmHWM"):
@@ -353,17 +387,7 @@ def main():
                                "privateKey": open(key).read()}})
         assert status == 201, created
         api = Client("127.0.0.1", port, created["apiKey"])
-        tokens = []
-        while len(tokens) < options.devices:
-            count = min(100000, options.devices - len(tokens))
-            status, answer = gw.call("POST", "/admin/devices",
-                                     {"topic": "com.example.bench", "environment": "development", "count": count})
-            assert status == 201, answer
-            tokens += answer["tokens"]
-        for start_index in range(0, len(tokens), 50000):
-            chunk = tokens[start_index:start_index + 50000]
-            status, answer = api.call("POST", "/v1/devices/import", {"devices": [{"token": t} for t in chunk]})
-            assert status == 200, answer
+        tokens = register_devices(gw, api, options.devices)
         import_rss = restart_peak_rss([provider] + others)
         print(f"{len(tokens)} devices registered; broadcasting", flush=True)
         if options.watch:
@@ -474,21 +498,9 @@ def main():
             if options.check and options.max_stall and (stall or 0) > options.max_stall:
                 sys.exit(f"sending stalled {stall:.1f} s after the database came back (at most {options.max_stall})")
         if options.kill or options.restart_database:
-            missing = resent = 0
-            ids = set()
-            for token in tokens:
-                status, answer = gw.call("GET", f"/admin/devices/{token}/notifications")
-                items = answer["stored"] + answer["delivered"]
-                if len(items) != 1:
-                    missing += 1
-                    continue
-                apns_id = items[0]["apns-id"]
-                ids.add(apns_id)
-                status, log = gw.call("GET", f"/admin/deliveries?apns-id={apns_id}")
-                received = sum(1 for event in log["events"] if event["event"] == "received")
-                resent += received - 1
-            print(json.dumps({"devicesWithExactlyOneNotification": options.devices - missing,
-                              "distinctApnsIDs": len(ids), "resentToAPNs": resent}), flush=True)
+            counts = check_devices(gw, tokens)
+            print(json.dumps(counts), flush=True)
+            missing = options.devices - counts["devicesWithExactlyOneNotification"]
             if options.check and missing:
                 sys.exit(f"{missing} devices did not get exactly one notification")
     finally:

@@ -128,17 +128,7 @@ def run(options, providers, work, key, devices_tokens):
                                "privateKey": open(key).read()}})
         assert status == 201, created
         api = Client(first, NS_API_PORT, created["apiKey"])
-        tokens = []
-        while len(tokens) < options.devices:
-            count = min(100000, options.devices - len(tokens))
-            status, answer = gw.call("POST", "/admin/devices",
-                                     {"topic": "com.example.bench", "environment": "development", "count": count})
-            assert status == 201, answer
-            tokens += answer["tokens"]
-        for index in range(0, len(tokens), 50000):
-            status, answer = api.call("POST", "/v1/devices/import",
-                                      {"devices": [{"token": t} for t in tokens[index:index + 50000]]})
-            assert status == 200, answer
+        tokens = broadcast_helpers.register_devices(gw, api, options.devices)
         devices_tokens[:] = tokens
         import_rss = restart_peak_rss([p for p, _ in apis])
         print(f"{providers} provider(s): {len(tokens)} devices registered; broadcasting", flush=True)
@@ -199,7 +189,7 @@ def run(options, providers, work, key, devices_tokens):
         if options.restart_database:
             fields["stallSecondsAfterDatabaseCameBack"] = round(stall, 2) if stall is not None else None
         if options.check:
-            fields.update(check(gw, tokens))
+            fields.update(broadcast_helpers.check_devices(gw, tokens))
         return fields
     finally:
         for process in processes:
@@ -220,20 +210,6 @@ def watch_takeover(url, owners, killed_at, result):
             result["seconds"] = time.monotonic() - killed_at
             return
         time.sleep(0.1)
-
-
-def check(gw, tokens):
-    """Each device's notifications at the gateway: exactly one, and how often it was sent to APNs."""
-    missing = resent = 0
-    for token in tokens:
-        status, answer = gw.call("GET", f"/admin/devices/{token}/notifications")
-        items = answer["stored"] + answer["delivered"]
-        if len(items) != 1:
-            missing += 1
-            continue
-        status, log = gw.call("GET", f"/admin/deliveries?apns-id={items[0]['apns-id']}")
-        resent += sum(1 for event in log["events"] if event["event"] == "received") - 1
-    return {"devicesWithExactlyOneNotification": len(tokens) - missing, "resentToAPNs": resent}
 
 
 def main():
