@@ -170,7 +170,8 @@ extension SQLiteStore {
         }
     }
 
-    /// Always exact: the count reads the queue's partial index on a reader connection, beside the writer.
+    /// Always exact (SQLite keeps no statistics to estimate from): the count reads the queue's partial index on a reader
+    /// connection, beside the writer; 0.55–0.68 s for 10,000,000 queued deliveries, 0.6 ms for 10,001.
     package func queueDepth(exactUpTo: Int) async throws(ProviderError) -> Int {
         try await read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = \(DeliveryState.queued.sql)") ?? 0
