@@ -8,6 +8,11 @@
 int herald_pin_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 int herald_release_free_memory(void) { return malloc_trim(0); }
+
+int herald_limit_malloc_arenas(int count) {
+    if (getenv("MALLOC_ARENA_MAX") != NULL) return 0;
+    return mallopt(M_ARENA_MAX, count);
+}
 #else
 int herald_pin_mmap_threshold(int bytes) {
     (void)bytes;
@@ -15,4 +20,9 @@ int herald_pin_mmap_threshold(int bytes) {
 }
 
 int herald_release_free_memory(void) { return 0; }
+
+int herald_limit_malloc_arenas(int count) {
+    (void)count;
+    return 0;
+}
 #endif
