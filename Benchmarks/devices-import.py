@@ -90,7 +90,13 @@ def main():
             if options.database:
                 separator = "&" if "?" in options.database else "?"
                 database = f"{options.database}{separator}schema=import_{os.getpid()}_{batch}_{round_}"
-            rate, peak, line = one_run(binary, tokens, batch, database, options.work)
+            try:
+                rate, peak, line = one_run(binary, tokens, batch, database, options.work)
+            finally:
+                if database:
+                    schema = f"import_{os.getpid()}_{batch}_{round_}"
+                    subprocess.run(["psql", options.database.split("?")[0], "-qc", f"DROP SCHEMA {schema} CASCADE"],
+                                   capture_output=True)
             rates.append(rate)
             peaks.append(peak)
             print(f"batch {batch} round {round_ + 1}: {rate:,.0f} devices/s, provider peak RSS {peak / 1024:.0f} MB"
