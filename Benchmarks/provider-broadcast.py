@@ -18,6 +18,9 @@ reads), in alternating order; it reports the median seconds of each and the slow
 
     python3 Benchmarks/provider-broadcast.py --devices 1000000 --watch 3
 
+HERALD_BIN names the herald build to run (default: this checkout's release build); HERALD_GATEWAY_BIN another one for
+the gateway alone, to tell a provider's change from a gateway's.
+
 Each broadcast adds its deliveries to the database, and the next one is slower for it; --watch-windows S compares
 within one broadcast instead: History is watched live in every other window of S seconds, and the send rates of the
 watched and unwatched windows are compared (medians).
@@ -355,7 +358,8 @@ def main():
     key = os.path.join(work, "AuthKey.p8")
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
                    check=True, capture_output=True)
-    gateway, found = start(options.apns_cpus + [HERALD, "gateway", "--port", "0", "--data", f"{work}/gateway",
+    # HERALD_GATEWAY_BIN: another build for the gateway (the provider's and the gateway's changes told apart).
+    gateway, found = start(options.apns_cpus + [os.environ.get("HERALD_GATEWAY_BIN", HERALD), "gateway", "--port", "0", "--data", f"{work}/gateway",
                             "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}", "--token-creation-limit", "1000000000"],
                            r"listening on https://127.0.0.1:(\d+)",
                            f"{work}/gateway.out")
