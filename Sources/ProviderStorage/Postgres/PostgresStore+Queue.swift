@@ -180,13 +180,15 @@ extension PostgresStore {
     /// the table changed). A full count took 0.4 s on average and up to 4 s during a 10,000,000-device broadcast, every
     /// few seconds, on the database every provider shares; counting 10,001 entries takes a few milliseconds.
     package func queueDepth(exactUpTo: Int) async throws(ProviderError) -> Int {
+        // A negative limit counts nothing exactly; Int.max counts everything (its LIMIT would overflow).
+        let exact = min(max(exactUpTo, 0), Int.max - 1)
         let counted = try await count(
             """
             SELECT count(*) FROM (
-                SELECT 1 FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) LIMIT \(exactUpTo + 1)
+                SELECT 1 FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) LIMIT \(exact + 1)
             ) AS queued
             """)
-        guard counted > exactUpTo else { return counted }
+        guard counted > exact else { return counted }
         let estimated = try await count(
             "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass('deliveries_queued')")
         return max(counted, estimated)
