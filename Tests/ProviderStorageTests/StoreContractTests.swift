@@ -249,8 +249,19 @@ struct StoreFixture {
             try await fixture.seed()
             try await body(fixture)
         } catch {
-            await store.close()
+            await fixture.dropAndClose()
             throw error
+        }
+        await fixture.dropAndClose()
+    }
+
+    /// Closes the store; on PostgreSQL, drops its schema first (thousands of runs left thousands of schemas behind).
+    func dropAndClose() async {
+        if let postgres = store as? PostgresStore,
+            let schema = try? await postgres.rows("SELECT current_schema()::text").first?.decode(String.self),
+            schema.hasPrefix("t_contract_")
+        {
+            _ = try? await postgres.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
         }
         await store.close()
     }
