@@ -23,6 +23,8 @@ struct PostgresStatementLimitTests {
             await store.close()
             throw error
         }
+        // Each run left its schemas behind.
+        _ = try? await store.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
         await store.close()
     }
 

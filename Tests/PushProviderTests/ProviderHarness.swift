@@ -5,8 +5,11 @@ import Crypto
 import Foundation
 import GatewayTestSupport
 import Logging
+import PostgresNIO
 import PushProvider
 import Testing
+
+@testable import ProviderStorage
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -37,11 +40,15 @@ struct ProviderHarness {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Runs `body` against a fresh gateway and provider, then stops both.
+    /// A data directory of its own (none given) is the harness's: on PostgreSQL its schema is dropped after a run
+    /// that passed. One given may be run again by a later `with` (a restart), so its schema stays.
     static func with(
-        dataDirectory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())"),
+        dataDirectory given: URL? = nil,
         configure: (inout PushProviderService.Configuration) -> Void = { _ in },
         _ body: (ProviderHarness) async throws -> Void
     ) async throws {
+        let dataDirectory =
+            given ?? FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())")
         let gateway = try await TestGateway.start()
         try await gateway.run {
             var configuration = PushProviderService.Configuration(dataDirectory: dataDirectory)
@@ -67,6 +74,22 @@ struct ProviderHarness {
             try await body(harness)
             service.cancel()
             _ = await service.result
+        }
+        if given == nil { await dropSchema(of: Self.database(for: dataDirectory)) }
+    }
+
+    /// Drops the PostgreSQL schema of a harness-made data directory (test runs left thousands behind).
+    private static func dropSchema(of database: PushProviderService.Database) async {
+        guard case .postgres(let url) = database else { return }
+        do {
+            let store = try await PostgresStore(url: url, logger: logger, messageKey: SymmetricKey(size: .bits256))
+            let schema = try await store.rows("SELECT current_schema()::text").first?.decode(String.self)
+            if let schema, schema.hasPrefix("t_provider_") {
+                _ = try await store.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
+            }
+            await store.close()
+        } catch {
+            logger.warning("could not drop the test's schema", metadata: ["error": "\(error)"])
         }
     }
 
