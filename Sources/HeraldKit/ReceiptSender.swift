@@ -32,15 +32,20 @@ actor ReceiptSender {
     /// - Returns: whether every receipt was sent.
     @discardableResult
     func drain() async -> Bool {
-        if let draining {
-            await draining.value
+        // One pass at a time: callers that waited on the same pass all wake when it ends, so each looks again
+        // (two passes at once sent receipts out of order and each saw the other's claimed file as left unsent).
+        while let running = draining {
+            await running.value
         }
         retry?.cancel()
         retry = nil
-        let pass = Task { await self.sendAll() }
+        // The pass clears itself, on this actor, before anyone waiting on it wakes.
+        let pass = Task {
+            await self.sendAll()
+            self.draining = nil
+        }
         draining = pass
         await pass.value
-        draining = nil
         let done = queue.names().isEmpty && unsaved.isEmpty
         if !done { scheduleRetry() }
         return done

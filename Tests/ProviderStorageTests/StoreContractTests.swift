@@ -232,6 +232,7 @@ struct StoreFixture {
     static func with(_ kind: StoreKind, _ body: (StoreFixture) async throws -> Void) async throws {
         let name = "contract_\(UUID().uuidString.prefix(8).lowercased())"
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        let schema = "t_" + name
         defer { try? FileManager.default.removeItem(at: directory) }
         let store: any ProviderStore
         switch kind {
@@ -241,7 +242,7 @@ struct StoreFixture {
             )
         case .postgres(let url):
             store = try await PostgresStore(
-                url: url + (url.contains("?") ? "&" : "?") + "schema=t_" + name, logger: Self.quiet,
+                url: url + (url.contains("?") ? "&" : "?") + "schema=" + schema, logger: Self.quiet,
                 messageKey: SymmetricKey(size: .bits256))
         }
         let fixture = StoreFixture(store: store)
@@ -249,18 +250,15 @@ struct StoreFixture {
             try await fixture.seed()
             try await body(fixture)
         } catch {
-            await fixture.dropAndClose()
+            await fixture.dropAndClose(schema: schema)
             throw error
         }
-        await fixture.dropAndClose()
+        await fixture.dropAndClose(schema: schema)
     }
 
     /// Closes the store; on PostgreSQL, drops its schema first (thousands of runs left thousands of schemas behind).
-    func dropAndClose() async {
-        if let postgres = store as? PostgresStore,
-            let schema = try? await postgres.rows("SELECT current_schema()::text").first?.decode(String.self),
-            schema.hasPrefix("t_contract_")
-        {
+    func dropAndClose(schema: String) async {
+        if let postgres = store as? PostgresStore {
             _ = try? await postgres.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
         }
         await store.close()

@@ -100,6 +100,23 @@ struct HeraldKitReceiptTests {
         }
     }
 
+    @Test("a receipt reported while another is being sent: the send that follows waits for it and finds none left")
+    func reportDuringSend() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let herald = try Self.herald(harness)
+            try await herald.register(deviceToken: try Self.bytes(token))
+            // Each report starts a send of its own; sendReceipts() right after meets it under way. Two passes at
+            // once (both waiting on one, then both starting) made it see the other's claimed file and say false.
+            for round in 0..<40 {
+                herald.report(Receipt(.action, apnsID: apnsID, token: token, action: "a\(round)"))
+                #expect(await herald.sendReceipts(), "round \(round)")
+            }
+            let responses = try await Self.responses(harness, id)
+            #expect(responses == (0..<40).map { "action a\($0)" })
+        }
+    }
+
     @Test("a receipt sent again (the app killed before it heard the answer) is recorded once and counted once")
     func resentReceiptIsRecordedOnce() async throws {
         try await ProviderHarness.with { harness in

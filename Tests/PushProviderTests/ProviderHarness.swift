@@ -75,22 +75,25 @@ struct ProviderHarness {
             service.cancel()
             _ = await service.result
         }
-        if given == nil { await dropSchema(of: Self.database(for: dataDirectory)) }
+        if given == nil { await dropSchema(of: dataDirectory) }
     }
 
     /// Drops the PostgreSQL schema of a harness-made data directory (test runs left thousands behind).
-    private static func dropSchema(of database: PushProviderService.Database) async {
-        guard case .postgres(let url) = database else { return }
+    private static func dropSchema(of dataDirectory: URL) async {
+        guard case .postgres(let url) = database(for: dataDirectory) else { return }
+        let store: PostgresStore
         do {
-            let store = try await PostgresStore(url: url, logger: logger, messageKey: SymmetricKey(size: .bits256))
-            let schema = try await store.rows("SELECT current_schema()::text").first?.decode(String.self)
-            if let schema, schema.hasPrefix("t_provider_") {
-                _ = try await store.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
-            }
-            await store.close()
+            store = try await PostgresStore(url: url, logger: logger, messageKey: SymmetricKey(size: .bits256))
+        } catch {
+            logger.warning("could not reach the test's schema to drop it", metadata: ["error": "\(error)"])
+            return
+        }
+        do {
+            _ = try await store.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema(for: dataDirectory)) CASCADE"))
         } catch {
             logger.warning("could not drop the test's schema", metadata: ["error": "\(error)"])
         }
+        await store.close()
     }
 
     /// SQLite under the data directory, or, when `HERALD_TEST_POSTGRES` holds a PostgreSQL URL, a schema of that
@@ -99,9 +102,13 @@ struct ProviderHarness {
         guard let url = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"], !url.isEmpty else {
             return .sqlite
         }
+        return .postgres(url: url + (url.contains("?") ? "&" : "?") + "schema=" + schema(for: dataDirectory))
+    }
+
+    /// The PostgreSQL schema named after a data directory.
+    private static func schema(for dataDirectory: URL) -> String {
         let name = dataDirectory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
-        let schema = "t_" + String(name.suffix(60))
-        return .postgres(url: url + (url.contains("?") ? "&" : "?") + "schema=" + schema)
+        return "t_" + String(name.suffix(60))
     }
 
     /// The `POST /v1/apps` body for an app that sends to `gateway` with its test key.

@@ -40,7 +40,7 @@ final class ProviderMetrics: APNSClientObserver {
         queueDepth = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 namespace: "herald", subsystem: "provider", metricName: "queue_depth", unitName: "",
-                helpText: "Deliveries waiting in the queue (on PostgreSQL, above 10000 an estimate)."))
+                helpText: "Deliveries waiting in the queue (on PostgreSQL, above \(exactQueueDepth) an estimate)."))
         unreachableApps = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 namespace: "herald", subsystem: "provider", metricName: "apns_unreachable_apps", unitName: "",
