@@ -71,7 +71,7 @@ def one_run(binary, tokens, batch, database, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--devices", type=int, default=1_000_000)
-    parser.add_argument("--batch", type=int, action="append", help="repeatable; default 50000")
+    parser.add_argument("--batch", type=int, action="append", help="repeatable; default 100000 (the CLI's default)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--database", help="a PostgreSQL URL (default: SQLite); each run uses a fresh schema")
     parser.add_argument("--work", default=tempfile.gettempdir())
@@ -83,7 +83,7 @@ def main():
             for _ in range(options.devices):
                 file.write(os.urandom(32).hex() + "\n")
         os.rename(tokens + ".part", tokens)
-    for batch in options.batch or [50_000]:
+    for batch in options.batch or [100_000]:
         rates, peaks = [], []
         for round_ in range(options.rounds):
             database = None

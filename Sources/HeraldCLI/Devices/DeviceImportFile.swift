@@ -55,7 +55,7 @@ struct DeviceImportFile {
     func check() throws -> Check {
         var check = Check()
         var keys: [UInt64] = []
-        let entries = try entries()
+        let entries = try entries(json: false)
         reading: while let result = try entries.next() {
             switch result {
             case .success(let entry):
@@ -81,20 +81,23 @@ struct DeviceImportFile {
         return check
     }
 
-    /// The registrations (or the problem with each line) from ``firstLine`` on, in order.
-    func entries() throws -> Entries {
-        Entries(file: self, reader: try LineReader(path: path, maximumLength: Self.maximumLineLength))
+    /// The registrations (or the problem with each line) from ``firstLine`` on, in order; `json` false leaves
+    /// each ``Entry/json`` empty.
+    func entries(json: Bool = true) throws -> Entries {
+        Entries(file: self, reader: try LineReader(path: path, maximumLength: Self.maximumLineLength), json: json)
     }
 
     /// Reads a ``DeviceImportFile`` line by line.
     final class Entries {
         let file: DeviceImportFile
         private let reader: LineReader
+        private let json: Bool
         private var finished = false
 
-        init(file: DeviceImportFile, reader: LineReader) {
+        init(file: DeviceImportFile, reader: LineReader, json: Bool) {
             self.file = file
             self.reader = reader
+            self.json = json
         }
 
         /// The next registration or problem; `nil` after the last line.
@@ -118,35 +121,45 @@ struct DeviceImportFile {
                 }
                 let text = DeviceImportFile.trimmed(bytes)
                 guard !text.isEmpty else { continue }
-                return file.entry(text, line: line.number)
+                return file.entry(text, line: line.number, json: json)
             }
             return nil
         }
     }
 
-    /// The registration on one line, or what is wrong with it.
-    func entry(_ text: ArraySlice<UInt8>, line: Int) -> Result<Entry, Problem> {
-        let input: DeviceInput
-        let json: [UInt8]
-        if text.first == UInt8(ascii: "{") {
+    /// The registration on one line, or what is wrong with it; `json` false leaves ``Entry/json`` empty (the check
+    /// needs only the token).
+    func entry(_ text: ArraySlice<UInt8>, line: Int, json: Bool = true) -> Result<Entry, Problem> {
+        guard text.first == UInt8(ascii: "{") else {
+            // A token alone: the only field, so the token's check is the whole check.
             do {
-                input = try JSONCoding.decode(DeviceInput.self, from: Data(text))
-            } catch let error as ProviderError {
-                return .failure(Problem(line: line, message: Self.describe(error)))
+                let token = try NotificationTarget.checkToken(String(decoding: text, as: UTF8.self), field: "token")
+                return .success(
+                    Entry(line: line, token: token, json: json ? Self.tokenJSON(text) : []))
             } catch {
-                return .failure(Problem(line: line, message: "not a JSON object: \(error)"))
+                return .failure(Problem(line: line, message: Self.describe(error)))
             }
-            json = Array(text)
-        } else {
-            input = DeviceInput(token: String(decoding: text, as: UTF8.self))
-            json = Array(#"{"token":""#.utf8) + text + Array(#""}"#.utf8)
         }
+        let input: DeviceInput
         do {
+            input = try JSONCoding.decode(DeviceInput.self, from: Data(text))
             try input.check(bundleID: bundleID, environment: environment)
-        } catch {
+        } catch let error as ProviderError {
             return .failure(Problem(line: line, message: Self.describe(error)))
+        } catch {
+            return .failure(Problem(line: line, message: "not a JSON object: \(error)"))
         }
-        return .success(Entry(line: line, token: input.token.lowercased(), json: json))
+        return .success(Entry(line: line, token: input.token.lowercased(), json: json ? Array(text) : []))
+    }
+
+    /// `{"token":"…"}` for a token alone.
+    private static func tokenJSON(_ token: ArraySlice<UInt8>) -> [UInt8] {
+        var json: [UInt8] = []
+        json.reserveCapacity(token.count + 12)
+        json.append(contentsOf: #"{"token":""#.utf8)
+        json.append(contentsOf: token)
+        json.append(contentsOf: #""}"#.utf8)
+        return json
     }
 
     /// The lines whose token an earlier line gave already. `keys` (a hash of each token with its line) is sorted;
@@ -166,7 +179,7 @@ struct DeviceImportFile {
         keys = []
         guard !suspects.isEmpty else { return }
         var firstLine: [String: Int] = [:]
-        let entries = try entries()
+        let entries = try entries(json: false)
         while let result = try entries.next() {
             guard case .success(let entry) = result, suspects.contains(entry.line) else { continue }
             if let first = firstLine[entry.token] {
@@ -190,10 +203,12 @@ struct DeviceImportFile {
 
     /// A token's hash (FNV-1a, 40 bits) with its line.
     private static func key(_ token: String, line: Int) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in token.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        let fnv: (UnsafeBufferPointer<UInt8>) -> UInt64 = { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return hash
         }
+        let hash = token.utf8.withContiguousStorageIfAvailable(fnv) ?? Array(token.utf8).withUnsafeBufferPointer(fnv)
         return (hash << lineBits) | (UInt64(line) & lineMask)
     }
 

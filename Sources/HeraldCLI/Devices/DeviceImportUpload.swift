@@ -11,7 +11,7 @@ struct DeviceImportUpload {
     let file: DeviceImportFile
     let call: ServiceCall
     let appID: String
-    /// The most registrations in one request (the route takes up to 10,000).
+    /// The most registrations in one request (the route takes up to 100,000).
     let batchSize: Int
     /// How long one batch is tried again while the provider cannot take it.
     let patience: Duration

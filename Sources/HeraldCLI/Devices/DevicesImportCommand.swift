@@ -26,7 +26,7 @@ extension DevicesCommand {
         var app: String?
 
         @Option(help: "Devices sent per request (1 to 100000).")
-        var batch = 50_000
+        var batch = 100_000
 
         @Option(help: "Start at this line, after an import that stopped part way (it says which).")
         var fromLine = 1

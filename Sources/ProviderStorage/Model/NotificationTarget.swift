@@ -76,25 +76,35 @@ package enum NotificationTarget: Sendable, Hashable {
         self = target
     }
 
-    /// A device token is hex, an even number of digits, at most 200.
+    /// A device token is hex, an even number of digits, at most 200; the token in lower case.
     package static func checkToken(_ token: String, field: String) throws(ProviderError) -> String {
-        let digits = token.utf8
-        // Bytes, not characters: only ASCII hex digits count, and a long token is read once.
-        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 200, digits.allSatisfy(Self.isHexDigit)
-        else {
-            let shown = digits.count > 210 ? "\(token.prefix(200))… (\(digits.count) bytes)" : token
+        // Bytes, not characters: only ASCII hex digits count, and a long token is read once, in place (an import
+        // checks millions). A token already in lower case is returned as it is, without a copy.
+        let letters = token.utf8.withContiguousStorageIfAvailable(Self.hexLetters) ?? Self.hexLetters(Array(token.utf8))
+        guard let letters else {
+            let count = token.utf8.count
+            let shown = count > 210 ? "\(token.prefix(200))… (\(count) bytes)" : token
             throw .field(field, "a device token is an even number of hex digits (at most 200); got \"\(shown)\"")
         }
-        return token.lowercased()
+        return letters == .lower ? token : token.lowercased()
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
-            true
-        default: false
+    /// The case of a token's letters.
+    private enum HexLetters { case lower, upper }
+
+    /// `.upper` when any letter is upper case, `.lower` otherwise; `nil` unless `digits` is 2 to 200 hex digits,
+    /// an even number of them.
+    private static func hexLetters(_ digits: some Collection<UInt8>) -> HexLetters? {
+        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 200 else { return nil }
+        var letters = HexLetters.lower
+        for byte in digits {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): letters = .upper
+            default: return nil
+            }
         }
+        return letters
     }
 
     /// The target as stored: the request's `target` object.

@@ -16,7 +16,7 @@ extension PostgresStore {
     /// 10,000-device import is three round trips. A token given twice keeps its last registration.
     package func upsertDevices(appID: String, _ inputs: [DeviceInput], at: Date) async throws(ProviderError) -> Int {
         var latest: [String: Registration] = [:]
-        for input in inputs { latest[input.token.lowercased()] = Registration(input) }
+        for input in inputs { latest[input.token.lowercasedToken] = Registration(input) }
         let registrations = Array(latest.values)
         let json: String
         do {
@@ -200,7 +200,7 @@ extension PostgresStore {
         var publicKey: String?
 
         init(_ input: DeviceInput) {
-            token = input.token.lowercased()
+            token = input.token.lowercasedToken
             userID = input.userID
             tags = input.tags.map {
                 String(decoding: (try? JSONEncoder().encode($0)) ?? Data("[]".utf8), as: UTF8.self)
