@@ -46,6 +46,21 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
         }
     }
 
+    /// The token as four big-endian words (zero after its last byte) and its length, when it has 32 bytes or fewer
+    /// (every token iOS gives today); `nil` for a longer one. A table of millions of tokens keeps these.
+    package var packed: (words: (UInt64, UInt64, UInt64, UInt64), count: UInt8)? {
+        guard case .inline(let a, let b, let c, let d, let count) = storage else { return nil }
+        return ((a, b, c, d), count)
+    }
+
+    /// The token ``packed`` gave.
+    ///
+    /// - Precondition: `count` is 1 to 32.
+    package init(packed words: (UInt64, UInt64, UInt64, UInt64), count: UInt8) {
+        precondition((1...32).contains(count), "a packed token has 1 to 32 bytes")
+        storage = .inline(words.0, words.1, words.2, words.3, count: count)
+    }
+
     /// The token as lowercase hexadecimal, as it goes in `:path`.
     public var hex: String {
         withBytes { bytes in

@@ -4,7 +4,8 @@ package import Foundation
 /// The SHA-256 of a device secret, held inline (four words, no allocation): a registry of ten million devices keeps
 /// one for each.
 package struct DeviceSecretDigest: Hashable, Sendable {
-    private let words: (UInt64, UInt64, UInt64, UInt64)
+    /// The digest's bytes in memory order.
+    let words: (UInt64, UInt64, UInt64, UInt64)
 
     /// The digest SHA-256 computed.
     package init(_ digest: SHA256.Digest) {
@@ -16,6 +17,11 @@ package struct DeviceSecretDigest: Hashable, Sendable {
         guard bytes.count == 32 else { return nil }
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
+        self.words = words
+    }
+
+    /// The digest whose bytes are `words`.
+    init(words: (UInt64, UInt64, UInt64, UInt64)) {
         self.words = words
     }
 
