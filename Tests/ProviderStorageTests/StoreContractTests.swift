@@ -184,6 +184,63 @@ struct StoreContractTests {
     }
 
     @Test(
+        "an import keeps every field as given (quotes, backslashes, control characters and all); tags change only when given",
+        arguments: kinds)
+    func importedFields(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let odd = "a \"quoted\" \\ back\\slash, a tab\t, a newline\n, \u{1}, 雪 and 🚀"
+            var first = DeviceInput(token: String(repeating: "AB", count: 32))
+            first.userID = "first"
+            var rich = DeviceInput(token: String(repeating: "ab", count: 32))
+            rich.userID = odd
+            rich.tags = [odd, "beta", "beta"]
+            rich.locale = "zh_CN"
+            rich.timeZone = "Asia/Shanghai"
+            rich.appVersion = "1.0\u{1F}"
+            rich.publicKey = "k\"ey"
+            let plain = DeviceInput(token: String(repeating: "cd", count: 32))
+            let created = try await fixture.store.upsertDevices(appID: fixture.appID, [first, plain, rich], at: t0)
+            #expect(created == 2)
+            let stored = try #require(try await fixture.store.device(appID: fixture.appID, token: rich.token))
+            #expect(stored.userID == odd)
+            #expect(Set(stored.tags) == [odd, "beta"])
+            #expect(stored.locale == "zh_CN" && stored.timeZone == "Asia/Shanghai")
+            #expect(stored.appVersion == "1.0\u{1F}" && stored.publicKey == "k\"ey")
+            let tagged = try await fixture.store.devices(DeviceQuery(appID: fixture.appID, tag: odd, limit: 10))
+            #expect(tagged.map(\.token) == [rich.token])
+            let bare = try #require(try await fixture.store.device(appID: fixture.appID, token: plain.token))
+            #expect(bare.userID == nil && bare.tags == [] && bare.locale == nil)
+
+            // Again without tags: the fields given change, the tags stay.
+            var again = DeviceInput(token: rich.token.uppercased())
+            again.userID = "second"
+            #expect(try await fixture.store.upsertDevices(appID: fixture.appID, [again], at: t0 + 1) == 0)
+            let updated = try #require(try await fixture.store.device(appID: fixture.appID, token: rich.token))
+            #expect(updated.userID == "second" && Set(updated.tags) == [odd, "beta"] && updated.locale == "zh_CN")
+        }
+    }
+
+    @Test(
+        "PostgreSQL refuses a text with U+0000 as bad input (400), not as a database that failed (503, try again)",
+        .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
+    func nulIsBadInput() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"])
+        try await StoreFixture.with(.postgres(url: url)) { fixture in
+            var input = DeviceInput(token: String(repeating: "ab", count: 32))
+            input.locale = "zh\u{0}"
+            let error = await #expect(throws: ProviderError.self) {
+                _ = try await fixture.store.upsertDevices(appID: fixture.appID, [input], at: Date())
+            }
+            let message = error?.message ?? ""
+            #expect(error?.code == .invalid)
+            #expect(message.contains("U+0000"), "\(message)")
+            let stored = try await fixture.store.device(appID: fixture.appID, token: input.token)
+            #expect(stored == nil)
+        }
+    }
+
+    @Test(
         "both schemas have the same tables, columns and NOT NULLs",
         .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
     func schemasAgree() async throws {

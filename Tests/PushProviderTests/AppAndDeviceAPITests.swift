@@ -124,6 +124,23 @@ struct AppAndDeviceAPITests {
                 "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "userID": 1])
             #expect(status == 400)
             #expect(answer["error"]["field"].string == "userID")
+            // U+0000, which PostgreSQL's text cannot hold, is refused naming the field on either database (it was a
+            // 503 "try again" on PostgreSQL, for a request that could never succeed).
+            (status, answer) = try await harness.call(
+                "POST", "/v1/devices", key: harness.publishableKey, body: ["token": token, "userID": "a\u{0}b"])
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "userID", "\(answer)")
+            #expect(answer["error"]["message"].string?.contains("U+0000") == true, "\(answer)")
+            (status, answer) = try await harness.call(
+                "POST", "/v1/devices/import",
+                body: [
+                    "devices": [
+                        ["token": String(repeating: "cd", count: 32)], ["token": token, "tags": ["x", "\u{0}"]],
+                    ]
+                ])
+            #expect(status == 400)
+            #expect(answer["error"]["field"].string == "devices[1].tags[1]", "\(answer)")
+            #expect(try await harness.call("GET", "/v1/devices/\(String(repeating: "cd", count: 32))").0 == 404)
             #expect(try await harness.call("DELETE", "/v1/devices/\(token)").0 == 204)
             #expect(try await harness.call("GET", "/v1/devices/\(token)").0 == 404)
         }

@@ -13,6 +13,11 @@ extension DeviceInput {
     package func check(bundleID appBundleID: String, environment appEnvironment: String) throws(ProviderError) {
         _ = try NotificationTarget.checkToken(token, field: "token")
         if let replaces { _ = try NotificationTarget.checkToken(replaces, field: "replaces") }
+        // PostgreSQL's text cannot hold U+0000: refused here, on either database, rather than failing the write.
+        for (field, text) in [("userID", userID), ("locale", locale), ("appVersion", appVersion)] {
+            if let text, text.utf8.contains(0) { throw Self.nulCharacter(field) }
+        }
+        if let index = tags?.firstIndex(where: { $0.utf8.contains(0) }) { throw Self.nulCharacter("tags[\(index)]") }
         if let tags {
             guard tags.count <= Self.maximumTagsPerDevice else {
                 throw .field(
@@ -41,5 +46,9 @@ extension DeviceInput {
                 (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil
             else { throw .field("publicKey", "must be a 32-byte X25519 public key in base64") }
         }
+    }
+
+    private static func nulCharacter(_ field: String) -> ProviderError {
+        .field(field, "must not contain the NUL character (U+0000); remove it")
     }
 }

@@ -131,7 +131,21 @@ package final class PostgresStore: ProviderStore {
 
     package static func failure(_ error: any Error) -> ProviderError {
         if let error = error as? ProviderError { return error }
+        // A transaction's failure is judged by what failed in it (a statement, or the body's own ProviderError).
+        if let error = error as? PostgresTransactionError,
+            let cause = error.closureError ?? error.commitError ?? error.beginError
+        {
+            return failure(cause)
+        }
         if let error = error as? PSQLError {
+            // 22021 and 22P05: a text PostgreSQL cannot store (U+0000). The input is at fault, and trying again
+            // cannot help: 400, not the 503 of a database that failed.
+            if let state = error.serverInfo?[.sqlState], state == "22021" || state == "22P05" {
+                return .invalid(
+                    field: nil,
+                    message: "a text in the request contains the NUL character (U+0000), which the database "
+                        + "cannot store; remove it")
+            }
             let message = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
             return .storage("PostgreSQL: \(message)")
         }
