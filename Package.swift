@@ -182,7 +182,7 @@ let package = Package(
         .target(
             name: "ProviderStorage",
             dependencies: [
-                "HeraldSupport", "APNSCore",
+                "HeraldSupport", "APNSCore", "HeraldJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
