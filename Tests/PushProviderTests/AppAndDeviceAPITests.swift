@@ -141,6 +141,14 @@ struct AppAndDeviceAPITests {
             #expect(status == 400)
             #expect(answer["error"]["field"].string == "devices[1].tags[1]", "\(answer)")
             #expect(try await harness.call("GET", "/v1/devices/\(String(repeating: "cd", count: 32))").0 == 404)
+            // The same for the other texts a store keeps or looks up: a notification's user, an activity token's.
+            (status, answer) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["user": "ana\u{0}"], "content": ["title": "Hi"]])
+            #expect(status == 400 && answer["error"]["field"].string == "target.user", "\(answer)")
+            (status, answer) = try await harness.call(
+                "POST", "/v1/activities/tokens",
+                body: ["token": "aa01", "kind": "pushToStart", "attributesType": "Score\u{0}", "userID": "ana"])
+            #expect(status == 400 && answer["error"]["field"].string == "attributesType", "\(answer)")
             #expect(try await harness.call("DELETE", "/v1/devices/\(token)").0 == 204)
             #expect(try await harness.call("GET", "/v1/devices/\(token)").0 == 404)
         }

@@ -86,5 +86,8 @@ package struct ActivityTokenInput: StrictInput, Sendable {
         if let userID, !(1...256).contains(userID.count) {
             throw .field("userID", "a user ID is 1 to 256 characters")
         }
+        try ProviderError.refuseNUL(attributesType, field: "attributesType")
+        try ProviderError.refuseNUL(activityID, field: "activityID")
+        try ProviderError.refuseNUL(userID, field: "userID")
     }
 }

@@ -15,9 +15,9 @@ extension DeviceInput {
         if let replaces { _ = try NotificationTarget.checkToken(replaces, field: "replaces") }
         // PostgreSQL's text cannot hold U+0000: refused here, on either database, rather than failing the write.
         for (field, text) in [("userID", userID), ("locale", locale), ("appVersion", appVersion)] {
-            if let text, text.utf8.contains(0) { throw Self.nulCharacter(field) }
+            try ProviderError.refuseNUL(text, field: field)
         }
-        if let index = tags?.firstIndex(where: { $0.utf8.contains(0) }) { throw Self.nulCharacter("tags[\(index)]") }
+        for (index, tag) in (tags ?? []).enumerated() { try ProviderError.refuseNUL(tag, field: "tags[\(index)]") }
         if let tags {
             guard tags.count <= Self.maximumTagsPerDevice else {
                 throw .field(
@@ -46,9 +46,5 @@ extension DeviceInput {
                 (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil
             else { throw .field("publicKey", "must be a 32-byte X25519 public key in base64") }
         }
-    }
-
-    private static func nulCharacter(_ field: String) -> ProviderError {
-        .field(field, "must not contain the NUL character (U+0000); remove it")
     }
 }

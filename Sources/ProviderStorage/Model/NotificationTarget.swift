@@ -33,13 +33,17 @@ package enum NotificationTarget: Sendable, Hashable {
             }
             found.append(.tokens(checked))
         }
-        if let user = input.user { found.append(.user(user)) }
+        if let user = input.user {
+            try ProviderError.refuseNUL(user, field: "target.user")
+            found.append(.user(user))
+        }
         if let tags = input.tags { found.append(.tags(try TagExpression(parsing: tags))) }
         if input.all == true { found.append(.all) }
         if let activity = input.activity {
             guard (1...256).contains(activity.count) else {
                 throw .field("target.activity", "an activity ID is 1 to 256 characters")
             }
+            try ProviderError.refuseNUL(activity, field: "target.activity")
             found.append(.activity(activity))
         }
         if let activities = input.activities {
@@ -49,6 +53,8 @@ package enum NotificationTarget: Sendable, Hashable {
             if let user = activities.user, !(1...256).contains(user.count) {
                 throw .field("target.activities.user", "a user ID is 1 to 256 characters")
             }
+            try ProviderError.refuseNUL(activities.type, field: "target.activities.type")
+            try ProviderError.refuseNUL(activities.user, field: "target.activities.user")
             found.append(.activities(type: activities.type, user: activities.user, pushToStart: false))
         }
         if let channel = input.channel {
@@ -66,6 +72,8 @@ package enum NotificationTarget: Sendable, Hashable {
             if let user = widgets.user, !(1...256).contains(user.count) {
                 throw .field("target.widgets.user", "a user ID is 1 to 256 characters")
             }
+            try ProviderError.refuseNUL(widgets.control, field: "target.widgets.control")
+            try ProviderError.refuseNUL(widgets.user, field: "target.widgets.user")
             found.append(.widgets(control: widgets.control, user: widgets.user))
         }
         guard found.count == 1, let target = found.first else {

@@ -23,6 +23,7 @@ struct ChannelRoutes: ProviderRouteCollection {
             if let name = input.name, !(1...256).contains(name.count) {
                 throw ProviderError.field("name", "a channel's name is 1 to 256 characters")
             }
+            try ProviderError.refuseNUL(input.name, field: "name")
             let count = try await self.store.channels(appID: app.app.id).count
             guard count < Self.channelLimit else {
                 throw ProviderError.conflict(

@@ -77,6 +77,8 @@ struct WidgetTokenInput: StrictInput, Sendable {
         if let userID, !(1...256).contains(userID.count) {
             throw .field("userID", "a user ID is 1 to 256 characters")
         }
+        try ProviderError.refuseNUL(control, field: "control")
+        try ProviderError.refuseNUL(userID, field: "userID")
         return ActivityTokenInput(
             token: token, kind: kind.rawValue, attributesType: control ?? Kind.widgetsType, activityID: nil,
             userID: userID, deviceToken: deviceToken, userToken: userToken)
