@@ -87,32 +87,27 @@ package enum NotificationTarget: Sendable, Hashable {
     /// A device token is hex, an even number of digits, at most 200; the token in lower case.
     package static func checkToken(_ token: String, field: String) throws(ProviderError) -> String {
         // Bytes, not characters: only ASCII hex digits count, and a long token is read once, in place (an import
-        // checks millions). A token already in lower case is returned as it is, without a copy.
-        let letters = token.utf8.withContiguousStorageIfAvailable(Self.hexLetters) ?? Self.hexLetters(Array(token.utf8))
-        guard let letters else {
+        // checks millions).
+        guard token.utf8.withContiguousStorageIfAvailable(Self.isHexToken) ?? Self.isHexToken(Array(token.utf8))
+        else {
             let count = token.utf8.count
             let shown = count > 210 ? "\(token.prefix(200))… (\(count) bytes)" : token
             throw .field(field, "a device token is an even number of hex digits (at most 200); got \"\(shown)\"")
         }
-        return letters == .lower ? token : token.lowercased()
+        return token.lowercasedToken
     }
 
-    /// The case of a token's letters.
-    private enum HexLetters { case lower, upper }
-
-    /// `.upper` when any letter is upper case, `.lower` otherwise; `nil` unless `digits` is 2 to 200 hex digits,
-    /// an even number of them.
-    private static func hexLetters(_ digits: some Collection<UInt8>) -> HexLetters? {
-        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 200 else { return nil }
-        var letters = HexLetters.lower
-        for byte in digits {
+    /// Whether `digits` is 2 to 200 hex digits, an even number of them.
+    private static func isHexToken(_ digits: some Collection<UInt8>) -> Bool {
+        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 200 else { return false }
+        return digits.allSatisfy { byte in
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): letters = .upper
-            default: return nil
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+                UInt8(ascii: "A")...UInt8(ascii: "F"):
+                true
+            default: false
             }
         }
-        return letters
     }
 
     /// The target as stored: the request's `target` object.
