@@ -10,13 +10,14 @@ extension PostgresStore {
             guard
                 let row = try await connection.rows(
                     """
-                    SELECT d.notification_id, d.token, v.user_id, a.webhook_url,
+                    SELECT n.id, d.token, v.user_id, a.webhook_url,
                         \(unescaped: event.stamp.map { "d.\($0.column) IS NULL" } ?? "false"), d.reply IS NULL,
                         d.outcome, d.outcome_detail
-                    FROM deliveries d JOIN apps a ON a.id = d.app_id
-                    LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
-                    WHERE d.id = \(deliveryID) AND substr(d.notification_id, 1, 23) = \(notificationPrefix)
-                        AND d.app_id = \(appID)
+                    FROM deliveries d JOIN notifications n ON n.number = d.notification
+                    JOIN apps a ON a.id = n.app_id
+                    LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
+                    WHERE d.id = \(deliveryID) AND substr(n.id, 1, 23) = \(notificationPrefix)
+                        AND n.app_id = \(appID)
                     FOR UPDATE OF d
                     """, logger
                 ).first
@@ -95,7 +96,8 @@ extension PostgresStore {
             """
             SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, d.token, v.user_id
             FROM feedback f JOIN deliveries d ON d.id = f.delivery_id
-            LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+            JOIN notifications n ON n.number = d.notification
+            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
             WHERE f.notification_id = \(notificationID) AND f.id > \(after)
                 AND f.event IN ('opened', 'dismissed', 'action')
             ORDER BY f.id LIMIT \(limit)

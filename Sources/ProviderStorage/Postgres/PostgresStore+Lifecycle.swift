@@ -12,7 +12,7 @@ extension PostgresStore {
                 WITH changed AS (
                     UPDATE deliveries SET state = \(unescaped: DeliveryState.cancelled.sql), result_at = \(at)
                     WHERE id = ANY(ARRAY(
-                        SELECT id FROM deliveries WHERE notification_id = \(id)
+                        SELECT id FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(id))
                             AND state = \(unescaped: DeliveryState.queued.sql)
                         FOR UPDATE SKIP LOCKED))
                     RETURNING 1),
@@ -38,22 +38,25 @@ extension PostgresStore {
                 // leased or answered meanwhile makes the change fail.
                 try await connection.rows(
                     """
-                    SELECT 1 FROM deliveries WHERE notification_id = \(n.id)
+                    SELECT 1 FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
                         AND state = \(unescaped: DeliveryState.queued.sql) FOR UPDATE
                     """, logger)
                 let sent = try await connection.rows(
                     """
-                    SELECT 1 FROM deliveries WHERE notification_id = \(n.id)
+                    SELECT 1 FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
                         AND (state != \(unescaped: DeliveryState.queued.sql) OR attempts > 0) LIMIT 1
                     """, logger)
                 guard sent.isEmpty else { return false }
                 try await connection.rows(
-                    "UPDATE deliveries SET not_before = \(n.sendAt) WHERE notification_id = \(n.id)", logger)
+                    """
+                    UPDATE deliveries SET not_before = \(n.sendAt)
+                    WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
+                    """, logger)
             } else if dropOccurrences {
                 try await connection.rows(
                     """
                     WITH dropped AS (
-                        DELETE FROM deliveries WHERE notification_id = \(n.id)
+                        DELETE FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
                             AND state = \(unescaped: DeliveryState.queued.sql) AND attempts = 0 AND not_before > \(now)
                         RETURNING 1)
                     UPDATE notifications SET targeted = targeted - (SELECT count(*) FROM dropped) WHERE id = \(n.id)
@@ -81,7 +84,8 @@ extension PostgresStore {
                 WITH changed AS (
                     UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), attempts = 0,
                         not_before = \(now), status = NULL, result_at = NULL
-                    WHERE notification_id = \(notificationID) AND state = \(unescaped: DeliveryState.rejected.sql)
+                    WHERE notification = (SELECT number FROM notifications WHERE id = \(notificationID))
+                        AND state = \(unescaped: DeliveryState.rejected.sql)
                         AND reason = ANY(\(reasons)) AND result_at BETWEEN \(from) AND \(to)
                     RETURNING reason),
                 counted AS (
@@ -105,7 +109,8 @@ extension PostgresStore {
             WITH changed AS (
                 UPDATE deliveries SET not_before = \(until), reason = \(reason)
                 WHERE id = ANY(ARRAY(
-                    SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND app_id = \(appID)
+                    SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql)
+                        AND notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
                     FOR UPDATE SKIP LOCKED))
                 RETURNING 1)
             SELECT count(*) FROM changed
@@ -114,13 +119,15 @@ extension PostgresStore {
 
     package func deleteApp(id: String) async throws(ProviderError) -> AppDeletion? {
         // The app goes first (its API keys with it, so nothing adds to it meanwhile), then what is left of it.
-        let removed = try await transaction { [logger] connection -> (devices: Int, notifications: [String])? in
+        let removed = try await transaction {
+            [logger] connection -> (devices: Int, notifications: [(id: String, number: Int64)])? in
             guard try await !connection.rows("SELECT 1 FROM apps WHERE id = \(id) FOR UPDATE", logger).isEmpty else {
                 return nil
             }
-            var notifications: [String] = []
-            for row in try await connection.rows("SELECT id FROM notifications WHERE app_id = \(id)", logger) {
-                notifications.append(try row.decode(String.self))
+            var notifications: [(id: String, number: Int64)] = []
+            for row in try await connection.rows("SELECT id, number FROM notifications WHERE app_id = \(id)", logger) {
+                let (notification, number) = try row.decode((String, Int64).self)
+                notifications.append((notification, number))
             }
             let devices =
                 try await connection.rows("SELECT count(*) FROM devices WHERE app_id = \(id)", logger).first?.decode(
@@ -133,7 +140,7 @@ extension PostgresStore {
         guard let removed else { return nil }
         var deliveries = 0
         for notification in removed.notifications {
-            deliveries += try await deleteRows(of: notification)
+            deliveries += try await deleteRows(of: notification.id, number: notification.number)
         }
         return AppDeletion(
             appID: id, devices: removed.devices, notifications: removed.notifications.count, deliveries: deliveries)
@@ -142,27 +149,38 @@ extension PostgresStore {
     /// Rows deleted per statement when an app's deliveries and reports go.
     static let deletionBatch = 5000
 
-    /// Deletes every delivery, report and counter of a notification, ``deletionBatch`` rows a statement; the number
-    /// of deliveries deleted.
-    private func deleteRows(of notificationID: String) async throws(ProviderError) -> Int {
-        var deleted: [String: Int] = [:]
-        // Table names from this list only, never from input.
-        for table in ["deliveries", "feedback"] {
-            while true {
-                let count = try await count(
-                    """
-                    WITH gone AS (
-                        DELETE FROM \(unescaped: table) WHERE id = ANY(ARRAY(
-                            SELECT id FROM \(unescaped: table) WHERE notification_id = \(notificationID) ORDER BY id
-                            LIMIT \(Self.deletionBatch)))
-                        RETURNING 1)
-                    SELECT count(*) FROM gone
-                    """)
-                deleted[table, default: 0] += count
-                if count < Self.deletionBatch { break }
-            }
-        }
+    /// Deletes every delivery, report and counter of a notification (its id and its number: the notification itself
+    /// is gone), ``deletionBatch`` rows a statement; the number of deliveries deleted.
+    private func deleteRows(of notificationID: String, number: Int64) async throws(ProviderError) -> Int {
+        let deliveries = try await deleteInBatches(
+            """
+            WITH gone AS (
+                DELETE FROM deliveries WHERE id = ANY(ARRAY(
+                    SELECT id FROM deliveries WHERE notification = \(number) ORDER BY id LIMIT \(Self.deletionBatch)))
+                RETURNING 1)
+            SELECT count(*) FROM gone
+            """)
+        _ = try await deleteInBatches(
+            """
+            WITH gone AS (
+                DELETE FROM feedback WHERE id = ANY(ARRAY(
+                    SELECT id FROM feedback WHERE notification_id = \(notificationID) ORDER BY id
+                    LIMIT \(Self.deletionBatch)))
+                RETURNING 1)
+            SELECT count(*) FROM gone
+            """)
         try await rows("DELETE FROM notification_counters WHERE notification_id = \(notificationID)")
-        return deleted["deliveries"] ?? 0
+        return deliveries
+    }
+
+    /// Runs `statement`, which deletes at most ``deletionBatch`` rows and counts them, until it deletes fewer; the
+    /// rows deleted in all.
+    private func deleteInBatches(_ statement: PostgresQuery) async throws(ProviderError) -> Int {
+        var deleted = 0
+        while true {
+            let count = try await count(statement)
+            deleted += count
+            if count < Self.deletionBatch { return deleted }
+        }
     }
 }

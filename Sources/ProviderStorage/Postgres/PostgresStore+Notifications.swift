@@ -8,18 +8,20 @@ extension PostgresStore {
         let n = notification
         var fanOut = PostgresStatement()
         let (id, sendAt, appID) = (fanOut.bind(n.id), fanOut.bind(n.sendAt), fanOut.bind(n.appID))
+        // The deliveries name the notification by its number, given when the notification is inserted just before.
+        let number = "(SELECT number FROM notifications WHERE id = \(id))"
         var budget: PostgresQuery?
         if case .channel(let channel) = target {
             // One broadcast: APNs fans it out.
             let channelID = fanOut.bind(channel)
             fanOut.append(
-                "INSERT INTO deliveries (notification_id, not_before, app_id, token, channel_id) "
-                    + "VALUES (\(id), \(sendAt), \(appID), '', \(channelID))")
+                "INSERT INTO deliveries (notification, not_before, token, channel_id) "
+                    + "VALUES (\(number), \(sendAt), '', \(channelID))")
         } else if let (selection, values) = target.activitySelection {
             fanOut.append(
                 """
-                INSERT INTO deliveries (notification_id, not_before, app_id, token)
-                SELECT \(id), \(sendAt), a.app_id, a.token FROM activity_tokens a WHERE a.app_id = \(appID)
+                INSERT INTO deliveries (notification, not_before, token)
+                SELECT \(number), \(sendAt), a.token FROM activity_tokens a WHERE a.app_id = \(appID)
                 """)
             fanOut.append(selection, binding: values)
             if n.priority != 5 {
@@ -41,8 +43,8 @@ extension PostgresStore {
             let list = fanOut.bind(tokens)
             fanOut.append(
                 """
-                INSERT INTO deliveries (notification_id, not_before, app_id, token)
-                SELECT \(id), \(sendAt), \(appID), u.token
+                INSERT INTO deliveries (notification, not_before, token)
+                SELECT \(number), \(sendAt), u.token
                 FROM unnest(\(list)::text[]) WITH ORDINALITY AS u(token, position)
                 WHERE NOT EXISTS (
                     SELECT 1 FROM devices v WHERE v.app_id = \(appID) AND v.token = u.token AND NOT v.active)
@@ -56,8 +58,8 @@ extension PostgresStore {
         } else {
             fanOut.append(
                 """
-                INSERT INTO deliveries (notification_id, not_before, app_id, token)
-                SELECT \(id), \(sendAt), d.app_id, d.token FROM devices d WHERE d.app_id = \(appID) AND d.active
+                INSERT INTO deliveries (notification, not_before, token)
+                SELECT \(number), \(sendAt), d.token FROM devices d WHERE d.app_id = \(appID) AND d.active
                 """)
             Self.appendCondition(for: target, requireKey: requireKey, to: &fanOut)
         }
@@ -123,10 +125,11 @@ extension PostgresStore {
                 try await connection.rows(
                     """
                     WITH written AS (
-                        INSERT INTO deliveries (notification_id, app_id, token, occurrence, not_before)
-                        SELECT \(notificationID), \(appID), u.token, \(occurrence), u.at
+                        INSERT INTO deliveries (notification, token, occurrence, not_before)
+                        SELECT n.number, u.token, \(occurrence), u.at
                         FROM unnest(\(tokens)::text[], \(dates)::timestamptz[]) AS u(token, at)
-                        ON CONFLICT (notification_id, token, occurrence) WHERE occurrence <> '' DO NOTHING
+                        JOIN notifications n ON n.id = \(notificationID) AND n.app_id = \(appID)
+                        ON CONFLICT (notification, token, occurrence) WHERE occurrence <> '' DO NOTHING
                         RETURNING 1)
                     SELECT count(*) FROM written
                     """, logger
@@ -162,8 +165,8 @@ extension PostgresStore {
         let targeted = try await rows("SELECT id, targeted FROM notifications WHERE id = ANY(\(ids))")
         let inFlight = try await rows(
             """
-            SELECT notification_id, count(*) FROM deliveries
-            WHERE state = \(unescaped: DeliveryState.leased.sql) AND notification_id = ANY(\(ids)) GROUP BY 1
+            SELECT n.id, count(*) FROM deliveries d JOIN notifications n ON n.number = d.notification
+            WHERE d.state = \(unescaped: DeliveryState.leased.sql) AND n.id = ANY(\(ids)) GROUP BY 1
             """)
         let counters = try await rows(
             "SELECT notification_id, name, reason, n FROM notification_counters WHERE notification_id = ANY(\(ids))")

@@ -8,15 +8,21 @@ extension PostgresStore {
     package func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
         -> [LeasedDelivery]
     {
+        // The notifications' ids and apps are joined to the leased rows after the update (a lease holds the
+        // deliveries of a few notifications); a delivery whose notification is gone (its app was deleted, which
+        // deletes these next) stays leased and is not returned, and is deleted when its lease runs out.
         let rows = try await rows(
             """
-            UPDATE deliveries SET state = \(unescaped: DeliveryState.leased.sql), lease_owner = \(owner),
-                lease_until = \(now.addingTimeInterval(leaseFor)), attempts = attempts + 1
-            WHERE id = ANY(ARRAY(
-                SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before <= \(now)
-                ORDER BY not_before, id LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED))
-            RETURNING id, notification_id, app_id, token, attempts, channel_id
+            WITH leased AS (
+                UPDATE deliveries SET state = \(unescaped: DeliveryState.leased.sql), lease_owner = \(owner),
+                    lease_until = \(now.addingTimeInterval(leaseFor)), attempts = attempts + 1
+                WHERE id = ANY(ARRAY(
+                    SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before <= \(now)
+                    ORDER BY not_before, id LIMIT \(limit)
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING id, notification, token, attempts, channel_id)
+            SELECT l.id, n.id, n.app_id, l.token, l.attempts, l.channel_id
+            FROM leased l JOIN notifications n ON n.number = l.notification
             """, within: Self.queueStatementLimit)
         do {
             return try rows.map { row in
@@ -48,9 +54,10 @@ extension PostgresStore {
                         FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
                             \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, at)
                         WHERE d.id = u.id AND d.lease_owner = \(owner)
-                        RETURNING d.notification_id)
+                        RETURNING d.notification)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
-                    SELECT notification_id, \(NotificationCounter.accepted.rawValue), '', count(*) FROM changed GROUP BY 1 ORDER BY 1
+                    SELECT n.id, \(NotificationCounter.accepted.rawValue), '', count(*)
+                    FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1 ORDER BY 1
                     ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
                     """, logger)
             }
@@ -64,9 +71,10 @@ extension PostgresStore {
                             \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[])
                             AS u(id, status, reason, at)
                         WHERE d.id = u.id AND d.lease_owner = \(owner)
-                        RETURNING d.notification_id, d.reason)
+                        RETURNING d.notification, d.reason)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
-                    SELECT notification_id, \(NotificationCounter.rejected.rawValue), reason, count(*) FROM changed GROUP BY 1, 3 ORDER BY 1, 3
+                    SELECT n.id, \(NotificationCounter.rejected.rawValue), changed.reason, count(*)
+                    FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1, 3 ORDER BY 1, 3
                     ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
                     """, logger)
             }
@@ -104,9 +112,15 @@ extension PostgresStore {
     package func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int {
         try await count(
             """
-            WITH changed AS (
-                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
-                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now) RETURNING 1)
+            WITH gone AS (
+                DELETE FROM deliveries d
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now)
+                    AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.number = d.notification)),
+            changed AS (
+                UPDATE deliveries d SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
+                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now)
+                    AND EXISTS (SELECT 1 FROM notifications n WHERE n.number = d.notification)
+                RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
     }
@@ -168,8 +182,8 @@ extension PostgresStore {
             """
             WITH changed AS (
                 UPDATE deliveries SET not_before = \(now)
-                WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before > \(now) AND app_id = \(appID)
-                    AND reason = \(reason)
+                WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before > \(now) AND reason = \(reason)
+                    AND notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
                 RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)

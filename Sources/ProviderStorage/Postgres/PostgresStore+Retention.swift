@@ -31,7 +31,7 @@ extension PostgresStore {
                 """
                 WITH gone AS (
                     DELETE FROM deliveries WHERE id = ANY(ARRAY(
-                        SELECT id FROM deliveries WHERE notification_id = \(notificationID)
+                        SELECT id FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(notificationID))
                             AND state = ANY(\(finished)) AND (\(oneOff) OR occurrence < \(occurrenceBefore ?? ""))
                         ORDER BY id LIMIT \(limit)))
                     RETURNING id),
@@ -53,7 +53,7 @@ extension PostgresStore {
                     """
                     UPDATE notifications SET pruned_at = \(at)
                     WHERE id = \(notificationID)
-                        AND NOT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = \(notificationID))
+                        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.notification = notifications.number)
                     """, logger)
             }
             return count

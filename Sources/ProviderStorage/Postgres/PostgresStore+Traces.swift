@@ -6,10 +6,11 @@ extension PostgresStore {
     package func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace? {
         let found = try await rows(
             """
-            SELECT d.*, n.created_at AS queued_at, n.expiration AS expiration, v.deactivated_at AS token_retired_at,
+            SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at,
+                n.expiration AS expiration, v.deactivated_at AS token_retired_at,
                 v.deactivation_reason AS token_retired_because
-            FROM deliveries d JOIN notifications n ON n.id = d.notification_id
-            LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND NOT v.active
+            FROM deliveries d JOIN notifications n ON n.number = d.notification
+            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND NOT v.active
             WHERE d.id = \(id)
             """)
         guard let row = found.first else { return nil }
@@ -40,11 +41,13 @@ extension PostgresStore {
     {
         let found = try await rows(
             """
-            SELECT d.*, n.created_at AS queued_at, n.expiration AS expiration, v.deactivated_at AS token_retired_at,
+            SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at,
+                n.expiration AS expiration, v.deactivated_at AS token_retired_at,
                 v.deactivation_reason AS token_retired_because
-            FROM deliveries d JOIN notifications n ON n.id = d.notification_id
-            LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND NOT v.active
-            WHERE d.notification_id = \(notificationID) AND d.id > \(after) ORDER BY d.id LIMIT \(limit)
+            FROM deliveries d JOIN notifications n ON n.number = d.notification
+            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND NOT v.active
+            WHERE d.notification = (SELECT number FROM notifications WHERE id = \(notificationID)) AND d.id > \(after)
+            ORDER BY d.id LIMIT \(limit)
             """)
         do {
             return try found.map { try Self.trace(from: $0.makeRandomAccess(), key: messageKey) }

@@ -11,11 +11,13 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT d.id, d.notification_id, d.app_id, d.token, v.user_id, a.webhook_url, d.delivered_at,
-                            d.displayed_at, d.opened_at, d.dismissed_at, d.reply, d.outcome, d.outcome_detail
-                        FROM deliveries d JOIN apps a ON a.id = d.app_id
-                        LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
-                        WHERE d.id = ? AND substr(d.notification_id, 1, 23) = ? AND d.app_id = ?
+                        SELECT d.id, n.id AS notification_id, n.app_id, d.token, v.user_id, a.webhook_url,
+                            d.delivered_at, d.displayed_at, d.opened_at, d.dismissed_at, d.reply, d.outcome,
+                            d.outcome_detail
+                        FROM deliveries d JOIN notifications n ON n.number = d.notification
+                        JOIN apps a ON a.id = n.app_id
+                        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
+                        WHERE d.id = ? AND substr(n.id, 1, 23) = ? AND n.app_id = ?
                         """, arguments: [deliveryID, notificationPrefix, appID])
             else { return nil }
             let notificationID: String = row["notification_id"]
@@ -80,7 +82,8 @@ extension SQLiteStore {
                     SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, d.token, v.user_id
                     FROM feedback f INDEXED BY feedback_responses
                     JOIN deliveries d ON d.id = f.delivery_id
-                    LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token
+                    JOIN notifications n ON n.number = d.notification
+                    LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
                     WHERE f.notification_id = ? AND f.id > ? AND f.event IN ('opened', 'dismissed', 'action')
                     ORDER BY f.id LIMIT ?
                     """, arguments: [notificationID, after, limit]

@@ -10,7 +10,7 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE deliveries SET state = \(DeliveryState.cancelled.sql), result_at = ?
-                    WHERE notification_id = ? AND state = \(DeliveryState.queued.sql)
+                    WHERE \(Self.ofNotification) AND state = \(DeliveryState.queued.sql)
                     """, arguments: [at.stored, id])
             let cancelled = db.changesCount
             if cancelled > 0 { try Self.add([CounterKey(id, .cancelled): cancelled], db) }
@@ -27,17 +27,17 @@ extension SQLiteStore {
                 let sent = try Bool.fetchOne(
                     db,
                     sql: """
-                        SELECT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = ?
+                        SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(Self.ofNotification)
                             AND (state != \(DeliveryState.queued.sql) OR attempts > 0))
                         """, arguments: [notification.id])
                 guard sent == false else { return false }
                 try db.execute(
-                    sql: "UPDATE deliveries SET not_before = ? WHERE notification_id = ?",
+                    sql: "UPDATE deliveries SET not_before = ? WHERE \(Self.ofNotification)",
                     arguments: [notification.sendAt.stored, notification.id])
             } else if dropOccurrences {
                 try db.execute(
                     sql: """
-                        DELETE FROM deliveries WHERE notification_id = ? AND state = \(DeliveryState.queued.sql)
+                        DELETE FROM deliveries WHERE \(Self.ofNotification) AND state = \(DeliveryState.queued.sql)
                             AND attempts = 0 AND not_before > ?
                         """, arguments: [notification.id, now.stored])
                 try db.execute(
@@ -69,7 +69,7 @@ extension SQLiteStore {
                 sql: """
                     UPDATE deliveries SET state = \(DeliveryState.queued.sql), attempts = 0, not_before = ?,
                         status = NULL, result_at = NULL
-                    WHERE notification_id = ? AND state = \(DeliveryState.rejected.sql) AND reason IN (\(marks))
+                    WHERE \(Self.ofNotification) AND state = \(DeliveryState.rejected.sql) AND reason IN (\(marks))
                         AND result_at BETWEEN ? AND ?
                     RETURNING reason
                     """,
@@ -102,7 +102,8 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE deliveries SET not_before = ?, reason = ?
-                    WHERE state = \(DeliveryState.queued.sql) AND app_id = ?
+                    WHERE state = \(DeliveryState.queued.sql)
+                        AND notification IN (SELECT number FROM notifications WHERE app_id = ?)
                     """, arguments: [until.stored, reason, appID])
             return db.changesCount
         }
@@ -110,11 +111,12 @@ extension SQLiteStore {
 
     package func deleteApp(id: String) async throws(ProviderError) -> AppDeletion? {
         // The app goes first (its API keys with it, so nothing adds to it meanwhile), then what is left of it.
-        let removed = try await write { db -> (devices: Int, notifications: [String])? in
+        let removed = try await write { db -> (devices: Int, notifications: [(id: String, number: Int64)])? in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [id]) == true
             else { return nil }
-            let notifications = try String.fetchAll(
-                db, sql: "SELECT id FROM notifications WHERE app_id = ?", arguments: [id])
+            let notifications = try Row.fetchAll(
+                db, sql: "SELECT id, number FROM notifications WHERE app_id = ?", arguments: [id]
+            ).map { (id: $0[0] as String, number: $0[1] as Int64) }
             let devices =
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM devices WHERE app_id = ?", arguments: [id]) ?? 0
             try db.execute(sql: "DELETE FROM device_tags WHERE app_id = ?", arguments: [id])
@@ -125,7 +127,8 @@ extension SQLiteStore {
         guard let removed else { return nil }
         var deliveries = 0
         for notification in removed.notifications {
-            deliveries += try await deleteRows(of: notification, batch: Self.deletionBatch)
+            deliveries += try await deleteRows(
+                of: notification.id, number: notification.number, batch: Self.deletionBatch)
         }
         return AppDeletion(
             appID: id, devices: removed.devices, notifications: removed.notifications.count, deliveries: deliveries)
@@ -135,19 +138,25 @@ extension SQLiteStore {
     /// wait milliseconds, not seconds, between two.
     static let deletionBatch = 5000
 
-    /// Deletes every delivery, report and counter of a notification, `batch` rows a transaction; the number of
-    /// deliveries deleted.
-    private func deleteRows(of notificationID: String, batch: Int) async throws(ProviderError) -> Int {
+    /// `deliveries` rows of the notification whose id is the statement's next argument.
+    static let ofNotification = "notification = (SELECT number FROM notifications WHERE id = ?)"
+
+    /// Deletes every delivery, report and counter of a notification (its id and its number: the notification itself
+    /// is gone), `batch` rows a transaction; the number of deliveries deleted.
+    private func deleteRows(of notificationID: String, number: Int64, batch: Int) async throws(ProviderError) -> Int {
         var deleted: [String: Int] = [:]
-        // Table names from this list only, never from input.
-        for table in ["deliveries", "feedback"] {
+        // Table and column names from this list only, never from input.
+        for (table, column, key) in [
+            ("deliveries", "notification", number.databaseValue),
+            ("feedback", "notification_id", notificationID.databaseValue),
+        ] {
             while true {
                 let count = try await write { db in
                     try db.execute(
                         sql: """
                             DELETE FROM \(table) WHERE id IN (
-                                SELECT id FROM \(table) WHERE notification_id = ? ORDER BY id LIMIT ?)
-                            """, arguments: [notificationID, batch])
+                                SELECT id FROM \(table) WHERE \(column) = ? ORDER BY id LIMIT ?)
+                            """, arguments: [key, batch])
                     return db.changesCount
                 }
                 deleted[table, default: 0] += count

@@ -19,29 +19,27 @@ extension SQLiteStore {
                     notification.dailyAt, notification.createdAt.stored,
                 ])
             guard notification.dailyAt == nil else { return 0 }
-            var arguments: [(any DatabaseValueConvertible)?] = [
-                notification.id, notification.sendAt.stored, notification.appID,
-            ]
+            let number = db.lastInsertedRowID
+            var arguments: [(any DatabaseValueConvertible)?] = [number, notification.sendAt.stored, notification.appID]
             let condition = Self.condition(for: target, requireKey: requireKey, arguments: &arguments)
             let targeted: Int
             if case .channel(let channel) = target {
                 // One broadcast: APNs fans it out.
                 try db.execute(
                     sql: """
-                        INSERT INTO deliveries (notification_id, not_before, app_id, token, channel_id)
-                        VALUES (?, ?, ?, '', ?)
+                        INSERT INTO deliveries (notification, not_before, token, channel_id) VALUES (?, ?, '', ?)
                         """,
-                    arguments: [notification.id, notification.sendAt.stored, notification.appID, channel])
+                    arguments: [number, notification.sendAt.stored, channel])
                 targeted = 1
             } else if let (selection, values) = target.activitySelection {
                 try db.execute(
                     sql: """
-                        INSERT INTO deliveries (notification_id, not_before, app_id, token)
-                        SELECT ?, ?, a.app_id, a.token FROM activity_tokens a WHERE a.app_id = ?\(selection)
+                        INSERT INTO deliveries (notification, not_before, token)
+                        SELECT ?, ?, a.token FROM activity_tokens a WHERE a.app_id = ?\(selection)
                         ORDER BY a.token
                         """,
                     arguments: StatementArguments(
-                        [notification.id, notification.sendAt.stored, notification.appID]
+                        [number, notification.sendAt.stored, notification.appID]
                             + values.map { $0 as (any DatabaseValueConvertible)? }))
                 targeted = db.changesCount
                 if notification.priority != 5 {
@@ -61,16 +59,15 @@ extension SQLiteStore {
                 // Tokens given one by one are sent even when no device registered them, unless APNs retired them.
                 let statement = try db.cachedStatement(
                     sql: """
-                        INSERT INTO deliveries (notification_id, not_before, app_id, token)
-                        SELECT ?, ?, ?, ? WHERE NOT EXISTS (
+                        INSERT INTO deliveries (notification, not_before, token)
+                        SELECT ?, ?, ? WHERE NOT EXISTS (
                             SELECT 1 FROM devices WHERE app_id = ? AND token = ? AND active = 0)
                         \(requireKey ? "AND EXISTS (SELECT 1 FROM devices WHERE app_id = ? AND token = ? AND public_key IS NOT NULL)" : "")
                         """)
                 var count = 0
                 for token in tokens {
                     var values: [(any DatabaseValueConvertible)?] = [
-                        notification.id, notification.sendAt.stored, notification.appID, token, notification.appID,
-                        token,
+                        number, notification.sendAt.stored, token, notification.appID, token,
                     ]
                     if requireKey { values += [notification.appID, token] }
                     try statement.execute(arguments: StatementArguments(values))
@@ -80,14 +77,14 @@ extension SQLiteStore {
             } else {
                 try db.execute(
                     sql: """
-                        INSERT INTO deliveries (notification_id, not_before, app_id, token)
-                        SELECT ?, ?, d.app_id, d.token FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)
+                        INSERT INTO deliveries (notification, not_before, token)
+                        SELECT ?, ?, d.token FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)
                         ORDER BY d.rowid
                         """, arguments: StatementArguments(arguments))
                 targeted = db.changesCount
             }
             try db.execute(
-                sql: "UPDATE notifications SET targeted = ? WHERE id = ?", arguments: [targeted, notification.id])
+                sql: "UPDATE notifications SET targeted = ? WHERE number = ?", arguments: [targeted, number])
             return targeted
         }
     }
@@ -115,12 +112,17 @@ extension SQLiteStore {
         try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT OR IGNORE INTO deliveries (notification_id, app_id, token, occurrence, not_before)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO deliveries (notification, token, occurrence, not_before)
+                    VALUES (?, ?, ?, ?)
                     """)
+            guard
+                let number = try Int64.fetchOne(
+                    db, sql: "SELECT number FROM notifications WHERE id = ? AND app_id = ?",
+                    arguments: [notificationID, appID])
+            else { return 0 }
             var count = 0
             for (token, time) in times {
-                try statement.execute(arguments: [notificationID, appID, token, occurrence, time.stored])
+                try statement.execute(arguments: [number, token, occurrence, time.stored])
                 count += db.changesCount
             }
             try db.execute(
@@ -194,9 +196,12 @@ extension SQLiteStore {
     /// History or a progress poll asks (which made a watched broadcast 28% slower).
     package static func inFlightSQL(count: Int) -> String {
         """
-        SELECT notification_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
-        WHERE state = \(DeliveryState.leased.sql) AND notification_id IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))
-        GROUP BY 1
+        SELECT n.id AS notification_id, c.n FROM (
+            SELECT notification, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
+            WHERE state = \(DeliveryState.leased.sql) AND notification IN (
+                SELECT number FROM notifications WHERE id IN (\(Array(repeating: "?", count: count).joined(separator: ", "))))
+            GROUP BY 1) c
+        JOIN notifications n ON n.number = c.notification
         """
     }
 

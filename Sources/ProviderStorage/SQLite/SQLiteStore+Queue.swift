@@ -6,21 +6,33 @@ extension SQLiteStore {
         -> [LeasedDelivery]
     {
         try await write { db in
-            try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db,
                 sql: """
                     UPDATE deliveries SET state = \(DeliveryState.leased.sql), lease_owner = ?, lease_until = ?, attempts = attempts + 1
                     WHERE id IN (
                         SELECT id FROM deliveries WHERE state = \(DeliveryState.queued.sql) AND not_before <= ?
                         ORDER BY not_before, id LIMIT ?)
-                    RETURNING id, notification_id, app_id, token, attempts, channel_id
-                    """, arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, limit]
-            ).map { row in
+                    RETURNING id, notification, token, attempts, channel_id
+                    """, arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, limit])
+            // A lease holds the deliveries of a few notifications: their ids and apps are read once each.
+            var notifications: [Int64: (id: String, appID: String)] = [:]
+            let notification = try db.cachedStatement(sql: "SELECT id, app_id FROM notifications WHERE number = ?")
+            for number in Set(rows.map { $0[1] as Int64 }) {
+                if let row = try Row.fetchOne(notification, arguments: [number]) {
+                    notifications[number] = (row[0], row[1])
+                } else {
+                    // Its app was deleted, which deletes these next: they are deleted now instead of being sent.
+                    try db.execute(sql: "DELETE FROM deliveries WHERE notification = ?", arguments: [number])
+                }
+            }
+            return rows.compactMap { row in
                 // By position (the RETURNING list's order): a column looked up by name costs a lowercased copy of
                 // the name per row, and a lease is thousands of rows.
-                LeasedDelivery(
-                    id: row[0], notificationID: row[1], appID: row[2],
-                    address: DeliveryAddress(token: row[3], channelID: row[5]), attempts: row[4])
+                guard let owner = notifications[row[1]] else { return nil }
+                return LeasedDelivery(
+                    id: row[0], notificationID: owner.id, appID: owner.appID,
+                    address: DeliveryAddress(token: row[2], channelID: row[4]), attempts: row[3])
             }.sorted { $0.id < $1.id }
         }
     }
@@ -132,8 +144,9 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE deliveries SET not_before = ?
-                    WHERE state = \(DeliveryState.queued.sql) AND not_before > ? AND app_id = ? AND reason = ?
-                    """, arguments: [now.stored, now.stored, appID, reason])
+                    WHERE state = \(DeliveryState.queued.sql) AND not_before > ? AND reason = ?
+                        AND notification IN (SELECT number FROM notifications WHERE app_id = ?)
+                    """, arguments: [now.stored, now.stored, reason, appID])
             return db.changesCount
         }
     }

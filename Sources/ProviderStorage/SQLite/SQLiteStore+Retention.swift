@@ -27,7 +27,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     DELETE FROM deliveries WHERE id IN (
-                        SELECT id FROM deliveries WHERE notification_id = ? AND \(finished)
+                        SELECT id FROM deliveries WHERE \(Self.ofNotification) AND \(finished)
                             \(occurrenceBefore == nil ? "" : "AND occurrence < ?")
                         ORDER BY id LIMIT ?)
                     RETURNING id
@@ -50,7 +50,7 @@ extension SQLiteStore {
                 try db.execute(
                     sql: """
                         UPDATE notifications SET pruned_at = ?
-                        WHERE id = ? AND NOT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = ?)
+                        WHERE id = ? AND NOT EXISTS (SELECT 1 FROM deliveries WHERE \(Self.ofNotification))
                         """, arguments: [at.stored, notificationID, notificationID])
             }
             return ids.count

@@ -28,17 +28,17 @@ extension SQLiteStore {
     {
         try await read { db in
             try Row.fetchAll(
-                db, sql: Self.traceQuery + " WHERE d.notification_id = ? AND d.id > ? ORDER BY d.id LIMIT ?",
+                db, sql: Self.traceQuery + " WHERE d.\(Self.ofNotification) AND d.id > ? ORDER BY d.id LIMIT ?",
                 arguments: [notificationID, after, limit]
             ).map { row in try Self.trace(from: row, key: self.messageKey) }
         }
     }
 
     private static let traceQuery = """
-        SELECT d.*, n.created_at AS queued_at, n.expiration AS expiration, v.deactivated_at AS token_retired_at,
-            v.deactivation_reason AS token_retired_because
-        FROM deliveries d JOIN notifications n ON n.id = d.notification_id
-        LEFT JOIN devices v ON v.app_id = d.app_id AND v.token = d.token AND v.active = 0
+        SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at, n.expiration AS expiration,
+            v.deactivated_at AS token_retired_at, v.deactivation_reason AS token_retired_because
+        FROM deliveries d JOIN notifications n ON n.number = d.notification
+        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND v.active = 0
         """
 
     private static func trace(from row: Row, key: SymmetricKey) throws -> DeliveryTrace {
