@@ -476,6 +476,7 @@ def main():
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "importPeakRSSMegabytes": round(import_rss, 1),
                           "killed": killed}), flush=True)
+        print(json.dumps(storage(options, work, schema)), flush=True)
         if options.breakdown:
             latencies = []
             for _ in range(options.breakdown):
@@ -521,6 +522,31 @@ def main():
             if schema:
                 url = urllib.parse.urlunsplit(urllib.parse.urlsplit(options.database)._replace(query=""))
                 subprocess.run(["psql", "-q", "-c", f"DROP SCHEMA {schema} CASCADE", url], capture_output=True)
+
+
+def storage(options, work, schema):
+    """Bytes per delivery and per device right after the broadcast: the deliveries table with its indexes (on
+    PostgreSQL, the dead row versions its updates left that vacuum has not yet reclaimed included), and the devices."""
+    if schema:
+        url = urllib.parse.urlunsplit(urllib.parse.urlsplit(options.database)._replace(query=""))
+        query = (f"SELECT pg_table_size('{schema}.deliveries'), pg_indexes_size('{schema}.deliveries'), "
+                 f"pg_total_relation_size('{schema}.devices')")
+        out = subprocess.run(["psql", "-qtA", "-F", " ", "-c", query, url], capture_output=True, text=True, check=True)
+        table, indexes, devices = (int(value) for value in out.stdout.split())
+    else:
+        import sqlite3
+        db = sqlite3.connect(f"file:{work}/provider/provider.sqlite?mode=ro", uri=True)
+        sizes = dict(db.execute(
+            "SELECT s.name, sum(s.pgsize) FROM dbstat s JOIN sqlite_master m ON m.name = s.name "
+            "WHERE m.tbl_name IN ('deliveries', 'devices', 'device_tags') GROUP BY s.name").fetchall())
+        owners = dict(db.execute("SELECT name, tbl_name FROM sqlite_master").fetchall())
+        db.close()
+        table = sizes.get("deliveries", 0)
+        indexes = sum(size for name, size in sizes.items() if owners[name] == "deliveries" and name != "deliveries")
+        devices = sum(size for name, size in sizes.items() if owners[name] in ("devices", "device_tags"))
+    return {"deliveryBytes": round((table + indexes) / options.devices),
+            "deliveryTableBytes": round(table / options.devices), "deliveryIndexBytes": round(indexes / options.devices),
+            "deviceBytes": round(devices / options.devices)}
 
 
 if __name__ == "__main__":
