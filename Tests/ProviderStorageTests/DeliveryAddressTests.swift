@@ -57,7 +57,7 @@ struct DeliveryAddressTests {
         try SQLiteSchema.migrator.migrate(queue)
         let rows = try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT token, channel_id FROM deliveries ORDER BY id").map {
-                DeliveryAddress(token: $0["token"], channelID: $0["channel_id"])
+                DeliveryAddress(token: CompactText.tokenText($0["token"]), channelID: $0["channel_id"])
             }
         }
         let channel = try #require(APNSChannelID(rawValue: "dHN0LTEyMzQ1Njc4OTAxMg=="))

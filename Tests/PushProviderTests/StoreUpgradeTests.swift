@@ -89,7 +89,7 @@ struct StoreUpgradeTests {
                     SELECT d.id, n.id AS notification, d.token FROM deliveries d
                     JOIN notifications n ON n.number = d.notification ORDER BY d.id
                     """
-            ).map { "\($0["id"] as Int64) \($0["notification"] as String) \($0["token"] as String)" }
+            ).map { "\($0["id"] as Int64) \($0["notification"] as String) \(CompactText.tokenText($0["token"]))" }
             try db.execute(
                 sql: """
                     INSERT INTO deliveries (notification, token, state, not_before, status, result_at)

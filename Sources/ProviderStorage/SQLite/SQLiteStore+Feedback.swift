@@ -16,7 +16,7 @@ extension SQLiteStore {
                             d.outcome_detail
                         FROM deliveries d JOIN notifications n ON n.number = d.notification
                         JOIN apps a ON a.id = n.app_id
-                        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
+                        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = token_text(d.token)
                         WHERE d.id = ? AND substr(n.id, 1, 23) = ? AND n.app_id = ?
                         """, arguments: [deliveryID, notificationPrefix, appID])
             else { return nil }
@@ -26,7 +26,8 @@ extension SQLiteStore {
                 sql: "UPDATE apps SET last_receipt_at = ? WHERE id = ? AND coalesce(last_receipt_at, 0) < ?",
                 arguments: [event.at.stored, appID, event.at.stored - 3600])
             let context = DeliveryContext(
-                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"], token: row["token"],
+                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"],
+                token: CompactText.tokenText(row["token"]),
                 userID: row["user_id"], webhookURL: row["webhook_url"])
             if let outcome = event.outcome {
                 guard
@@ -83,7 +84,7 @@ extension SQLiteStore {
                     FROM feedback f INDEXED BY feedback_responses
                     JOIN deliveries d ON d.id = f.delivery_id
                     JOIN notifications n ON n.number = d.notification
-                    LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
+                    LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = token_text(d.token)
                     WHERE f.notification_id = ? AND f.id > ? AND f.event IN ('opened', 'dismissed', 'action')
                     ORDER BY f.id LIMIT ?
                     """, arguments: [notificationID, after, limit]
@@ -93,7 +94,7 @@ extension SQLiteStore {
                     apnsID: DeliveryMessageID(
                         notificationID: notificationID, deliveryID: row["delivery_id"], key: self.messageKey
                     ).string,
-                    token: row["token"], userID: row["user_id"], at: Date(stored: row["at"]))
+                    token: CompactText.tokenText(row["token"]), userID: row["user_id"], at: Date(stored: row["at"]))
             }
         }
     }

@@ -35,7 +35,7 @@ extension SQLiteStore {
                 try db.execute(
                     sql: """
                         INSERT INTO deliveries (notification, not_before, token)
-                        SELECT ?, ?, a.token FROM activity_tokens a WHERE a.app_id = ?\(selection)
+                        SELECT ?, ?, compact_token(a.token) FROM activity_tokens a WHERE a.app_id = ?\(selection)
                         ORDER BY a.token
                         """,
                     arguments: StatementArguments(
@@ -67,7 +67,7 @@ extension SQLiteStore {
                 var count = 0
                 for token in tokens {
                     var values: [(any DatabaseValueConvertible)?] = [
-                        number, notification.sendAt.stored, token, notification.appID, token,
+                        number, notification.sendAt.stored, CompactText.token(token), notification.appID, token,
                     ]
                     if requireKey { values += [notification.appID, token] }
                     try statement.execute(arguments: StatementArguments(values))
@@ -78,7 +78,7 @@ extension SQLiteStore {
                 try db.execute(
                     sql: """
                         INSERT INTO deliveries (notification, not_before, token)
-                        SELECT ?, ?, d.token FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)
+                        SELECT ?, ?, compact_token(d.token) FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)
                         ORDER BY d.rowid
                         """, arguments: StatementArguments(arguments))
                 targeted = db.changesCount
@@ -122,7 +122,7 @@ extension SQLiteStore {
             else { return 0 }
             var count = 0
             for (token, time) in times {
-                try statement.execute(arguments: [number, token, occurrence, time.stored])
+                try statement.execute(arguments: [number, CompactText.token(token), occurrence, time.stored])
                 count += db.changesCount
             }
             try db.execute(

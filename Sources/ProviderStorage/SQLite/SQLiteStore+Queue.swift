@@ -32,7 +32,8 @@ extension SQLiteStore {
                 guard let owner = notifications[row[1]] else { return nil }
                 return LeasedDelivery(
                     id: row[0], notificationID: owner.id, appID: owner.appID,
-                    address: DeliveryAddress(token: row[2], channelID: row[4]), attempts: row[3])
+                    address: DeliveryAddress(token: CompactText.tokenText(row[2]), channelID: row[4]),
+                    attempts: row[3])
             }.sorted { $0.id < $1.id }
         }
     }
@@ -77,7 +78,7 @@ extension SQLiteStore {
             for result in results {
                 switch result {
                 case .accepted(let id, let notification, let uniqueID, let at):
-                    try accepted.execute(arguments: [uniqueID, at.stored, id, owner])
+                    try accepted.execute(arguments: [CompactText.uniqueID(uniqueID), at.stored, id, owner])
                     if db.changesCount > 0 { counts[CounterKey(notification, .accepted), default: 0] += 1 }
                 case .rejected(let id, let notification, let status, let reason, let at, let deactivation):
                     try rejected.execute(arguments: [status, reason, at.stored, id, owner])

@@ -38,7 +38,7 @@ extension SQLiteStore {
         SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at, n.expiration AS expiration,
             v.deactivated_at AS token_retired_at, v.deactivation_reason AS token_retired_because
         FROM deliveries d JOIN notifications n ON n.number = d.notification
-        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND v.active = 0
+        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = token_text(d.token) AND v.active = 0
         """
 
     private static func trace(from row: Row, key: SymmetricKey) throws -> DeliveryTrace {
@@ -46,12 +46,14 @@ extension SQLiteStore {
         func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(stored:)) }
         return DeliveryTrace(
             apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: row["id"], key: key).string,
-            notificationID: notificationID, appID: row["app_id"], token: row["token"], channelID: row["channel_id"],
+            notificationID: notificationID, appID: row["app_id"], token: CompactText.tokenText(row["token"]),
+            channelID: row["channel_id"],
             state: try DeliveryState(stored: row["state"]),
             attempts: row["attempts"], queuedAt: Date(stored: row["queued_at"]),
             notBefore: Date(stored: row["not_before"]), expiration: row["expiration"], leaseUntil: date("lease_until"),
             status: row["status"],
-            reason: row["reason"], apnsUniqueID: row["apns_unique_id"], answeredAt: date("result_at"),
+            reason: row["reason"], apnsUniqueID: CompactText.uniqueIDText(row["apns_unique_id"]),
+            answeredAt: date("result_at"),
             deliveredAt: date("delivered_at"), displayedAt: date("displayed_at"), openedAt: date("opened_at"),
             dismissedAt: date("dismissed_at"), action: row["action"], reply: row["reply"], reports: [],
             outcomes: (row["outcome"] as String?).map { $0.split(separator: ",").map(String.init) } ?? [],

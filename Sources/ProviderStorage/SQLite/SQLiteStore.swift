@@ -24,6 +24,7 @@ package final class SQLiteStore: ProviderStore {
                 // WAL with NORMAL sync survives a killed process; only a power loss can drop the last commits.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
+                CompactText.register(in: db)
                 // The writer checkpoints every 32,768 pages (128 MB of WAL; SQLite's default is 1,000): at the default
                 // a bulk import sat in fsync more than half the time. Its page cache stays at SQLite's 2 MB: 64 MB made
                 // an import of a million devices about 10 % faster but every broadcast's provider 90 MB larger

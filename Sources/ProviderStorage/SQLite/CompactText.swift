@@ -1,0 +1,99 @@
+import APNSCore
+import Foundation
+import GRDB
+
+/// Text the SQLite deliveries keep in half the bytes or fewer: a token (an even number of lower-case hex digits) as the
+/// bytes it spells, an `apns-unique-id` (a lower-case UUID) as its 16 bytes. Any other text is kept as it is; SQLite
+/// keeps each value in its own type, so a reader tells the two apart by it, and every value reads back exactly as it
+/// was written.
+enum CompactText {
+    /// A token as stored: its bytes when it is lower-case hex, else the text.
+    static func token(_ text: String) -> DatabaseValue {
+        var bytes: [UInt8] = []
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count % 2 == 0 else { return text.databaseValue }
+        bytes.reserveCapacity(utf8.count / 2)
+        var high: UInt8?
+        for byte in utf8 {
+            guard let value = lowerCaseDigit(byte) else { return text.databaseValue }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return Data(bytes).databaseValue
+    }
+
+    /// A token read back: the hex digits of stored bytes, or the stored text.
+    static func tokenText(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .blob(let data): hex(data)
+        case .string(let text): text
+        default: ""
+        }
+    }
+
+    /// An `apns-unique-id` as stored: its 16 bytes when it is a lower-case UUID, else the text.
+    static func uniqueID(_ text: String?) -> DatabaseValue {
+        guard let text else { return .null }
+        guard let uuid = UUID(uuidString: text), uuid.uuidString.lowercased() == text else {
+            return text.databaseValue
+        }
+        return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
+    }
+
+    /// An `apns-unique-id` read back.
+    static func uniqueIDText(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .blob(let data) where data.count == 16:
+            let bytes = Array(data)
+            let uuid = UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                    bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
+            return uuid.uuidString.lowercased()
+        case .string(let text): return text
+        default: return nil
+        }
+    }
+
+    /// The SQL functions the statements that copy tokens within the database use: `compact_token(text)` is
+    /// ``token(_:)``, `token_text(value)` is ``tokenText(_:)`` and `compact_unique_id(text)` is ``uniqueID(_:)``.
+    static func register(in db: Database) {
+        db.add(
+            function: DatabaseFunction("compact_token", argumentCount: 1, pure: true) { values in
+                if case .string(let text) = values[0].storage { token(text) } else { values[0] }
+            })
+        db.add(
+            function: DatabaseFunction("token_text", argumentCount: 1, pure: true) { values in
+                values[0].isNull ? nil : tokenText(values[0])
+            })
+        db.add(
+            function: DatabaseFunction("compact_unique_id", argumentCount: 1, pure: true) { values in
+                if case .string(let text) = values[0].storage { uniqueID(text) } else { values[0] }
+            })
+    }
+
+    private static func lowerCaseDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    private static func hex(_ data: Data) -> String {
+        String(unsafeUninitializedCapacity: data.count * 2) { buffer in
+            var index = 0
+            for byte in data {
+                buffer[index] = HexDigit.lowercase(byte >> 4)
+                buffer[index + 1] = HexDigit.lowercase(byte & 0x0F)
+                index += 2
+            }
+            return index
+        }
+    }
+}
