@@ -18,7 +18,7 @@ struct PostgresUpgradeTests {
             messageKey: SymmetricKey(size: .bits256))
     }
 
-    @Test("narrowing the deliveries (v16) keeps each delivery's number, notification, app and token")
+    @Test("narrowing the deliveries (v16) keeps each delivery's number, notification, app and token, hex or not")
     func narrowDeliveriesUpgraded() async throws {
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let (helperSchema, oldSchema) = ("t_up_helper_" + suffix, "t_up_old_" + suffix)
@@ -58,13 +58,16 @@ struct PostgresUpgradeTests {
                 INSERT INTO deliveries (id, notification_id, app_id, token, state, attempts, not_before, status,
                     result_at)
                 VALUES (5, 'first', 'old-app', 'aa', 'accepted', 1, now(), 200, now()),
+                    (7, 'first', 'old-app', 'T1', 'accepted', 1, now(), 200, now()),
                     (9, 'second', 'old-app', 'bb', 'accepted', 1, now(), 200, now())
                 """, logger: helper.logger)
         }
         let upgraded = try await Self.store(schema: oldSchema)
         let first = try await upgraded.deliveries(notificationID: "first", after: 0, limit: 10)
         #expect(
-            first.map { "\($0.notificationID) \($0.appID) \($0.token) \($0.state)" } == ["first old-app aa accepted"])
+            first.map { "\($0.notificationID) \($0.appID) \($0.token) \($0.state)" } == [
+                "first old-app aa accepted", "first old-app T1 accepted",
+            ])
         let second = try await upgraded.delivery(id: 9)
         #expect(second?.notificationID == "second")
         #expect(second?.token == "bb")
