@@ -37,6 +37,11 @@ package enum DeliveryResult: Sendable {
             self.at = at
             self.reason = reason
         }
+
+        /// A registration of the token older than this is the one APNs retired. APNs gives its time in whole
+        /// milliseconds (rounded down), so a registration within that millisecond counts as older: a device that
+        /// registered and was unregistered in the same millisecond is deactivated, not kept.
+        package var registeredBefore: Date { at.addingTimeInterval(0.001) }
     }
 }
 

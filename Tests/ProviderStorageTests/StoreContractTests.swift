@@ -96,6 +96,37 @@ struct StoreContractTests {
     }
 
     @Test(
+        "APNs' 410 time is whole milliseconds: a registration within that millisecond is deactivated, a later one kept",
+        arguments: kinds)
+    func unregisteredWithinTheMillisecond(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 2, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            let tokens = try leased.map { try #require($0.address.deviceToken) }
+            try #require(tokens.count == 2)
+            // Registered again 0.4 ms and 1.5 ms after the millisecond APNs reports (t0 + 1 s, rounded down).
+            let invalidAt = t0 + 1
+            _ = try await fixture.store.upsertDevice(
+                appID: fixture.appID, DeviceInput(token: tokens[0]), at: invalidAt + 0.0004)
+            _ = try await fixture.store.upsertDevice(
+                appID: fixture.appID, DeviceInput(token: tokens[1]), at: invalidAt + 0.0015)
+            try await fixture.store.record(
+                leased.map { delivery in
+                    .rejected(
+                        id: delivery.id, notificationID: id, status: 410, reason: "Unregistered", at: t0 + 2,
+                        deactivate: .init(
+                            appID: fixture.appID, token: delivery.address.deviceToken ?? "", at: invalidAt,
+                            reason: "Unregistered"))
+                }, owner: "a")
+            let within = try await fixture.store.device(appID: fixture.appID, token: tokens[0])
+            let after = try await fixture.store.device(appID: fixture.appID, token: tokens[1])
+            #expect(within?.active == false)
+            #expect(after?.active == true)
+        }
+    }
+
+    @Test(
         "a retry waits for its time; a stopping worker gives its leases back without spending an attempt",
         arguments: kinds)
     func retryAndRelease(kind: StoreKind) async throws {

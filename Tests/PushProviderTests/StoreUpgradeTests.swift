@@ -7,16 +7,22 @@ import Testing
 
 @Suite("Upgrading a provider database")
 struct StoreUpgradeTests {
-    @Test(
-        "a SQLite database from before the counters is upgraded and its reports keep their numbers",
-        .disabled(if: SharedQueueTests.onPostgres, "the SQLite migration path"))
-    func countersBackfilled() async throws {
+    /// A provider's data directory whose SQLite database has the tables of release `migration`, open to fill.
+    static func oldDatabase(upTo migration: String) throws -> (URL, DatabasePool) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())")
         let path = directory.appendingPathComponent("provider/provider.sqlite").path
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let pool = try DatabasePool(path: path)
-        try SQLiteSchema.migrator.migrate(pool, upTo: "v1")
+        try SQLiteSchema.migrator.migrate(pool, upTo: migration)
+        return (directory, pool)
+    }
+
+    @Test(
+        "a SQLite database from before the counters is upgraded and its reports keep their numbers",
+        .disabled(if: SharedQueueTests.onPostgres, "the SQLite migration path"))
+    func countersBackfilled() async throws {
+        let (directory, pool) = try Self.oldDatabase(upTo: "v1")
         try await pool.write { db in
             try db.execute(
                 sql: """
@@ -56,12 +62,7 @@ struct StoreUpgradeTests {
         "narrowing the deliveries (v12) keeps each delivery's number, notification and apns-id, and never reuses a number",
         .disabled(if: SharedQueueTests.onPostgres, "the SQLite migration path"))
     func narrowDeliveriesUpgraded() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())")
-        let path = directory.appendingPathComponent("provider/provider.sqlite").path
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let pool = try DatabasePool(path: path)
-        try SQLiteSchema.migrator.migrate(pool, upTo: "v11 lifecycle and retention")
+        let (directory, pool) = try Self.oldDatabase(upTo: "v11 lifecycle and retention")
         // Made now: older records would be pruned when the provider starts.
         let now = Int(Date().timeIntervalSince1970)
         try await pool.write { db in

@@ -95,7 +95,8 @@ extension PostgresStore {
                     FROM unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
                         \(batch.deactivatedAt)::timestamptz[], \(batch.deactivatedReasons)::text[])
                         AS u(app_id, token, at, reason)
-                    WHERE v.app_id = u.app_id AND v.token = u.token AND v.registered_at < u.at
+                    WHERE v.app_id = u.app_id AND v.token = u.token
+                        AND v.registered_at < u.at + interval '1 millisecond'
                     """, logger)
                 // An activity's token that APNs retired is forgotten: the activity ended, or the app was removed.
                 try await connection.rows(
@@ -103,7 +104,8 @@ extension PostgresStore {
                     DELETE FROM activity_tokens a
                     USING unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
                         \(batch.deactivatedAt)::timestamptz[]) AS u(app_id, token, at)
-                    WHERE a.app_id = u.app_id AND a.token = u.token AND a.registered_at < u.at
+                    WHERE a.app_id = u.app_id AND a.token = u.token
+                        AND a.registered_at < u.at + interval '1 millisecond'
                     """, logger)
             }
         }

@@ -84,12 +84,13 @@ extension SQLiteStore {
                     try rejected.execute(arguments: [status, reason, at.stored, id, owner])
                     if db.changesCount > 0 { counts[CounterKey(notification, .rejected, reason), default: 0] += 1 }
                     if let deactivation {
+                        let registeredBefore = deactivation.registeredBefore.stored
                         try deactivate.execute(arguments: [
                             deactivation.at.stored, deactivation.reason, deactivation.appID, deactivation.token,
-                            deactivation.at.stored,
+                            registeredBefore,
                         ])
                         try retireActivityToken.execute(arguments: [
-                            deactivation.appID, deactivation.token, deactivation.at.stored,
+                            deactivation.appID, deactivation.token, registeredBefore,
                         ])
                     }
                 case .retry(let id, let reason, let notBefore):
