@@ -7,6 +7,13 @@ import Testing
 
 @Suite("Upgrading a provider database")
 struct StoreUpgradeTests {
+    /// The statement that adds app `old-app` to a database of any release.
+    static let oldApp = """
+        INSERT INTO apps (id, name, bundle_id, environment, endpoint, auth_kind, sealed_credentials, publishable_key,
+            created_at, updated_at)
+        VALUES ('old-app', 'Old', 'com.example.old', 'development', 'https://127.0.0.1:1', 'token', x'00', 'pk_old', 0, 0);
+        """
+
     /// A provider's data directory whose SQLite database has the tables of release `migration`, open to fill.
     static func oldDatabase(upTo migration: String) throws -> (URL, DatabasePool) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())")
@@ -26,10 +33,7 @@ struct StoreUpgradeTests {
         try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO apps (id, name, bundle_id, environment, endpoint, auth_kind, sealed_credentials,
-                        publishable_key, created_at, updated_at)
-                    VALUES ('old-app', 'Old', 'com.example.old', 'development', 'https://127.0.0.1:1', 'token',
-                        x'00', 'pk_old', 0, 0);
+                    \(Self.oldApp)
                     INSERT INTO notifications (id, app_id, target, payload, push_type, send_at, targeted, created_at)
                     VALUES ('old-notification', 'old-app', 'all', '{}', 'alert', 0, 4, 0);
                     INSERT INTO deliveries (notification_id, app_id, token, state, not_before, delivered_at,
@@ -68,10 +72,7 @@ struct StoreUpgradeTests {
         try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO apps (id, name, bundle_id, environment, endpoint, auth_kind, sealed_credentials,
-                        publishable_key, created_at, updated_at)
-                    VALUES ('old-app', 'Old', 'com.example.old', 'development', 'https://127.0.0.1:1', 'token',
-                        x'00', 'pk_old', 0, 0);
+                    \(Self.oldApp)
                     INSERT INTO notifications (id, app_id, target, payload, push_type, send_at, targeted, created_at)
                     VALUES ('second', 'old-app', 'all', '{}', 'alert', 0, 1, \(now + 1)),
                         ('first', 'old-app', 'all', '{}', 'alert', 0, 1, \(now));
