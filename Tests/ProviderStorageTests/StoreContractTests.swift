@@ -127,6 +127,27 @@ struct StoreContractTests {
     }
 
     @Test(
+        "deliveries whose notification is gone (an app deletion cut short) are never leased, and go; the rest are sent",
+        arguments: kinds)
+    func orphanedDeliveries(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let gone = try await fixture.notification(tokens: 3, at: t0)
+            try await fixture.deleteNotificationRowOnly(gone)
+            let kept = try await fixture.notification(tokens: 2, at: t0 + 1)
+            let first = try await fixture.store.lease(owner: "a", limit: 10, now: t0 + 1, leaseFor: 30)
+            #expect(first.map(\.notificationID) == [kept, kept])
+            try await fixture.store.record(
+                first.map { .accepted(id: $0.id, notificationID: kept, uniqueID: nil, at: t0 + 2) }, owner: "a")
+            // Past any lease they could have had: none comes back to the queue.
+            _ = try await fixture.store.reclaimExpiredLeases(now: t0 + 60)
+            let later = try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 61, leaseFor: 30)
+            #expect(later.isEmpty)
+            #expect(try await fixture.store.queueDepth() == 0)
+        }
+    }
+
+    @Test(
         "a retry waits for its time; a stopping worker gives its leases back without spending an attempt",
         arguments: kinds)
     func retryAndRelease(kind: StoreKind) async throws {
@@ -392,6 +413,21 @@ struct StoreFixture {
 
     /// Every table's columns, each as `name` or `name NOT NULL`, sorted; tables the migrations keep for themselves
     /// (GRDB's and PostgreSQL's migration bookkeeping) are left out.
+    /// Deletes notification `id`'s row alone, as an app's deletion leaves it when the provider stops between deleting
+    /// the app (its notifications with it) and deleting their deliveries.
+    func deleteNotificationRowOnly(_ id: String) async throws {
+        switch store {
+        case let sqlite as SQLiteStore:
+            try await sqlite.write { db in
+                try db.execute(sql: "DELETE FROM notifications WHERE id = ?", arguments: [id])
+            }
+        case let postgres as PostgresStore:
+            _ = try await postgres.rows("DELETE FROM notifications WHERE id = \(id)")
+        default:
+            Issue.record("an unknown store")
+        }
+    }
+
     func columns() async throws -> [String: [String]] {
         var tables: [String: [String]] = [:]
         switch store {

@@ -9,10 +9,9 @@ import GRDB
 enum CompactText {
     /// A token as stored: its bytes when it is lower-case hex, else the text.
     static func token(_ text: String) -> DatabaseValue {
-        var bytes: [UInt8] = []
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count % 2 == 0 else { return text.databaseValue }
-        bytes.reserveCapacity(utf8.count / 2)
+        var bytes = Data(capacity: utf8.count / 2)
         var high: UInt8?
         for byte in utf8 {
             guard let value = lowerCaseDigit(byte) else { return text.databaseValue }
@@ -23,7 +22,7 @@ enum CompactText {
                 high = value
             }
         }
-        return Data(bytes).databaseValue
+        return bytes.databaseValue
     }
 
     /// A token read back: the hex digits of stored bytes, or the stored text.
@@ -47,14 +46,8 @@ enum CompactText {
     /// An `apns-unique-id` read back.
     static func uniqueIDText(_ value: DatabaseValue) -> String? {
         switch value.storage {
-        case .blob(let data) where data.count == 16:
-            let bytes = Array(data)
-            let uuid = UUID(
-                uuid: (
-                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
-                    bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-                ))
-            return uuid.uuidString.lowercased()
+        case .blob(let data) where data.count == MemoryLayout<uuid_t>.size:
+            return UUID(uuid: data.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased()
         case .string(let text): return text
         default: return nil
         }

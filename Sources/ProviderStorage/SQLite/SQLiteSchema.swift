@@ -256,14 +256,15 @@ package enum SQLiteSchema {
             // and `apns-unique-id` as bytes where they are hex and a UUID (``CompactText``): after a 1,000,000-device
             // broadcast, 124 bytes a delivery with its indexes instead of 300. SQLite changes a column only by
             // copying the table, so both tables are copied; a delivery keeps its number (its `apns-id` is made from
-            // it) and the numbers already given are never given again.
+            // it) and the numbers already given are never given again. A notification's number is never given
+            // again either (AUTOINCREMENT): deliveries left by a deleted notification must not become a new one's.
             CompactText.register(in: db)
             let lastDelivery =
                 try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'deliveries'") ?? 0
             try db.execute(
                 sql: """
                     CREATE TABLE notifications_v12 (
-                        number INTEGER PRIMARY KEY,
+                        number INTEGER PRIMARY KEY AUTOINCREMENT,
                         id TEXT NOT NULL UNIQUE,
                         app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
                         target TEXT NOT NULL,
