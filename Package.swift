@@ -79,7 +79,10 @@ let package = Package(
         ),
         .target(
             name: "HeraldHTTP2",
-            dependencies: [.product(name: "NIOHTTP2", package: "swift-nio-http2")],
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
             swiftSettings: heraldSettings
         ),
         .target(
@@ -275,6 +278,18 @@ let package = Package(
         .executableTarget(
             name: "HeraldKitBench", dependencies: ["HeraldKit", "UserNotifications"],
             path: "Benchmarks/HeraldKitBench", swiftSettings: heraldSettings),
+        // Benchmarks/gateway-h2load.sh: SwiftNIO's HTTP/2 and TLS alone, the floor under the gateway's speed.
+        .executableTarget(
+            name: "HTTP2Floor",
+            dependencies: [
+                "HeraldHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/HTTP2Floor", swiftSettings: heraldSettings),
         .executableTarget(
             name: "HeraldFuzz",
             dependencies: [
@@ -407,7 +422,12 @@ let package = Package(
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .testTarget(
             name: "HeraldHTTP2Tests",
-            dependencies: ["HeraldHTTP2", .product(name: "NIOHTTP2", package: "swift-nio-http2")],
+            dependencies: [
+                "HeraldHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
             swiftSettings: heraldSettings),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "APNSCore"], swiftSettings: heraldSettings),
         .testTarget(name: "CategoryConfigTests", dependencies: ["CategoryConfig"], swiftSettings: heraldSettings),

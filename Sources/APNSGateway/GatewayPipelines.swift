@@ -1,4 +1,5 @@
 import APNSCore
+import HeraldHTTP2
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -41,6 +42,7 @@ struct GatewayPipelines: Sendable {
         let idle = TimeAmount(idleTimeout)
         try removeSetupDeadline(channel)
         try channel.pipeline.syncOperations.addHandlers([
+            WriteCoalescer(),
             NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration),
             IdleStateHandler(readTimeout: idle),
             ProviderConnectionHandler(

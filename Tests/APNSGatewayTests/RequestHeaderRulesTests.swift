@@ -47,6 +47,13 @@ struct RequestHeaderRulesTests {
             ("an empty field name", validFields + [("", "x")]),
             ("a space in a pseudo-header value", validFields.map { $0.0 == ":path" ? (":path", "/3/device/ 00") : $0 }),
             ("a line feed in a value", validFields + [("apns-id", "a\nb")]),
+            ("a carriage return in a value", validFields + [("apns-id", "a\rb")]),
+            (
+                "a NUL as the last byte of a 300-byte value",
+                validFields + [("authorization", String(repeating: "a", count: 300) + "\u{0}")]
+            ),
+            ("a quote in a field name", validFields + [("x\"y", "1")]),
+            ("a non-ASCII field name", validFields + [("x-ü", "1")]),
             ("transfer-encoding", validFields + [("transfer-encoding", "chunked")]),
             ("te other than trailers", validFields + [("te", "gzip")]),
             ("CONNECT with a :path", [(":method", "CONNECT"), (":authority", "x:443"), (":path", "/")]),
@@ -55,9 +62,12 @@ struct RequestHeaderRulesTests {
         #expect(throws: MalformedHeaderBlock.self, "\(what)") { try parse(fields) }
     }
 
-    @Test("te: trailers and a CONNECT request with only :method and :authority are allowed")
+    @Test(
+        "te: trailers, a tab and control characters other than NUL, CR and LF in a value, and a CONNECT request with only :method and :authority are allowed"
+    )
     func allowedEdges() throws {
         _ = try parse(validFields + [("te", "trailers")])
+        _ = try parse(validFields + [("x-tab", "a\tb\u{0B}\u{0C}\u{0E}" + String(repeating: "b", count: 300))])
         #expect(try parse([(":method", "CONNECT"), (":authority", "x:443")]).method == "CONNECT")
     }
 

@@ -1,4 +1,5 @@
 import APNSCore
+import HeraldHTTP2
 import NIOCore
 import NIOHTTP2
 import NIOPosix
@@ -73,6 +74,7 @@ struct ConnectionBootstrap: Sendable {
                         return channel.eventLoop.makeCompletedFuture {
                             channel.pipeline.syncOperations.removeHandler(recorder, promise: nil)
                             try channel.pipeline.syncOperations.addHandlers([
+                                WriteCoalescer(),
                                 handler.value.flushGate,
                                 NIOHTTP2Handler(mode: .client, connectionConfiguration: Self.http2Configuration),
                                 handler.value,
