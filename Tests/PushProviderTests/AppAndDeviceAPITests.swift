@@ -49,6 +49,28 @@ struct AppAndDeviceAPITests {
             (status, answer) = try await harness.call("POST", "/v1/apps", key: harness.adminToken, body: body)
             #expect(status == 400)
             #expect(answer["error"]["field"].string == "bundleID")
+            // U+0000, which PostgreSQL's text cannot hold, is refused naming the field on either database, in a new
+            // app and in a change to one, and the app is left as it was.
+            body = ProviderHarness.appBody(harness.gateway)
+            body["name"] = "Scores\u{0}"
+            (status, answer) = try await harness.call("POST", "/v1/apps", key: harness.adminToken, body: body)
+            #expect(status == 400 && answer["error"]["field"].string == "name", "\(answer)")
+            #expect(answer["error"]["message"].string?.contains("U+0000") == true, "\(answer)")
+            for (field, value) in [("name", "Sco\u{0}res"), ("webhookURL", "https://hooks.example/\u{0}")] {
+                (status, answer) = try await harness.call("PATCH", "/v1/apps/\(harness.appID)", body: [field: value])
+                #expect(status == 400 && answer["error"]["field"].string == field, "\(answer)")
+            }
+            let (_, app) = try await harness.call("GET", "/v1/apps/\(harness.appID)")
+            #expect(app["name"].string?.contains("\u{0}") == false && app["webhookURL"].string == nil, "\(app)")
+            // In categories, a NUL in a title is kept escaped in their JSON: accepted and served back on both.
+            let config =
+                #"{"UNNotificationCategory": {"see": {"identifier": "see", "actions": ["love"]}}, "#
+                + #""UNNotificationAction": {"love": {"identifier": "love", "title": "I\u0000love it"}}}"#
+            (status, answer) = try await harness.call(
+                "PUT", "/v1/apps/\(harness.appID)/categories", body: Data(config.utf8))
+            #expect(status == 200, "\(answer)")
+            let (_, served) = try await harness.call("GET", "/v1/apps/\(harness.appID)/categories")
+            #expect(served["NotificationConfig"]["UNNotificationAction"]["love"]["title"].string == "I\u{0}love it")
         }
     }
 

@@ -239,6 +239,30 @@ struct DeliveryTests {
         }
     }
 
+    @Test(
+        "U+0000 in a reply, an action, an outcome's detail or a collapse ID is refused naming the field, on both stores"
+    )
+    func nulInFeedbackAndCollapseID() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            for (field, event) in [
+                ("text", ["event": "action", "action": "reply", "text": "see\u{0}you"]),
+                ("action", ["event": "action", "action": "re\u{0}ply"]),
+                ("detail", ["event": "outcome", "outcome": "extensionTimeout", "detail": "\u{0}"]),
+            ] {
+                let report = event.merging(["apnsID": apnsID, "token": token]) { first, _ in first }
+                let (status, answer) = try await harness.call(
+                    "POST", "/v1/feedback", key: harness.publishableKey, body: report)
+                #expect(status == 400 && answer["error"]["field"].string == field, "\(answer)")
+            }
+            #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["actions"]["reply"].int == nil)
+            let (status, answer) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: ["target": ["token": token], "content": ["body": "hi"], "collapseID": "score\u{0}"])
+            #expect(status == 400 && answer["error"]["field"].string == "collapseID", "\(answer)")
+        }
+    }
+
     @Test("a device reporting the same event twice counts once; a reply counts once; opened counts taps, not actions")
     func repeatedFeedback() async throws {
         try await ProviderHarness.with { harness in

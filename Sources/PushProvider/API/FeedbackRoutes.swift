@@ -94,6 +94,9 @@ struct FeedbackRoutes: ProviderRouteCollection {
     /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.
     static func feedbackEvent(_ input: FeedbackInput, now: Date) throws(ProviderError) -> FeedbackEvent {
         let at = input.time ?? now
+        try ProviderError.refuseNUL(input.text, field: "text")
+        try ProviderError.refuseNUL(input.action, field: "action")
+        try ProviderError.refuseNUL(input.detail, field: "detail")
         if let text = input.text, text.utf8.count > replyLimit {
             throw .tooLarge(
                 field: "text", "the reply is \(text.utf8.count) bytes; at most \(replyLimit) are recorded: shorten it")

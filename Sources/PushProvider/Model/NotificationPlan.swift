@@ -22,6 +22,8 @@ struct NotificationPlan: Sendable {
     /// - Throws: ``ProviderError`` naming the field: the target, the content, or the lint rule APNs would reject it
     ///   for.
     init(_ input: NotificationInput, bundleID: String, now: Date = Date()) throws(ProviderError) {
+        try ProviderError.refuseNUL(input.collapseID, field: "collapseID")
+        try ProviderError.refuseNUL(input.encryptedKey, field: "encryptedKey")
         var target = try NotificationTarget(input.target)
         let requestedPushType = try Self.pushType(input, for: target)
         var payload: APNSPayload

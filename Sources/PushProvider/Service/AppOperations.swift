@@ -51,6 +51,10 @@ package struct AppOperations: Sendable {
     /// or one on ``PushProviderService/Configuration/allowedEndpoints`` needs the admin (`byAdmin`); a new endpoint needs the credentials
     /// again in the same request, since credentials are bound to the endpoint they were given for.
     func apply(_ input: AppInput, to app: inout StoredApp, creating: Bool, byAdmin: Bool) throws(ProviderError) {
+        try ProviderError.refuseNUL(input.name, field: "name")
+        try ProviderError.refuseNUL(input.endpoint, field: "endpoint")
+        try ProviderError.refuseNUL(input.webhookURL, field: "webhookURL")
+        try ProviderError.refuseNUL(input.channelEndpoint, field: "channelEndpoint")
         if let name = input.name { app.app.name = name }
         if let retention = input.retention {
             try retention.check(prefix: "retention")
