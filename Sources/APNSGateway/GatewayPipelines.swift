@@ -41,10 +41,11 @@ struct GatewayPipelines: Sendable {
         configuration.headerBlockValidation = .disabled
         let idle = TimeAmount(idleTimeout)
         try removeSetupDeadline(channel)
+        // The idle timer watches bytes below HTTP/2 (any frame is bytes read), so frames do not pass through it.
         try channel.pipeline.syncOperations.addHandlers([
+            IdleStateHandler(readTimeout: idle),
             WriteCoalescer(),
             NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration),
-            IdleStateHandler(readTimeout: idle),
             ProviderConnectionHandler(
                 worker: ProviderRequestWorker(
                     processor: processor, admin: admin, persist: persist, loop: workerLoop(for: channel)),

@@ -238,6 +238,48 @@ struct GatewayTrustTests {
         try await server.shutdown()
     }
 
+    @Test(
+        "an HTTP/2 connection with frames coming (PINGs) stays open past the idle time; once quiet, GOAWAY IdleTimeout")
+    func idleTimeoutOnARealConnection() async throws {
+        let gateway = try await GatewayHarness.start { $0.idleTimeout = .seconds(1) }
+        try await gateway.base.run {
+            let script = """
+                import socket, ssl, sys, time
+                port, ca = int(sys.argv[1]), sys.argv[2]
+                context = ssl.create_default_context(cafile=ca)
+                context.set_alpn_protocols(["h2"])
+                s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+                s.sendall(b"PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+                began = time.monotonic()
+                while time.monotonic() - began < 2.5:
+                    s.sendall(bytes([0, 0, 8, 6, 0, 0, 0, 0, 0]) + b"12345678")
+                    time.sleep(0.3)
+                quiet = time.monotonic()
+                s.settimeout(20)
+                buffer = b""
+                while True:
+                    while len(buffer) >= 9 and len(buffer) >= 9 + int.from_bytes(buffer[:3], "big"):
+                        length, kind = int.from_bytes(buffer[:3], "big"), buffer[3]
+                        payload, buffer = buffer[9:9 + length], buffer[9 + length:]
+                        if kind == 7:
+                            print("goaway", payload[8:].decode(), round(time.monotonic() - quiet, 2))
+                            sys.exit(0)
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        print("closed without GOAWAY")
+                        sys.exit(0)
+                    buffer += chunk
+                """
+            let output = try await GatewayHarness.python(
+                script, [String(gateway.port), gateway.server.certificateAuthority.caPath.path])
+            let words = output.split(separator: " ")
+            #expect(words.first == "goaway" && words.dropFirst().first?.contains("IdleTimeout") == true, "\(output)")
+            // Sent during the PINGs, the GOAWAY would already be waiting when the script stops sending.
+            let afterQuiet = Double(words.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
+            #expect(afterQuiet >= 0.5 && afterQuiet < 15, "\(output)")
+        }
+    }
+
     @Test("an unmasked or reserved-opcode courier frame fails the connection with close code 1002 (RFC 6455)")
     func courierFrameRules() async throws {
         try await GatewayHarness.with { gateway, _ in

@@ -92,7 +92,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let closed = event as? StreamClosedEvent {
+        // Most frequent first: a window update and a stream's close come with every request.
+        if let window = event as? NIOHTTP2WindowUpdatedEvent {
+            if let update = Self.receiveWindow.update(for: window) {
+                context.write(wrapOutboundOut(update), promise: nil)
+                pendingWrites = true
+            }
+        } else if let closed = event as? StreamClosedEvent {
             requests.remove(closed.streamID)
             streamErrors.streamClosed(closed)
         } else if event is IdleStateHandler.IdleStateEvent {
@@ -102,10 +108,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)))
                 .whenComplete { _ in loopBound.value.close(promise: nil) }
             return
-        } else if let window = event as? NIOHTTP2WindowUpdatedEvent, let update = Self.receiveWindow.update(for: window)
-        {
-            context.write(wrapOutboundOut(update), promise: nil)
-            pendingWrites = true
         }
         context.fireUserInboundEventTriggered(event)
     }
