@@ -6,7 +6,7 @@
 #   libraries allow on one event loop, with no work per push);
 # - nghttpd: answering a static 200 to the same request (same path, headers and body: the JWT, which nghttp2 never
 #   indexes, is Huffman-coded by h2load and decoded by the server on every request, as by any APNs server);
-# - nghttpd (bare): the reference this script used before 2026-11-28, a static file with none of APNs' headers.
+# - nghttpd (bare): the reference this script used at first, a static file with none of APNs' headers.
 # Prints each round, the medians and the gateway's ratio to each.
 # Needs h2load and nghttpd (Debian nghttp2-client, nghttp2-server) and openssl. Usage: Benchmarks/gateway-h2load.sh [requests per round] [rounds]
 set -euo pipefail
