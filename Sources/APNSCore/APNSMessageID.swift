@@ -19,7 +19,7 @@ public struct APNSMessageID: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// The canonical lowercase form of `uuid`.
     public init(_ uuid: UUID = UUID()) {
-        self.rawValue = uuid.uuidString.lowercased()
+        self.rawValue = uuid.lowercasedString
     }
 
     public init(from decoder: any Decoder) throws {

@@ -1,5 +1,4 @@
-import APNSCore
-import Foundation
+package import Foundation
 
 extension UUID {
     /// The canonical lowercase 8-4-4-4-12 text, as APNs writes `apns-id` (without `uuidString`'s `sprintf`).
