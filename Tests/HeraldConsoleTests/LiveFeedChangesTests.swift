@@ -92,6 +92,9 @@ struct LiveFeedChangesTests {
             record.change()
             await read.next()
         }
+        // A read is signalled before its update is sent: the tab starts reading only once the sixth update is queued
+        // and the feed closed it (its reader stops with it), or it could drain the queue first and never fall behind.
+        while feeds.running > 0 { await Task.yield() }
         var received: [LiveFeeds.Update] = []
         for await update in stream { received.append(update) }
         let answers = received.compactMap {
