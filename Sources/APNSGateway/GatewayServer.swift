@@ -55,6 +55,10 @@ package final class GatewayServer: Sendable {
         package var insecureAdmin = false
         /// Where refusals are logged (``GatewayRefusals``).
         package var logger = Logger(label: "herald-gateway")
+        /// Whether devices, stored notifications and channels are kept in `DATA/journal` across restarts. `false` is
+        /// the load-test mode (`--no-journal`): nothing of them is read from or written to disk, so a push costs no
+        /// disk write and a million of them fill no disk, and everything is lost when the gateway stops.
+        package var journal = true
 
         package init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -79,7 +83,8 @@ package final class GatewayServer: Sendable {
     package let adminCredential: AdminCredential
     /// What was refused, logged and counted.
     package let refusals: GatewayRefusals
-    private let journal: GatewayJournal
+    /// `nil` in the load-test mode (``Configuration/journal`` `false`).
+    private let journal: GatewayJournal?
     private let group: MultiThreadedEventLoopGroup
     private let listeners = Mutex<[any Channel]>([])
     private let boundManagementPort = Mutex<Int?>(nil)
@@ -112,17 +117,21 @@ package final class GatewayServer: Sendable {
         self.adminCredential = try AdminCredential.loadOrCreate(
             in: configuration.dataDirectory, insecure: configuration.insecureAdmin)
         self.certificateAuthority = try LocalCertificateAuthority.loadOrCreate(in: configuration.dataDirectory)
-        let journal = try GatewayJournal(directory: configuration.dataDirectory, logger: configuration.logger)
+        let journal =
+            configuration.journal
+            ? try GatewayJournal(directory: configuration.dataDirectory, logger: configuration.logger) : nil
         self.journal = journal
+        let recovered = journal?.recovered ?? GatewayJournal.Recovered()
         self.registry = DeviceRegistry(
-            devices: journal.recovered.devices,
-            changed: { devices, replacing throws(GatewayDataError) in try journal.record(devices, replacing: replacing)
+            devices: recovered.devices,
+            changed: { devices, replacing throws(GatewayDataError) in
+                try journal?.record(devices, replacing: replacing)
             })
-        self.store = NotificationStore(changed: { journal.markChanged($0) })
-        for notification in journal.recovered.stored { store.restore(notification) }
+        self.store = NotificationStore(changed: { journal?.markChanged($0) })
+        for notification in recovered.stored { store.restore(notification) }
         self.channels = ChannelRegistry(
-            channels: journal.recovered.channels, disabled: journal.recovered.disabledApps,
-            limitPerApp: configuration.channelLimitPerApp, log: store.log, changed: { journal.markChanged($0) })
+            channels: recovered.channels, disabled: recovered.disabledApps,
+            limitPerApp: configuration.channelLimitPerApp, log: store.log, changed: { journal?.markChanged($0) })
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     }
 
@@ -166,10 +175,11 @@ package final class GatewayServer: Sendable {
         let admin = AdminRequestProcessor(
             registry: registry, store: store, channels: channels, keys: keys, faults: faults,
             credential: adminCredential, certificateAuthority: certificateAuthority, refusals: refusals,
-            tokenLimit: tokenLimit, clock: configuration.clock)
+            tokenLimit: tokenLimit, journal: journal != nil, clock: configuration.clock)
         let (journal, store, registry, channels) = (self.journal, self.store, self.registry, self.channels)
         let pipelines = GatewayPipelines(
-            processor: processor, persist: { journal.flush(from: store, registry: registry, channels: channels) },
+            processor: processor,
+            persist: { journal?.flush(from: store, registry: registry, channels: channels) ?? true },
             admin: admin, registry: registry, store: store, channels: channels, tokenLimit: tokenLimit,
             idleTimeout: configuration.idleTimeout, setupTimeout: TimeAmount(configuration.setupTimeout),
             connections: connections, refusals: refusals, eventLoops: Array(group.makeIterator()))
@@ -233,8 +243,8 @@ package final class GatewayServer: Sendable {
         }
         task?.cancel()
         await task?.value
-        journal.flush(from: store, registry: registry, channels: channels)
-        journal.close()
+        journal?.flush(from: store, registry: registry, channels: channels)
+        journal?.close()
         try await group.shutdownGracefully()
     }
 
@@ -243,7 +253,7 @@ package final class GatewayServer: Sendable {
     }
 
     private func startFlusher() {
-        let journal = journal
+        guard let journal else { return }
         let store = store
         let registry = registry
         let channels = channels

@@ -24,6 +24,9 @@ package import NIOCore
 /// - `GET /admin/channels?bundle-id=&environment=` → `{"channels": [...]}` with subscriber counts
 /// - `GET /admin/broadcasts?channel-id=` → `{"broadcasts": [...]}`: the latest broadcasts, their reach and
 ///   acknowledgement times
+/// - `GET /admin/status` → `{"journal", "devices", "stored"}`: whether the gateway keeps its state on disk (`false` in the
+///   load-test mode, with a `"warning"` saying what that costs), how many device tokens it knows and how many pushes
+///   wait for their devices
 /// - `GET /admin/refusals` → `{"refusals": {"admin": n, "courier-message": n, ...}}`: what the gateway refused since it
 ///   started, by kind (each is also logged with the peer and why)
 package struct AdminRequestProcessor: Sendable {
@@ -39,6 +42,8 @@ package struct AdminRequestProcessor: Sendable {
     let refusals: GatewayRefusals?
     /// How many tokens `POST /admin/devices` may create per source address.
     let tokenLimit: TokenCreationLimit
+    /// Whether devices, stored pushes and channels are kept in the journal (`false`: the load-test mode).
+    let journal: Bool
     /// The time of day the gateway goes by.
     let clock: any WallClock
 
@@ -46,7 +51,8 @@ package struct AdminRequestProcessor: Sendable {
         registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry = ChannelRegistry(),
         keys: ProviderKeys, faults: InjectedFaults, credential: AdminCredential,
         certificateAuthority: LocalCertificateAuthority?, refusals: GatewayRefusals? = nil,
-        tokenLimit: TokenCreationLimit = TokenCreationLimit(perMinute: .max), clock: any WallClock
+        tokenLimit: TokenCreationLimit = TokenCreationLimit(perMinute: .max), journal: Bool = true,
+        clock: any WallClock
     ) {
         self.registry = registry
         self.store = store
@@ -57,6 +63,7 @@ package struct AdminRequestProcessor: Sendable {
         self.certificateAuthority = certificateAuthority
         self.refusals = refusals
         self.tokenLimit = tokenLimit
+        self.journal = journal
         self.clock = clock
     }
 
@@ -91,6 +98,21 @@ package struct AdminRequestProcessor: Sendable {
         let request = AdminRoute.Request(body: body, query: query, source: source, parameters: parameters)
         return try route.handle(self, request)
     }
+
+    /// What the gateway holds, and whether it keeps it across restarts.
+    func status() -> AdminResponse {
+        var fields: [(key: String, value: JSONValue)] = [
+            ("journal", .bool(journal)), ("devices", .number(JSONNumber(registry.count))),
+            ("stored", .number(JSONNumber(store.storedCount))),
+        ]
+        if !journal { fields.append(("warning", .string(Self.loadTestWarning))) }
+        return .json(200, .object(JSONObject(fields)))
+    }
+
+    /// What the load-test mode costs, as the start banner and `GET /admin/status` say it.
+    package static let loadTestWarning =
+        "load-test mode (--no-journal): devices, stored notifications and channels are kept in memory only, "
+        + "never written to disk, and lost when the gateway stops"
 
     /// What the gateway refused since it started, by kind.
     func listRefusals() -> AdminResponse {

@@ -45,6 +45,7 @@ struct AdminRoute: Sendable {
 extension AdminRequestProcessor {
     /// Every admin endpoint; docs/gateway.md describes them.
     static let routes: [AdminRoute] = [
+        AdminRoute("GET", "status") { admin, _ in admin.status() },
         AdminRoute("POST", "devices") { admin, request throws(AdminError) in
             try admin.register(request.json(), source: request.source)
         },

@@ -244,6 +244,9 @@ package final class NotificationStore: Sendable {
         state.withLock { $0.stored[token]?.notification }
     }
 
+    /// How many pushes wait for their devices.
+    package var storedCount: Int { state.withLock { $0.stored.count } }
+
     /// Every stored push, for persistence.
     package func allStored() -> [AcceptedNotification] {
         state.withLock { $0.stored.values.map(\.notification) }

@@ -17,6 +17,8 @@ struct GatewayBanner {
     let sendAuthKey: String?
     /// The admin credential: its token is shown only on the start that made it.
     let admin: AdminCredential
+    /// Whether the journal keeps devices and stored pushes across restarts (`false`: `--no-journal`).
+    var journal = true
 
     var text: String {
         let address = host.contains(":") ? "[\(host)]" : host
@@ -28,6 +30,7 @@ struct GatewayBanner {
             "devices connect to wss://\(address):\(port)/courier (docs/courier.md); admin API: /admin/ (docs/gateway.md)",
             Self.adminLine(admin),
         ]
+        if !journal { lines.append("WARNING: \(AdminRequestProcessor.loadTestWarning)") }
         if let managePort {
             lines.append(
                 "broadcast channels: https://\(address):\(managePort)/1/apps/<bundle ID>/channels; broadcasts: "

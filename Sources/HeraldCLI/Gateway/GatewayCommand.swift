@@ -53,6 +53,15 @@ struct GatewayCommand: AsyncParsableCommand {
         help: "Let anyone who reaches the port use the admin API without the admin token (loopback --host only).")
     var insecureAdmin = false
 
+    @Flag(
+        name: .customLong("no-journal"),
+        help: ArgumentHelp(
+            "Load-test mode: keep devices, stored pushes and channels in memory only (no disk write per push; "
+                + "all lost when the gateway stops).",
+            discussion: "The data folder still holds the CA, the certificates and the admin token; a journal "
+                + "already there is neither read nor changed."))
+    var noJournal = false
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -96,7 +105,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 hasKeys: !keys.isEmpty,
                 sendAuthKey: jwt == nil
                     ? nil : keys.first.map { "\($0.teamID):\($0.keyID):\(URL(fileURLWithPath: $0.path).path)" },
-                admin: server.adminCredential
+                admin: server.adminCredential,
+                journal: !noJournal
             ).text
         )
         let folder = URL(fileURLWithPath: data)
@@ -124,6 +134,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.managePort = managePort
         configuration.environment = environment
         configuration.insecureAdmin = insecureAdmin
+        configuration.journal = !noJournal
         configuration.maxConnections = maxConnections
         configuration.tokenCreationsPerMinute = tokenCreationLimit
         configuration.logger = logging.logger("herald-gateway")
