@@ -526,10 +526,14 @@ def main():
 
 def storage(options, work, schema):
     """Bytes per delivery and per device right after the broadcast: the deliveries table with its indexes (on
-    PostgreSQL, the dead row versions its updates left that vacuum has not yet reclaimed included), and the devices."""
+    PostgreSQL also the queue's and the results' tables, which hold a delivery since v17, with the dead row versions
+    that vacuum has not yet reclaimed), and the devices."""
     if schema:
         url = urllib.parse.urlunsplit(urllib.parse.urlsplit(options.database)._replace(query=""))
-        query = (f"SELECT pg_table_size('{schema}.deliveries'), pg_indexes_size('{schema}.deliveries'), "
+        # to_regclass: a build before v17 has no queue or results table (counted 0).
+        tables = [f"to_regclass('{schema}.{name}')" for name in ("deliveries", "delivery_queue", "delivery_results")]
+        query = (f"SELECT {' + '.join(f'coalesce(pg_table_size({t}), 0)' for t in tables)}, "
+                 f"{' + '.join(f'coalesce(pg_indexes_size({t}), 0)' for t in tables)}, "
                  f"pg_total_relation_size('{schema}.devices')")
         out = subprocess.run(["psql", "-qtA", "-F", " ", "-c", query, url], capture_output=True, text=True, check=True)
         table, indexes, devices = (int(value) for value in out.stdout.split())

@@ -79,4 +79,77 @@ struct PostgresUpgradeTests {
         }
         await helper.close()
     }
+
+    @Test("writing deliveries once (v17) keeps each delivery's state, attempts, lease, answer and reports")
+    func deliveriesWrittenOnceUpgraded() async throws {
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let (helperSchema, oldSchema) = ("t_up17_helper_" + suffix, "t_up17_old_" + suffix)
+        let helper = try await Self.store(schema: helperSchema)
+        let before = try #require(PostgresSchema.migrations.firstIndex { $0.name == "v17 deliveries written once" })
+        let past = Date(timeIntervalSince1970: 1_780_000_000)
+        let soon = Date().addingTimeInterval(600)
+        try await helper.transaction { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(oldSchema)"), logger: helper.logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(oldSchema)"), logger: helper.logger)
+            try await connection.query(
+                "CREATE TABLE herald_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)",
+                logger: helper.logger)
+            for migration in PostgresSchema.migrations[..<before] {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: helper.logger)
+                }
+                try await connection.query(
+                    "INSERT INTO herald_migrations (name, applied_at) VALUES (\(migration.name), now())",
+                    logger: helper.logger)
+            }
+            try await connection.query(
+                """
+                INSERT INTO apps (id, name, bundle_id, environment, endpoint, auth_kind, sealed_credentials,
+                    publishable_key, created_at, updated_at)
+                VALUES ('old-app', 'Old', 'com.example.old', 'development', 'https://127.0.0.1:1', 'token',
+                    '\\x00', 'pk_old', now(), now())
+                """, logger: helper.logger)
+            try await connection.query(
+                """
+                INSERT INTO notifications (id, app_id, target, payload, push_type, send_at, targeted, created_at,
+                    number)
+                VALUES ('n', 'old-app', 'all', '{}', 'alert', now(), 6, now(), 3)
+                """, logger: helper.logger)
+            try await connection.query(
+                """
+                INSERT INTO deliveries (id, notification, token, state, attempts, not_before, lease_owner,
+                    lease_until, status, reason, apns_unique_id, result_at, delivered_at)
+                VALUES (1, 3, 'aa', 'queued', 0, \(past), NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+                    (2, 3, 'bb', 'queued', 1, \(soon), NULL, NULL, NULL, 'TooManyRequests', NULL, NULL, NULL),
+                    (3, 3, 'cc', 'leased', 1, \(past), 'gone-provider', \(past), NULL, NULL, NULL, NULL, NULL),
+                    (4, 3, 'dd', 'accepted', 2, \(past), NULL, NULL, 200, 'InternalServerError',
+                        '8d2c6c3e-2a54-4b8b-9a53-3c1f2f0c6d11', \(past), \(past)),
+                    (5, 3, 'ee', 'rejected', 1, \(past), NULL, NULL, 410, 'Unregistered', NULL, \(past), NULL),
+                    (6, 3, 'ff', 'cancelled', 0, \(past), NULL, NULL, NULL, NULL, NULL, \(past), NULL)
+                """, logger: helper.logger)
+        }
+        let upgraded = try await Self.store(schema: oldSchema)
+        let traces = try await upgraded.deliveries(notificationID: "n", after: 0, limit: 10)
+        #expect(
+            traces.map { "\($0.token) \($0.state) \($0.attempts) \($0.status ?? 0) \($0.reason ?? "-")" } == [
+                "aa queued 0 0 -", "bb queued 1 0 TooManyRequests", "cc leased 1 0 -",
+                "dd accepted 2 200 InternalServerError", "ee rejected 1 410 Unregistered", "ff cancelled 0 0 -",
+            ])
+        #expect(traces.allSatisfy { abs($0.notBefore.timeIntervalSince($0.token == "bb" ? soon : past)) < 0.001 })
+        #expect(traces[2].leaseUntil == past)
+        #expect(traces[3].apnsUniqueID == "8d2c6c3e-2a54-4b8b-9a53-3c1f2f0c6d11")
+        #expect(traces[3].answeredAt == past && traces[3].deliveredAt == past)
+        #expect(try await upgraded.stats(notificationIDs: ["n"])["n"]?.inFlight == 1)
+        // The expired lease goes back to the queue; then the due deliveries are leased, the future one is not.
+        #expect(try await upgraded.reclaimExpiredLeases(now: Date()) == 1)
+        let leased = try await upgraded.lease(owner: "new", limit: 10, now: Date(), leaseFor: 30)
+        #expect(leased.map(\.id) == [1, 3])
+        #expect(leased.map(\.attempts) == [1, 2])
+        await upgraded.close()
+        for schema in [oldSchema, helperSchema] {
+            _ = try? await helper.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
+        }
+        await helper.close()
+    }
 }

@@ -331,5 +331,82 @@ package enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            // A delivery row is written once, at the fan-out, and no longer updated as it is leased and answered:
+            // every such update wrote a new version of the whole row and an entry in each of its indexes (heap and
+            // indexes held three versions of every delivery after a broadcast, about 670 bytes). Its place in the
+            // queue and its lease are a narrow row of `delivery_queue`, deleted when APNs answers; the answer is a
+            // row of `delivery_results`, written once. `delivery_view` shows a delivery as one row again, in the
+            // columns it had. The device's reports (delivered_at, ...) stay on the delivery.
+            "v17 deliveries written once",
+            [
+                """
+                CREATE TABLE delivery_queue (
+                    delivery_id bigint PRIMARY KEY,
+                    notification bigint NOT NULL,
+                    not_before timestamptz NOT NULL,
+                    attempts integer NOT NULL DEFAULT 0,
+                    reason text,
+                    lease_owner text,
+                    lease_until timestamptz
+                )
+                """,
+                "CREATE INDEX delivery_queue_due ON delivery_queue(not_before, delivery_id) WHERE lease_owner IS NULL",
+                """
+                CREATE INDEX delivery_queue_leased ON delivery_queue(lease_until, notification)
+                    WHERE lease_owner IS NOT NULL
+                """,
+                "ALTER TABLE delivery_queue ALTER COLUMN lease_owner SET STATISTICS 0",
+                """
+                ALTER TABLE delivery_queue SET (autovacuum_vacuum_scale_factor = 0.02,
+                    autovacuum_analyze_scale_factor = 0.02)
+                """,
+                """
+                CREATE TABLE delivery_results (
+                    delivery_id bigint PRIMARY KEY,
+                    state text NOT NULL,
+                    attempts integer NOT NULL,
+                    not_before timestamptz NOT NULL,
+                    status integer,
+                    reason text,
+                    apns_unique_id text,
+                    result_at timestamptz
+                )
+                """,
+                """
+                INSERT INTO delivery_queue (delivery_id, notification, not_before, attempts, reason, lease_owner,
+                    lease_until)
+                SELECT id, notification, not_before, attempts, reason,
+                    CASE WHEN state = 'leased' THEN lease_owner END, CASE WHEN state = 'leased' THEN lease_until END
+                FROM deliveries WHERE state IN ('queued', 'leased')
+                """,
+                """
+                INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
+                    apns_unique_id, result_at)
+                SELECT id, state, attempts, not_before, status, reason, apns_unique_id, result_at
+                FROM deliveries WHERE state NOT IN ('queued', 'leased')
+                """,
+                "DROP INDEX deliveries_queued",
+                "DROP INDEX deliveries_leased",
+                """
+                ALTER TABLE deliveries DROP COLUMN state, DROP COLUMN attempts, DROP COLUMN not_before,
+                    DROP COLUMN lease_owner, DROP COLUMN lease_until, DROP COLUMN status, DROP COLUMN reason,
+                    DROP COLUMN apns_unique_id, DROP COLUMN result_at
+                """,
+                """
+                CREATE VIEW delivery_view AS
+                SELECT d.id, d.notification, d.token, d.occurrence, d.channel_id,
+                    coalesce(r.state, CASE WHEN q.lease_owner IS NULL THEN 'queued' ELSE 'leased' END) AS state,
+                    coalesce(r.attempts, q.attempts, 0)::bigint AS attempts,
+                    coalesce(q.not_before, r.not_before) AS not_before, q.lease_owner, q.lease_until,
+                    r.status::bigint AS status, coalesce(r.reason, q.reason) AS reason, r.apns_unique_id,
+                    r.result_at, d.delivered_at, d.displayed_at, d.opened_at, d.dismissed_at, d.action, d.reply,
+                    d.outcome, d.outcome_detail
+                FROM deliveries d
+                LEFT JOIN delivery_results r ON r.delivery_id = d.id
+                LEFT JOIN delivery_queue q ON q.delivery_id = d.id
+                """,
+            ]
+        ),
     ]
 }

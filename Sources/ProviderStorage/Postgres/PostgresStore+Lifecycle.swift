@@ -10,12 +10,16 @@ extension PostgresStore {
             let rows = try await connection.rows(
                 """
                 WITH changed AS (
-                    UPDATE deliveries SET state = \(unescaped: DeliveryState.cancelled.sql), result_at = \(at)
-                    WHERE id = ANY(ARRAY(
-                        SELECT id FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(id))
-                            AND state = \(unescaped: DeliveryState.queued.sql)
+                    DELETE FROM delivery_queue
+                    WHERE delivery_id = ANY(ARRAY(
+                        SELECT delivery_id FROM delivery_queue
+                        WHERE notification = (SELECT number FROM notifications WHERE id = \(id)) AND lease_owner IS NULL
                         FOR UPDATE SKIP LOCKED))
-                    RETURNING 1),
+                    RETURNING delivery_id, attempts, not_before, reason),
+                written AS (
+                    INSERT INTO delivery_results (delivery_id, state, attempts, not_before, reason, result_at)
+                    SELECT delivery_id, \(unescaped: DeliveryState.cancelled.sql), attempts, not_before, reason, \(at)
+                    FROM changed),
                 counted AS (
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
                     SELECT \(id), \(NotificationCounter.cancelled.rawValue), '', count(*) FROM changed
@@ -38,27 +42,34 @@ extension PostgresStore {
                 // leased or answered meanwhile makes the change fail.
                 try await connection.rows(
                     """
-                    SELECT 1 FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
-                        AND state = \(unescaped: DeliveryState.queued.sql) FOR UPDATE
+                    SELECT 1 FROM delivery_queue
+                    WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id)) AND lease_owner IS NULL
+                    FOR UPDATE
                     """, logger)
                 let sent = try await connection.rows(
                     """
-                    SELECT 1 FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
-                        AND (state != \(unescaped: DeliveryState.queued.sql) OR attempts > 0) LIMIT 1
+                    SELECT 1 FROM deliveries d
+                    WHERE d.notification = (SELECT number FROM notifications WHERE id = \(n.id))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM delivery_queue q
+                            WHERE q.delivery_id = d.id AND q.lease_owner IS NULL AND q.attempts = 0)
+                    LIMIT 1
                     """, logger)
                 guard sent.isEmpty else { return false }
                 try await connection.rows(
                     """
-                    UPDATE deliveries SET not_before = \(n.sendAt)
+                    UPDATE delivery_queue SET not_before = \(n.sendAt)
                     WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
                     """, logger)
             } else if dropOccurrences {
                 try await connection.rows(
                     """
                     WITH dropped AS (
-                        DELETE FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
-                            AND state = \(unescaped: DeliveryState.queued.sql) AND attempts = 0 AND not_before > \(now)
-                        RETURNING 1)
+                        DELETE FROM delivery_queue
+                        WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
+                            AND lease_owner IS NULL AND attempts = 0 AND not_before > \(now)
+                        RETURNING delivery_id),
+                    gone AS (DELETE FROM deliveries d USING dropped WHERE d.id = dropped.delivery_id)
                     UPDATE notifications SET targeted = targeted - (SELECT count(*) FROM dropped) WHERE id = \(n.id)
                     """, logger)
             }
@@ -82,12 +93,15 @@ extension PostgresStore {
             let rows = try await connection.rows(
                 """
                 WITH changed AS (
-                    UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), attempts = 0,
-                        not_before = \(now), status = NULL, result_at = NULL
-                    WHERE notification = (SELECT number FROM notifications WHERE id = \(notificationID))
-                        AND state = \(unescaped: DeliveryState.rejected.sql)
-                        AND reason = ANY(\(reasons)) AND result_at BETWEEN \(from) AND \(to)
-                    RETURNING reason),
+                    DELETE FROM delivery_results r USING deliveries d
+                    WHERE r.delivery_id = d.id
+                        AND d.notification = (SELECT number FROM notifications WHERE id = \(notificationID))
+                        AND r.state = \(unescaped: DeliveryState.rejected.sql)
+                        AND r.reason = ANY(\(reasons)) AND r.result_at BETWEEN \(from) AND \(to)
+                    RETURNING r.delivery_id, d.notification, r.reason),
+                queued AS (
+                    INSERT INTO delivery_queue (delivery_id, notification, not_before, reason)
+                    SELECT delivery_id, notification, \(now), reason FROM changed),
                 counted AS (
                     UPDATE notification_counters c SET n = c.n - r.n
                     FROM (SELECT reason, count(*) AS n FROM changed GROUP BY 1) r
@@ -107,9 +121,9 @@ extension PostgresStore {
         try await count(
             """
             WITH changed AS (
-                UPDATE deliveries SET not_before = \(until), reason = \(reason)
-                WHERE id = ANY(ARRAY(
-                    SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql)
+                UPDATE delivery_queue SET not_before = \(until), reason = \(reason)
+                WHERE delivery_id = ANY(ARRAY(
+                    SELECT delivery_id FROM delivery_queue WHERE lease_owner IS NULL
                         AND notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
                     FOR UPDATE SKIP LOCKED))
                 RETURNING 1)
@@ -157,7 +171,9 @@ extension PostgresStore {
             WITH gone AS (
                 DELETE FROM deliveries WHERE id = ANY(ARRAY(
                     SELECT id FROM deliveries WHERE notification = \(number) ORDER BY id LIMIT \(Self.deletionBatch)))
-                RETURNING 1)
+                RETURNING id),
+            queue AS (DELETE FROM delivery_queue q USING gone WHERE q.delivery_id = gone.id),
+            results AS (DELETE FROM delivery_results r USING gone WHERE r.delivery_id = gone.id)
             SELECT count(*) FROM gone
             """)
         _ = try await deleteInBatches(

@@ -2,27 +2,28 @@ package import Foundation
 import PostgresNIO
 
 extension PostgresStore {
+    /// A lease changes only the deliveries' narrow queue rows (`delivery_queue`), never the delivery rows themselves.
     /// `SKIP LOCKED` lets workers of several processes lease at once: each takes rows no other transaction holds.
-    /// `id = ANY(ARRAY(...))` rather than `id IN (...)`: with `IN`, PostgreSQL joins the batch against a scan of the
-    /// whole table, so each lease of a million-row broadcast read every row.
+    /// `delivery_id = ANY(ARRAY(...))` rather than `IN (...)`: with `IN`, PostgreSQL joins the batch against a scan of
+    /// the whole table, so each lease of a million-row broadcast read every row.
     package func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
         -> [LeasedDelivery]
     {
-        // The notifications' ids and apps are joined to the leased rows after the update (a lease holds the
-        // deliveries of a few notifications); a delivery whose notification is gone (its app was deleted, which
-        // deletes these next) stays leased and is not returned, and is deleted when its lease runs out.
+        // The notifications' ids and apps and the deliveries' tokens are joined to the leased rows after the update
+        // (a lease holds the deliveries of a few notifications); a delivery whose notification is gone (its app was
+        // deleted, which deletes these next) stays leased and is not returned, and is deleted when its lease runs out.
         let rows = try await rows(
             """
             WITH leased AS (
-                UPDATE deliveries SET state = \(unescaped: DeliveryState.leased.sql), lease_owner = \(owner),
-                    lease_until = \(now.addingTimeInterval(leaseFor)), attempts = attempts + 1
-                WHERE id = ANY(ARRAY(
-                    SELECT id FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before <= \(now)
-                    ORDER BY not_before, id LIMIT \(limit)
+                UPDATE delivery_queue SET lease_owner = \(owner), lease_until = \(now.addingTimeInterval(leaseFor)),
+                    attempts = attempts + 1
+                WHERE delivery_id = ANY(ARRAY(
+                    SELECT delivery_id FROM delivery_queue WHERE lease_owner IS NULL AND not_before <= \(now)
+                    ORDER BY not_before, delivery_id LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED))
-                RETURNING id, notification, token, attempts, channel_id)
-            SELECT l.id, n.id, n.app_id, l.token, l.attempts, l.channel_id
-            FROM leased l JOIN notifications n ON n.number = l.notification
+                RETURNING delivery_id, notification, attempts)
+            SELECT l.delivery_id, n.id, n.app_id, d.token, l.attempts::bigint, d.channel_id
+            FROM leased l JOIN deliveries d ON d.id = l.delivery_id JOIN notifications n ON n.number = l.notification
             """, within: Self.queueStatementLimit)
         do {
             return try rows.map { row in
@@ -37,9 +38,11 @@ extension PostgresStore {
         }
     }
 
-    /// Each kind of result is one `UPDATE ... FROM unnest(...)` for the whole batch, which also adds what it changed
-    /// to the notifications' counters (in key order, so concurrent writers lock counters in the same order). A row
-    /// another process took back (its lease ran out) is left alone: only the lease's owner records it.
+    /// An answer deletes the deliveries' queue rows and writes their result rows, one statement for each kind of
+    /// result in the whole batch (`DELETE ... USING unnest(...)`), which also adds what it recorded to the
+    /// notifications' counters (in key order, so concurrent writers lock counters in the same order). A row another
+    /// process took back (its lease ran out) is left alone: only the lease's owner records it. A retry changes the
+    /// queue row only.
     package func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
         guard !results.isEmpty else { return }
         let batch = ResultColumns(results)
@@ -48,13 +51,17 @@ extension PostgresStore {
                 try await connection.rows(
                     """
                     WITH changed AS (
-                        UPDATE deliveries d SET state = \(unescaped: DeliveryState.accepted.sql), status = 200,
-                            apns_unique_id = nullif(u.unique_id, ''), result_at = u.at, lease_owner = NULL,
-                            lease_until = NULL
-                        FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
+                        DELETE FROM delivery_queue q
+                        USING unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
                             \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, at)
-                        WHERE d.id = u.id AND d.lease_owner = \(owner)
-                        RETURNING d.notification)
+                        WHERE q.delivery_id = u.id AND q.lease_owner = \(owner)
+                        RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, q.reason, u.unique_id, u.at),
+                    written AS (
+                        INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
+                            apns_unique_id, result_at)
+                        SELECT delivery_id, \(unescaped: DeliveryState.accepted.sql), attempts, not_before, 200, reason,
+                            nullif(unique_id, ''), at
+                        FROM changed)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
                     SELECT n.id, \(NotificationCounter.accepted.rawValue), '', count(*)
                     FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1 ORDER BY 1
@@ -65,13 +72,18 @@ extension PostgresStore {
                 try await connection.rows(
                     """
                     WITH changed AS (
-                        UPDATE deliveries d SET state = \(unescaped: DeliveryState.rejected.sql), status = nullif(u.status, 0), reason = u.reason,
-                            result_at = u.at, lease_owner = NULL, lease_until = NULL
-                        FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
+                        DELETE FROM delivery_queue q
+                        USING unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
                             \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[])
                             AS u(id, status, reason, at)
-                        WHERE d.id = u.id AND d.lease_owner = \(owner)
-                        RETURNING d.notification, d.reason)
+                        WHERE q.delivery_id = u.id AND q.lease_owner = \(owner)
+                        RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, u.status, u.reason, u.at),
+                    written AS (
+                        INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
+                            result_at)
+                        SELECT delivery_id, \(unescaped: DeliveryState.rejected.sql), attempts, not_before,
+                            nullif(status, 0), reason, at
+                        FROM changed)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
                     SELECT n.id, \(NotificationCounter.rejected.rawValue), changed.reason, count(*)
                     FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1, 3 ORDER BY 1, 3
@@ -81,11 +93,11 @@ extension PostgresStore {
             if !batch.retryIDs.isEmpty {
                 try await connection.rows(
                     """
-                    UPDATE deliveries d SET state = \(unescaped: DeliveryState.queued.sql), reason = u.reason, not_before = u.not_before,
-                        lease_owner = NULL, lease_until = NULL, attempts = d.attempts - u.refund
+                    UPDATE delivery_queue q SET reason = u.reason, not_before = u.not_before, lease_owner = NULL,
+                        lease_until = NULL, attempts = q.attempts - u.refund
                     FROM unnest(\(batch.retryIDs)::bigint[], \(batch.retryReasons)::text[],
                         \(batch.retryNotBefore)::timestamptz[], \(batch.retryRefunds)::int[]) AS u(id, reason, not_before, refund)
-                    WHERE d.id = u.id AND d.lease_owner = \(owner)
+                    WHERE q.delivery_id = u.id AND q.lease_owner = \(owner)
                     """, logger)
             }
             if !batch.deactivatedTokens.isEmpty {
@@ -115,13 +127,15 @@ extension PostgresStore {
         try await count(
             """
             WITH gone AS (
-                DELETE FROM deliveries d
-                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now)
-                    AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.number = d.notification)),
+                DELETE FROM delivery_queue q
+                WHERE lease_owner IS NOT NULL AND lease_until < \(now)
+                    AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.number = q.notification)
+                RETURNING delivery_id),
+            gone_deliveries AS (DELETE FROM deliveries d USING gone WHERE d.id = gone.delivery_id),
             changed AS (
-                UPDATE deliveries d SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
-                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_until < \(now)
-                    AND EXISTS (SELECT 1 FROM notifications n WHERE n.number = d.notification)
+                UPDATE delivery_queue q SET lease_owner = NULL, lease_until = NULL
+                WHERE lease_owner IS NOT NULL AND lease_until < \(now)
+                    AND EXISTS (SELECT 1 FROM notifications n WHERE n.number = q.notification)
                 RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
@@ -140,8 +154,9 @@ extension PostgresStore {
                 DELETE FROM provider_heartbeats WHERE seen_at < now() - make_interval(secs => \(staleAfter))
                 RETURNING owner),
             changed AS (
-                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL
-                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner IN (SELECT owner FROM dead) RETURNING 1)
+                UPDATE delivery_queue SET lease_owner = NULL, lease_until = NULL
+                WHERE lease_owner IS NOT NULL AND lease_until IS NOT NULL AND lease_owner IN (SELECT owner FROM dead)
+                RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
     }
@@ -150,9 +165,8 @@ extension PostgresStore {
         try await count(
             """
             WITH changed AS (
-                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL,
-                    attempts = attempts - 1
-                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
+                UPDATE delivery_queue SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+                WHERE lease_owner = \(owner) RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
     }
@@ -161,9 +175,8 @@ extension PostgresStore {
         try await count(
             """
             WITH changed AS (
-                UPDATE deliveries SET state = \(unescaped: DeliveryState.queued.sql), lease_owner = NULL, lease_until = NULL,
-                    attempts = attempts - 1
-                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) AND lease_until = \(until)
+                UPDATE delivery_queue SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+                WHERE lease_owner = \(owner) AND lease_until = \(until)
                 RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
@@ -173,8 +186,7 @@ extension PostgresStore {
         try await count(
             """
             WITH changed AS (
-                UPDATE deliveries SET lease_until = \(until)
-                WHERE state = \(unescaped: DeliveryState.leased.sql) AND lease_owner = \(owner) RETURNING 1)
+                UPDATE delivery_queue SET lease_until = \(until) WHERE lease_owner = \(owner) RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
     }
@@ -183,8 +195,8 @@ extension PostgresStore {
         try await count(
             """
             WITH changed AS (
-                UPDATE deliveries SET not_before = \(now)
-                WHERE state = \(unescaped: DeliveryState.queued.sql) AND not_before > \(now) AND reason = \(reason)
+                UPDATE delivery_queue SET not_before = \(now)
+                WHERE lease_owner IS NULL AND not_before > \(now) AND reason = \(reason)
                     AND notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
                 RETURNING 1)
             SELECT count(*) FROM changed
@@ -201,12 +213,12 @@ extension PostgresStore {
         let counted = try await count(
             """
             SELECT count(*) FROM (
-                SELECT 1 FROM deliveries WHERE state = \(unescaped: DeliveryState.queued.sql) LIMIT \(exact + 1)
+                SELECT 1 FROM delivery_queue WHERE lease_owner IS NULL LIMIT \(exact + 1)
             ) AS queued
             """)
         guard counted > exact else { return counted }
         let estimated = try await count(
-            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass('deliveries_queued')")
+            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass('delivery_queue_due')")
         return max(counted, estimated)
     }
 

@@ -31,10 +31,12 @@ extension PostgresStore {
                 """
                 WITH gone AS (
                     DELETE FROM deliveries WHERE id = ANY(ARRAY(
-                        SELECT id FROM deliveries WHERE notification = (SELECT number FROM notifications WHERE id = \(notificationID))
-                            AND state = ANY(\(finished)) AND (\(oneOff) OR occurrence < \(occurrenceBefore ?? ""))
-                        ORDER BY id LIMIT \(limit)))
+                        SELECT d.id FROM deliveries d JOIN delivery_results r ON r.delivery_id = d.id
+                        WHERE d.notification = (SELECT number FROM notifications WHERE id = \(notificationID))
+                            AND r.state = ANY(\(finished)) AND (\(oneOff) OR d.occurrence < \(occurrenceBefore ?? ""))
+                        ORDER BY d.id LIMIT \(limit)))
                     RETURNING id),
+                results AS (DELETE FROM delivery_results r USING gone WHERE r.delivery_id = gone.id),
                 reports AS (DELETE FROM feedback WHERE delivery_id IN (SELECT id FROM gone))
                 SELECT count(*), min(id), max(id) FROM gone
                 """, logger)

@@ -9,7 +9,7 @@ extension PostgresStore {
             SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at,
                 n.expiration AS expiration, v.deactivated_at AS token_retired_at,
                 v.deactivation_reason AS token_retired_because
-            FROM deliveries d JOIN notifications n ON n.number = d.notification
+            FROM delivery_view d JOIN notifications n ON n.number = d.notification
             LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND NOT v.active
             WHERE d.id = \(id)
             """)
@@ -44,7 +44,7 @@ extension PostgresStore {
             SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at,
                 n.expiration AS expiration, v.deactivated_at AS token_retired_at,
                 v.deactivation_reason AS token_retired_because
-            FROM deliveries d JOIN notifications n ON n.number = d.notification
+            FROM delivery_view d JOIN notifications n ON n.number = d.notification
             LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND NOT v.active
             WHERE d.notification = (SELECT number FROM notifications WHERE id = \(notificationID)) AND d.id > \(after)
             ORDER BY d.id LIMIT \(limit)
