@@ -96,6 +96,25 @@ struct StoreContractTests {
     }
 
     @Test(
+        "an apns-unique-id reads back as APNs sent it: a UUID in lower or upper case, any other text, none",
+        arguments: kinds)
+    func uniqueIDsReadBack(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 4, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            try #require(leased.count == 4)
+            let sent: [String?] = [
+                "8d2c6c3e-2a54-4b8b-9a53-3c1f2f0c6d11", "8D2C6C3E-2A54-4B8B-9A53-3C1F2F0C6D12", "not a uuid", nil,
+            ]
+            try await fixture.store.record(
+                zip(leased, sent).map { .accepted(id: $0.id, notificationID: id, uniqueID: $1, at: t0 + 1) },
+                owner: "a")
+            #expect(try await fixture.traces(id).map(\.apnsUniqueID) == sent)
+        }
+    }
+
+    @Test(
         "APNs' 410 time is whole milliseconds: a registration within that millisecond is deactivated, a later one kept",
         arguments: kinds)
     func unregisteredWithinTheMillisecond(kind: StoreKind) async throws {

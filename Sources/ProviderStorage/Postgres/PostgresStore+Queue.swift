@@ -58,9 +58,10 @@ extension PostgresStore {
                         RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, q.reason, u.unique_id, u.at),
                     written AS (
                         INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
-                            apns_unique_id, result_at)
+                            apns_unique_id, apns_unique_text, result_at)
                         SELECT delivery_id, \(unescaped: DeliveryState.accepted.sql), attempts, not_before, 200, reason,
-                            nullif(unique_id, ''), at
+                            CASE WHEN unique_id ~ \(PostgresSchema.uuidPattern) THEN unique_id::uuid END,
+                            CASE WHEN unique_id !~ \(PostgresSchema.uuidPattern) THEN nullif(unique_id, '') END, at
                         FROM changed)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
                     SELECT n.id, \(NotificationCounter.accepted.rawValue), '', count(*)
