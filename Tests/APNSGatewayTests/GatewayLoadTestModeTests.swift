@@ -24,6 +24,7 @@ struct GatewayLoadTestModeTests {
             return
         }
         #expect(warning.contains("load-test mode") && warning.contains("lost when the gateway stops"))
+        #expect(try await gateway.admin("GET", "/admin/status", asAdmin: false).status == 401)
         #expect(!FileManager.default.fileExists(atPath: gateway.directory.appendingPathComponent("journal").path))
         try await gateway.server.shutdown()
         let files = try FileManager.default.contentsOfDirectory(atPath: gateway.directory.path)

@@ -18,27 +18,31 @@ struct PostgresUpgradeTests {
             messageKey: SymmetricKey(size: .bits256))
     }
 
-    @Test("narrowing the deliveries (v16) keeps each delivery's number, notification, app and token, hex or not")
-    func narrowDeliveriesUpgraded() async throws {
+    /// A schema as the releases before `migration` left it (their migrations applied, one app `old-app`), with the
+    /// rows `fill` writes; the store of a helper schema that made it, the old schema's name, and the helper's.
+    private static func oldDatabase(
+        before migration: String,
+        _ fill: @escaping @Sendable (PostgresConnection, Logger) async throws -> Void
+    ) async throws -> (helper: PostgresStore, oldSchema: String, helperSchema: String) {
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let (helperSchema, oldSchema) = ("t_up_helper_" + suffix, "t_up_old_" + suffix)
         let helper = try await Self.store(schema: helperSchema)
-        // The schema as the release before v16 left it, with a broadcast's rows in it.
-        let before = try #require(PostgresSchema.migrations.firstIndex { $0.name == "v16 narrow deliveries" })
+        let before = try #require(PostgresSchema.migrations.firstIndex { $0.name == migration })
+        let logger = helper.logger
         try await helper.transaction { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(oldSchema)"), logger: helper.logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(oldSchema)"), logger: logger)
             try await connection.query(
-                PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(oldSchema)"), logger: helper.logger)
+                PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(oldSchema)"), logger: logger)
             try await connection.query(
                 "CREATE TABLE herald_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)",
-                logger: helper.logger)
+                logger: logger)
             for migration in PostgresSchema.migrations[..<before] {
                 for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: helper.logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query(
-                    "INSERT INTO herald_migrations (name, applied_at) VALUES (\(migration.name), now())",
-                    logger: helper.logger)
+                    "INSERT INTO herald_migrations (name, applied_at) VALUES (\(migration.name), now())", logger: logger
+                )
             }
             try await connection.query(
                 """
@@ -46,13 +50,23 @@ struct PostgresUpgradeTests {
                     publishable_key, created_at, updated_at)
                 VALUES ('old-app', 'Old', 'com.example.old', 'development', 'https://127.0.0.1:1', 'token',
                     '\\x00', 'pk_old', now(), now())
-                """, logger: helper.logger)
+                """, logger: logger)
+            try await fill(connection, logger)
+        }
+        return (helper, oldSchema, helperSchema)
+    }
+
+    @Test("narrowing the deliveries (v16) keeps each delivery's number, notification, app and token, hex or not")
+    func narrowDeliveriesUpgraded() async throws {
+        // The schema as the release before v16 left it, with a broadcast's rows in it.
+        let (helper, oldSchema, helperSchema) = try await Self.oldDatabase(before: "v16 narrow deliveries") {
+            connection, logger in
             try await connection.query(
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, send_at, targeted, created_at)
                 VALUES ('second', 'old-app', 'all', '{}', 'alert', now(), 1, now()),
                     ('first', 'old-app', 'all', '{}', 'alert', now(), 1, now())
-                """, logger: helper.logger)
+                """, logger: logger)
             try await connection.query(
                 """
                 INSERT INTO deliveries (id, notification_id, app_id, token, state, attempts, not_before, status,
@@ -60,7 +74,7 @@ struct PostgresUpgradeTests {
                 VALUES (5, 'first', 'old-app', 'aa', 'accepted', 1, now(), 200, now()),
                     (7, 'first', 'old-app', 'T1', 'accepted', 1, now(), 200, now()),
                     (9, 'second', 'old-app', 'bb', 'accepted', 1, now(), 200, now())
-                """, logger: helper.logger)
+                """, logger: logger)
         }
         let upgraded = try await Self.store(schema: oldSchema)
         let first = try await upgraded.deliveries(notificationID: "first", after: 0, limit: 10)
@@ -82,40 +96,16 @@ struct PostgresUpgradeTests {
 
     @Test("writing deliveries once (v17) keeps each delivery's state, attempts, lease, answer and reports")
     func deliveriesWrittenOnceUpgraded() async throws {
-        let suffix = UUID().uuidString.prefix(8).lowercased()
-        let (helperSchema, oldSchema) = ("t_up17_helper_" + suffix, "t_up17_old_" + suffix)
-        let helper = try await Self.store(schema: helperSchema)
-        let before = try #require(PostgresSchema.migrations.firstIndex { $0.name == "v17 deliveries written once" })
         let past = Date(timeIntervalSince1970: 1_780_000_000)
         let soon = Date().addingTimeInterval(600)
-        try await helper.transaction { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(oldSchema)"), logger: helper.logger)
-            try await connection.query(
-                PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(oldSchema)"), logger: helper.logger)
-            try await connection.query(
-                "CREATE TABLE herald_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)",
-                logger: helper.logger)
-            for migration in PostgresSchema.migrations[..<before] {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: helper.logger)
-                }
-                try await connection.query(
-                    "INSERT INTO herald_migrations (name, applied_at) VALUES (\(migration.name), now())",
-                    logger: helper.logger)
-            }
-            try await connection.query(
-                """
-                INSERT INTO apps (id, name, bundle_id, environment, endpoint, auth_kind, sealed_credentials,
-                    publishable_key, created_at, updated_at)
-                VALUES ('old-app', 'Old', 'com.example.old', 'development', 'https://127.0.0.1:1', 'token',
-                    '\\x00', 'pk_old', now(), now())
-                """, logger: helper.logger)
+        let (helper, oldSchema, helperSchema) = try await Self.oldDatabase(before: "v17 deliveries written once") {
+            connection, logger in
             try await connection.query(
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, send_at, targeted, created_at,
                     number)
                 VALUES ('n', 'old-app', 'all', '{}', 'alert', now(), 6, now(), 3)
-                """, logger: helper.logger)
+                """, logger: logger)
             try await connection.query(
                 """
                 INSERT INTO deliveries (id, notification, token, state, attempts, not_before, lease_owner,
@@ -127,7 +117,7 @@ struct PostgresUpgradeTests {
                         '8d2c6c3e-2a54-4b8b-9a53-3c1f2f0c6d11', \(past), \(past)),
                     (5, 3, 'ee', 'rejected', 1, \(past), NULL, NULL, 410, 'Unregistered', NULL, \(past), NULL),
                     (6, 3, 'ff', 'cancelled', 0, \(past), NULL, NULL, NULL, NULL, NULL, \(past), NULL)
-                """, logger: helper.logger)
+                """, logger: logger)
         }
         let upgraded = try await Self.store(schema: oldSchema)
         let traces = try await upgraded.deliveries(notificationID: "n", after: 0, limit: 10)
