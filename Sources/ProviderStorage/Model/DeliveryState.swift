@@ -1,4 +1,5 @@
-/// Where a delivery (one device token of one notification) is: the `deliveries.state` column, and `state` in
+/// Where a delivery (one device token of one notification) is: SQLite's `deliveries.state` column (on PostgreSQL
+/// `delivery_view.state`: its result's state, else `queued` or `leased` by its queue row), and `state` in
 /// `GET /v1/deliveries/{apns-id}`.
 ///
 /// `queued` → `leased` → `accepted` or `rejected`; a retry, an expired lease or a stopping provider puts a leased
@@ -29,6 +30,6 @@ package enum DeliveryState: String, Codable, Sendable, CaseIterable {
     }
 
     /// The state as an SQL string literal, the same on SQLite and PostgreSQL. The queries write it in, never bind
-    /// it, so that the partial indexes on `state` (`WHERE state = 'queued'`) match them.
+    /// it, so that SQLite's partial indexes on `state` (`WHERE state = 'queued'`) match them.
     package var sql: String { "'\(rawValue)'" }
 }
