@@ -96,6 +96,33 @@ struct StoreContractTests {
     }
 
     @Test(
+        "a daily notification's occurrence queues each token once, at its first time given, and never again",
+        arguments: kinds)
+    func occurrencesQueuedOnce(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = "n_\(UUID().uuidString.prefix(8).lowercased())"
+            let daily = StoredNotification(
+                id: id, appID: fixture.appID, target: "all", payload: Data(#"{"aps":{"alert":"x"}}"#.utf8),
+                pushType: "alert", sendAt: t0, dailyAt: "09:00", targeted: 0, createdAt: t0)
+            #expect(try await fixture.store.insertNotification(daily, target: .all, requireKey: false) == 0)
+            let (a, b) = (String(repeating: "a", count: 64), String(repeating: "b", count: 64))
+            let written = try await fixture.store.insertOccurrences(
+                notificationID: id, appID: fixture.appID, occurrence: "2033-05-18",
+                times: [(a, t0 + 10), (b, t0 + 20), (a, t0 + 30)])
+            #expect(written == 2)
+            let again = try await fixture.store.insertOccurrences(
+                notificationID: id, appID: fixture.appID, occurrence: "2033-05-18", times: [(a, t0 + 40)])
+            #expect(again == 0)
+            let traces = try await fixture.traces(id)
+            #expect(traces.map(\.token) == [a, b])
+            #expect(traces.map(\.notBefore) == [t0 + 10, t0 + 20])
+            #expect(traces.allSatisfy { $0.state == .queued })
+            #expect(try await fixture.store.lease(owner: "w", limit: 10, now: t0 + 15, leaseFor: 30).count == 1)
+        }
+    }
+
+    @Test(
         "an apns-unique-id reads back as APNs sent it: a UUID in lower or upper case, any other text, none",
         arguments: kinds)
     func uniqueIDsReadBack(kind: StoreKind) async throws {

@@ -132,7 +132,8 @@ extension PostgresStore {
                     """
                     WITH due AS (
                         SELECT DISTINCT ON (token) token, at
-                        FROM unnest(\(tokens)::text[], \(dates)::timestamptz[]) AS u(token, at)),
+                        FROM unnest(\(tokens)::text[], \(dates)::timestamptz[]) WITH ORDINALITY AS u(token, at, position)
+                        ORDER BY token, position),
                     written AS (
                         INSERT INTO deliveries (notification, token, occurrence)
                         SELECT n.number, due.token, \(occurrence)
