@@ -45,4 +45,42 @@ struct PostgresVacuumTests {
             #expect(ContinuousClock.now - began < .seconds(10), "the broadcast waited for the vacuum")
         }
     }
+
+    @Test("a broadcast drained has the queue's table vacuumed at once, without waiting for autovacuum")
+    func drainedQueueVacuumed() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"])
+        try await StoreFixture.with(.postgres(url: url)) { fixture in
+            let store = try #require(fixture.store as? PostgresStore)
+            let at = Date(timeIntervalSince1970: 1_900_000_000)
+            let devices = (0..<PostgresStore.vacuumQueueAfter).map {
+                DeviceInput(token: String(format: "%064x", $0 + 1))
+            }
+            _ = try await store.upsertDevices(appID: fixture.appID, devices, at: at)
+            let id = "n_drained"
+            let stored = StoredNotification(
+                id: id, appID: fixture.appID, target: "all", payload: Data(#"{"aps":{"alert":"x"}}"#.utf8),
+                pushType: "alert", sendAt: at, targeted: 0, createdAt: at)
+            #expect(try await store.insertNotification(stored, target: .all, requireKey: false) == devices.count)
+            // Its own vacuums of the table, not autovacuum's. (What a vacuum can remove, and whether it can give the
+            // emptied table back to the disk, depends on every transaction open in the database, other tests' too.)
+            let vacuums: PostgresQuery = """
+                SELECT vacuum_count FROM pg_stat_user_tables
+                WHERE schemaname = current_schema() AND relname = 'delivery_queue'
+                """
+            #expect(try await store.count(vacuums) == 0)
+            while true {
+                let leased = try await store.lease(owner: "w", limit: 5000, now: at + 1, leaseFor: 30)
+                if leased.isEmpty { break }
+                try await store.record(
+                    leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: at + 2) }, owner: "w")
+            }
+            // The lease that found the queue empty vacuumed it; statistics reach other sessions within a second or so.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await store.count(vacuums) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await store.count(vacuums) == 1, "the drained queue was not vacuumed")
+            #expect(try await fixture.stats(id).accepted == PostgresStore.vacuumQueueAfter)
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package import Foundation
 import PostgresNIO
+import Synchronization
 
 extension PostgresStore {
     /// A lease changes only the deliveries' narrow queue rows (`delivery_queue`), never the delivery rows themselves.
@@ -25,6 +26,7 @@ extension PostgresStore {
             SELECT l.delivery_id, n.id, n.app_id, d.token, l.attempts::bigint, d.channel_id
             FROM leased l JOIN deliveries d ON d.id = l.delivery_id JOIN notifications n ON n.number = l.notification
             """, within: Self.queueStatementLimit)
+        if rows.isEmpty { await vacuumQueueIfDrained() }
         do {
             return try rows.map { row in
                 let (id, notificationID, appID, token, attempts, channelID) = try row.decode(
@@ -38,6 +40,30 @@ extension PostgresStore {
         }
     }
 
+    /// Answers recorded after which a lease that finds nothing due vacuums the queue.
+    package static let vacuumQueueAfter = 10_000
+
+    /// Vacuums the queue's table once a broadcast drained it: every queue row the broadcast had is dead by then (its
+    /// lease left one version, its answer deleted the other), and autovacuum comes only within a minute, after the
+    /// next broadcast may have begun. Vacuumed now, the emptied table goes back to the disk and its index pages are free
+    /// for the next broadcast. `SKIP_LOCKED`: a vacuum already running (autovacuum's, another provider's) is left to
+    /// it. A failure is logged; autovacuum still comes.
+    private func vacuumQueueIfDrained() async {
+        let due = answeredSinceQueueVacuum.withLock { answered in
+            guard answered >= Self.vacuumQueueAfter else { return false }
+            answered = 0
+            return true
+        }
+        guard due else { return }
+        do {
+            try await rows("VACUUM (SKIP_LOCKED) delivery_queue", within: Self.bulkStatementLimit)
+        } catch {
+            logger.warning(
+                "vacuuming the delivery queue after a broadcast failed; autovacuum will do it",
+                metadata: ["error": "\(error)"])
+        }
+    }
+
     /// An answer deletes the deliveries' queue rows and writes their result rows, one statement for each kind of
     /// result in the whole batch (`DELETE ... USING unnest(...)`), which also adds what it recorded to the
     /// notifications' counters (in key order, so concurrent writers lock counters in the same order). A row another
@@ -46,6 +72,9 @@ extension PostgresStore {
     package func record(_ results: [DeliveryResult], owner: String) async throws(ProviderError) {
         guard !results.isEmpty else { return }
         let batch = ResultColumns(results)
+        defer {
+            answeredSinceQueueVacuum.withLock { $0 += batch.acceptedIDs.count + batch.rejectedIDs.count }
+        }
         try await transaction(within: Self.queueStatementLimit) { [logger] connection in
             if !batch.acceptedIDs.isEmpty {
                 try await connection.rows(

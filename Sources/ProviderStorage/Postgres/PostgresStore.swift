@@ -12,6 +12,8 @@ package final class PostgresStore: ProviderStore {
     package let logger: Logger
     package let messageKey: SymmetricKey
     private let running: Task<Void, Never>
+    /// Answers this process recorded since it last vacuumed the delivery queue (``vacuumQueueIfDrained()``).
+    let answeredSinceQueueVacuum = Mutex(0)
 
     /// Connects to the database `url` names (see ``PostgresDatabaseURL``) and brings its tables up to date.
     ///
