@@ -52,6 +52,13 @@ struct StoreContractTests {
             for limit in [5, 100, Int.max] {
                 #expect(try await fixture.store.queueDepth(exactUpTo: limit) == 5, "exactUpTo \(limit)")
             }
+            // Fresh from the fan-out (on PostgreSQL, in a range whose span is its count here): past the limit too.
+            for limit in [-1, 0, 1, 4] {
+                #expect(try await fixture.store.queueDepth(exactUpTo: limit) == 5, "exactUpTo \(limit)")
+            }
+            // Back in the queue, each delivery a row of its own.
+            #expect(try await fixture.store.lease(owner: "a", limit: 5, now: t0, leaseFor: 30).count == 5)
+            #expect(try await fixture.store.releaseLeases(owner: "a") == 5)
             for limit in [-1, 0, 1, 4] {
                 let depth = try await fixture.store.queueDepth(exactUpTo: limit)
                 switch kind {
@@ -63,6 +70,7 @@ struct StoreContractTests {
                     #expect(depth == max(limit, 0) + 1, "exactUpTo \(limit)")
                 }
             }
+            #expect(try await fixture.store.queueDepth(exactUpTo: 5) == 5)
             _ = try await fixture.store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
             #expect(try await fixture.store.queueDepth(exactUpTo: 3) == 3)
         }
@@ -349,13 +357,14 @@ struct StoreContractTests {
                 var pg = try await postgres.columns()
                 // Only processes that share one queue say they are alive; one SQLite file has one process.
                 pg["provider_heartbeats"] = nil
-                // PostgreSQL writes a delivery once and keeps its queue row and its result apart (v17);
-                // `delivery_view` joins them into the columns of SQLite's one table (a view's are all nullable).
+                // PostgreSQL writes a delivery once and keeps its queue row and its result apart (v17), and queues a
+                // fan-out's deliveries by ranges (v18); `delivery_view` joins them into the columns of SQLite's one
+                // table (a view's are all nullable).
                 let deliveries = (lite.removeValue(forKey: "deliveries") ?? []).map {
                     $0.replacingOccurrences(of: " NOT NULL", with: "")
                 }
                 #expect(deliveries == pg.removeValue(forKey: "delivery_view"), "SQLite's deliveries, PostgreSQL's view")
-                for table in ["deliveries", "delivery_queue", "delivery_results"] { pg[table] = nil }
+                for table in ["deliveries", "delivery_queue", "delivery_results", "delivery_ranges"] { pg[table] = nil }
                 #expect(Set(lite.keys) == Set(pg.keys), "tables")
                 for table in Set(lite.keys).intersection(pg.keys).sorted() {
                     #expect(lite[table] == pg[table], "table \(table): SQLite, then PostgreSQL")

@@ -418,5 +418,46 @@ package enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            // A fan-out no longer writes a queue row for each delivery: it writes one row of `delivery_ranges` for
+            // every `PostgresStore.rangeSize` of the notification's delivery numbers, and a lease turns the ranges
+            // it takes into queue rows already leased. A broadcast's queue rows were written twice (queued, then
+            // leased) and its queue held every delivery until it was answered: about 220 bytes a delivery of dead
+            // rows and index entries right after a broadcast, and two writes a delivery PostgreSQL spent its time on.
+            // A delivery in a range is queued (no queue row, no result); `delivery_view` reads its due time and
+            // reason from its range.
+            "v18 delivery ranges",
+            [
+                """
+                CREATE TABLE delivery_ranges (
+                    notification bigint NOT NULL,
+                    first_id bigint NOT NULL,
+                    last_id bigint NOT NULL,
+                    not_before timestamptz NOT NULL,
+                    reason text,
+                    PRIMARY KEY (notification, first_id)
+                )
+                """,
+                "CREATE INDEX delivery_ranges_due ON delivery_ranges(not_before, notification, first_id)",
+                """
+                CREATE OR REPLACE VIEW delivery_view AS
+                SELECT d.id, d.notification, d.token, d.occurrence, d.channel_id,
+                    coalesce(r.state, CASE WHEN q.lease_owner IS NULL THEN 'queued' ELSE 'leased' END) AS state,
+                    coalesce(r.attempts, q.attempts, 0)::bigint AS attempts,
+                    coalesce(q.not_before, r.not_before, g.not_before) AS not_before, q.lease_owner, q.lease_until,
+                    r.status::bigint AS status, coalesce(r.reason, q.reason, g.reason) AS reason,
+                    coalesce(r.apns_unique_id::text, r.apns_unique_text) AS apns_unique_id, r.result_at, d.delivered_at, d.displayed_at, d.opened_at, d.dismissed_at, d.action, d.reply,
+                    d.outcome, d.outcome_detail
+                FROM deliveries d
+                LEFT JOIN LATERAL (SELECT * FROM delivery_results WHERE delivery_id = d.id LIMIT 1) r ON true
+                LEFT JOIN LATERAL (SELECT * FROM delivery_queue WHERE delivery_id = d.id LIMIT 1) q ON true
+                LEFT JOIN LATERAL (
+                    SELECT not_before, reason FROM delivery_ranges
+                    WHERE notification = d.notification AND first_id <= d.id AND last_id >= d.id
+                    ORDER BY first_id DESC LIMIT 1
+                ) g ON r.delivery_id IS NULL AND q.delivery_id IS NULL
+                """,
+            ]
+        ),
     ]
 }

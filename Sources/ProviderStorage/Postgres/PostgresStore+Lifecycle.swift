@@ -6,16 +6,30 @@ extension PostgresStore {
         try await transaction(within: Self.bulkStatementLimit) { [logger] connection in
             try await connection.rows(
                 "UPDATE notifications SET cancelled_at = \(at) WHERE id = \(id) AND cancelled_at IS NULL", logger)
-            // Rows a worker holds (leasing them now) are skipped: they are sent and answered as usual.
+            // Rows a worker holds (leasing them now) are skipped: they are sent and answered as usual (or withheld,
+            // once the worker sees the notification cancelled). The deliveries of ranges not yet leased are
+            // cancelled with their ranges.
             let rows = try await connection.rows(
                 """
-                WITH changed AS (
+                WITH queued AS (
                     DELETE FROM delivery_queue
                     WHERE delivery_id = ANY(ARRAY(
                         SELECT delivery_id FROM delivery_queue
                         WHERE notification = (SELECT number FROM notifications WHERE id = \(id)) AND lease_owner IS NULL
                         FOR UPDATE SKIP LOCKED))
                     RETURNING delivery_id, attempts, not_before, reason),
+                ranges AS (
+                    DELETE FROM delivery_ranges
+                    WHERE ctid = ANY(ARRAY(
+                        SELECT ctid FROM delivery_ranges
+                        WHERE notification = (SELECT number FROM notifications WHERE id = \(id))
+                        FOR UPDATE SKIP LOCKED))
+                    RETURNING notification, first_id, last_id, not_before, reason),
+                changed AS (
+                    SELECT delivery_id, attempts, not_before, reason FROM queued
+                    UNION ALL
+                    SELECT d.id, 0, g.not_before, g.reason
+                    FROM ranges g JOIN deliveries d ON d.notification = g.notification AND d.id BETWEEN g.first_id AND g.last_id),
                 written AS (
                     INSERT INTO delivery_results (delivery_id, state, attempts, not_before, reason, result_at)
                     SELECT delivery_id, \(unescaped: DeliveryState.cancelled.sql), attempts, not_before, reason, \(at)
@@ -46,6 +60,13 @@ extension PostgresStore {
                     WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id)) AND lease_owner IS NULL
                     FOR UPDATE
                     """, logger)
+                try await connection.rows(
+                    """
+                    SELECT 1 FROM delivery_ranges
+                    WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
+                    FOR UPDATE
+                    """, logger)
+                // Unsent: queued and never tried, in the queue or in a range.
                 let sent = try await connection.rows(
                     """
                     SELECT 1 FROM deliveries d
@@ -53,12 +74,20 @@ extension PostgresStore {
                         AND NOT EXISTS (
                             SELECT 1 FROM delivery_queue q
                             WHERE q.delivery_id = d.id AND q.lease_owner IS NULL AND q.attempts = 0)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM delivery_ranges g
+                            WHERE g.notification = d.notification AND d.id BETWEEN g.first_id AND g.last_id)
                     LIMIT 1
                     """, logger)
                 guard sent.isEmpty else { return false }
                 try await connection.rows(
                     """
                     UPDATE delivery_queue SET not_before = \(n.sendAt)
+                    WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
+                    """, logger)
+                try await connection.rows(
+                    """
+                    UPDATE delivery_ranges SET not_before = \(n.sendAt)
                     WHERE notification = (SELECT number FROM notifications WHERE id = \(n.id))
                     """, logger)
             } else if dropOccurrences {
@@ -126,8 +155,17 @@ extension PostgresStore {
                     SELECT delivery_id FROM delivery_queue WHERE lease_owner IS NULL
                         AND notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
                     FOR UPDATE SKIP LOCKED))
-                RETURNING 1)
-            SELECT count(*) FROM changed
+                RETURNING 1),
+            ranges AS (
+                UPDATE delivery_ranges SET not_before = \(until), reason = \(reason)
+                WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM delivery_ranges
+                    WHERE notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING notification, first_id, last_id)
+            SELECT (SELECT count(*) FROM changed) + (
+                SELECT count(*) FROM ranges g
+                JOIN deliveries d ON d.notification = g.notification AND d.id BETWEEN g.first_id AND g.last_id)
             """, within: Self.bulkStatementLimit)
     }
 
@@ -166,6 +204,7 @@ extension PostgresStore {
     /// Deletes every delivery, report and counter of a notification (its id and its number: the notification itself
     /// is gone), ``deletionBatch`` rows a statement; the number of deliveries deleted.
     private func deleteRows(of notificationID: String, number: Int64) async throws(ProviderError) -> Int {
+        try await rows("DELETE FROM delivery_ranges WHERE notification = \(number)")
         let deliveries = try await deleteInBatches(
             """
             WITH gone AS (

@@ -73,13 +73,15 @@ extension PostgresStore {
                     \(n.createdAt))
                 """, logger)
             guard n.dailyAt == nil else { return 0 }
-            // Each delivery also gets its row in the queue, due at the notification's send time.
+            // The deliveries are queued by ranges of their numbers, due at the notification's send time: a lease
+            // writes a delivery's queue row when it takes the delivery (``rangeSize``).
             let wrapped = PostgresQuery(
                 unsafeSQL: """
                     WITH written AS (\(fanOutQuery.sql) RETURNING id, notification),
                     queued AS (
-                        INSERT INTO delivery_queue (delivery_id, notification, not_before)
-                        SELECT id, notification, \(sendAt) FROM written)
+                        INSERT INTO delivery_ranges (notification, first_id, last_id, not_before)
+                        SELECT notification, min(id), max(id), \(sendAt) FROM written
+                        GROUP BY notification, id / \(Self.rangeSize))
                     SELECT count(*) FROM written
                     """,
                 binds: fanOutQuery.binds)
@@ -89,12 +91,13 @@ extension PostgresStore {
             return targeted
         }
         // A large fan-out leaves the planner's statistics behind (autovacuum analyzes only a minute later); with
-        // them stale it leased by sorting every queued row instead of walking the queue's index. SKIP_LOCKED: while
+        // them stale it leased by sorting every queued row instead of walking the queue's index (when the fan-out
+        // still wrote the queue), and a lease joins a range's deliveries by their numbers. SKIP_LOCKED: while
         // autovacuum vacuums the table, a waiting ANALYZE made PostgreSQL cancel it ("canceling autovacuum task"),
         // at every broadcast, so the table was never vacuumed and grew by its dead rows (a 30-day run: 7.8
         // million dead tuples and 3.1 GB by day 36). Autovacuum analyzes the table itself when it is done.
         if targeted >= Self.analyzeAfter {
-            try await rows("ANALYZE (SKIP_LOCKED) deliveries, delivery_queue", within: Self.bulkStatementLimit)
+            try await rows("ANALYZE (SKIP_LOCKED) deliveries, delivery_ranges", within: Self.bulkStatementLimit)
         }
         return targeted
     }

@@ -3,52 +3,120 @@ import PostgresNIO
 import Synchronization
 
 extension PostgresStore {
-    /// A lease changes only the deliveries' narrow queue rows (`delivery_queue`), never the delivery rows themselves.
-    /// `SKIP LOCKED` lets workers of several processes lease at once: each takes rows no other transaction holds.
-    /// `delivery_id = ANY(ARRAY(...))` rather than `IN (...)`: with `IN`, PostgreSQL joins the batch against a scan of
-    /// the whole table, so each lease of a million-row broadcast read every row.
+    /// A lease takes due queue rows first (retries, waits, a daily notification's occurrences), then, for what is
+    /// still wanted, whole ranges of a fan-out's deliveries (``rangeSize``): each taken range is deleted and its
+    /// deliveries get their queue rows, the wanted ones already leased and the rest queued for the next lease, in one
+    /// statement, so a range is never half taken. Ranges smaller than ``rangeSize`` (small notifications) or whose
+    /// deliveries are not sent (their notification is gone) leave the lease short: it takes more, a few times, while
+    /// it still finds ranges.
     package func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
         -> [LeasedDelivery]
+    {
+        guard limit > 0 else { return [] }
+        var leased: [LeasedDelivery] = []
+        for _ in 0..<Self.leaseRounds {
+            let (taken, rangesTaken) = try await leaseOnce(
+                owner: owner, limit: limit - leased.count, now: now, leaseFor: leaseFor)
+            leased += taken
+            if leased.count >= limit || rangesTaken == 0 { break }
+        }
+        await vacuumQueueIfDue()
+        return leased.sorted { $0.id < $1.id }
+    }
+
+    /// The most statements one lease runs to fill itself from small ranges.
+    static let leaseRounds = 8
+
+    /// One lease statement: the deliveries it leased, and how many ranges it took.
+    /// `SKIP LOCKED` lets workers of several processes lease at once: each takes rows no other transaction holds.
+    /// `= ANY(ARRAY(...))` rather than `IN (...)`: with `IN`, PostgreSQL joined the batch against a scan of the whole
+    /// queue, so each lease of a million-row broadcast read every row.
+    private func leaseOnce(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> (leased: [LeasedDelivery], rangesTaken: Int)
     {
         // The notifications' ids and apps and the deliveries' tokens are joined to the leased rows after the update
         // (a lease holds the deliveries of a few notifications); a delivery whose notification is gone (its app was
         // deleted, which deletes these next) stays leased and is not returned, and is deleted when its lease runs out.
+        // The last row counts the ranges taken.
+        let until = now.addingTimeInterval(leaseFor)
         let rows = try await rows(
             """
             WITH leased AS (
-                UPDATE delivery_queue SET lease_owner = \(owner), lease_until = \(now.addingTimeInterval(leaseFor)),
-                    attempts = attempts + 1
+                UPDATE delivery_queue SET lease_owner = \(owner), lease_until = \(until), attempts = attempts + 1
                 WHERE delivery_id = ANY(ARRAY(
                     SELECT delivery_id FROM delivery_queue WHERE lease_owner IS NULL AND not_before <= \(now)
                     ORDER BY not_before, delivery_id LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED))
-                RETURNING delivery_id, notification, attempts)
-            SELECT l.delivery_id, n.id, n.app_id, d.token, l.attempts::bigint, d.channel_id
-            FROM leased l JOIN deliveries d ON d.id = l.delivery_id JOIN notifications n ON n.number = l.notification
+                RETURNING delivery_id, notification, attempts),
+            wanted AS (SELECT \(limit) - count(*) AS n FROM leased),
+            claimed AS (
+                DELETE FROM delivery_ranges WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM delivery_ranges WHERE not_before <= \(now)
+                    ORDER BY not_before, notification, first_id
+                    LIMIT (SELECT (n + \(unescaped: Self.rangeSizeMinusOne)) / \(unescaped: Self.rangeSizeText) FROM wanted)
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING notification, first_id, last_id, not_before, reason),
+            taken AS (
+                SELECT d.id, c.notification, d.token, d.channel_id, c.not_before, c.reason,
+                    row_number() OVER (ORDER BY c.not_before, d.id) <= (SELECT n FROM wanted) AS now_leased
+                FROM claimed c CROSS JOIN LATERAL (
+                    SELECT id, token, channel_id FROM deliveries
+                    WHERE notification = c.notification AND id BETWEEN c.first_id AND c.last_id
+                    ORDER BY id LIMIT \(unescaped: Self.rangeSizeText)) d),
+            queued AS (
+                INSERT INTO delivery_queue (delivery_id, notification, not_before, attempts, reason, lease_owner,
+                    lease_until)
+                SELECT id, notification, not_before, CASE WHEN now_leased THEN 1 ELSE 0 END, reason,
+                    CASE WHEN now_leased THEN \(owner) END, CASE WHEN now_leased THEN \(until) END
+                FROM taken),
+            taken_now AS (
+                SELECT l.delivery_id, l.notification, l.attempts, d.token, d.channel_id
+                FROM leased l CROSS JOIN LATERAL (
+                    SELECT token, channel_id FROM deliveries WHERE id = l.delivery_id LIMIT 1) d
+                UNION ALL
+                SELECT id, notification, 1, token, channel_id FROM taken WHERE now_leased)
+            SELECT l.delivery_id, n.id, n.app_id, l.token, l.attempts::bigint, l.channel_id
+            FROM taken_now l JOIN notifications n ON n.number = l.notification
+            UNION ALL
+            SELECT NULL, NULL, NULL, NULL, count(*), NULL FROM claimed
             """, within: Self.queueStatementLimit)
-        if rows.isEmpty { await vacuumQueueIfDrained() }
         do {
-            return try rows.map { row in
+            var leased: [LeasedDelivery] = []
+            leased.reserveCapacity(rows.count)
+            var rangesTaken = 0
+            for row in rows {
                 let (id, notificationID, appID, token, attempts, channelID) = try row.decode(
-                    (Int64, String, String, String, Int, String?).self)
-                return LeasedDelivery(
-                    id: id, notificationID: notificationID, appID: appID,
-                    address: DeliveryAddress(token: token, channelID: channelID), attempts: attempts)
-            }.sorted { $0.id < $1.id }
+                    (Int64?, String?, String?, String?, Int, String?).self)
+                guard let id, let notificationID, let appID, let token else {
+                    rangesTaken = attempts
+                    continue
+                }
+                leased.append(
+                    LeasedDelivery(
+                        id: id, notificationID: notificationID, appID: appID,
+                        address: DeliveryAddress(token: token, channelID: channelID), attempts: attempts))
+            }
+            return (leased, rangesTaken)
         } catch {
             throw Self.failure(error)
         }
     }
 
-    /// Answers recorded after which a lease that finds nothing due vacuums the queue.
+    /// How many of a fan-out's deliveries (by number) one row of `delivery_ranges` queues: a lease takes whole
+    /// ranges, so what it takes beyond its limit (less than one range) waits in the queue for the next lease.
+    package static let rangeSize = 500
+    private static let rangeSizeText = String(rangeSize)
+    private static let rangeSizeMinusOne = String(rangeSize - 1)
+
+    /// Answers recorded after which a lease vacuums the queue.
     package static let vacuumQueueAfter = 10_000
 
-    /// Vacuums the queue's table once a broadcast drained it: every queue row the broadcast had is dead by then (its
-    /// lease left one version, its answer deleted the other), and autovacuum comes only within a minute, after the
-    /// next broadcast may have begun. Vacuumed now, the emptied table goes back to the disk and its index pages are free
-    /// for the next broadcast. `SKIP_LOCKED`: a vacuum already running (autovacuum's, another provider's) is left to
-    /// it. A failure is logged; autovacuum still comes.
-    private func vacuumQueueIfDrained() async {
+    /// Vacuums the queue's table every ``vacuumQueueAfter`` answers: every answer leaves a dead queue row (its
+    /// delivery's, deleted), and autovacuum comes only within a minute, after tens of thousands more; vacuumed now,
+    /// the next deliveries' rows take the dead rows' places and the table stays the size of what is in flight.
+    /// `SKIP_LOCKED`: a vacuum already running (autovacuum's, another provider's) is left to it. A failure is logged;
+    /// autovacuum still comes.
+    private func vacuumQueueIfDue() async {
         let due = answeredSinceQueueVacuum.withLock { answered in
             guard answered >= Self.vacuumQueueAfter else { return false }
             answered = 0
@@ -59,8 +127,7 @@ extension PostgresStore {
             try await rows("VACUUM (SKIP_LOCKED) delivery_queue", within: Self.bulkStatementLimit)
         } catch {
             logger.warning(
-                "vacuuming the delivery queue after a broadcast failed; autovacuum will do it",
-                metadata: ["error": "\(error)"])
+                "vacuuming the delivery queue failed; autovacuum will do it", metadata: ["error": "\(error)"])
         }
     }
 
@@ -166,7 +233,10 @@ extension PostgresStore {
                 UPDATE delivery_queue q SET lease_owner = NULL, lease_until = NULL
                 WHERE lease_owner IS NOT NULL AND lease_until < \(now)
                     AND EXISTS (SELECT 1 FROM notifications n WHERE n.number = q.notification)
-                RETURNING 1)
+                RETURNING 1),
+            orphans AS (
+                DELETE FROM delivery_ranges g
+                WHERE NOT EXISTS (SELECT 1 FROM notifications n WHERE n.number = g.notification))
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
     }
@@ -228,27 +298,43 @@ extension PostgresStore {
                 UPDATE delivery_queue SET not_before = \(now)
                 WHERE lease_owner IS NULL AND not_before > \(now) AND reason = \(reason)
                     AND notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
-                RETURNING 1)
-            SELECT count(*) FROM changed
+                RETURNING 1),
+            ranges AS (
+                UPDATE delivery_ranges SET not_before = \(now)
+                WHERE not_before > \(now) AND reason = \(reason)
+                    AND notification IN (SELECT number FROM notifications WHERE app_id = \(appID))
+                RETURNING notification, first_id, last_id)
+            SELECT (SELECT count(*) FROM changed) + (
+                SELECT count(*) FROM ranges g
+                JOIN deliveries d ON d.notification = g.notification AND d.id BETWEEN g.first_id AND g.last_id)
             """, within: Self.queueStatementLimit)
     }
 
-    /// Counted up to `exactUpTo + 1` entries of the queue's index; past that, the number of entries the statistics
-    /// give that index (ANALYZE keeps it: the provider runs it after a large fan-out, autovacuum after every 2 % of
-    /// the table changed). A full count took 0.4 s on average and up to 4 s during a 10,000,000-device broadcast, every
-    /// few seconds, on the database every provider shares; counting 10,001 entries takes a few milliseconds.
+    /// Counted up to `exactUpTo + 1` queued deliveries (the queue's rows not leased, then the ranges' deliveries);
+    /// past that, the number of entries the statistics give the queue's index (autovacuum keeps it, after every 2 %
+    /// of the table changed) plus the ranges' spans. A full count took 0.4 s on average and up to 4 s during a
+    /// 10,000,000-device broadcast, every few seconds, on the database every provider shares; counting 10,001 takes a
+    /// few milliseconds.
     package func queueDepth(exactUpTo: Int) async throws(ProviderError) -> Int {
         // A negative limit counts nothing exactly; Int.max counts everything (its LIMIT would overflow).
         let exact = min(max(exactUpTo, 0), Int.max - 1)
         let counted = try await count(
             """
             SELECT count(*) FROM (
-                SELECT 1 FROM delivery_queue WHERE lease_owner IS NULL LIMIT \(exact + 1)
+                SELECT 1 FROM delivery_queue WHERE lease_owner IS NULL
+                UNION ALL
+                SELECT 1 FROM delivery_ranges g
+                JOIN deliveries d ON d.notification = g.notification AND d.id BETWEEN g.first_id AND g.last_id
+                LIMIT \(exact + 1)
             ) AS queued
             """)
         guard counted > exact else { return counted }
+        // A range holds at most its span of numbers (fewer when another notification's deliveries came between).
         let estimated = try await count(
-            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass('delivery_queue_due')")
+            """
+            SELECT (SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass('delivery_queue_due'))
+                + (SELECT coalesce(sum(last_id - first_id + 1), 0)::bigint FROM delivery_ranges)
+            """)
         return max(counted, estimated)
     }
 
