@@ -56,26 +56,48 @@ package struct DeliveryMessageID: Hashable, Sendable {
             prefix = hmac
         }
 
-        /// The `apns-id` of delivery `deliveryID`.
+        /// The `apns-id` of delivery `deliveryID`. The number's decimal digits go to the HMAC from the stack, and
+        /// the text is written in place: a broadcast makes one per delivery.
         package func messageID(for deliveryID: Int64) -> DeliveryMessageID {
             var hmac = prefix
-            hmac.update(data: Array(String(deliveryID).utf8))
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+                var value = deliveryID.magnitude
+                var start = digits.count
+                repeat {
+                    start -= 1
+                    digits[start] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                } while value > 0
+                if deliveryID < 0 {
+                    start -= 1
+                    digits[start] = UInt8(ascii: "-")
+                }
+                hmac.update(data: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[start...]))
+            }
             let mac = hmac.finalize()
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(36)
-            mac.withUnsafeBytes { raw in
-                for (index, byte) in raw.prefix(10).enumerated() {
-                    if index == 4 || index == 6 || index == 8 { bytes.append(UInt8(ascii: "-")) }
-                    bytes.append(HexDigit.upperCase[Int(byte >> 4)])
-                    bytes.append(HexDigit.upperCase[Int(byte & 0x0F)])
+            let number = UInt64(bitPattern: deliveryID) & 0xFFFF_FFFF_FFFF
+            let string = mac.withUnsafeBytes { raw in
+                String(unsafeUninitializedCapacity: 36) { text in
+                    var index = 0
+                    for (position, byte) in raw.prefix(10).enumerated() {
+                        if position == 4 || position == 6 || position == 8 {
+                            text[index] = UInt8(ascii: "-")
+                            index += 1
+                        }
+                        text[index] = HexDigit.upperCaseDigit(byte >> 4)
+                        text[index + 1] = HexDigit.upperCaseDigit(byte & 0x0F)
+                        index += 2
+                    }
+                    text[index] = UInt8(ascii: "-")
+                    index += 1
+                    for shift in stride(from: 44, through: 0, by: -4) {
+                        text[index] = HexDigit.upperCaseDigit(UInt8((number >> UInt64(shift)) & 0x0F))
+                        index += 1
+                    }
+                    return index
                 }
             }
-            bytes.append(UInt8(ascii: "-"))
-            let number = UInt64(bitPattern: deliveryID) & 0xFFFF_FFFF_FFFF
-            for shift in stride(from: 44, through: 0, by: -4) {
-                bytes.append(HexDigit.upperCase[Int((number >> UInt64(shift)) & 0x0F)])
-            }
-            return DeliveryMessageID(deliveryID: deliveryID, string: String(decoding: bytes, as: UTF8.self))
+            return DeliveryMessageID(deliveryID: deliveryID, string: string)
         }
     }
 
