@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Testing
 
 @testable import ProviderStorage
@@ -72,6 +73,28 @@ struct FanOutLeaseTests {
             #expect(woken == Self.devices - 700)
             let rest = try await fixture.store.lease(owner: "b", limit: 5000, now: t0 + 2, leaseFor: 30)
             #expect(rest.count == Self.devices - 700 && rest.allSatisfy { $0.notificationID == id })
+        }
+    }
+
+    @Test(
+        "a token reads back as it was given, hex or not; lower-case hex is kept as bytes",
+        arguments: StoreContractTests.kinds)
+    func tokensReadBack(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let hex = String(repeating: "0f", count: 32)
+            let given = [hex, hex.uppercased(), "abc", "not-a-token", "00"]
+            let stored = StoredNotification(
+                id: "n_tokens", appID: fixture.appID, target: "tokens", payload: Data(#"{"aps":{"alert":"x"}}"#.utf8),
+                pushType: "alert", sendAt: t0, targeted: 0, createdAt: t0)
+            #expect(try await fixture.store.insertNotification(stored, target: .tokens(given), requireKey: false) == 5)
+            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            #expect(leased.map(\.address) == given.map { .device(token: $0) })
+            #expect(try await fixture.traces("n_tokens").map(\.token) == given)
+            if let postgres = fixture.store as? PostgresStore {
+                let asBytes = try await postgres.count("SELECT count(*) FROM deliveries WHERE token_bytes IS NOT NULL")
+                #expect(asBytes == 2, "the lower-case hex tokens")
+            }
         }
     }
 

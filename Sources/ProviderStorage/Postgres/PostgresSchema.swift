@@ -4,6 +4,14 @@
 package enum PostgresSchema {
     /// A lower-case UUID, as APNs writes an `apns-unique-id` (and PostgreSQL writes a uuid back): such a text is kept
     /// as a uuid.
+    /// A token kept as bytes (`deliveries.token_bytes`): lower-case hex digits, two for each byte.
+    static let hexTokenPattern = "^([0-9a-f][0-9a-f])+$"
+
+    /// A delivery's token as text, from the row of `deliveries` named `alias`: its bytes in hex, or its text.
+    static func deliveryToken(_ alias: String) -> String {
+        "coalesce(encode(\(alias).token_bytes, 'hex'), \(alias).token)"
+    }
+
     static let uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
     /// Migrations by name, applied in this order.
@@ -428,6 +436,7 @@ package enum PostgresSchema {
             // reason from its range.
             "v18 delivery ranges",
             [
+                "ALTER TABLE deliveries ADD COLUMN token_bytes bytea",
                 """
                 CREATE TABLE delivery_ranges (
                     notification bigint NOT NULL,
@@ -441,7 +450,7 @@ package enum PostgresSchema {
                 "CREATE INDEX delivery_ranges_due ON delivery_ranges(not_before, notification, first_id)",
                 """
                 CREATE OR REPLACE VIEW delivery_view AS
-                SELECT d.id, d.notification, d.token, d.occurrence, d.channel_id,
+                SELECT d.id, d.notification, coalesce(encode(d.token_bytes, 'hex'), d.token) AS token, d.occurrence, d.channel_id,
                     coalesce(r.state, CASE WHEN q.lease_owner IS NULL THEN 'queued' ELSE 'leased' END) AS state,
                     coalesce(r.attempts, q.attempts, 0)::bigint AS attempts,
                     coalesce(q.not_before, r.not_before, g.not_before) AS not_before, q.lease_owner, q.lease_until,

@@ -3,6 +3,9 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
+    /// The token of the delivery `d`, as text.
+    private static let deliveryToken = PostgresSchema.deliveryToken("d")
+
     package func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
     {
@@ -10,12 +13,12 @@ extension PostgresStore {
             guard
                 let row = try await connection.rows(
                     """
-                    SELECT n.id, d.token, v.user_id, a.webhook_url,
+                    SELECT n.id, \(unescaped: Self.deliveryToken) AS token, v.user_id, a.webhook_url,
                         \(unescaped: event.stamp.map { "d.\($0.column) IS NULL" } ?? "false"), d.reply IS NULL,
                         d.outcome, d.outcome_detail
                     FROM deliveries d JOIN notifications n ON n.number = d.notification
                     JOIN apps a ON a.id = n.app_id
-                    LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
+                    LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = \(unescaped: Self.deliveryToken)
                     WHERE d.id = \(deliveryID) AND substr(n.id, 1, 23) = \(notificationPrefix)
                         AND n.app_id = \(appID)
                     FOR UPDATE OF d
@@ -94,10 +97,10 @@ extension PostgresStore {
     {
         let found = try await rows(
             """
-            SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, d.token, v.user_id
+            SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at, \(unescaped: Self.deliveryToken) AS token, v.user_id
             FROM feedback f JOIN deliveries d ON d.id = f.delivery_id
             JOIN notifications n ON n.number = d.notification
-            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token
+            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = \(unescaped: Self.deliveryToken)
             WHERE f.notification_id = \(notificationID) AND f.id > \(after)
                 AND f.event IN ('opened', 'dismissed', 'action')
             ORDER BY f.id LIMIT \(limit)

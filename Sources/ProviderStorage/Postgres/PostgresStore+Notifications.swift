@@ -9,18 +9,18 @@ extension PostgresStore {
         var fanOut = PostgresStatement()
         let (id, sendAt, appID) = (fanOut.bind(n.id), fanOut.bind(n.sendAt), fanOut.bind(n.appID))
         // The deliveries name the notification by its number, given when the notification is inserted just before.
+        // `fanOut` selects each delivery's notification, token and channel; the statement below writes them.
         let number = "(SELECT number FROM notifications WHERE id = \(id))"
         var budget: PostgresQuery?
         if case .channel(let channel) = target {
             // One broadcast: APNs fans it out.
             let channelID = fanOut.bind(channel)
-            fanOut.append(
-                "INSERT INTO deliveries (notification, token, channel_id) VALUES (\(number), '', \(channelID))")
+            fanOut.append("SELECT \(number) AS notification, '' AS token, \(channelID)::text AS channel_id")
         } else if let (selection, values) = target.activitySelection {
             fanOut.append(
                 """
-                INSERT INTO deliveries (notification, token)
-                SELECT \(number), a.token FROM activity_tokens a WHERE a.app_id = \(appID)
+                SELECT \(number) AS notification, a.token, NULL::text AS channel_id
+                FROM activity_tokens a WHERE a.app_id = \(appID)
                 """)
             fanOut.append(selection, binding: values)
             if n.priority != 5 {
@@ -42,8 +42,7 @@ extension PostgresStore {
             let list = fanOut.bind(tokens)
             fanOut.append(
                 """
-                INSERT INTO deliveries (notification, token)
-                SELECT \(number), u.token
+                SELECT \(number) AS notification, u.token, NULL::text AS channel_id
                 FROM unnest(\(list)::text[]) WITH ORDINALITY AS u(token, position)
                 WHERE NOT EXISTS (
                     SELECT 1 FROM devices v WHERE v.app_id = \(appID) AND v.token = u.token AND NOT v.active)
@@ -57,8 +56,8 @@ extension PostgresStore {
         } else {
             fanOut.append(
                 """
-                INSERT INTO deliveries (notification, token)
-                SELECT \(number), d.token FROM devices d WHERE d.app_id = \(appID) AND d.active
+                SELECT \(number) AS notification, d.token, NULL::text AS channel_id
+                FROM devices d WHERE d.app_id = \(appID) AND d.active
                 """)
             Self.appendCondition(for: target, requireKey: requireKey, to: &fanOut)
         }
@@ -73,11 +72,20 @@ extension PostgresStore {
                     \(n.createdAt))
                 """, logger)
             guard n.dailyAt == nil else { return 0 }
-            // The deliveries are queued by ranges of their numbers, due at the notification's send time: a lease
-            // writes a delivery's queue row when it takes the delivery (``rangeSize``).
+            // A token of lower-case hex digits is kept as the bytes it spells (half its size; `delivery_view` and the
+            // lease read it back as text). `OFFSET 0` keeps the subquery whole, so each token is matched once, not
+            // once for each column (1,000,000 tokens: 2.9 s against 2.2 written as text; 2.6 s so). The deliveries are queued by ranges of their numbers, due at the
+            // notification's send time: a lease writes a delivery's queue row when it takes the delivery
+            // (``rangeSize``).
             let wrapped = PostgresQuery(
                 unsafeSQL: """
-                    WITH written AS (\(fanOutQuery.sql) RETURNING id, notification),
+                    WITH selected AS (\(fanOutQuery.sql)),
+                    written AS (
+                        INSERT INTO deliveries (notification, token, token_bytes, channel_id)
+                        SELECT notification, CASE WHEN hex THEN '' ELSE token END,
+                            CASE WHEN hex THEN decode(token, 'hex') END, channel_id
+                        FROM (SELECT *, token ~ '\(PostgresSchema.hexTokenPattern)' AS hex FROM selected OFFSET 0) s
+                        RETURNING id, notification),
                     queued AS (
                         INSERT INTO delivery_ranges (notification, first_id, last_id, not_before)
                         SELECT notification, min(id), max(id), \(sendAt) FROM written

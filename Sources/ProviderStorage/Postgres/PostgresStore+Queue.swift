@@ -60,7 +60,7 @@ extension PostgresStore {
                 SELECT d.id, c.notification, d.token, d.channel_id, c.not_before, c.reason,
                     row_number() OVER (ORDER BY c.not_before, d.id) <= (SELECT n FROM wanted) AS now_leased
                 FROM claimed c CROSS JOIN LATERAL (
-                    SELECT id, token, channel_id FROM deliveries
+                    SELECT id, \(unescaped: Self.token), channel_id FROM deliveries
                     WHERE notification = c.notification AND id BETWEEN c.first_id AND c.last_id
                     ORDER BY id LIMIT \(unescaped: Self.rangeSizeText)) d),
             queued AS (
@@ -72,7 +72,7 @@ extension PostgresStore {
             taken_now AS (
                 SELECT l.delivery_id, l.notification, l.attempts, d.token, d.channel_id
                 FROM leased l CROSS JOIN LATERAL (
-                    SELECT token, channel_id FROM deliveries WHERE id = l.delivery_id LIMIT 1) d
+                    SELECT \(unescaped: Self.token), channel_id FROM deliveries WHERE id = l.delivery_id LIMIT 1) d
                 UNION ALL
                 SELECT id, notification, 1, token, channel_id FROM taken WHERE now_leased)
             SELECT l.delivery_id, n.id, n.app_id, l.token, l.attempts::bigint, l.channel_id
@@ -106,6 +106,8 @@ extension PostgresStore {
     /// ranges, so what it takes beyond its limit (less than one range) waits in the queue for the next lease.
     package static let rangeSize = 500
     private static let rangeSizeText = String(rangeSize)
+    /// A row of `deliveries`' token as text, named `token`.
+    private static let token = PostgresSchema.deliveryToken("deliveries") + " AS token"
     private static let rangeSizeMinusOne = String(rangeSize - 1)
 
     /// Answers recorded after which a lease vacuums the queue.
