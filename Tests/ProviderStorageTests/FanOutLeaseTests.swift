@@ -40,6 +40,18 @@ struct FanOutLeaseTests {
         }
     }
 
+    @Test("a lease of any size up to Int.max takes what there is", arguments: StoreContractTests.kinds)
+    func largestLease(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await broadcast(fixture, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: Int.max, now: t0, leaseFor: 30)
+            #expect(leased.count == Self.devices && leased.allSatisfy { $0.notificationID == id })
+            #expect(try await fixture.store.lease(owner: "a", limit: 0, now: t0, leaseFor: 30).isEmpty)
+            #expect(try await fixture.store.lease(owner: "a", limit: -1, now: t0, leaseFor: 30).isEmpty)
+        }
+    }
+
     @Test(
         "cancelling part way cancels every delivery not leased yet, in the queue or still waiting to be",
         arguments: StoreContractTests.kinds)

@@ -53,7 +53,9 @@ extension PostgresStore {
                 DELETE FROM delivery_ranges WHERE ctid = ANY(ARRAY(
                     SELECT ctid FROM delivery_ranges WHERE not_before <= \(now)
                     ORDER BY not_before, notification, first_id
-                    LIMIT (SELECT (n + \(unescaped: Self.rangeSizeMinusOne)) / \(unescaped: Self.rangeSizeText) FROM wanted)
+                    LIMIT (
+                        SELECT CASE WHEN n > 0 THEN (n - 1) / \(unescaped: Self.rangeSizeText) + 1 ELSE 0 END
+                        FROM wanted)
                     FOR UPDATE SKIP LOCKED))
                 RETURNING notification, first_id, last_id, not_before, reason),
             taken AS (
@@ -108,7 +110,6 @@ extension PostgresStore {
     private static let rangeSizeText = String(rangeSize)
     /// A row of `deliveries`' token as text, named `token`.
     private static let token = PostgresSchema.deliveryToken("deliveries") + " AS token"
-    private static let rangeSizeMinusOne = String(rangeSize - 1)
 
     /// Answers recorded after which a lease vacuums the queue.
     package static let vacuumQueueAfter = 10_000
