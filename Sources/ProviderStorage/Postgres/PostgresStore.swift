@@ -12,7 +12,7 @@ package final class PostgresStore: ProviderStore {
     package let logger: Logger
     package let messageKey: SymmetricKey
     private let running: Task<Void, Never>
-    /// Answers this process recorded since it last vacuumed the delivery queue (``vacuumQueueIfDrained()``).
+    /// Answers this process recorded since it last vacuumed the delivery queue (``vacuumQueueIfDue()``).
     let answeredSinceQueueVacuum = Mutex(0)
 
     /// Connects to the database `url` names (see ``PostgresDatabaseURL``) and brings its tables up to date.
