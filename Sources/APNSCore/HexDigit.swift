@@ -19,10 +19,7 @@ package enum HexDigit {
 
     /// The uppercase digit of a value from 0 to 15.
     @inline(__always)
-    package static func upperCaseDigit(_ value: UInt8) -> UInt8 {
+    package static func uppercase(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
     }
-
-    /// The digits 0 to F, upper case, indexed by their value.
-    package static let upperCase: [UInt8] = Array("0123456789ABCDEF".utf8)
 }

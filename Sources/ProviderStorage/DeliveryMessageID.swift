@@ -37,7 +37,7 @@ package struct DeliveryMessageID: Hashable, Sendable {
                 continue
             }
             guard let value = HexDigit.value(byte) else { return nil }
-            bytes.append(HexDigit.upperCase[Int(value)])
+            bytes.append(HexDigit.uppercase(value))
             if index >= 24 { number = number << 4 | UInt64(value) }
         }
         guard bytes.count == 36 else { return nil }
@@ -84,14 +84,14 @@ package struct DeliveryMessageID: Hashable, Sendable {
                             text[index] = UInt8(ascii: "-")
                             index += 1
                         }
-                        text[index] = HexDigit.upperCaseDigit(byte >> 4)
-                        text[index + 1] = HexDigit.upperCaseDigit(byte & 0x0F)
+                        text[index] = HexDigit.uppercase(byte >> 4)
+                        text[index + 1] = HexDigit.uppercase(byte & 0x0F)
                         index += 2
                     }
                     text[index] = UInt8(ascii: "-")
                     index += 1
                     for shift in stride(from: 44, through: 0, by: -4) {
-                        text[index] = HexDigit.upperCaseDigit(UInt8((number >> UInt64(shift)) & 0x0F))
+                        text[index] = HexDigit.uppercase(UInt8((number >> UInt64(shift)) & 0x0F))
                         index += 1
                     }
                     return index

@@ -198,6 +198,24 @@ struct StoreContractTests {
             let later = try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 61, leaseFor: 30)
             #expect(later.isEmpty)
             #expect(try await fixture.store.queueDepth() == 0)
+            #expect(try await fixture.deliveryRows() == 2, "the gone notification's deliveries are deleted")
+        }
+    }
+
+    @Test(
+        "deliveries whose notification is gone go even when the expired-lease sweep comes before any lease",
+        arguments: kinds)
+    func orphanedDeliveriesSweptFirst(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let gone = try await fixture.notification(tokens: 3, at: t0)
+            try await fixture.deleteNotificationRowOnly(gone)
+            _ = try await fixture.store.reclaimExpiredLeases(now: t0)
+            #expect(try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30).isEmpty)
+            _ = try await fixture.store.reclaimExpiredLeases(now: t0 + 60)
+            #expect(try await fixture.store.lease(owner: "b", limit: 10, now: t0 + 61, leaseFor: 30).isEmpty)
+            #expect(try await fixture.store.queueDepth() == 0)
+            #expect(try await fixture.deliveryRows() == 0, "the gone notification's deliveries are deleted")
         }
     }
 
@@ -487,6 +505,19 @@ struct StoreFixture {
             _ = try await postgres.rows("DELETE FROM notifications WHERE id = \(id)")
         default:
             Issue.record("an unknown store")
+        }
+    }
+
+    /// How many delivery rows the store holds, whatever their state.
+    func deliveryRows() async throws -> Int {
+        switch store {
+        case let sqlite as SQLiteStore:
+            return try await sqlite.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries") ?? 0 }
+        case let postgres as PostgresStore:
+            return try await postgres.count("SELECT count(*) FROM deliveries")
+        default:
+            Issue.record("an unknown store")
+            return 0
         }
     }
 

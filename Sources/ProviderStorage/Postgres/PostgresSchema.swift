@@ -2,8 +2,6 @@
 /// `timestamptz`, bytes `bytea`, flags `boolean`). Each migration is a list of statements applied once, in order,
 /// under an advisory lock so that processes starting together do not race; a released migration is never edited.
 package enum PostgresSchema {
-    /// A lower-case UUID, as APNs writes an `apns-unique-id` (and PostgreSQL writes a uuid back): such a text is kept
-    /// as a uuid.
     /// A token kept as bytes (`deliveries.token_bytes`): lower-case hex digits, two for each byte.
     static let hexTokenPattern = "^([0-9a-f][0-9a-f])+$"
 
@@ -12,6 +10,8 @@ package enum PostgresSchema {
         "coalesce(encode(\(alias).token_bytes, 'hex'), \(alias).token)"
     }
 
+    /// A lower-case UUID, as APNs writes an `apns-unique-id` (and PostgreSQL writes a uuid back): such a text is kept
+    /// as a uuid.
     static let uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
     /// Migrations by name, applied in this order.

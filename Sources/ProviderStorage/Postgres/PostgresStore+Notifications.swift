@@ -74,9 +74,9 @@ extension PostgresStore {
             guard n.dailyAt == nil else { return 0 }
             // A token of lower-case hex digits is kept as the bytes it spells (half its size; `delivery_view` and the
             // lease read it back as text). `OFFSET 0` keeps the subquery whole, so each token is matched once, not
-            // once for each column (1,000,000 tokens: 2.9 s against 2.2 written as text; 2.6 s so). The deliveries are queued by ranges of their numbers, due at the
-            // notification's send time: a lease writes a delivery's queue row when it takes the delivery
-            // (``rangeSize``).
+            // once for each column (1,000,000 tokens: 2.9 s against 2.2 written as text; 2.6 s so). The deliveries
+            // are queued by ranges of their numbers, due at the notification's send time: a lease writes a
+            // delivery's queue row when it takes the delivery (``rangeSize``).
             let wrapped = PostgresQuery(
                 unsafeSQL: """
                     WITH selected AS (\(fanOutQuery.sql)),

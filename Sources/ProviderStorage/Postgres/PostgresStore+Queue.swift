@@ -223,6 +223,8 @@ extension PostgresStore {
         }
     }
 
+    /// A delivery whose notification is gone is deleted here once its lease ran out; one still in a range gets its
+    /// queue row (leased, never returned) from the lease that takes the range, and goes the same way.
     package func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int {
         try await count(
             """
@@ -236,10 +238,7 @@ extension PostgresStore {
                 UPDATE delivery_queue q SET lease_owner = NULL, lease_until = NULL
                 WHERE lease_owner IS NOT NULL AND lease_until < \(now)
                     AND EXISTS (SELECT 1 FROM notifications n WHERE n.number = q.notification)
-                RETURNING 1),
-            orphans AS (
-                DELETE FROM delivery_ranges g
-                WHERE NOT EXISTS (SELECT 1 FROM notifications n WHERE n.number = g.notification))
+                RETURNING 1)
             SELECT count(*) FROM changed
             """, within: Self.queueStatementLimit)
     }
