@@ -243,13 +243,14 @@ def watched_rounds(rounds, api, port, admin, app, devices, poll):
                       "slowdownPercent": round((watched / unwatched - 1) * 100, 1)}), flush=True)
 
 
-def compare_send(options, work, key, endpoint_port, tokens, provider_rate):
+def compare_send(options, work, key, endpoint_port, tokens, provider_rate, gateway):
     """herald send, as many connections as the provider has, the broadcast's payload to the same tokens through the same
     endpoint: the rate a client alone reaches there, beside the provider's from the same run."""
     with open(f"{work}/tokens.txt", "w") as file:
         file.write("\n".join(tokens) + "\n")
     with open(f"{work}/payload.json", "w") as file:
         json.dump({"aps": {"alert": {"title": "Broadcast", "body": "to everyone"}}}, file)
+    gateway_before, children_before = cpu_seconds([gateway.pid]), os.times()
     began = time.monotonic()
     sent = subprocess.run(options.sender_cpus + [HERALD, "send", "--url", f"https://127.0.0.1:{endpoint_port}", "--ca-file",
                            f"{work}/gateway/ca.pem", "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}",
@@ -260,8 +261,15 @@ def compare_send(options, work, key, endpoint_port, tokens, provider_rate):
     summary = json.loads(sent.stdout)
     assert summary["accepted"] == len(tokens), sent.stdout + sent.stderr
     send_rate = len(tokens) / seconds
+    children = os.times()
+    send_cpu = (children.children_user + children.children_system - children_before.children_user
+                - children_before.children_system)
     print(json.dumps({"providerPerSecond": round(provider_rate), "heraldSendPerSecond": round(send_rate),
-                      "connections": options.connections, "providerOfHeraldSend": round(provider_rate / send_rate, 2)}),
+                      "connections": options.connections, "providerOfHeraldSend": round(provider_rate / send_rate, 2),
+                      "sendCPUMicrosecondsPerDelivery": {
+                          "send": round(send_cpu / len(tokens) * 1e6, 1),
+                          "gateway": round((cpu_seconds([gateway.pid])[gateway.pid] - gateway_before[gateway.pid]) / len(tokens)
+                                     * 1e6, 1)}}),
           flush=True)
 
 
@@ -285,6 +293,41 @@ def check_devices(gw, tokens):
         resent += sum(1 for event in log["events"] if event["event"] == "received") - 1
     return {"devicesWithExactlyOneNotification": len(tokens) - missing, "distinctApnsIDs": len(ids),
             "resentToAPNs": resent, "notInTheGatewaysLog": forgotten}
+
+
+def cpu_seconds(pids):
+    """Each process's CPU time (user and system) so far, in seconds, by pid (those still running)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds = {}
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        seconds[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return seconds
+
+
+def database_pids():
+    """PostgreSQL's server processes (every backend of every client, and its background workers)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and open(f"/proc/{name}/comm").read().strip() == "postgres":
+                pids.append(int(name))
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return pids
+
+
+def cpu_per_delivery(listers, before, count):
+    """Microseconds of CPU per delivery each named set of processes spent since `before` (``cpu_seconds`` of each
+    then); a process started since counts whole."""
+    used = {}
+    for name, pids in listers.items():
+        now = cpu_seconds(pids())
+        used[name] = round(sum(seconds - before[name].get(pid, 0) for pid, seconds in now.items()) / count * 1e6, 1)
+    return used
 
 
 def peak_rss_mb(pid):
@@ -403,6 +446,10 @@ def main():
         if options.watch_windows:
             watched_windows(options.watch_windows, api, port, admin, created["app"]["id"], options.devices, options.tabs)
             return
+        # CPU per delivery, each side's (a provider killed with --kill is missing from it).
+        measured = {"provider": lambda: [process.pid for process in [provider] + others],
+                    "gateway": lambda: [gateway.pid], **({"database": database_pids} if schema else {})}
+        cpu_before = {name: cpu_seconds(pids()) for name, pids in measured.items()}
         began = time.monotonic()
         status, notification = api.call("POST", "/v1/notifications", {
             "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
@@ -478,7 +525,9 @@ def main():
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "importPeakRSSMegabytes": round(import_rss, 1),
-                          "killed": killed}), flush=True)
+                          "killed": killed,
+                          "cpuMicrosecondsPerDelivery": cpu_per_delivery(measured, cpu_before, options.devices)}),
+              flush=True)
         print(json.dumps(storage(options, work, schema)), flush=True)
         if options.breakdown:
             latencies = []
@@ -495,7 +544,7 @@ def main():
                               "verdicts": {entry["verdict"]: entry["count"] for entry in breakdown["verdicts"]}}),
                   flush=True)
         if options.compare_send:
-            compare_send(options, work, key, endpoint_port, tokens, options.devices / seconds)
+            compare_send(options, work, key, endpoint_port, tokens, options.devices / seconds, gateway)
         if options.restart_database:
             print(json.dumps({"stallSecondsAfterDatabaseCameBack": round(stall or 0, 2),
                               "slowestAPIReadSeconds": round(slowest_read, 2),
