@@ -7,6 +7,17 @@ package enum UUIDText {
     /// The UUID `text` names, or `nil` when it is not in 8-4-4-4-12 form (``isValid(_:)``): what `UUID(uuidString:)`
     /// answers, without `sscanf`.
     package static func parse(_ text: String) -> UUID? {
+        parse(text, lowercaseOnly: false)
+    }
+
+    /// The UUID `text` names when it is in its lower-case 8-4-4-4-12 form, the form a UUID is read back in (a
+    /// database's `uuid`): text that is kept as a UUID is checked by this alone, without formatting the UUID again
+    /// to compare (or matching a pattern in SQL, 1.5 µs a row in PostgreSQL).
+    package static func parseLowercase(_ text: String) -> UUID? {
+        parse(text, lowercaseOnly: true)
+    }
+
+    private static func parse(_ text: String, lowercaseOnly: Bool) -> UUID? {
         var bytes = (
             UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
             UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0)
@@ -20,6 +31,7 @@ package enum UUIDText {
                     guard byte == UInt8(ascii: "-") else { return false }
                 default:
                     guard let value = HexDigit.value(byte), digits < 32 else { return false }
+                    if lowercaseOnly, byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "F") { return false }
                     output[digits / 2] |= digits % 2 == 0 ? value << 4 : value
                     digits += 1
                 }

@@ -28,5 +28,19 @@ struct UUIDTextTests {
     func refused(text: String) {
         #expect(APNSMessageID(headerValue: text) == nil)
         #expect(UUIDText.parse(text) == nil)
+        #expect(UUIDText.parseLowercase(text) == nil)
+    }
+
+    @Test(
+        "the lower-case form alone is what a database reads a uuid back as: any upper-case digit is not it",
+        arguments: [
+            ("5c0b6d9e-1b7e-4d6a-9f52-0a3c1e2d4b6f", true), ("00000000-0000-0000-0000-000000000000", true),
+            ("5C0B6D9E-1B7E-4D6A-9F52-0A3C1E2D4B6F", false), ("5c0b6d9e-1b7e-4d6a-9f52-0a3c1e2d4b6F", false),
+            ("Ac0b6d9e-1b7e-4d6a-9f52-0a3c1e2d4b6f", false), ("5c0b6d9e-1b7e-4d6a-9f52-0a3c1e2d4b6", false),
+        ])
+    func lowercase(text: String, isLowercaseUUID: Bool) {
+        let parsed = UUIDText.parseLowercase(text)
+        #expect((parsed != nil) == isLowercaseUUID)
+        if let parsed { #expect(parsed.lowercasedString == text) }
     }
 }

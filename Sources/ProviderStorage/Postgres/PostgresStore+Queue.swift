@@ -1,3 +1,4 @@
+import APNSCore
 package import Foundation
 import PostgresNIO
 import Synchronization
@@ -151,16 +152,17 @@ extension PostgresStore {
                     """
                     WITH changed AS (
                         DELETE FROM delivery_queue q
-                        USING unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::text[],
-                            \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, at)
+                        USING unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::uuid[],
+                            \(batch.acceptedUniqueIsUUID)::bool[], \(batch.acceptedUniqueTexts)::text[],
+                            \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, is_uuid, unique_text, at)
                         WHERE q.delivery_id = u.id AND q.lease_owner = \(owner)
-                        RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, q.reason, u.unique_id, u.at),
+                        RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, q.reason, u.unique_id,
+                            u.is_uuid, u.unique_text, u.at),
                     written AS (
                         INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
                             apns_unique_id, apns_unique_text, result_at)
                         SELECT delivery_id, \(unescaped: DeliveryState.accepted.sql), attempts, not_before, 200, reason,
-                            CASE WHEN unique_id ~ \(PostgresSchema.uuidPattern) THEN unique_id::uuid END,
-                            CASE WHEN unique_id !~ \(PostgresSchema.uuidPattern) THEN nullif(unique_id, '') END, at
+                            CASE WHEN is_uuid THEN unique_id END, nullif(unique_text, ''), at
                         FROM changed)
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)
                     SELECT n.id, \(NotificationCounter.accepted.rawValue), '', count(*)
@@ -343,7 +345,12 @@ extension PostgresStore {
     /// A batch of results as the columns the `unnest` updates read.
     private struct ResultColumns {
         var acceptedIDs: [Int64] = []
-        var acceptedUniqueIDs: [String] = []
+        /// Each accepted delivery's `apns-unique-id` as a uuid when it is one in lower case (the form a uuid reads
+        /// back in), else the nil UUID and ``acceptedUniqueIsUUID`` false; checked here, not by a pattern in SQL.
+        var acceptedUniqueIDs: [UUID] = []
+        var acceptedUniqueIsUUID: [Bool] = []
+        /// The `apns-unique-id` kept as text: one that is not a lower-case UUID; `""` for none.
+        var acceptedUniqueTexts: [String] = []
         var acceptedAt: [Date] = []
         var rejectedIDs: [Int64] = []
         var rejectedStatuses: [Int] = []
@@ -359,12 +366,18 @@ extension PostgresStore {
         var deactivatedAt: [Date] = []
         var deactivatedReasons: [String] = []
 
+        /// The placeholder in ``acceptedUniqueIDs`` where there is no uuid.
+        private static let nilUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
         init(_ results: [DeliveryResult]) {
             for result in results {
                 switch result {
                 case .accepted(let id, _, let uniqueID, let at):
                     acceptedIDs.append(id)
-                    acceptedUniqueIDs.append(uniqueID ?? "")
+                    let uuid = uniqueID.flatMap(UUIDText.parseLowercase)
+                    acceptedUniqueIDs.append(uuid ?? Self.nilUUID)
+                    acceptedUniqueIsUUID.append(uuid != nil)
+                    acceptedUniqueTexts.append(uuid == nil ? uniqueID ?? "" : "")
                     acceptedAt.append(at)
                 case .rejected(let id, _, let status, let reason, let at, let deactivation):
                     rejectedIDs.append(id)

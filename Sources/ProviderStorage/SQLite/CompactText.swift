@@ -40,11 +40,9 @@ enum CompactText {
     /// An `apns-unique-id` as stored: its 16 bytes when it is a lower-case UUID, else the text.
     static func uniqueID(_ text: String?) -> DatabaseValue {
         guard let text else { return .null }
-        // UUIDText and lowercasedString, not UUID(uuidString:) and uuidString: Foundation's go through sscanf and
-        // sprintf on Linux, 2 % of the provider's time in a broadcast, where every answer brings an apns-unique-id.
-        guard let uuid = UUIDText.parse(text), uuid.lowercasedString == text else {
-            return text.databaseValue
-        }
+        // UUIDText, not UUID(uuidString:) and uuidString: Foundation's go through sscanf and sprintf on Linux, 2 % of
+        // the provider's time in a broadcast, where every answer brings an apns-unique-id.
+        guard let uuid = UUIDText.parseLowercase(text) else { return text.databaseValue }
         return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
     }
 
