@@ -63,15 +63,7 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
 
     /// The token as lowercase hexadecimal, as it goes in `:path`.
     public var hex: String {
-        withBytes { bytes in
-            String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-                for (index, byte) in bytes.enumerated() {
-                    buffer[2 * index] = HexDigit.lowercase(byte >> 4)
-                    buffer[2 * index + 1] = HexDigit.lowercase(byte & 0x0f)
-                }
-                return bytes.count * 2
-            }
-        }
+        withBytes { bytes in HexDigit.lowercaseText(bytes) }
     }
 
     /// A token from raw bytes, as `didRegisterForRemoteNotificationsWithDeviceToken` delivers it.

@@ -22,4 +22,15 @@ package enum HexDigit {
     package static func uppercase(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
     }
+
+    /// The bytes as lower-case hexadecimal text, two digits a byte, written in place.
+    package static func lowercaseText(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = lowercase(byte >> 4)
+                buffer[2 * index + 1] = lowercase(byte & 0x0F)
+            }
+            return bytes.count * 2
+        }
+    }
 }

@@ -84,16 +84,6 @@ enum CompactText {
     /// The bytes' lower-case hex digits, read from the bytes in place (iterating `Data` byte by byte cost a lease of a
     /// broadcast a twentieth of its time).
     private static func hex(_ data: Data) -> String {
-        data.withUnsafeBytes { bytes in
-            String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-                var index = 0
-                for byte in bytes {
-                    buffer[index] = HexDigit.lowercase(byte >> 4)
-                    buffer[index + 1] = HexDigit.lowercase(byte & 0x0F)
-                    index += 2
-                }
-                return index
-            }
-        }
+        data.withUnsafeBytes(HexDigit.lowercaseText)
     }
 }
