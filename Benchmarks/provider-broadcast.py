@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A broadcast through herald serve to the local gateway: time until every delivery has its APNs result, sends per
 second, and the largest provider's peak resident memory (VmHWM) during the broadcast (importPeakRSSMegabytes: while
-the devices were imported, 50,000 a call, before it). With --kill, the (first) provider is killed with SIGKILL
+the devices were imported, 50,000 a call, before it), and the CPU each side spent per delivery (the provider, the
+gateway, PostgreSQL's server processes; with --compare-send, herald send and the gateway beside it). With --kill, the (first) provider is killed with SIGKILL
 part way, and the gateway's own records are checked: every device got the notification, with one apns-id, and how
 many were resent to APNs (accepted before the kill but not yet recorded). With one provider the killed one is
 restarted on the same data; with --providers 2 (PostgreSQL) it is not: the other takes its work over when the
