@@ -364,9 +364,9 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a device did not get exactly one notification (with --kill or "
                              "--restart-database)")
-    parser.add_argument("--workers", type=int, default=2, help="herald serve --workers")
+    parser.add_argument("--workers", type=int, default=4, help="herald serve --workers (its default)")
     parser.add_argument("--batch-size", type=int, default=5000, help="herald serve --batch-size")
-    parser.add_argument("--connections", type=int, default=2, help="herald serve --connections")
+    parser.add_argument("--connections", type=int, default=4, help="herald serve --connections (its default)")
     parser.add_argument("--poll", type=float, default=0.2, help="seconds between progress reads")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     parser.add_argument("--providers", type=int, default=1, help="herald serve processes (more than 1: PostgreSQL)")

@@ -223,9 +223,9 @@ def main():
     parser.add_argument("--kill", action="store_true", help="kill the first provider a third of the way through")
     parser.add_argument("--restart-database", metavar="COMMAND")
     parser.add_argument("--check", action="store_true", help="every device got exactly one notification")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=5000)
-    parser.add_argument("--connections", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--poll", type=float, default=0.2)
     options = parser.parse_args()
     if os.geteuid() != 0:

@@ -46,13 +46,15 @@ struct ServeCommand: AsyncParsableCommand {
     var adminToken: String?
 
     @Option(help: "Concurrent delivery workers.")
-    var workers = 2
+    var workers = 4
 
     @Option(name: .customLong("batch-size"), help: "Deliveries a worker leases at a time.")
     var batchSize = 5000
 
-    @Option(help: "HTTP/2 connections per app to APNs.")
-    var connections = 2
+    @Option(
+        help:
+            "The most HTTP/2 connections per app to APNs (another opens only while the open ones have no stream free).")
+    var connections = 4
 
     @Option(
         name: .customLong("max-connections"),

@@ -21,7 +21,7 @@ import Synchronization
 final class DeliveryEngine: Sendable {
     struct Settings: Sendable {
         /// Concurrent lease-and-send loops.
-        var workers = 2
+        var workers = 4
         /// Deliveries leased at a time.
         var batchSize = 5000
         /// How long a lease lasts before another worker may take the delivery.

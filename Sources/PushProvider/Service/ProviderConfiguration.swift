@@ -24,11 +24,11 @@ extension PushProviderService {
         /// `nil`.
         package var masterKey: Data?
         /// Concurrent delivery workers.
-        package var workers = 2
+        package var workers = 4
         /// Deliveries a worker leases at a time.
         package var batchSize = 5000
         /// HTTP/2 connections per app to APNs.
-        package var connectionsPerApp = 2
+        package var connectionsPerApp = 4
         /// How long a lease lasts before another worker (or this one, restarted) takes the delivery back.
         package var leaseDuration: TimeInterval = 30
         /// Endpoints besides Apple's hosts that an app's API key may point the app at (`--allow-endpoint`), such as a
