@@ -27,7 +27,7 @@ extension PushProviderService {
         package var workers = 4
         /// Deliveries a worker leases at a time.
         package var batchSize = 5000
-        /// HTTP/2 connections per app to APNs.
+        /// The most HTTP/2 connections per app to APNs: another opens only while the open ones have no stream free.
         package var connectionsPerApp = 4
         /// How long a lease lasts before another worker (or this one, restarted) takes the delivery back.
         package var leaseDuration: TimeInterval = 30
