@@ -110,6 +110,26 @@ struct FanOutLeaseTests {
         }
     }
 
+    @Test(
+        "a lease of whole ranges takes them whole: a broadcast's ranges start at its first delivery, not at a multiple",
+        arguments: StoreContractTests.kinds)
+    func wholeRanges(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await broadcast(fixture, at: t0)
+            let leased = try await fixture.store.lease(
+                owner: "a", limit: 2 * PostgresStore.rangeSize, now: t0, leaseFor: 30)
+            #expect(leased.count == 2 * PostgresStore.rangeSize && leased.allSatisfy { $0.notificationID == id })
+            if let postgres = fixture.store as? PostgresStore {
+                // Ranges cut at multiples of the range size left the first one short, so a lease of whole ranges
+                // took one more and queued most of it unleased (written, then rewritten by the next lease).
+                let unleased = try await postgres.count("SELECT count(*) FROM delivery_queue WHERE lease_owner IS NULL")
+                #expect(unleased == 0)
+                #expect(try await postgres.count("SELECT count(*) FROM delivery_ranges") == 2, "500 and 1 left")
+            }
+        }
+    }
+
     /// A notification to every device of `devices` new ones, due at `at`; its ID.
     private func broadcast(_ fixture: StoreFixture, at: Date) async throws -> String {
         let inputs = (0..<Self.devices).map { DeviceInput(token: String(format: "%064x", $0 + 1)) }
