@@ -2,11 +2,11 @@
 """A broadcast through herald serve to the local gateway: time until every delivery has its APNs result, sends per
 second, and the largest provider's peak resident memory (VmHWM) during the broadcast (importPeakRSSMegabytes: while
 the devices were imported, 50,000 a call, before it), and the CPU each side spent per delivery (the provider, the
-gateway, PostgreSQL's server processes; with --compare-send, herald send and the gateway beside it). With --kill, the (first) provider is killed with SIGKILL
-part way, and the gateway's own records are checked: every device got the notification, with one apns-id, and how
-many were resent to APNs (accepted before the kill but not yet recorded). With one provider the killed one is
-restarted on the same data; with --providers 2 (PostgreSQL) it is not: the other takes its work over when the
-killed one's heartbeat has been silent for 5 s.
+gateway, PostgreSQL's server processes; with --compare-send, herald send and the gateway beside it). With --kill,
+the (first) provider is killed with SIGKILL part way, and the gateway's own records are checked: every device got
+the notification, with one apns-id, and how many were resent to APNs (accepted before the kill but not yet
+recorded). With one provider the killed one is restarted on the same data; with --providers 2 (PostgreSQL) it is
+not: the other takes its work over when the killed one's heartbeat has been silent for 5 s.
 
     swift build -c release --product herald
     python3 Benchmarks/provider-broadcast.py --devices 100000 [--kill]
@@ -269,8 +269,8 @@ def compare_send(options, work, key, endpoint_port, tokens, provider_rate, gatew
                       "connections": options.connections, "providerOfHeraldSend": round(provider_rate / send_rate, 2),
                       "sendCPUMicrosecondsPerDelivery": {
                           "send": round(send_cpu / len(tokens) * 1e6, 1),
-                          "gateway": round((cpu_seconds([gateway.pid])[gateway.pid] - gateway_before[gateway.pid]) / len(tokens)
-                                     * 1e6, 1)}}),
+                          "gateway": round((cpu_seconds([gateway.pid])[gateway.pid] - gateway_before[gateway.pid])
+                                           / len(tokens) * 1e6, 1)}}),
           flush=True)
 
 
