@@ -37,11 +37,20 @@ public struct APNSEnvironment: RawRepresentable, Hashable, Sendable, Codable, Cu
     /// The environment an `:authority` (or `host`) names, with or without a port; `nil` for a name that is not one
     /// of Apple's.
     public init?(authority: String) {
-        var host = Substring(authority.lowercased())
-        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { host = host[..<colon] }
-        guard let environment = Self.hosts[String(host)] else { return nil }
+        var host = Substring(authority)
+        if let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), host.utf8.last != UInt8(ascii: "]") {
+            host = host[..<colon]
+        }
+        // Any other name is told apart by its length alone, without a lower-cased copy: a gateway reads one on
+        // every request, most often its own address.
+        guard Self.hostLengths.contains(host.utf8.count),
+            let environment = Self.hosts[host.lowercased()]
+        else { return nil }
         self = environment
     }
+
+    /// The lengths of ``hosts``.
+    private static let hostLengths = hosts.keys.map(\.utf8.count).min()!...hosts.keys.map(\.utf8.count).max()!
 
     /// Parses `development`, `sandbox` or `production`.
     public init?(name: String) {

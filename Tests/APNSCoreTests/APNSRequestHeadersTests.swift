@@ -100,7 +100,13 @@ struct APNSRequestHeadersTests {
         #expect(APNSEnvironment(authority: "api.push.apple.com:2197") == .production)
         #expect(APNSEnvironment(authority: "api.sandbox.push.apple.com:443") == .development)
         #expect(APNSEnvironment(authority: "API.DEVELOPMENT.PUSH.APPLE.COM") == .development)
+        #expect(APNSEnvironment(authority: "API-MANAGE-BROADCAST.SANDBOX.PUSH.APPLE.COM:2195") == .development)
         #expect(APNSEnvironment(authority: "127.0.0.1:2197") == nil)
+        #expect(APNSEnvironment(authority: "[::1]:2197") == nil)
+        #expect(APNSEnvironment(authority: "api.push.apple.com.example.org") == nil)
+        #expect(APNSEnvironment(authority: "api.push.apple.co") == nil)
+        #expect(APNSEnvironment(authority: "") == nil)
+        #expect(APNSEnvironment(authority: ":") == nil)
         #expect(APNSEnvironment(name: "sandbox") == .development)
     }
 }

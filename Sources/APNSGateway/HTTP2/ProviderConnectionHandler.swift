@@ -51,6 +51,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var readPending = false
     /// Tells the stream errors NIOHTTP2 reports from connection errors (``errorCaught(context:error:)``).
     private var streamErrors = StreamErrorFilter()
+    /// The identifier headers (`apns-id`, `apns-unique-id`, `apns-request-id`) already in HPACK's dynamic table.
+    private var identifierNamesIndexed: [String] = []
 
     init(worker: ProviderRequestWorker, certificate: ClientCertificate, refusals: GatewayRefusals) {
         self.refusals = refusals
@@ -224,22 +226,41 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))),
                 promise: nil)
         }
-        var extra = [(response.idHeader, response.apnsID)]
-        if let uniqueID = response.uniqueID { extra.append((APNSRequestHeaders.Name.uniqueID, uniqueID)) }
-        extra += response.extraHeaders
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(4)
+        headers.add(name: ":status", value: String(response.status))
+        addIdentifier(response.idHeader, response.apnsID, to: &headers)
+        if let uniqueID = response.uniqueID { addIdentifier(APNSRequestHeaders.Name.uniqueID, uniqueID, to: &headers) }
+        for (name, value) in response.extraHeaders { headers.add(name: name, value: value, indexing: .nonIndexable) }
         write(
-            streamID, status: response.status, extra: extra,
-            body: response.error.map { Array($0.encoded()) } ?? response.body, context: context)
+            streamID, headers: headers, body: response.error.map { Array($0.encoded()) } ?? response.body,
+            context: context)
+    }
+
+    /// Adds an identifier unique to this answer, not indexed (indexing values no answer repeats would only churn
+    /// HPACK's dynamic table), except the first of its name on the connection: that one enters the table, and every
+    /// later answer names the header by its index instead of spelling (Huffman-coding) the name again.
+    private func addIdentifier(_ name: String, _ value: String, to headers: inout HPACKHeaders) {
+        let indexed = identifierNamesIndexed.contains(name)
+        if !indexed { identifierNamesIndexed.append(name) }
+        headers.add(name: name, value: value, indexing: indexed ? .nonIndexable : .indexable)
     }
 
     private func write(
         _ streamID: HTTP2StreamID, status: Int, extra: [(String, String)], body: [UInt8]?,
         context: ChannelHandlerContext
     ) {
-        requests.remove(streamID)
         var headers = HPACKHeaders([(":status", String(status))])
-        // Values unique to each answer are not indexed: indexing them would only churn HPACK's dynamic table.
         for (name, value) in extra { headers.add(name: name, value: value, indexing: .nonIndexable) }
+        write(streamID, headers: headers, body: body, context: context)
+    }
+
+    /// Writes an answer's HEADERS (with content type and length when there is a body) and its DATA.
+    private func write(
+        _ streamID: HTTP2StreamID, headers: HPACKHeaders, body: [UInt8]?, context: ChannelHandlerContext
+    ) {
+        requests.remove(streamID)
+        var headers = headers
         if let body {
             headers.add(name: "content-type", value: "application/json")
             headers.add(name: "content-length", value: String(body.count))
