@@ -146,90 +146,98 @@ extension PostgresStore {
         defer {
             answeredSinceQueueVacuum.withLock { $0 += batch.acceptedIDs.count + batch.rejectedIDs.count }
         }
+        let statements = Self.recordStatements(batch, owner: owner)
         try await transaction(within: Self.queueStatementLimit) { [logger] connection in
-            if !batch.acceptedIDs.isEmpty {
-                try await connection.rows(
-                    """
-                    WITH u AS MATERIALIZED (
-                        SELECT * FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::uuid[],
-                            \(batch.acceptedUniqueIsUUID)::bool[], \(batch.acceptedUniqueTexts)::text[],
-                            \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, is_uuid, unique_text, at)),
-                    changed AS (
-                        DELETE FROM delivery_queue q USING u
-                        WHERE q.delivery_id = u.id AND \(unescaped: Self.queueRowsOf)
-                            AND q.lease_owner = \(owner)
-                        RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, q.reason, u.unique_id,
-                            u.is_uuid, u.unique_text, u.at),
-                    written AS (
-                        INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
-                            apns_unique_id, apns_unique_text, result_at)
-                        SELECT delivery_id, \(unescaped: DeliveryState.accepted.sql), attempts, not_before, 200, reason,
-                            CASE WHEN is_uuid THEN unique_id END, nullif(unique_text, ''), at
-                        FROM changed)
-                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
-                    SELECT n.id, \(NotificationCounter.accepted.rawValue), '', count(*)
-                    FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1 ORDER BY 1
-                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
-                    """, logger)
-            }
-            if !batch.rejectedIDs.isEmpty {
-                try await connection.rows(
-                    """
-                    WITH u AS MATERIALIZED (
-                        SELECT * FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
-                            \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[])
-                            AS u(id, status, reason, at)),
-                    changed AS (
-                        DELETE FROM delivery_queue q USING u
-                        WHERE q.delivery_id = u.id AND \(unescaped: Self.queueRowsOf)
-                            AND q.lease_owner = \(owner)
-                        RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, u.status, u.reason, u.at),
-                    written AS (
-                        INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
-                            result_at)
-                        SELECT delivery_id, \(unescaped: DeliveryState.rejected.sql), attempts, not_before,
-                            nullif(status, 0), reason, at
-                        FROM changed)
-                    INSERT INTO notification_counters AS c (notification_id, name, reason, n)
-                    SELECT n.id, \(NotificationCounter.rejected.rawValue), changed.reason, count(*)
-                    FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1, 3 ORDER BY 1, 3
-                    ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
-                    """, logger)
-            }
-            if !batch.retryIDs.isEmpty {
-                try await connection.rows(
-                    """
-                    WITH u AS MATERIALIZED (
-                        SELECT * FROM unnest(\(batch.retryIDs)::bigint[], \(batch.retryReasons)::text[],
-                            \(batch.retryNotBefore)::timestamptz[], \(batch.retryRefunds)::int[])
-                            AS u(id, reason, not_before, refund))
-                    UPDATE delivery_queue q SET reason = u.reason, not_before = u.not_before, lease_owner = NULL,
-                        lease_until = NULL, attempts = q.attempts - u.refund
-                    FROM u
-                    WHERE q.delivery_id = u.id AND \(unescaped: Self.queueRowsOf) AND q.lease_owner = \(owner)
-                    """, logger)
-            }
-            if !batch.deactivatedTokens.isEmpty {
-                try await connection.rows(
-                    """
-                    UPDATE devices v SET active = false, deactivated_at = u.at, deactivation_reason = u.reason
-                    FROM unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
-                        \(batch.deactivatedAt)::timestamptz[], \(batch.deactivatedReasons)::text[])
-                        AS u(app_id, token, at, reason)
-                    WHERE v.app_id = u.app_id AND v.token = u.token
-                        AND v.registered_at < u.at + interval '1 millisecond'
-                    """, logger)
-                // An activity's token that APNs retired is forgotten: the activity ended, or the app was removed.
-                try await connection.rows(
-                    """
-                    DELETE FROM activity_tokens a
-                    USING unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
-                        \(batch.deactivatedAt)::timestamptz[]) AS u(app_id, token, at)
-                    WHERE a.app_id = u.app_id AND a.token = u.token
-                        AND a.registered_at < u.at + interval '1 millisecond'
-                    """, logger)
-            }
+            for statement in statements { try await connection.rows(statement, logger) }
         }
+    }
+
+    /// The statements that record a batch of results, in the order they run (one transaction).
+    static func recordStatements(_ batch: ResultColumns, owner: String) -> [PostgresQuery] {
+        var statements: [PostgresQuery] = []
+        if !batch.acceptedIDs.isEmpty {
+            statements.append(
+                """
+                WITH u AS MATERIALIZED (
+                    SELECT * FROM unnest(\(batch.acceptedIDs)::bigint[], \(batch.acceptedUniqueIDs)::uuid[],
+                        \(batch.acceptedUniqueIsUUID)::bool[], \(batch.acceptedUniqueTexts)::text[],
+                        \(batch.acceptedAt)::timestamptz[]) AS u(id, unique_id, is_uuid, unique_text, at)),
+                changed AS (
+                    DELETE FROM delivery_queue q USING u
+                    WHERE q.delivery_id = u.id AND \(unescaped: Self.queueRowsOf)
+                        AND q.lease_owner = \(owner)
+                    RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, q.reason, u.unique_id,
+                        u.is_uuid, u.unique_text, u.at),
+                written AS (
+                    INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
+                        apns_unique_id, apns_unique_text, result_at)
+                    SELECT delivery_id, \(unescaped: DeliveryState.accepted.sql), attempts, not_before, 200, reason,
+                        CASE WHEN is_uuid THEN unique_id END, nullif(unique_text, ''), at
+                    FROM changed)
+                INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                SELECT n.id, \(NotificationCounter.accepted.rawValue), '', count(*)
+                FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1 ORDER BY 1
+                ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
+                """)
+        }
+        if !batch.rejectedIDs.isEmpty {
+            statements.append(
+                """
+                WITH u AS MATERIALIZED (
+                    SELECT * FROM unnest(\(batch.rejectedIDs)::bigint[], \(batch.rejectedStatuses)::bigint[],
+                        \(batch.rejectedReasons)::text[], \(batch.rejectedAt)::timestamptz[])
+                        AS u(id, status, reason, at)),
+                changed AS (
+                    DELETE FROM delivery_queue q USING u
+                    WHERE q.delivery_id = u.id AND \(unescaped: Self.queueRowsOf)
+                        AND q.lease_owner = \(owner)
+                    RETURNING q.delivery_id, q.notification, q.attempts, q.not_before, u.status, u.reason, u.at),
+                written AS (
+                    INSERT INTO delivery_results (delivery_id, state, attempts, not_before, status, reason,
+                        result_at)
+                    SELECT delivery_id, \(unescaped: DeliveryState.rejected.sql), attempts, not_before,
+                        nullif(status, 0), reason, at
+                    FROM changed)
+                INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                SELECT n.id, \(NotificationCounter.rejected.rawValue), changed.reason, count(*)
+                FROM changed JOIN notifications n ON n.number = changed.notification GROUP BY 1, 3 ORDER BY 1, 3
+                ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
+                """)
+        }
+        if !batch.retryIDs.isEmpty {
+            statements.append(
+                """
+                WITH u AS MATERIALIZED (
+                    SELECT * FROM unnest(\(batch.retryIDs)::bigint[], \(batch.retryReasons)::text[],
+                        \(batch.retryNotBefore)::timestamptz[], \(batch.retryRefunds)::int[])
+                        AS u(id, reason, not_before, refund))
+                UPDATE delivery_queue q SET reason = u.reason, not_before = u.not_before, lease_owner = NULL,
+                    lease_until = NULL, attempts = q.attempts - u.refund
+                FROM u
+                WHERE q.delivery_id = u.id AND \(unescaped: Self.queueRowsOf) AND q.lease_owner = \(owner)
+                """)
+        }
+        if !batch.deactivatedTokens.isEmpty {
+            statements.append(
+                """
+                UPDATE devices v SET active = false, deactivated_at = u.at, deactivation_reason = u.reason
+                FROM unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
+                    \(batch.deactivatedAt)::timestamptz[], \(batch.deactivatedReasons)::text[])
+                    AS u(app_id, token, at, reason)
+                WHERE v.app_id = u.app_id AND v.token = u.token
+                    AND v.registered_at < u.at + interval '1 millisecond'
+                """)
+            // An activity's token that APNs retired is forgotten: the activity ended, or the app was removed.
+            statements.append(
+                """
+                DELETE FROM activity_tokens a
+                USING unnest(\(batch.deactivatedApps)::text[], \(batch.deactivatedTokens)::text[],
+                    \(batch.deactivatedAt)::timestamptz[]) AS u(app_id, token, at)
+                WHERE a.app_id = u.app_id AND a.token = u.token
+                    AND a.registered_at < u.at + interval '1 millisecond'
+                """)
+        }
+        return statements
     }
 
     /// A delivery whose notification is gone is deleted here once its lease ran out; one still in a range gets its
@@ -358,7 +366,7 @@ extension PostgresStore {
     private static let queueRowsOf = "q.delivery_id = ANY(ARRAY(SELECT id FROM u))"
 
     /// A batch of results as the columns the `unnest` updates read.
-    private struct ResultColumns {
+    struct ResultColumns {
         var acceptedIDs: [Int64] = []
         /// Each accepted delivery's `apns-unique-id` as a uuid when it is one in lower case (the form a uuid reads
         /// back in), else the nil UUID and ``acceptedUniqueIsUUID`` false; checked here, not by a pattern in SQL.
