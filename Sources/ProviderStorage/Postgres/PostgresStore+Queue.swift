@@ -118,7 +118,10 @@ extension PostgresStore {
     /// Vacuums the queue's table every ``vacuumQueueAfter`` answers: every answer leaves a dead queue row (its
     /// delivery's, deleted), and autovacuum comes only within a minute, after tens of thousands more; vacuumed now,
     /// the next deliveries' rows take the dead rows' places and the table stays the size of what is in flight.
-    /// `SKIP_LOCKED`: a vacuum already running (autovacuum's, another provider's) is left to it. A failure is logged;
+    /// `SKIP_LOCKED`: a vacuum already running (autovacuum's, another provider's) is left to it. `TRUNCATE false`:
+    /// giving the emptied pages at the table's end back to the disk takes a lock that stops every lease and answer
+    /// until it is granted, and the next deliveries' rows would fill those pages again at once (seen waiting on it in
+    /// `pg_stat_activity` mid-broadcast); autovacuum gives them back once the queue stays small. A failure is logged;
     /// autovacuum still comes.
     private func vacuumQueueIfDue() async {
         let due = answeredSinceQueueVacuum.withLock { answered in
@@ -128,7 +131,7 @@ extension PostgresStore {
         }
         guard due else { return }
         do {
-            try await rows("VACUUM (SKIP_LOCKED) delivery_queue", within: Self.bulkStatementLimit)
+            try await rows("VACUUM (SKIP_LOCKED, TRUNCATE false) delivery_queue", within: Self.bulkStatementLimit)
         } catch {
             logger.warning(
                 "vacuuming the delivery queue failed; autovacuum will do it", metadata: ["error": "\(error)"])
@@ -147,6 +150,13 @@ extension PostgresStore {
             answeredSinceQueueVacuum.withLock { $0 += batch.acceptedIDs.count + batch.rejectedIDs.count }
         }
         let statements = Self.recordStatements(batch, owner: owner)
+        // One statement (a batch of one kind of result: a broadcast's, all accepted) is atomic by itself: run without
+        // BEGIN and COMMIT it is one round trip instead of three, and holds its notifications' counter rows (which
+        // every worker of every provider sending them updates) only while it runs, not for a round trip more.
+        if statements.count == 1 {
+            _ = try await rows(statements[0], within: Self.queueStatementLimit)
+            return
+        }
         try await transaction(within: Self.queueStatementLimit) { [logger] connection in
             for statement in statements { try await connection.rows(statement, logger) }
         }
