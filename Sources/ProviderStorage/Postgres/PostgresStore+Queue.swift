@@ -162,7 +162,8 @@ extension PostgresStore {
         }
     }
 
-    /// The statements that record a batch of results, in the order they run (one transaction).
+    /// The statements that record a batch of results, in the order they run (in one transaction when there are more
+    /// than one: see ``record(_:owner:)``).
     static func recordStatements(_ batch: ResultColumns, owner: String) -> [PostgresQuery] {
         var statements: [PostgresQuery] = []
         if !batch.acceptedIDs.isEmpty {
