@@ -10,7 +10,8 @@ import PushProvider
 
 /// The parsers an attacker reaches, each fed arbitrary bytes: a crash, a trap or a hang here is a bug.
 enum FuzzTarget: String, CaseIterable {
-    /// APNSCore's JSON parser (every payload, admin body and courier message goes through it).
+    /// APNSCore's JSON parser (every payload, admin body and courier message goes through it), and the check that
+    /// reads the same grammar without building values (the gateway's, of every payload): they must answer alike.
     case json
     /// `herald payload lint` and the gateway's payload checks: the bytes as a body, with header values cut from them.
     case lint
@@ -33,7 +34,10 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         switch self {
-        case .json: _ = try? JSONValue(parsing: Data(bytes))
+        case .json:
+            let parsed = Result { () throws(JSONSyntaxError) in try JSONValue(parsing: Data(bytes)).typeName }
+            let checked = Result { () throws(JSONSyntaxError) in try JSONValue.checkSyntax(of: bytes) }
+            if parsed != checked { fatalError("the check answered \(checked), the parser \(parsed)") }
         case .lint:
             let lines = text.split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
             _ = APNSLinter.lint(

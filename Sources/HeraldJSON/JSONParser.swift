@@ -1,13 +1,19 @@
 /// A strict RFC 8259 JSON parser over UTF-8 bytes that keeps member order and number text, and reports where input
 /// went wrong by line and column.
+///
+/// Not `building`, it checks the same grammar without making the values: every string, number, array and object
+/// reads as an empty one of its kind (`""`, `0`, `[]`, `{}`), so only the top-level value's kind is known. Its errors
+/// may name less (a member name it did not keep): ``JSONValue/checkSyntax(of:)`` parses again to throw the full one.
 struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private let maximumDepth: Int
+    private let building: Bool
 
-    init(bytes: [UInt8], maximumDepth: Int = 512) {
+    init(bytes: [UInt8], maximumDepth: Int = 512, building: Bool = true) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.building = building
     }
 
     /// Parses one JSON text: a single value with only whitespace around it.
@@ -63,7 +69,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth + 1)
-            object.members.append(JSONObject.Member(key: key, value: value))
+            if building { object.members.append(JSONObject.Member(key: key, value: value)) }
             skipWhitespace()
             if peek(UInt8(ascii: ",")) {
                 index += 1
@@ -89,7 +95,8 @@ struct JSONParser {
         while true {
             skipWhitespace()
             if peek(UInt8(ascii: "]")) { throw error("a trailing comma is not allowed before ']'") }
-            elements.append(try parseValue(depth: depth + 1))
+            let element = try parseValue(depth: depth + 1)
+            if building { elements.append(element) }
             skipWhitespace()
             if peek(UInt8(ascii: ",")) {
                 index += 1
@@ -125,7 +132,7 @@ struct JSONParser {
             }
             skipDigits()
         }
-        return JSONNumber(validatedLiteral: String(decoding: bytes[start..<index], as: UTF8.self))
+        return JSONNumber(validatedLiteral: building ? String(decoding: bytes[start..<index], as: UTF8.self) : "0")
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
@@ -155,6 +162,10 @@ struct JSONParser {
 extension JSONParser {
     /// Parses a string starting at its opening quote, decoding escapes and checking the UTF-8 it contains.
     fileprivate mutating func parseString() throws(JSONSyntaxError) -> String {
+        guard building else {
+            try checkString()
+            return ""
+        }
         index += 1
         var scalars: [UInt8] = []
         var segmentStart = index
@@ -178,6 +189,50 @@ extension JSONParser {
             }
         }
         throw error("a string is not closed before the end of the text")
+    }
+
+    /// Reads a string as ``parseString()`` does without keeping it: the bytes between escapes are checked as UTF-8
+    /// where they stand (an escape always writes a whole character, so a string is valid UTF-8 exactly when each run
+    /// of its bytes between escapes is).
+    private mutating func checkString() throws(JSONSyntaxError) {
+        index += 1
+        var segmentStart = index
+        var nonASCII = false
+        var escaped: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if nonASCII, !isValidUTF8(segmentStart..<index) {
+                    // The whole string is not valid UTF-8 either; ``JSONValue/checkSyntax(of:)`` parses again for
+                    // the position the full parser gives.
+                    throw error("a string is not valid UTF-8", at: segmentStart)
+                }
+                nonASCII = false
+                index += 1
+                if byte == UInt8(ascii: "\"") { return }
+                index -= 1
+                escaped.removeAll(keepingCapacity: true)
+                try appendEscape(to: &escaped)
+                segmentStart = index
+                continue
+            }
+            if byte < 0x20 { throw error("control characters must be escaped inside strings") }
+            if byte >= 0x80 { nonASCII = true }
+            index += 1
+        }
+        throw error("a string is not closed before the end of the text")
+    }
+
+    private func isValidUTF8(_ range: Range<Int>) -> Bool {
+        var iterator = bytes[range].makeIterator()
+        var decoder = Unicode.UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 
     private mutating func appendEscape(to output: inout [UInt8]) throws(JSONSyntaxError) {

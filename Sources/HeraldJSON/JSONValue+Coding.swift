@@ -10,6 +10,22 @@ extension JSONValue {
         self = try parser.parseDocument()
     }
 
+    /// Checks that `bytes` are one JSON text as ``init(parsing:)`` reads it, without making the value, and answers the
+    /// ``typeName`` of its top-level value: for a caller that only needs to know (the gateway, of every push's
+    /// payload), at a fraction of the cost, with no allocation for text without escapes.
+    ///
+    /// - Throws: the ``JSONSyntaxError`` ``init(parsing:)`` throws for the same bytes.
+    public static func checkSyntax(of bytes: [UInt8]) throws(JSONSyntaxError) -> String {
+        var checker = JSONParser(bytes: bytes, building: false)
+        do {
+            return try checker.parseDocument().typeName
+        } catch {
+            // The full parser's error names what the check did not keep (a member name, a string's position).
+            var parser = JSONParser(bytes: bytes)
+            return try parser.parseDocument().typeName
+        }
+    }
+
     /// The value as compact UTF-8 JSON, keys in their order, numbers as written.
     public func encoded() -> Data {
         var output: [UInt8] = []

@@ -37,6 +37,16 @@ struct APNSPayloadTests {
         } throws: { ($0 as? APNSPayloadError)?.code == .invalidJSON }
     }
 
+    @Test(
+        "checking a payload without decoding it throws what decoding it throws",
+        arguments: [#"{"aps":{"alert":"Hi"}}"#, "[1]", #""x""#, "1", "null", "{", "", #"{"a":"\u00"}"#, "{} {}"])
+    func check(_ text: String) {
+        let decoded = Result { () throws(APNSPayloadError) in _ = try APNSPayload(data: Data(text.utf8)) }
+        let checked = Result { () throws(APNSPayloadError) in try APNSPayload.check(Array(text.utf8)) }
+        // Errors compare by code and message.
+        #expect(decoded.map { _ in true } == checked.map { _ in true })
+    }
+
     @Test(".apns files name their app under Simulator Target Bundle, which is not sent")
     func simulatorFile() throws {
         let file = try APNSSimulatorFile(

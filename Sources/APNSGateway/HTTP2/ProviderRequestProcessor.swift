@@ -287,7 +287,7 @@ struct ProviderRequestProcessor: Sendable {
         }
         guard !request.body.isEmpty else { throw APNSRequestRejection(.payloadEmpty, "the payload is empty") }
         do {
-            _ = try APNSPayload(data: Data(request.body))
+            try APNSPayload.check(request.body)
         } catch {
             throw APNSRequestRejection(.payloadEmpty, error.message)
         }
