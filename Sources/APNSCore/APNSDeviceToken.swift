@@ -104,6 +104,14 @@ public struct APNSDeviceToken: Hashable, Sendable, Codable, CustomStringConverti
         storage = try text.withUTF8 { utf8 in Self.storage(hex: utf8) }.get()
     }
 
+    /// A token from the UTF-8 of its hex digits, read in place (the gateway's, from a request's path).
+    package init(hexUTF8 utf8: UnsafeBufferPointer<UInt8>) throws(APNSRequestRejection) {
+        guard !utf8.isEmpty else {
+            throw APNSRequestRejection(.missingDeviceToken, "the device token is empty; put its hex digits in the path")
+        }
+        storage = try Self.storage(hex: utf8).get()
+    }
+
     /// Decodes hex digits straight into the token's storage: a token of up to 32 bytes is made with no allocation.
     private static func storage(hex utf8: UnsafeBufferPointer<UInt8>) -> Result<Storage, APNSRequestRejection> {
         guard utf8.count % 2 == 0 else {

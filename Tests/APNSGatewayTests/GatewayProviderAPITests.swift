@@ -41,6 +41,10 @@ struct GatewayProviderAPITests {
         Rejection(reason: "MethodNotAllowed", status: 405, method: "PUT"),
         Rejection(reason: "BadPath", status: 404, path: "/3/devices/abc"),
         Rejection(reason: "MissingDeviceToken", status: 400, path: "/3/device/"),
+        Rejection(reason: "BadPath", status: 404, path: "/3/device/" + String(repeating: "ab", count: 32) + "/x"),
+        Rejection(reason: "BadPath", status: 404, path: "/3/device/" + String(repeating: "ab", count: 32) + "?x=1"),
+        // The token is decoded after the provider token is checked, as APNs orders its checks.
+        Rejection(reason: "MissingProviderToken", status: 403, path: "/3/device/xyz", omitAuthorization: true),
         Rejection(reason: "MissingProviderToken", status: 403, omitAuthorization: true),
         Rejection(reason: "InvalidProviderToken", status: 403, headers: ["authorization": "bearer not.a.token"]),
         Rejection(reason: "BadDeviceToken", status: 400, path: "/3/device/" + String(repeating: "ab", count: 32)),
@@ -57,6 +61,8 @@ struct GatewayProviderAPITests {
         Rejection(reason: "BadTopic", status: 400, headers: ["apns-topic": "com example"]),
         Rejection(reason: "PayloadEmpty", status: 400, body: ""),
         Rejection(reason: "PayloadEmpty", status: 400, body: "not json"),
+        Rejection(reason: "PayloadEmpty", status: 400, body: #"["aps"]"#),
+        Rejection(reason: "PayloadEmpty", status: 400, body: #"{"aps":{"alert":"\ud800"}}"#),
         Rejection(
             reason: "PayloadTooLarge", status: 413,
             body: #"{"aps":{"alert":""# + String(repeating: "a", count: 4100) + #""}}"#),

@@ -190,13 +190,16 @@ struct ProviderRequestProcessor: Sendable {
         )
     }
 
-    private func tokenText(from path: String?) throws -> String {
+    /// The device token's text in a `/3/device/<token>` path: a view of the path, not a copy (it is decoded later,
+    /// in place, in its turn among the checks).
+    private func tokenText(from path: String?) throws -> Substring {
         let prefix = "/3/device/"
         guard let path, path.hasPrefix(prefix) else {
             throw APNSRequestRejection(.badPath, "the path is \(path ?? "missing"); use /3/device/<device token>")
         }
-        let token = String(path.dropFirst(prefix.count))
-        guard !token.utf8.contains(UInt8(ascii: "/")), !token.utf8.contains(UInt8(ascii: "?")) else {
+        var token = Substring(path.utf8.dropFirst(prefix.utf8.count))
+        let hasMore = token.withUTF8 { $0.contains(UInt8(ascii: "/")) || $0.contains(UInt8(ascii: "?")) }
+        guard !hasMore else {
             throw APNSRequestRejection(
                 .badPath, "the path has more after the device token; use /3/device/<device token>")
         }
@@ -264,8 +267,9 @@ struct ProviderRequestProcessor: Sendable {
         return key
     }
 
-    private func resolveDevice(_ tokenText: String, environment: APNSEnvironment) throws -> DeviceRegistry.Device {
-        let token = try APNSDeviceToken(hex: tokenText)
+    private func resolveDevice(_ tokenText: Substring, environment: APNSEnvironment) throws -> DeviceRegistry.Device {
+        var text = tokenText
+        let token = try text.withUTF8 { utf8 throws(APNSRequestRejection) in try APNSDeviceToken(hexUTF8: utf8) }
         guard let device = registry.device(for: token) else {
             throw APNSRequestRejection(.badDeviceToken, "no device has this token")
         }

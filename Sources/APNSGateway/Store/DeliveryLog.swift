@@ -78,7 +78,12 @@ package final class DeliveryLog: Sendable {
     /// Adds events to a notification's entry, making the entry when it is new.
     package func record(_ apnsID: UUID, uniqueID: UUID? = nil, token: APNSDeviceToken? = nil, events: [Event]) {
         state.withLock { state in
-            if let slot = state.index[apnsID].map(Int.init) {
+            // One lookup finds the notification's slot, or enters the slot a new record takes (the next free one, or
+            // the oldest's once the log is full).
+            let free = Int32(state.count < capacity ? state.count : state.oldest)
+            var isNew = false
+            let slot = Int(Self.slot(&state.index[apnsID, default: -1], orNew: free, isNew: &isNew))
+            guard isNew else {
                 state.update(slot) { record in
                     if let uniqueID { record.uniqueID = uniqueID }
                     if let token { record.token = token }
@@ -87,9 +92,7 @@ package final class DeliveryLog: Sendable {
                 return
             }
             let record = DeliveryLogRecord(apnsID: apnsID, uniqueID: uniqueID, token: token, events: events)
-            let slot: Int
             if state.count < capacity {
-                slot = state.count
                 if slot % Self.chunkSize == 0 {
                     state.chunks.append([])
                     state.chunks[state.chunks.count - 1].reserveCapacity(min(Self.chunkSize, capacity - slot))
@@ -97,14 +100,21 @@ package final class DeliveryLog: Sendable {
                 state.chunks[state.chunks.count - 1].append(record)
                 state.count += 1
             } else {
-                slot = state.oldest
                 state.index[state[slot].apnsID] = nil
                 state.update(slot) { $0 = record }
                 state.oldest = (slot + 1) % capacity
             }
-            state.index[apnsID] = Int32(slot)
             state.total += 1
         }
+    }
+
+    /// The slot in an index entry, or `free` written into a new one (`-1`).
+    private static func slot(_ entry: inout Int32, orNew free: Int32, isNew: inout Bool) -> Int32 {
+        if entry < 0 {
+            entry = free
+            isNew = true
+        }
+        return entry
     }
 
     /// The sequence number of the latest notification recorded (`-1` before the first).

@@ -23,12 +23,11 @@ struct DeliveryLogRecord {
     /// Adds events after those already recorded.
     mutating func append(_ events: [DeliveryLog.Event]) {
         for event in events {
-            guard more == nil, inlineCount < 3, event.detail == nil, event.replacedBy == nil,
-                let kind = Self.kindCodes[event.kind]
-            else {
-                more = (more ?? []) + [event]
+            guard more == nil, inlineCount < 3, event.detail == nil, event.replacedBy == nil else {
+                if more == nil { more = [event] } else { more?.append(event) }
                 continue
             }
+            let kind = Self.code(event.kind)
             let time = event.time.timeIntervalSinceReferenceDate
             switch inlineCount {
             case 0: (kinds.0, times.0) = (kind, time)
@@ -54,6 +53,17 @@ struct DeliveryLogRecord {
     private static let kinds: [DeliveryLog.Event.Kind] = [
         .received, .rejected, .stored, .forwarded, .delivered, .replaced, .expired, .discarded,
     ]
-    private static let kindCodes: [DeliveryLog.Event.Kind: UInt8] = Dictionary(
-        uniqueKeysWithValues: kinds.enumerated().map { ($1, UInt8($0)) })
+    /// A kind's place in ``kinds``.
+    private static func code(_ kind: DeliveryLog.Event.Kind) -> UInt8 {
+        switch kind {
+        case .received: 0
+        case .rejected: 1
+        case .stored: 2
+        case .forwarded: 3
+        case .delivered: 4
+        case .replaced: 5
+        case .expired: 6
+        case .discarded: 7
+        }
+    }
 }
