@@ -207,12 +207,14 @@ extension JSONParser {
                     // the position the full parser gives.
                     throw error("a string is not valid UTF-8", at: segmentStart)
                 }
-                nonASCII = false
-                index += 1
-                if byte == UInt8(ascii: "\"") { return }
-                index -= 1
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return
+                }
+                // An escape is checked as the parser reads it; what it decodes to is thrown away.
                 escaped.removeAll(keepingCapacity: true)
                 try appendEscape(to: &escaped)
+                nonASCII = false
                 segmentStart = index
                 continue
             }
