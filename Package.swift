@@ -301,9 +301,13 @@ let package = Package(
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
         ),
         .target(
+            // The trait that paces tests that start servers (`.startsServers`): every test target that starts one
+            // depends on it.
+            name: "TestPacing", path: "Tests/TestPacing", swiftSettings: heraldSettings),
+        .target(
             name: "GatewayTestSupport",
             dependencies: [
-                "APNSGateway", "APNSCore", "APNSClient", "HeraldTesting", "HeraldSupport",
+                "APNSGateway", "APNSCore", "APNSClient", "HeraldTesting", "HeraldSupport", "TestPacing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -324,7 +328,7 @@ let package = Package(
         .testTarget(
             name: "APNSGatewayTests",
             dependencies: [
-                "HeraldTime",
+                "TestPacing", "HeraldTime",
                 "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "HeraldHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -338,7 +342,8 @@ let package = Package(
         .testTarget(
             name: "APNSClientTests",
             dependencies: [
-                "HeraldTime", "APNSClient", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "HeraldHTTP2",
+                "TestPacing", "HeraldTime", "APNSClient", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport",
+                "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -352,7 +357,7 @@ let package = Package(
         .testTarget(
             name: "DeviceSimulatorTests",
             dependencies: [
-                "HeraldSupport",
+                "TestPacing", "HeraldSupport",
                 "DeviceSimulator", "UserNotifications", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "GatewayTestSupport", "HeraldTesting", "HeraldKit",
                 "ActivityKit", "WidgetKit", .product(name: "Crypto", package: "swift-crypto"),
@@ -365,7 +370,7 @@ let package = Package(
         .testTarget(
             name: "PushProviderTests",
             dependencies: [
-                "HeraldSupport", "HeraldTime",
+                "TestPacing", "HeraldSupport", "HeraldTime",
                 "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "DeviceSimulator", "HeraldKit", "UserNotifications", "ActivityKit",
                 "GatewayTestSupport", "HeraldTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -385,8 +390,8 @@ let package = Package(
             // Apple's own ActivityKit article code, compiled in Swift 5 mode as an app's is: it must build unchanged.
             name: "AppleSampleCodeTests",
             dependencies: [
-                "ActivityKit", "WidgetKit", "APNSClient", "APNSCore", "APNSGateway", "Courier", "DeviceSimulator",
-                "GatewayTestSupport",
+                "TestPacing", "ActivityKit", "WidgetKit", "APNSClient", "APNSCore", "APNSGateway", "Courier",
+                "DeviceSimulator", "GatewayTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: heraldSettings + [.swiftLanguageMode(.v5)]
@@ -394,7 +399,7 @@ let package = Package(
         .testTarget(
             name: "HeraldTestingTests",
             dependencies: [
-                "HeraldTesting", "APNSClient", "APNSCore", "DeviceSimulator",
+                "TestPacing", "HeraldTesting", "APNSClient", "APNSCore", "DeviceSimulator",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -404,12 +409,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldConsoleTests",
-            dependencies: ["HeraldConsole", "HeraldTime", "PushProvider", "ProviderStorage"],
+            dependencies: ["TestPacing", "HeraldConsole", "HeraldTime", "PushProvider", "ProviderStorage"],
             swiftSettings: heraldSettings),
         .testTarget(
             name: "ProviderStorageTests",
             dependencies: [
-                "ProviderStorage", "APNSCore",
+                "TestPacing", "ProviderStorage", "APNSCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -436,16 +441,20 @@ let package = Package(
         .testTarget(name: "WidgetKitTests", dependencies: ["WidgetKit", "HeraldTime"], swiftSettings: heraldSettings),
         .testTarget(
             name: "UserNotificationsTests",
-            dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig", "HeraldKit"],
+            dependencies: [
+                "TestPacing", "UserNotifications", "UserNotificationsUI", "CoreLocation", "CategoryConfig", "HeraldKit",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: heraldSettings
         ),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldTime",
+                "TestPacing", "HeraldTime",
                 "HeraldCLI", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
                 "HeraldConsole", "PushProvider", "APNSClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

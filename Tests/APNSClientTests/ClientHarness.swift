@@ -4,6 +4,7 @@ import APNSGateway
 import Foundation
 import GatewayTestSupport
 import NIOCore
+import TestPacing
 
 /// A live gateway on a free port, a development device of `com.example.app`, and clients that trust the gateway's CA.
 struct ClientHarness {
@@ -14,6 +15,7 @@ struct ClientHarness {
 
     /// Runs `body` against a fresh gateway, then stops it.
     static func with(_ body: (ClientHarness) async throws -> Void) async throws {
+        ServerSlots.requireSlot("a gateway")
         let gateway = try await TestGateway.start()
         let device = try gateway.server.registry.register(bundleID: "com.example.app", environment: .development).device
         let harness = ClientHarness(server: gateway.server, port: gateway.port, signer: gateway.signer, device: device)

@@ -6,6 +6,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
+import TestPacing
 
 /// An HTTP/2 server over TLS on a free port that answers every request `200` and records, in the order they arrive,
 /// the stream IDs of the frames that end requests: what any APNs server sees of a client's order.
@@ -30,6 +31,7 @@ final class StreamOrderServer: Sendable {
     }
 
     static func start() async throws -> StreamOrderServer {
+        ServerSlots.requireSlot("an HTTP/2 server")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("order-\(UUID().uuidString)")
         let authority = try LocalCertificateAuthority.loadOrCreate(in: directory)
         let key = try String(contentsOf: directory.appendingPathComponent("server-key.pem"), encoding: .utf8)

@@ -8,6 +8,7 @@ import HeraldTesting
 import NIOCore
 import Synchronization
 import Testing
+import TestPacing
 
 /// A live local APNs (HeraldTesting's), a provider's APNSPushClient to it, and simulated devices connected to it.
 struct DeviceHarness {
@@ -21,6 +22,7 @@ struct DeviceHarness {
 
     /// Runs `body` against a fresh local APNs, then stops the client and the local APNs.
     static func with(_ body: (DeviceHarness) async throws -> Void) async throws {
+        ServerSlots.requireSlot("a local APNs")
         try await LocalAPNs.run { gateway in
             let client = try gateway.makeClient()
             do {

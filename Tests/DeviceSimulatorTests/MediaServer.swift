@@ -2,6 +2,7 @@ import Foundation
 import GatewayTestSupport
 import Hummingbird
 import Logging
+import TestPacing
 
 /// A real HTTP server on a free port serving one folder's files (with their MIME types), for the service
 /// extensions' downloads.
@@ -11,6 +12,7 @@ struct MediaServer {
 
     /// Serves `folder` while `body` runs.
     static func serving<T>(_ folder: URL, _ body: (MediaServer) async throws -> T) async throws -> T {
+        ServerSlots.requireSlot("a media server")
         let router = Router()
         router.add(middleware: FileMiddleware(folder.path, searchForIndexHtml: false, logger: Self.quiet))
         // `/redirect?to=URL` answers 302 to URL, for redirect checks.

@@ -1,4 +1,5 @@
 package import Foundation
+import TestPacing
 
 #if canImport(Glibc)
     import Glibc
@@ -61,6 +62,7 @@ package enum ChildProcess {
     package static func run(_ name: String, _ arguments: [String], mergeErrors: Bool = true) async throws
         -> Result
     {
+        ServerSlots.requireSlot("a process (`\(name)`)")
         let executable = try locate(name)
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestPacing
 
 /// `Benchmarks/latency-proxy.py` in front of a local server: a port that answers as if the server were a round trip
 /// away, as APNs is from real providers. The proxy ends when ``stop()`` closes its standard input, however the test
@@ -13,6 +14,7 @@ package final class LatencyProxy: Sendable {
     /// Starts a proxy to `127.0.0.1:targetPort` adding `roundTripMilliseconds` in all (half each way), listening on
     /// `listenPort` (0: a free port; another: the port a stopped proxy had, as a network coming back).
     package init(targetPort: Int, roundTripMilliseconds: Int, listenPort: Int = 0) throws {
+        ServerSlots.requireSlot("a latency proxy")
         let proxy = Process()
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
+import TestPacing
 
 /// An HTTP server on a free port that records the body of every POST, by path: a provider's registration and report
 /// endpoints for devices, or an app's own server for a provider's webhooks.
@@ -28,6 +29,7 @@ package struct PostRecorder: Sendable {
 
     /// Runs `body` with a recorder that answers `204` to a POST on any of `paths`.
     package static func running<T>(paths: [String], _ body: (PostRecorder) async throws -> T) async throws -> T {
+        ServerSlots.requireSlot("a receiver of POSTs")
         let received = Received()
         let router = Router()
         for path in paths {

@@ -1,4 +1,5 @@
 package import Foundation
+import TestPacing
 
 /// A small filesystem of its own (a `tmpfs` mounted on a fresh folder), for tests of what happens when the disk is
 /// full. Mounting needs root: tests that use it are enabled by ``isAvailable``.
@@ -22,6 +23,7 @@ package struct SmallDisk {
 
     /// Runs `body` with a disk of `kilobytes`, then unmounts it.
     package static func with(kilobytes: Int = 1024, _ body: (SmallDisk) async throws -> Void) async throws {
+        ServerSlots.requireSlot("a small disk")
         let disk = try await SmallDisk(kilobytes: kilobytes)
         do {
             try await body(disk)

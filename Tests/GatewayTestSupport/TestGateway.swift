@@ -3,6 +3,7 @@ package import APNSGateway
 package import Crypto
 package import Foundation
 import HeraldTesting
+import TestPacing
 
 /// A gateway for live tests: a fresh data directory (or a given one), port 0, and one trusted key (key ID ABC123DEFG,
 /// team DEF123GHIJ) with a signer for it.
@@ -22,6 +23,7 @@ package struct TestGateway: Sendable {
         key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
         configure: (inout GatewayServer.Configuration) -> Void = { _ in }
     ) async throws -> TestGateway {
+        ServerSlots.requireSlot("a gateway")
         let apns = try await LocalAPNs.start(directory: directory, key: key, configure: configure)
         return TestGateway(server: apns.server, port: apns.port, key: key, signer: apns.signer, directory: directory)
     }

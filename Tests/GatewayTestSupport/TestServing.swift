@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import TestPacing
 
 /// Runs a test's HTTP server (a Hummingbird application, a device's JSON API) as the one service of a group while
 /// `body` runs, then shuts the group down gracefully and waits for the server to end: the server closes its
@@ -14,6 +15,7 @@ import ServiceLifecycle
 package func whileServing<T>(
     _ server: @escaping @Sendable () async throws -> Void, _ body: () async throws -> T
 ) async throws -> T {
+    ServerSlots.requireSlot("a server")
     var quiet = Logger(label: "test-server")
     quiet.logLevel = .critical
     let group = ServiceGroup(

@@ -8,6 +8,7 @@ import Logging
 import PostgresNIO
 import PushProvider
 import Testing
+import TestPacing
 
 @testable import ProviderStorage
 
@@ -47,6 +48,7 @@ struct ProviderHarness {
         configure: (inout PushProviderService.Configuration) -> Void = { _ in },
         _ body: (ProviderHarness) async throws -> Void
     ) async throws {
+        ServerSlots.requireSlot("a provider and a gateway")
         let dataDirectory =
             given ?? FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID())")
         let gateway = try await TestGateway.start()

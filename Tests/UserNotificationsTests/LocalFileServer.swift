@@ -1,4 +1,5 @@
 import Foundation
+import TestPacing
 
 #if canImport(Glibc)
     import Glibc
@@ -11,6 +12,7 @@ final class LocalFileServer: Sendable {
     private let socket: Int32
 
     init() throws {
+        ServerSlots.requireSlot("a file server")
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

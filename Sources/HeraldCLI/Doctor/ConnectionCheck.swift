@@ -73,7 +73,7 @@ enum ConnectionCheck {
     }
 
     /// TLS with the endpoint's trust, then ALPN.
-    private static func handshake(on channel: any Channel, endpoint: APNSEndpoint, timeout: Duration) async
+    static func handshake(on channel: any Channel, endpoint: APNSEndpoint, timeout: Duration) async
         -> DoctorCheck
     {
         let name = "TLS"
@@ -116,6 +116,9 @@ enum ConnectionCheck {
             return .passed(
                 name, "TLS 1.2 or later with HTTP/2 (ALPN h2); the certificate is trusted for \(endpoint.host)")
         } catch {
+            // The handlers may never have been added (the server closed the connection first): the promise is
+            // completed here, or NIO reports it leaked (a trap in a debug build). A second completion is ignored.
+            outcome.fail(error)
             return .failed(name, failure(error, endpoint: endpoint), next: nextStep(error, endpoint: endpoint))
         }
     }

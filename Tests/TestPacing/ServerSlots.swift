@@ -1,0 +1,119 @@
+import Testing
+
+import Foundation
+import Synchronization
+
+/// The slots that tests marked ``StartsServersTrait`` share across the whole test process (every test target runs in
+/// one process under `swift test`): a counting semaphore sized by the machine's active cores.
+public final class ServerSlots: Sendable {
+    /// The one set of slots of this test process.
+    public static let shared = ServerSlots(count: ServerSlots.defaultCount)
+
+    /// Two slots a core, never fewer than two: on two cores four tests that start servers run at once, which keeps
+    /// both cores busy (a server test spends much of its time waiting on its own sockets and processes) without
+    /// starving the ones whose waits are bounded.
+    public static var defaultCount: Int { max(2, 2 * ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// Whether the current task runs inside a slot (a test case marked ``StartsServersTrait``).
+    @TaskLocal public static var isHeld = false
+
+    /// How many slots there are.
+    public let count: Int
+
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// Makes `count` slots.
+    public init(count: Int) {
+        precondition(count > 0, "a test needs at least one slot to run in")
+        self.count = count
+        state = Mutex(State(free: count))
+    }
+
+    /// Runs `body` once a slot is free (at once when the current task holds one already), then frees the slot.
+    ///
+    /// - Parameters:
+    ///   - timeLimit: how long `body` may run once it holds the slot; past it an issue naming the test and the limit
+    ///     is recorded and `body` is cancelled.
+    ///   - name: the test's name, for that issue.
+    ///   - body: the test case.
+    public func withSlot(
+        timeLimit: Duration, name: String, _ body: @Sendable () async throws -> Void
+    ) async throws {
+        if Self.isHeld {
+            try await body()
+            return
+        }
+        await acquire()
+        defer { release() }
+        try await Self.$isHeld.withValue(true) {
+            try await Self.run(body, timeLimit: timeLimit, name: name)
+        }
+    }
+
+    /// Records an issue when the current test runs without a slot: called by every harness that starts a server, a
+    /// process or a database, so a test that starts one without ``StartsServersTrait`` fails and says what to add.
+    ///
+    /// - Parameter what: what the harness starts, for the message ("a gateway", "`herald serve`").
+    public static func requireSlot(_ what: String) {
+        guard !isHeld, Test.current != nil else { return }
+        let message =
+            "this test starts \(what) without the .startsServers trait: add it to the @Test or its @Suite, so that "
+            + "tests that start servers run a few at a time instead of all at once"
+        Issue.record(Comment(rawValue: message))
+    }
+
+    private static func run(
+        _ body: @Sendable () async throws -> Void, timeLimit: Duration, name: String
+    ) async throws {
+        try await withoutActuallyEscaping(body) { body in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await body()
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeLimit)
+                    return false
+                }
+                let ended = try await group.next() ?? true
+                if !ended {
+                    let message =
+                        "\(name) ran \(timeLimit) after it took its slot without ending: it is cancelled. A test "
+                        + "that needs longer says so with .startsServers(timeLimit:)"
+                    Issue.record(Comment(rawValue: message))
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func acquire() async {
+        await withCheckedContinuation { continuation in
+            let taken = state.withLock { state in
+                guard state.free > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.free -= 1
+                return true
+            }
+            if taken { continuation.resume() }
+        }
+    }
+
+    private func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
