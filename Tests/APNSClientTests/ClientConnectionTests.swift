@@ -5,11 +5,12 @@ import Crypto
 import Foundation
 import HeraldTime
 import NIOCore
+import TestPacing
 import Testing
 
 @testable import APNSClient
 
-@Suite("APNSClient against the live gateway: streams, tokens, bounded memory")
+@Suite("APNSClient against the live gateway: streams, tokens, bounded memory", .startsServers)
 struct ClientConnectionTests {
     @Test("one stream until the first valid token, then as many as the server's new SETTINGS allow")
     func streamLimitFollowsSettings() async throws {
@@ -167,7 +168,7 @@ final class StreamRecorder: APNSClientObserver, @unchecked Sendable {
     var all: [(open: Int, limit: Int)] { lock.withLock { changes } }
 }
 
-@Suite("APNSClient with certificate authentication against the live gateway")
+@Suite("APNSClient with certificate authentication against the live gateway", .startsServers)
 struct ClientCertificateTests {
     @Test("a PEM provider certificate authenticates the connection; no provider token, all streams from the start")
     func pemCertificate() async throws {
@@ -218,7 +219,7 @@ struct ClientCertificateTests {
     }
 }
 
-@Suite("APNSClient's order on the wire")
+@Suite("APNSClient's order on the wire", .startsServers)
 struct ClientStreamOrderTests {
     @Test("one connection ends its requests in the order it was given them, so the server sees and answers them so")
     func requestsLeaveInOrder() async throws {

@@ -3,9 +3,10 @@ import APNSCore
 import APNSGateway
 import Foundation
 import NIOCore
+import TestPacing
 import Testing
 
-@Suite("APNSClient against the live gateway: results")
+@Suite("APNSClient against the live gateway: results", .startsServers)
 struct ClientResultTests {
     @Test("an accepted notification carries the apns-id sent and the development apns-unique-id")
     func accepted() async throws {

@@ -3,9 +3,10 @@ import APNSCore
 import APNSGateway
 import Foundation
 import NIOCore
+import TestPacing
 import Testing
 
-@Suite("APNSClient against the live gateway: retries")
+@Suite("APNSClient against the live gateway: retries", .startsServers)
 struct ClientRetryTests {
     @Test(
         "503 ServiceUnavailable, 429 TooManyRequests and 500 are sent again after a backoff, then accepted",

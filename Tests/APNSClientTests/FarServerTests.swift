@@ -4,11 +4,12 @@ import APNSGateway
 import Foundation
 import GatewayTestSupport
 import Synchronization
+import TestPacing
 import Testing
 
 /// The client against the gateway put a round trip away by Benchmarks/latency-proxy.py: it must keep more streams in
 /// flight than on loopback, as many as rate × round trip needs, within what the server allows.
-@Suite("The client against a far server")
+@Suite("The client against a far server", .startsServers)
 struct FarServerTests {
     /// Records the most streams open at once.
     final class StreamWatcher: APNSClientObserver {

@@ -3,11 +3,12 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 /// Broadcasts (reference K.2, K.3): `POST /4/broadcasts/apps/<bundle ID>` on the push port, driven by curl, reaching
 /// the devices whose activities subscribed over the courier.
-@Suite("Broadcasts: every reason, fan-out to subscribers, the stored message, restarts", .timeLimit(.minutes(1)))
+@Suite("Broadcasts: every reason, fan-out to subscribers, the stored message, restarts", .startsServers)
 struct BroadcastTests {
     static let path = "/4/broadcasts/apps/com.example.app"
     static let update = #"{"aps":{"timestamp":1685952000,"event":"update","content-state":{"score":"1-0"}}}"#

@@ -1,9 +1,10 @@
 import APNSCore
 import APNSGateway
 import Foundation
+import TestPacing
 import Testing
 
-@Suite("Certificate (mutual TLS) authentication")
+@Suite("Certificate (mutual TLS) authentication", .startsServers)
 struct CertificateAuthenticationTests {
     @Test("POST /admin/certificates issues a provider certificate; curl pushes with it and no provider token")
     func curlWithCertificate() async throws {

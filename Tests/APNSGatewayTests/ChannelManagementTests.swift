@@ -2,10 +2,11 @@ import APNSCore
 import APNSGateway
 import Crypto
 import Foundation
+import TestPacing
 import Testing
 
 /// Apple's channel management API (reference K.1) on the gateway's management port, driven by curl.
-@Suite("Channel management: lifecycle and every reason (curl --http2)", .timeLimit(.minutes(1)))
+@Suite("Channel management: lifecycle and every reason (curl --http2)", .startsServers)
 struct ChannelManagementTests {
     static let channels = "/1/apps/com.example.app/channels"
 

@@ -1,7 +1,8 @@
 import GatewayTestSupport
+import TestPacing
 import Testing
 
-@Suite("The programs tests run: found on PATH, or named with the package that installs them")
+@Suite("The programs tests run: found on PATH, or named with the package that installs them", .startsServers)
 struct ChildProcessTests {
     @Test("curl is found on PATH; a missing program says what to install")
     func locate() async throws {

@@ -3,11 +3,12 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 /// Numbers at and past the edges of their types, in every place the gateway reads one from outside: each gets the
 /// answer APNs would give, and the gateway keeps running (a Swift trap would end the process and every test after).
-@Suite("Extreme numbers on the gateway")
+@Suite("Extreme numbers on the gateway", .startsServers)
 struct ExtremeNumberTests {
     @Test(
         "apns-expiration at 2^63-1 is accepted and stored for at most 30 days; past 64 bits it is BadExpirationDate",

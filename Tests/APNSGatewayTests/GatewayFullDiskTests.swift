@@ -3,9 +3,12 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
-@Suite("A gateway on a full disk", .enabled(if: SmallDisk.isAvailable, "mounts a small tmpfs, which needs root"))
+@Suite(
+    "A gateway on a full disk", .startsServers,
+    .enabled(if: SmallDisk.isAvailable, "mounts a small tmpfs, which needs root"))
 struct GatewayFullDiskTests {
     @Test(
         "a push is answered 200 only once it is in the journal, else 503; after a kill and a restart every push answered 200 is there and no token is forgotten"

@@ -4,9 +4,10 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import Logging
+import TestPacing
 import Testing
 
-@Suite("The gateway's journal")
+@Suite("The gateway's journal", .startsServers)
 struct GatewayJournalTests {
     @Test("a journal compacted while running keeps every device and only the newest stored push")
     func compactionWhileRunning() throws {

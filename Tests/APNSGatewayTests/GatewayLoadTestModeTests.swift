@@ -1,9 +1,10 @@
 import APNSCore
 import APNSGateway
 import Foundation
+import TestPacing
 import Testing
 
-@Suite("The gateway's load-test mode (no journal)")
+@Suite("The gateway's load-test mode (no journal)", .startsServers)
 struct GatewayLoadTestModeTests {
     @Test(
         "without a journal a push is stored and answered 200, GET /admin/status says so, and nothing is written to disk"

@@ -2,9 +2,11 @@ import APNSCore
 import APNSGateway
 import Courier
 import Foundation
+import GatewayTestSupport
+import TestPacing
 import Testing
 
-@Suite("The gateway answers providers as APNs does (curl --http2)")
+@Suite("The gateway answers providers as APNs does (curl --http2)", .startsServers)
 struct GatewayProviderAPITests {
     @Test("an accepted push: 200, the apns-id echoed, an apns-unique-id in development")
     func accepted() async throws {
@@ -134,7 +136,9 @@ struct GatewayProviderAPITests {
     }
 }
 
-@Suite("Connection settings (nghttp)")
+@Suite(
+    "Connection settings (nghttp)", .startsServers,
+    .enabled(if: ChildProcess.isInstalled("nghttp"), ChildProcess.skipped("nghttp")))
 struct GatewayConnectionSettingsTests {
     @Test("one concurrent stream until the first valid token, then 1000 (sent before its answer), as observed of APNs")
     func streamLimit() async throws {

@@ -7,9 +7,10 @@ import GatewayTestSupport
 import Logging
 import NIOCore
 import Synchronization
+import TestPacing
 import Testing
 
-@Suite("Who may use the gateway: the admin token, device secrets, connection limits")
+@Suite("Who may use the gateway: the admin token, device secrets, connection limits", .startsServers)
 struct GatewayTrustTests {
     @Test(
         "every admin route answers 401 without the admin token, over HTTP/2 and HTTP/1.1, and changes nothing",

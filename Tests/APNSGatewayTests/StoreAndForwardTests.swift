@@ -4,9 +4,10 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import HeraldTime
+import TestPacing
 import Testing
 
-@Suite("Store-and-forward, the courier and the delivery log")
+@Suite("Store-and-forward, the courier and the delivery log", .startsServers)
 struct StoreAndForwardTests {
     @Test("an online device gets the push the moment it is accepted, and its acknowledgement makes it delivered")
     func onlineDelivery() async throws {

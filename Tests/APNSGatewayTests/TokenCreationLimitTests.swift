@@ -8,9 +8,10 @@ import HeraldTime
 import Logging
 import NIOCore
 import Synchronization
+import TestPacing
 import Testing
 
-@Suite("How many tokens one address may create")
+@Suite("How many tokens one address may create", .startsServers)
 struct TokenCreationLimitTests {
     @Test("one address may create only so many tokens a minute, on the courier and the admin API together")
     func tokenCreationLimit() async throws {

@@ -7,11 +7,12 @@ import DeviceSimulator
 import Foundation
 import GatewayTestSupport
 import NIOCore
+import TestPacing
 import Testing
 
 /// Apple's article code (EmojiRangerActivity.swift) run on a device connected to a real local APNs: its token
 /// reaches the app's server code, a provider's push updates it, its alert update and its end are what iOS shows.
-@Suite("Apple's ActivityKit article code, unchanged, on a simulated device", .serialized, .timeLimit(.minutes(1)))
+@Suite("Apple's ActivityKit article code, unchanged, on a simulated device", .startsServers, .serialized)
 struct AppleArticleActivityTests {
     @Test("start with a push token, a push update, an update that alerts, the end")
     func adventure() async throws {

@@ -5,13 +5,14 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import NIOCore
+import TestPacing
 import Testing
 import WidgetKit
 
 /// An app's WidgetKit push handlers (ScoreWidgetPushHandler.swift) on a device connected to a real local APNs: the
 /// tokens reach the app's server code, `WidgetCenter.shared.currentPushInfo` has the widgets' token, and a provider's
 /// `widgets` and `controls` pushes reload the timelines and the control.
-@Suite("WidgetKit push handlers as Apple declares them, on a simulated device", .serialized, .timeLimit(.minutes(1)))
+@Suite("WidgetKit push handlers as Apple declares them, on a simulated device", .startsServers, .serialized)
 struct WidgetPushHandlerTests {
     @Test("the tokens reach the handlers, a widgets push reloads every timeline, a controls push its control")
     func handlers() async throws {

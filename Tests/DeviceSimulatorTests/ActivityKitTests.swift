@@ -9,6 +9,7 @@ import GatewayTestSupport
 import HeraldTesting
 import NIOCore
 import Synchronization
+import TestPacing
 import Testing
 import UserNotifications
 
@@ -23,7 +24,7 @@ struct ScoreAttributes: ActivityAttributes {
     var away: String
 }
 
-@Suite("ActivityKit on a simulated device: channels, tokens, push-to-start", .serialized, .timeLimit(.minutes(1)))
+@Suite("ActivityKit on a simulated device: channels, tokens, push-to-start", .startsServers, .serialized)
 struct ActivityKitTests {
     @Test("request with a channel, receive broadcasts (an older timestamp and a state of the wrong shape ignored), end")
     func channelActivity() async throws {

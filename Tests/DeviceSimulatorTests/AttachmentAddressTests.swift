@@ -1,9 +1,10 @@
 import DeviceSimulator
 import Foundation
 import HeraldTesting
+import TestPacing
 import Testing
 
-@Suite("Attachment downloads reach only public addresses unless allowed")
+@Suite("Attachment downloads reach only public addresses unless allowed", .startsServers)
 struct AttachmentAddressTests {
     @Test(
         "a media URL inside the device's network is refused with the option that allows it; the original shows",

@@ -1,13 +1,14 @@
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
-@Suite("The device API's count of screen changes")
+@Suite("The device API's count of screen changes", .startsServers)
 struct ChangesAPITests {
     @Test(
-        "GET /changes: the count at once; with after, the next change (a local notification scheduled, Notification Center cleared) or the wait's end; bad values named",
-        .timeLimit(.minutes(1)))
+        "GET /changes: the count at once; with after, the next change (a local notification scheduled, Notification Center cleared) or the wait's end; bad values named"
+    )
     func changes() async throws {
         try await DeviceHarness.with { harness in
             let manifest = try DeviceHarness.manifest(example: "000-ritl-demo")

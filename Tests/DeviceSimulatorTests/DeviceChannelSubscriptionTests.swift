@@ -9,9 +9,10 @@ import GatewayTestSupport
 import HeraldTesting
 import NIOCore
 import Synchronization
+import TestPacing
 import Testing
 
-@Suite("herald device --subscribe: a simulated device's apps listen to a channel", .timeLimit(.minutes(1)))
+@Suite("herald device --subscribe: a simulated device's apps listen to a channel", .startsServers)
 struct DeviceChannelSubscriptionTests {
     @Test("subscribed on connect, a broadcast is acknowledged; the subscription ends when the device stops")
     func subscribeOnConnect() async throws {

@@ -7,8 +7,8 @@ import GatewayTestSupport
 import HeraldTesting
 import NIOCore
 import Synchronization
-import Testing
 import TestPacing
+import Testing
 
 /// A live local APNs (HeraldTesting's), a provider's APNSPushClient to it, and simulated devices connected to it.
 struct DeviceHarness {

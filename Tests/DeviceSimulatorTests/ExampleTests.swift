@@ -3,11 +3,12 @@ import DeviceSimulator
 import Foundation
 import GatewayTestSupport
 import HeraldTesting
+import TestPacing
 import Testing
 import UserNotifications
 
 /// Every example in `examples/` run through gateway, client and device, as its README says.
-@Suite("Examples, end to end")
+@Suite("Examples, end to end", .startsServers)
 struct ExampleTests {
     @Test("000 RITL demo: the service extension's rewrite, the categories' actions, an update by collapse ID, a reply")
     func ritlDemo() async throws {

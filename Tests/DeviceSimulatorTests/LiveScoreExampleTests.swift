@@ -6,12 +6,13 @@ import Foundation
 import GatewayTestSupport
 import HeraldTesting
 import NIOCore
+import TestPacing
 import Testing
 
 /// examples/005-live-score on a simulated device: its manifest's activity type gets a push-to-start token; a push to
 /// it starts an activity subscribed to a channel; broadcasts update and end it. The device's own activity actions
 /// (its JSON API and terminal call them) start, update and end one too.
-@Suite("005 live score: Live Activities on a simulated device", .timeLimit(.minutes(1)))
+@Suite("005 live score: Live Activities on a simulated device", .startsServers)
 struct LiveScoreExampleTests {
     static let bundleID = "com.example.livescore"
 

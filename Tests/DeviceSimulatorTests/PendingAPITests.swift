@@ -3,6 +3,7 @@ import Crypto
 import DeviceSimulator
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 import UserNotifications
 
@@ -10,7 +11,7 @@ import UserNotifications
     import FoundationNetworking
 #endif
 
-@Suite("The device API's pending notifications")
+@Suite("The device API's pending notifications", .startsServers)
 struct PendingAPITests {
     @Test("GET /pending lists scheduled local notifications with their triggers, soonest first")
     func pendingAPI() async throws {

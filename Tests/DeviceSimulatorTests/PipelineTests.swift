@@ -4,6 +4,7 @@ import DeviceSimulator
 import Foundation
 import GatewayTestSupport
 import HeraldTesting
+import TestPacing
 import Testing
 import UserNotifications
 
@@ -13,7 +14,7 @@ import UserNotifications
 
 /// The device pipeline's edges: offline storage with a restart, failing and slow extensions, oversized downloads,
 /// end-to-end decryption, duplicates, silent pushes, and the local JSON API.
-@Suite("Simulated device pipeline")
+@Suite("Simulated device pipeline", .startsServers)
 struct PipelineTests {
     static func manifest(_ json: String) throws -> AppManifest {
         try AppManifest(data: Data(json.utf8))

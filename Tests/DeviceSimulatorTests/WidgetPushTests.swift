@@ -4,10 +4,11 @@ import DeviceSimulator
 import Foundation
 import HeraldTesting
 import NIOCore
+import TestPacing
 import Testing
 
 /// WidgetKit pushes on a simulated device: tokens for widgets and controls, reloads, the daily budget.
-@Suite("Widget and control pushes on a simulated device", .timeLimit(.minutes(1)))
+@Suite("Widget and control pushes on a simulated device", .startsServers)
 struct WidgetPushTests {
     @Test("a widgets push reloads every kind's timeline until its budget is spent; a controls push reloads its control")
     func reloadsAndBudget() async throws {

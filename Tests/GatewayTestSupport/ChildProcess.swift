@@ -1,5 +1,6 @@
 package import Foundation
 import TestPacing
+package import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -35,6 +36,15 @@ package enum ChildProcess {
     static let debianPackages = [
         "curl": "curl", "nghttp": "nghttp2-client", "openssl": "openssl", "python3": "python3",
     ]
+
+    /// Whether `name` is on `PATH`: a test of a program the README's set-up does not install (nghttp) runs only where
+    /// it is, as in `.ci/run`, which installs every program the tests use.
+    package static func isInstalled(_ name: String) -> Bool { (try? locate(name)) != nil }
+
+    /// Why a test of `name` is skipped where it is not installed, with the package that brings it.
+    package static func skipped(_ name: String) -> Comment {
+        Comment(rawValue: "needs `\(name)`: apt-get install \(debianPackages[name] ?? name) (.ci/run does)")
+    }
 
     /// The path of `name` on `PATH` (a name with a `/` is taken as a path).
     ///

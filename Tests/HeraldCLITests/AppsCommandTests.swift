@@ -2,13 +2,14 @@ import Crypto
 import Foundation
 import Logging
 import PushProvider
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
 
 /// `herald apps` against a real provider: create from a `.p8` file (no JSON escaping by hand), list, show, update,
 /// pause, resume and delete.
-@Suite("herald apps: an app's whole life from the command line")
+@Suite("herald apps: an app's whole life from the command line", .startsServers)
 struct AppsCommandTests {
     @Test(
         "create prints the keys once; list, show, update, pause, resume; a bad retention names the field; delete needs --yes"

@@ -3,9 +3,10 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
-@Suite("herald channels and herald send --channel against the live gateway", .timeLimit(.minutes(1)))
+@Suite("herald channels and herald send --channel against the live gateway", .startsServers)
 struct ChannelsCommandTests {
     @Test("create, list, read, broadcast on it, delete; then read is ChannelNotRegistered with exit 1")
     func lifecycle() async throws {

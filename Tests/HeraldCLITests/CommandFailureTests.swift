@@ -1,4 +1,5 @@
 import Foundation
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
@@ -7,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("Every command's mistakes say what failed, where, and what to do next")
+@Suite("Every command's mistakes say what failed, where, and what to do next", .startsServers)
 struct CommandFailureTests {
     static func folder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")

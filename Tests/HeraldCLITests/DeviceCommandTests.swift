@@ -3,11 +3,12 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
 
-@Suite("herald device")
+@Suite("herald device", .startsServers)
 struct DeviceCommandTests {
     static func file(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString).json")
@@ -40,11 +41,10 @@ struct DeviceCommandTests {
     }
 }
 
-@Suite("herald device --fleet")
+@Suite("herald device --fleet", .startsServers)
 struct DeviceFleetTests {
     @Test(
-        "N devices connect, each with its own token in DATA/tokens.txt, and each receives what is sent to it",
-        .timeLimit(.minutes(1)))
+        "N devices connect, each with its own token in DATA/tokens.txt, and each receives what is sent to it")
     func fleet() async throws {
         try await SendGateway.with { gateway in
             let data = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
@@ -73,9 +73,9 @@ struct DeviceFleetTests {
     }
 }
 
-@Suite("herald device's terminal")
+@Suite("herald device's terminal", .startsServers)
 struct DeviceTerminalQuitTests {
-    @Test("quit ends the command: the device stops and the group shuts down, no signal sent", .timeLimit(.minutes(1)))
+    @Test("quit ends the command: the device stops and the group shuts down, no signal sent")
     func quitReturns() async throws {
         try await SendGateway.with { gateway in
             let data = FileManager.default.temporaryDirectory.appendingPathComponent("quit-\(UUID().uuidString)")

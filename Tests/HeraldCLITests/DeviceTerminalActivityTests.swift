@@ -3,11 +3,12 @@ import DeviceSimulator
 import Foundation
 import GatewayTestSupport
 import Synchronization
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
 
-@Suite("herald device's terminal: activities")
+@Suite("herald device's terminal: activities", .startsServers)
 struct DeviceTerminalActivityTests {
     @Test("activity start, update and end, and the list; a wrong command says its form")
     func activities() async throws {

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import PushProvider
 import Synchronization
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
@@ -14,7 +15,7 @@ import Testing
 
 /// `herald devices import FILE` against a real provider: a file of tokens and JSON registrations registered at once,
 /// every bad line named with its number before anything is sent, and a provider that goes away mid-import waited for.
-@Suite("herald devices import: a file of devices, checked whole, sent in batches", .timeLimit(.minutes(5)))
+@Suite("herald devices import: a file of devices, checked whole, sent in batches", .startsServers)
 struct DevicesImportTests {
     @Test("tokens and JSON registrations are imported; importing again updates them; list shows the fields")
     func importsAndUpdates() async throws {

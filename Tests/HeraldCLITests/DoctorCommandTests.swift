@@ -4,11 +4,12 @@ import APNSGateway
 import Foundation
 import GatewayTestSupport
 import HeraldTime
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
 
-@Suite("herald doctor: every check in both outcomes, against a real local APNs")
+@Suite("herald doctor: every check in both outcomes, against a real local APNs", .startsServers)
 struct DoctorCommandTests {
     static func doctor(_ gateway: SendGateway, _ changes: [String: String] = [:], drop: [String] = []) async
         -> CommandResult

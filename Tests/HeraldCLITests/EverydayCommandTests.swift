@@ -1,10 +1,11 @@
 import APNSGateway
 import Foundation
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
 
-@Suite("Everyday commands: log, devices, status; defaults from the environment and profiles")
+@Suite("Everyday commands: log, devices, status; defaults from the environment and profiles", .startsServers)
 struct EverydayCommandTests {
     @Test("herald log: the latest notifications one line per event; --apns-id shows one")
     func log() async throws {

@@ -1,10 +1,11 @@
 import APNSGateway
 import Foundation
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
 
-@Suite("herald gateway")
+@Suite("herald gateway", .startsServers)
 struct GatewayCommandTests {
     @Test(
         "bad options exit 2 with a message, before anything listens",

@@ -4,9 +4,10 @@ import Courier
 import Crypto
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
-@Suite("herald send against the live gateway")
+@Suite("herald send against the live gateway", .startsServers)
 struct SendCommandTests {
     @Test("one token: exit 0 and the apns-id APNs answered")
     func acceptedOne() async throws {
@@ -246,7 +247,7 @@ struct SendGateway {
     }
 }
 
-@Suite("herald send with a certificate")
+@Suite("herald send with a certificate", .startsServers)
 struct SendCertificateTests {
     @Test("--cert with a PKCS#12 file (made by openssl) and its password")
     func pkcs12() async throws {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import PushProvider
+import TestPacing
 import Testing
 
 @testable import HeraldCLI
@@ -12,7 +13,7 @@ import Testing
 
 /// What an API key or a device stored (an app's name, a user ID, a tag) reaches the operator's terminal through
 /// `herald devices`, `status`, `why` and `log`: it must be printed as text, never as terminal control sequences.
-@Suite("Text from the provider is printed, not obeyed, by the terminal")
+@Suite("Text from the provider is printed, not obeyed, by the terminal", .startsServers)
 struct TerminalEscapeTests {
     @Test("control characters are written out; line feeds, tabs and other scripts stay")
     func safeText() {

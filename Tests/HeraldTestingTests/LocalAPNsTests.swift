@@ -3,9 +3,10 @@ import APNSCore
 import DeviceSimulator
 import Foundation
 import HeraldTesting
+import TestPacing
 import Testing
 
-@Suite("HeraldTesting's local APNs")
+@Suite("HeraldTesting's local APNs", .startsServers)
 struct LocalAPNsTests {
     @Test("another client can use it: its CA and key are files, the key 0600; stop removes them")
     func filesForOtherClients() async throws {

@@ -6,10 +6,11 @@ import HeraldTesting
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import TestPacing
 import Testing
 
 /// What a server's own tests meet when they use HeraldTesting with their own HTTP client and isolation.
-@Suite("HeraldTesting with others' clients and actors")
+@Suite("HeraldTesting with others' clients and actors", .startsServers)
 struct OtherClientsTests {
     @Test(
         "AsyncHTTPClient (APNSwift's client), a debug build, sends pushes over one connection as the stream limit rises"

@@ -1,12 +1,13 @@
 import Foundation
 import PostgresNIO
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
 
 /// A large fan-out taken by leases of any size: on PostgreSQL its deliveries wait in ranges of
 /// ``PostgresStore/rangeSize`` numbers until a lease takes them, so these cross ranges on purpose.
-@Suite("A fan-out is leased once each, in order, by leases of any size; what waits shows as queued")
+@Suite("A fan-out is leased once each, in order, by leases of any size; what waits shows as queued", .startsServers)
 struct FanOutLeaseTests {
     /// Three ranges and one delivery more.
     static let devices = 3 * PostgresStore.rangeSize + 1

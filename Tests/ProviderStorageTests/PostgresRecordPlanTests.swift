@@ -1,13 +1,14 @@
 import APNSCore
 import Foundation
 import PostgresNIO
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
 
 /// Runs when `HERALD_TEST_POSTGRES` names a PostgreSQL database (as `.ci/run` sets it).
 @Suite(
-    "PostgreSQL: answers are recorded by looking up their queue rows, not by reading the queue",
+    "PostgreSQL: answers are recorded by looking up their queue rows, not by reading the queue", .startsServers,
     .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
 struct PostgresRecordPlanTests {
     /// A lease's worth of deliveries in flight, of which one batch of answers comes back.

@@ -2,13 +2,14 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
 
 /// Runs when `HERALD_TEST_POSTGRES` names a PostgreSQL database (as `.ci/run` sets it).
 @Suite(
-    "A PostgreSQL statement never holds its caller past its limit",
+    "A PostgreSQL statement never holds its caller past its limit", .startsServers,
     .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
 struct PostgresStatementLimitTests {
     private static func withStore(_ body: (PostgresStore) async throws -> Void) async throws {

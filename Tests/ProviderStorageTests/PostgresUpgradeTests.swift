@@ -2,13 +2,14 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
 
 /// Runs when `HERALD_TEST_POSTGRES` names a PostgreSQL database (as `.ci/run` sets it).
 @Suite(
-    "Upgrading a PostgreSQL provider database",
+    "Upgrading a PostgreSQL provider database", .startsServers,
     .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
 struct PostgresUpgradeTests {
     private static func store(schema: String) async throws -> PostgresStore {

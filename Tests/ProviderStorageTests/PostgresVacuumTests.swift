@@ -1,13 +1,14 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
 
 /// Runs when `HERALD_TEST_POSTGRES` names a PostgreSQL database (as `.ci/run` sets it).
 @Suite(
-    "PostgreSQL: nothing the provider does stops autovacuum",
+    "PostgreSQL: nothing the provider does stops autovacuum", .startsServers,
     .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] != nil))
 struct PostgresVacuumTests {
     @Test("a broadcast written while the deliveries are being vacuumed neither waits for the vacuum nor cancels it")

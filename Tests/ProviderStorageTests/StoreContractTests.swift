@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
@@ -10,7 +11,7 @@ import Testing
 /// What every ``ProviderStore`` promises, run on each: SQLite always, PostgreSQL when `HERALD_TEST_POSTGRES` names a
 /// database (as `.ci/run` sets it). Times are given, never waited for: a lease "runs out" because the test says
 /// it is later.
-@Suite("The store contract: leases, crash recovery, exactly-once results, one schema")
+@Suite("The store contract: leases, crash recovery, exactly-once results, one schema", .startsServers)
 struct StoreContractTests {
     /// The stores this machine can run.
     static let kinds: [StoreKind] =

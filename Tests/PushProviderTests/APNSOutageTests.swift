@@ -2,6 +2,7 @@ import APNSCore
 import APNSGateway
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,7 +11,7 @@ import Testing
 
 /// APNs unreachable (the gateway down: every connection refused) is a wait, never a loss: deliveries stay in the
 /// queue without spending attempts, the app's sends pause behind one probe, and all go out once APNs is back.
-@Suite("An APNs outage is a wait, not a failure", .timeLimit(.minutes(2)))
+@Suite("An APNs outage is a wait, not a failure", .startsServers)
 struct APNSOutageTests {
     @Test(
         "APNs down while a notification to 20 devices is queued: none given up, none counted as rejected; all accepted after it returns"

@@ -1,11 +1,12 @@
 import Foundation
+import TestPacing
 import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-@Suite("Provider API: apps, keys and devices")
+@Suite("Provider API: apps, keys and devices", .startsServers)
 struct AppAndDeviceAPITests {
     @Test("creating an app needs the admin token, returns keys once and never the secret")
     func createApp() async throws {

@@ -3,11 +3,12 @@ import APNSGateway
 import Crypto
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 /// `POST /v1/apps/{id}/check`: herald doctor's credentials and clock checks, run by the provider with the app's
 /// sealed credentials.
-@Suite("The provider checks an app's credentials without notifying anyone", .timeLimit(.minutes(1)))
+@Suite("The provider checks an app's credentials without notifying anyone", .startsServers)
 struct AppCheckTests {
     @Test("the app's own credentials pass with the clock; a key APNs does not know is named; no device is notified")
     func checks() async throws {

@@ -2,11 +2,12 @@ import Foundation
 import GatewayTestSupport
 import HeraldSupport
 import PushProvider
+import TestPacing
 import Testing
 
 /// Idle and half-sent connections cannot hold the provider's sockets, and past its connection limit a new client is
 /// told why, with a real server on a port and raw sockets from another process.
-@Suite("The provider's connection limits")
+@Suite("The provider's connection limits", .startsServers)
 struct ConnectionLimitTests {
     @Test("idle and half-sent connections are closed at the head deadline; over the limit a client gets 503 at once")
     func idleFlood() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import ProviderStorage
 import PushProvider
+import TestPacing
 import Testing
 
-@Suite("Choosing the database")
+@Suite("Choosing the database", .startsServers)
 struct DatabaseConfigurationTests {
     @Test("sqlite and postgres URLs are taken; anything else is refused with what to write")
     func parsing() throws {

@@ -4,9 +4,10 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import PushProvider
+import TestPacing
 import Testing
 
-@Suite("Provider retries through the gateway: how often, how soon, how the app slows down")
+@Suite("Provider retries through the gateway: how often, how soon, how the app slows down", .startsServers)
 struct DeliveryRetryTests {
     @Test("503 from APNs is retried with backoff until accepted; a final reason is not retried")
     func retries() async throws {

@@ -4,9 +4,10 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import PushProvider
+import TestPacing
 import Testing
 
-@Suite("Provider deliveries through the gateway")
+@Suite("Provider deliveries through the gateway", .startsServers)
 struct DeliveryTests {
     @Test("a broadcast reaches every active device once; each gets its own apns-id")
     func broadcast() async throws {

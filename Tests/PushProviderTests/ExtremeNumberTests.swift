@@ -2,11 +2,12 @@ import APNSCore
 import Foundation
 import GatewayTestSupport
 import PushProvider
+import TestPacing
 import Testing
 
 /// Numbers at and past the edges of their types where the provider reads one from a caller: each is an answer with
 /// a status and a message, never a trap that ends the process.
-@Suite("Extreme numbers on the provider")
+@Suite("Extreme numbers on the provider", .startsServers)
 struct ProviderExtremeNumberTests {
     @Test(
         "a notification's expiration at 2^63-1 is accepted, past 64 bits or negative it is a 400 naming the field",

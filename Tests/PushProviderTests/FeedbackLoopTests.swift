@@ -9,6 +9,7 @@ import HeraldTesting
 import Logging
 import NIOCore
 import Synchronization
+import TestPacing
 import Testing
 
 @testable import PushProvider
@@ -17,7 +18,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("The loop: device registers, provider sends, the user answers, the app's server hears it")
+@Suite("The loop: device registers, provider sends, the user answers, the app's server hears it", .startsServers)
 struct FeedbackLoopTests {
     static let manifest = """
         {

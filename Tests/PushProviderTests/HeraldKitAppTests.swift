@@ -5,13 +5,14 @@ import Foundation
 import HeraldKit
 import HeraldTesting
 import Synchronization
+import TestPacing
 import Testing
 import UserNotifications
 
 @testable import PushProvider
 
 /// HeraldKit's registration, sign-out, end-to-end fields, categories and tokens against a real provider.
-@Suite("HeraldKit: what an app registers, decrypts and fetches")
+@Suite("HeraldKit: what an app registers, decrypts and fetches", .startsServers)
 struct HeraldKitAppTests {
     typealias Kit = HeraldKitReceiptTests
 

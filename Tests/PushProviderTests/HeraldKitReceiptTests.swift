@@ -3,6 +3,7 @@ import Foundation
 import GatewayTestSupport
 import HeraldKit
 import Synchronization
+import TestPacing
 import Testing
 import UserNotifications
 
@@ -10,7 +11,7 @@ import UserNotifications
 
 /// HeraldKit against a real provider on a port, as an iOS app uses it: the app registers, its service extension and
 /// delegate report, the reports wait on disk while the provider cannot be reached and go once, in order.
-@Suite("HeraldKit: registration and receipts against a real provider")
+@Suite("HeraldKit: registration and receipts against a real provider", .startsServers)
 struct HeraldKitReceiptTests {
     static func herald(
         _ harness: ProviderHarness,

@@ -6,6 +6,7 @@ import GatewayTestSupport
 import HeraldKit
 import HeraldTesting
 import Synchronization
+import TestPacing
 import Testing
 import UserNotifications
 
@@ -13,7 +14,7 @@ import UserNotifications
 
 /// docs/ios-app.md's code, compiled here (`IOSAppSample/`) and run as an app on a simulated phone against a local
 /// APNs and a provider: registration, categories, the service extension, the delegate, and what the provider learns.
-@Suite("docs/ios-app.md: the integration an iOS developer pastes")
+@Suite("docs/ios-app.md: the integration an iOS developer pastes", .startsServers)
 struct IOSAppSampleTests {
     static let sampleFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("IOSAppSample")

@@ -1,11 +1,12 @@
 import Foundation
 import PostgresNIO
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
 @testable import PushProvider
 
-@Suite("A killed provider's leases on a shared PostgreSQL queue")
+@Suite("A killed provider's leases on a shared PostgreSQL queue", .startsServers)
 struct LeaseTakeoverTests {
     @Test(
         "leases of a provider that stopped beating go back to the queue within seconds, not when they run out",

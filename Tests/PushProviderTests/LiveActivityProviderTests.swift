@@ -3,11 +3,12 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 /// The provider's Live Activities: activity tokens apps register, notifications to an activity and to a user's
 /// activities of a type, channels made at the gateway's management port, broadcasts to them, the priority-10 budget.
-@Suite("Live Activities through the provider", .timeLimit(.minutes(2)))
+@Suite("Live Activities through the provider", .startsServers)
 struct LiveActivityProviderTests {
     @Test("activity tokens: registered, listed by type, user and activity, checked, deleted")
     func activityTokens() async throws {

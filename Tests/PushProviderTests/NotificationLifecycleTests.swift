@@ -5,6 +5,7 @@ import Foundation
 import GatewayTestSupport
 import HeraldTime
 import PushProvider
+import TestPacing
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -13,7 +14,7 @@ import Testing
 
 /// A notification's lifecycle after it was created (issue 47): cancel, change, resend; an app paused, resumed and
 /// deleted. Each against a real gateway and provider, on SQLite and (with `HERALD_TEST_POSTGRES`) PostgreSQL.
-@Suite("Cancel, change and resend a notification; pause, resume and delete an app", .timeLimit(.minutes(2)))
+@Suite("Cancel, change and resend a notification; pause, resume and delete an app", .startsServers)
 struct NotificationLifecycleTests {
     private static func devices(_ harness: ProviderHarness, _ count: Int) async throws -> [String] {
         var tokens: [String] = []

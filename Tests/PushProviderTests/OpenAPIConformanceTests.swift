@@ -1,7 +1,8 @@
 import Foundation
+import TestPacing
 import Testing
 
-@Suite("Answers conform to docs/openapi.json")
+@Suite("Answers conform to docs/openapi.json", .startsServers)
 struct OpenAPIConformanceTests {
     @Test("every route's answers, successes and errors, match the document")
     func conformance() async throws {

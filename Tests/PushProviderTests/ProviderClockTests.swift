@@ -5,12 +5,13 @@ import Foundation
 import GatewayTestSupport
 import HeraldTime
 import Synchronization
+import TestPacing
 import Testing
 
 @testable import PushProvider
 
 /// The provider reads its time and waits on `Configuration.clock`: these tests move it instead of waiting for it.
-@Suite("The provider's clock: sendAt and dailyAt are kept by the time it reads")
+@Suite("The provider's clock: sendAt and dailyAt are kept by the time it reads", .startsServers)
 struct ProviderClockTests {
     @Test("a notification for later stays queued until the provider's clock reaches sendAt, then is sent")
     func sendAtFollowsTheClock() async throws {

@@ -1,6 +1,7 @@
 import APNSGateway
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -9,7 +10,7 @@ import Testing
 
 /// Doors found open from outside: each test sends what an attacker holding the app's publishable key, a user token
 /// or one API key could send, and checks nothing changed.
-@Suite("Doors: what a user token, the publishable key and one API key cannot do")
+@Suite("Doors: what a user token, the publishable key and one API key cannot do", .startsServers)
 struct ProviderDoorsTests {
     @Test("a user's own token cannot take another user's device: not rebind it, not replace its key, not delete it")
     func userTokenCannotTakeAnotherUsersDevice() async throws {

@@ -1,9 +1,11 @@
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 @Suite(
-    "The provider on a full disk", .enabled(if: SmallDisk.isAvailable, "mounts a small tmpfs, which needs root"),
+    "The provider on a full disk", .startsServers,
+    .enabled(if: SmallDisk.isAvailable, "mounts a small tmpfs, which needs root"),
     .enabled(
         if: ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] == nil, "SQLite's disk; PostgreSQL has its own")
 )

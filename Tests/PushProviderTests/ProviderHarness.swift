@@ -7,8 +7,8 @@ import GatewayTestSupport
 import Logging
 import PostgresNIO
 import PushProvider
-import Testing
 import TestPacing
+import Testing
 
 @testable import ProviderStorage
 

@@ -6,9 +6,10 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import PushProvider
+import TestPacing
 import Testing
 
-@Suite("herald serve --tls-cert/--tls-key: the API and the console over HTTPS")
+@Suite("herald serve --tls-cert/--tls-key: the API and the console over HTTPS", .startsServers)
 struct ProviderTLSTests {
     @Test("with a certificate the API answers over HTTPS to a client that trusts its CA, and not in plain HTTP")
     func https() async throws {

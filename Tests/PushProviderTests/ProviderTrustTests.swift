@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GatewayTestSupport
 import ProviderStorage
+import TestPacing
 import Testing
 
 @testable import PushProvider
@@ -10,7 +11,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Provider trust: input limits, where credentials go, what the publishable key may do, private files")
+@Suite(
+    "Provider trust: input limits, where credentials go, what the publishable key may do, private files", .startsServers
+)
 struct ProviderTrustTests {
     @Test(
         "a tag expression past a limit is 400 naming the limit, never a crash or a 500; the provider keeps serving",

@@ -3,10 +3,11 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 /// The publishable key is inside every copy of the app: it must act only for the device and user that holds it.
-@Suite("What the publishable key may do")
+@Suite("What the publishable key may do", .startsServers)
 struct PublishableKeyTests {
     @Test("feedback needs the token the delivery reached: another device's apns-id alone records nothing")
     func feedbackNeedsTheDevice() async throws {

@@ -4,13 +4,14 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import NIOCore
+import TestPacing
 import Testing
 
 @testable import PushProvider
 
 /// iOS hands an app neither the `apns-id` header nor, with a collapse ID, an identifier made from it: the provider
 /// puts each delivery's `apns-id` in its payload (`herald-id`), which HeraldKit reports against.
-@Suite("The apns-id in the payload")
+@Suite("The apns-id in the payload", .startsServers)
 struct ReceiptIDTests {
     @Test("each delivery's payload carries its own apns-id, and a payload that would pass 4 KB with it goes without")
     func payloadCarriesTheID() async throws {

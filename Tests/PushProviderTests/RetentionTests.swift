@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldTime
 import PushProvider
+import TestPacing
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,7 +11,7 @@ import Testing
 
 /// Records are kept in bounded space (issue 47): an app's retention is checked, rows past it are pruned, and what
 /// was pruned still answers (counts, and `herald why` says it was pruned and when).
-@Suite("Retention: records pruned past their time, counts kept", .timeLimit(.minutes(2)))
+@Suite("Retention: records pruned past their time, counts kept", .startsServers)
 struct RetentionTests {
     @Test(
         "a retention of 0, -1, 10^12 or 1e30 days is refused naming the field and the limits",

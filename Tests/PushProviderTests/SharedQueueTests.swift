@@ -4,6 +4,7 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import PushProvider
+import TestPacing
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -12,7 +13,7 @@ import Testing
 
 /// Runs when `HERALD_TEST_POSTGRES` names a PostgreSQL database (as `.ci/run` sets it): the queue shared by two
 /// provider processes exists only there.
-@Suite("Two providers on one PostgreSQL database")
+@Suite("Two providers on one PostgreSQL database", .startsServers)
 struct SharedQueueTests {
     static let onPostgres = !(ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"] ?? "").isEmpty
 

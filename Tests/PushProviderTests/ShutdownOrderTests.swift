@@ -5,17 +5,17 @@ import Foundation
 import GatewayTestSupport
 import ProviderStorage
 import ServiceLifecycle
+import TestPacing
 import Testing
 
 @testable import PushProvider
 
-@Suite("The provider's parts stop in order, even when one fails")
+@Suite("The provider's parts stop in order, even when one fails", .startsServers)
 struct ShutdownOrderTests {
     struct PartFailed: Error {}
 
     @Test(
-        "a part's failure stops the provider, and the engine puts back its leases before the store closes",
-        .timeLimit(.minutes(2)))
+        "a part's failure stops the provider, and the engine puts back its leases before the store closes")
     func leasesPutBackOnFailure() async throws {
         let gateway = try await TestGateway.start()
         try await gateway.run {

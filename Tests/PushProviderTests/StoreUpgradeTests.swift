@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import TestPacing
 import Testing
 
 @testable import ProviderStorage
 @testable import PushProvider
 
-@Suite("Upgrading a provider database")
+@Suite("Upgrading a provider database", .startsServers)
 struct StoreUpgradeTests {
     /// The statement that adds app `old-app` to a database of any release.
     static let oldApp = """

@@ -3,13 +3,14 @@ import APNSGateway
 import Foundation
 import GatewayTestSupport
 import ProviderStorage
+import TestPacing
 import Testing
 
 @testable import PushProvider
 
 /// "Why didn't it arrive?" through the provider's API against a live local APNs: the device's outcome reports, the
 /// breakdown and each verdict's devices, and the local APNs' log for a device that never reported.
-@Suite("Verdicts through the provider's API", .timeLimit(.minutes(2)))
+@Suite("Verdicts through the provider's API", .startsServers)
 struct VerdictAPITests {
     @Test("outcome reports become verdicts, counted in the breakdown and listed per verdict; bad ids are named")
     func reportsAndBreakdown() async throws {

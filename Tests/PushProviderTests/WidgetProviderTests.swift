@@ -3,11 +3,12 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import TestPacing
 import Testing
 
 /// The provider's WidgetKit tokens: registered apart from activity tokens, targeted with `{"widgets": ...}`, sent with
 /// the `widgets` or `controls` push type to the suffixed topic, and refused when WidgetKit would do nothing with them.
-@Suite("WidgetKit pushes through the provider", .timeLimit(.minutes(2)))
+@Suite("WidgetKit pushes through the provider", .startsServers)
 struct WidgetProviderTests {
     @Test("widget and control tokens: registered, listed apart from activity tokens, checked, deleted")
     func widgetTokens() async throws {

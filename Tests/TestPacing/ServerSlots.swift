@@ -1,7 +1,6 @@
-import Testing
-
 import Foundation
 import Synchronization
+import Testing
 
 /// The slots that tests marked ``StartsServersTrait`` share across the whole test process (every test target runs in
 /// one process under `swift test`): a counting semaphore sized by the machine's active cores.
@@ -34,18 +33,20 @@ public final class ServerSlots: Sendable {
         state = Mutex(State(free: count))
     }
 
-    /// Runs `body` once a slot is free (at once when the current task holds one already), then frees the slot.
+    /// Runs `body` once a slot is free (at once when the current task holds one already, as when both a suite and
+    /// its test are marked), then frees the slot.
     ///
     /// - Parameters:
     ///   - timeLimit: how long `body` may run once it holds the slot; past it an issue naming the test and the limit
     ///     is recorded and `body` is cancelled.
     ///   - name: the test's name, for that issue.
     ///   - body: the test case.
+    /// - Throws: what `body` throws.
     public func withSlot(
         timeLimit: Duration, name: String, _ body: @Sendable () async throws -> Void
     ) async throws {
         if Self.isHeld {
-            try await body()
+            try await Self.run(body, timeLimit: timeLimit, name: name)
             return
         }
         await acquire()

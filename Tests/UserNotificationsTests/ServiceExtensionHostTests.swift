@@ -1,8 +1,9 @@
 import Foundation
+import TestPacing
 import Testing
 import UserNotifications
 
-@Suite("Service extensions run as iOS runs them")
+@Suite("Service extensions run as iOS runs them", .startsServers)
 struct ServiceExtensionHostTests {
     @Test("a template-shaped extension turns title Hello into Hello [modified]")
     func templateExtension() async throws {
