@@ -57,7 +57,7 @@ struct CancelledSendTests {
             sending.cancel()
             try await sending.value
             let took = ContinuousClock.now - cancelledAt
-            #expect(took < .seconds(5), "returned \(took) after the cancel; the deadline is 30 s")
+            #expect(took < .seconds(20), "returned \(took) after the cancel; the deadline is 30 s")
             let reported = outcomes.withLock { $0 }
             #expect(reported.count == 10, "each notification read has its outcome")
             #expect(Set(reported.map(\.index)) == Set(0..<10))

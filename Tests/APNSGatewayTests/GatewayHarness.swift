@@ -89,7 +89,7 @@ struct GatewayHarness {
         port: Int? = nil
     ) async throws -> Reply {
         var arguments = [
-            "-s", "-i", "--max-time", "10", http1 ? "--http1.1" : "--http2", "--cacert",
+            "-s", "-i", "--max-time", "60", http1 ? "--http1.1" : "--http2", "--cacert",
             server.certificateAuthority.caPath.path, "-X", method,
         ]
         if withoutALPN { arguments += ["--no-alpn"] + (http1 ? [] : ["--http2-prior-knowledge"]) }
@@ -123,7 +123,7 @@ struct GatewayHarness {
     func nghttp(path: String, headers: [String: String], requests: Int) async throws -> String {
         let payload = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).json")
         try Data(#"{"aps":{"alert":"Hello"}}"#.utf8).write(to: payload)
-        var arguments = ["-nv", "-t", "10", "-m", String(requests), "-d", payload.path]
+        var arguments = ["-nv", "-t", "60", "-m", String(requests), "-d", payload.path]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         arguments.append("https://127.0.0.1:\(port)\(path)")
         return try await run("nghttp", arguments)

@@ -56,7 +56,7 @@ package struct PostRecorder: Sendable {
     /// The first JSON body POSTed to `path`, waiting for it when none came yet.
     ///
     /// - Throws: when none comes within `within`.
-    package func first(_ path: String, within: Duration = .seconds(20)) async throws -> [String: Any] {
+    package func first(_ path: String, within: Duration = .seconds(120)) async throws -> [String: Any] {
         let received = self.received
         let timeout = Task {
             try await Task.sleep(for: within)

@@ -5,7 +5,7 @@ package import HeraldSupport
 ///
 /// - Returns: whether it held within `limit`.
 package func until(
-    _ changes: WorkSignal, within limit: Duration = .seconds(10), _ condition: () async throws -> Bool
+    _ changes: WorkSignal, within limit: Duration = .seconds(120), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while true {

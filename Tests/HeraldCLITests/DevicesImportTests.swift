@@ -273,9 +273,9 @@ final class ImportHarness: @unchecked Sendable {
     }
 
     /// Starts the provider again on its port. The stopped provider's listening socket may close a moment after it
-    /// returned (CI once saw "Address already in use" here), so that one error is tried again, for at most 10 s.
+    /// returned (CI once saw "Address already in use" here), so that one error is tried again, for at most 60 s.
     func startAgain() async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
                 return try await start()
@@ -307,12 +307,15 @@ final class ImportHarness: @unchecked Sendable {
 
     /// Returns once at least `count` devices are registered (read again each time the provider records a change).
     func untilImported(atLeast count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(180)
         while true {
             let seen = provider?.changesRecorded ?? 0
-            if try await tokens().count >= count { return }
+            let imported = try await tokens().count
+            if imported >= count { return }
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw CommandFailure("fewer than \(count) devices after 60 s") }
+            guard left > .zero else {
+                throw CommandFailure("\(imported) devices of at least \(count) after 180 s of waiting for the import")
+            }
             await provider?.waitForChanges(after: seen, upTo: left)
         }
     }

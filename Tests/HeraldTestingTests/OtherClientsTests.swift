@@ -49,7 +49,7 @@ struct OtherClientsTests {
             request.headers.add(name: "apns-topic", value: "com.example.app")
             request.headers.add(name: "apns-push-type", value: "alert")
             request.body = .bytes(ByteBuffer(string: #"{"aps":{"alert":"hello \#(index)"}}"#))
-            let response = try await client.execute(request, timeout: .seconds(10))
+            let response = try await client.execute(request, timeout: .seconds(60))
             #expect(response.version == .http2)
             statuses.append(response.status.code)
             _ = try await response.body.collect(upTo: 1 << 16)

@@ -38,16 +38,17 @@ struct PostgresStatementLimitTests {
             } throws: { error in
                 "\(error)".contains("did not answer a statement within 1.0 seconds")
             }
-            #expect(ContinuousClock.now - began < .seconds(3))
-            #expect(await Self.answersAgain(store), "a statement on the same pool is answered within 2 s")
+            #expect(ContinuousClock.now - began < .seconds(15), "well before the 30 s statement would have ended")
+            #expect(await Self.answersAgain(store), "a statement on the same pool is answered within 15 s")
         }
     }
 
-    /// Whether the pool answers a statement within 2 s: one asked right after a connection was closed may still be
+    /// Whether the pool answers a statement within 15 s (far less than the 30 s statement, however loaded the
+    /// machine): one asked right after a connection was closed may still be
     /// given it once (the provider's callers then get a 503 and ask again, the engine retries).
     static func answersAgain(_ store: PostgresStore) async -> Bool {
         let began = ContinuousClock.now
-        while ContinuousClock.now - began < .seconds(2) {
+        while ContinuousClock.now - began < .seconds(15) {
             if (try? await store.queueDepth()) == 0 { return true }
         }
         return false
@@ -68,13 +69,13 @@ struct PostgresStatementLimitTests {
                 WHERE query = 'SELECT pg_sleep(31)'
                 """)) ?? 0 == 0
             {
-                try #require(ContinuousClock.now - looking < .seconds(10), "the sleeping statement never ran")
+                try #require(ContinuousClock.now - looking < .seconds(25), "the sleeping statement did not run in 25 s")
                 try await Task.sleep(for: .milliseconds(50))
             }
             let began = ContinuousClock.now
             await #expect(throws: ProviderError.self) { try await sleeping.value }
-            #expect(ContinuousClock.now - began < .seconds(3))
-            #expect(await Self.answersAgain(store), "a statement on the same pool is answered within 2 s")
+            #expect(ContinuousClock.now - began < .seconds(15), "well before the 30 s statement would have ended")
+            #expect(await Self.answersAgain(store), "a statement on the same pool is answered within 15 s")
         }
     }
 }

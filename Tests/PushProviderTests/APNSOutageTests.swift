@@ -52,7 +52,7 @@ struct APNSOutageTests {
             let back = try await TestGateway.start(directory: harness.gateway.directory, key: harness.gateway.key) {
                 $0.port = harness.gateway.port
             }
-            let finished = try await harness.finished(id, seconds: 90)
+            let finished = try await harness.finished(id)
             #expect(finished["stats"]["accepted"].int == 20, "\(finished)")
             let sent = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
             #expect(sent.allSatisfy { $0["attempts"].int == 1 }, "\(sent.map { $0["attempts"].int })")

@@ -217,7 +217,7 @@ struct DeliveryTests {
             #expect(try await harness.call("GET", "/healthz").0 == 200)
             let (_, created) = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "now"]])
-            let report = try await harness.finished(try #require(created["id"].string), seconds: 20)
+            let report = try await harness.finished(try #require(created["id"].string))
             #expect(report["stats"]["accepted"].int == 1)
         }
     }

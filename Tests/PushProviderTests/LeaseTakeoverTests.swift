@@ -26,10 +26,12 @@ struct LeaseTakeoverTests {
             _ = try await store.rows(
                 "UPDATE provider_heartbeats SET seen_at = now() - interval '1 minute' WHERE owner = 'dead-incarnation'")
             let began = Date()
-            try await harness.until("the dead provider's leases requeued", seconds: 10) {
+            try await harness.until("the dead provider's leases requeued") {
                 try await store.queueDepth() == 3
             }
-            #expect(Date().timeIntervalSince(began) < 3, "the live provider's heartbeat (every second) took them back")
+            // The live provider's heartbeat (every second) takes them back, not the lease's end 300 s on: any time
+            // well short of that tells the two apart, however slow the machine.
+            #expect(Date().timeIntervalSince(began) < 120, "the heartbeat took them back, not the lease's end")
         }
     }
 }

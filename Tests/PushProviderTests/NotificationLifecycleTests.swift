@@ -178,7 +178,7 @@ struct NotificationLifecycleTests {
             let answers = try await [first, second]
             #expect(answers.allSatisfy { $0.0 == 200 }, "\(answers.map(\.1))")
             #expect(answers.compactMap { $0.1["resent"].int }.reduce(0, +) == 12, "\(answers.map(\.1))")
-            let finished = try await harness.finished(id, seconds: 60)
+            let finished = try await harness.finished(id)
             #expect(finished["stats"]["accepted"].int == 12, "\(finished)")
             #expect(finished["stats"]["rejected"]["APNsUnreachable"].int ?? 0 == 0, "\(finished)")
             let deliveries = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array

@@ -31,7 +31,7 @@ struct ProviderClockTests {
             #expect(deliveries[0]["notBefore"].string == Self.text(later))
             // An hour passes for the provider; for the test, no time at all.
             clock.advance(to: later.addingTimeInterval(1))
-            let report = try await harness.finished(id, seconds: 20)
+            let report = try await harness.finished(id)
             #expect(report["stats"]["accepted"].int == 1)
             #expect(harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)) != nil)
         }
@@ -60,7 +60,7 @@ struct ProviderClockTests {
             }
             clock.advance(to: clock.currentDate.addingTimeInterval(3601))
             for (id, token, key) in sent {
-                let report = try await harness.finished(id, key: key, seconds: 20)
+                let report = try await harness.finished(id, key: key)
                 #expect(report["stats"]["accepted"].int == 1, "\(report)")
                 let stored = harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token))
                 #expect(stored?.topic == (key == nil ? ProviderHarness.bundleID : "com.example.other"))
@@ -92,7 +92,7 @@ struct ProviderClockTests {
             #expect(due[tokyo] == "2030-03-10T22:00:00.000Z", "07:00 in Tokyo")
             #expect(due[utc] == "2030-03-11T07:00:00.000Z", "07:00 UTC, for a device with no time zone")
             clock.advance(to: start.addingTimeInterval(31))
-            try await harness.until("Tokyo's 07:00 push reached the gateway", seconds: 20) {
+            try await harness.until("Tokyo's 07:00 push reached the gateway") {
                 harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: tokyo)) != nil
             }
             #expect(harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: utc)) == nil)

@@ -146,15 +146,23 @@ struct ProviderHarness {
     /// Waits until `condition` holds, checking it again each time the provider records a change (a notification
     /// queued, APNs' answers, a device's registration or report, leases taken back), never on a timer.
     ///
-    /// - Throws: when it does not hold within `seconds`.
-    func until(_ what: String, seconds: Double = 20, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
+    /// - Throws: when it does not hold within `seconds`: a bound for a test that would otherwise hang, far past what
+    ///   a loaded two-core machine needs, never a measure of speed.
+    func until(_ what: String, seconds: Double = 120, _ condition: () async throws -> Bool) async throws {
+        let began = ContinuousClock.now
+        let deadline = began + .seconds(seconds)
+        var checks = 0
         while true {
             // Read before the condition, so a change in between wakes the wait at once.
             let seen = provider.changesRecorded
             if try await condition() { return }
+            checks += 1
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw WaitTimeout(what: what) }
+            guard left > .zero else {
+                throw WaitTimeout(
+                    what: what, waited: ContinuousClock.now - began,
+                    lastSeen: "checked \(checks) times, \(provider.changesRecorded) changes recorded by the provider")
+            }
             await provider.waitForChanges(after: seen, upTo: left)
         }
     }
@@ -167,17 +175,22 @@ struct ProviderHarness {
     /// Waits until the notification has no delivery queued or in flight; returns its report. The state is read again
     /// each time the provider records a batch of APNs' answers (the event that finishes a notification), not on a
     /// timer.
-    func finished(_ id: String, key: String? = nil, seconds: Double = 60) async throws -> JSON {
+    ///
+    /// `seconds` bounds a test that would otherwise hang, far past what a loaded two-core machine needs.
+    func finished(_ id: String, key: String? = nil, seconds: Double = 180) async throws -> JSON {
         let deadline = Date().addingTimeInterval(seconds)
+        var last = JSON(nil)
         while Date() < deadline {
             // Read before the state, so a batch recorded in between wakes the wait at once.
             let seen = provider.changesRecorded
             let (_, report) = try await call("GET", "/v1/notifications/\(id)", key: key)
             if report["state"].string == "done" { return report }
+            last = report
             // Another process (a shared queue) may record it: then the state is read again a second later.
             await provider.waitForChanges(after: seen, upTo: .seconds(1))
         }
-        Issue.record("notification \(id) did not finish in \(seconds) s")
+        let state = last["state"].string ?? "?"
+        Issue.record("notification \(id) did not finish in \(seconds) s; last seen: \(state), stats \(last["stats"])")
         throw CancellationError()
     }
 

@@ -56,7 +56,7 @@ struct RetentionTests {
             #expect(try await harness.call("GET", "/v1/deliveries/\(sent.apnsID)").0 == 200)
             clock.advance(to: clock.currentDate.addingTimeInterval(2 * 86_400 + 700))
             var answer = (0, JSON(nil))
-            try await harness.until("the delivery is pruned", seconds: 30) {
+            try await harness.until("the delivery is pruned") {
                 answer = try await harness.call("GET", "/v1/deliveries/\(sent.apnsID)")
                 if answer.0 != 410 {
                     // The pruner waits on the provider's clock: move it past the next pass.
@@ -94,7 +94,7 @@ struct RetentionTests {
             #expect(try await harness.call("DELETE", "/v1/notifications/\(id)").1["cancelled"].int == 3)
             #expect(try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array.count == 3)
             clock.advance(to: clock.currentDate.addingTimeInterval(2 * 86_400 + 700))
-            try await harness.until("its rows are pruned", seconds: 30) {
+            try await harness.until("its rows are pruned") {
                 let rows = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
                 if !rows.isEmpty { clock.advance(to: clock.currentDate.addingTimeInterval(601)) }
                 return rows.isEmpty

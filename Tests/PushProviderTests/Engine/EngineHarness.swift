@@ -46,14 +46,17 @@ struct EngineHarness {
         await run.value
     }
 
-    /// Returns once `condition` holds, checked after every change of the queue; fails after a minute of real time (it
-    /// takes milliseconds; a machine running every test at once may not run this one for many seconds).
+    /// Returns once `condition` holds, checked after every change of the queue; fails after two minutes of real time
+    /// (it takes milliseconds; a machine running every test at once may not run this one for many seconds).
     func until(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let began = ContinuousClock.now
         while true {
             let seen = queue.changed.count
             if condition() { return }
-            guard ContinuousClock.now < deadline else { throw WaitTimeout(what: what) }
+            guard ContinuousClock.now - began < .seconds(120) else {
+                throw WaitTimeout(
+                    what: what, waited: ContinuousClock.now - began, lastSeen: "\(seen) changes of the queue")
+            }
             await queue.changed.wait(after: seen, upTo: .seconds(1))
         }
     }
@@ -67,13 +70,16 @@ struct EngineHarness {
     /// Moves the clock on `step` at a time, until `condition` holds: for the engine's own short waits (a write tried
     /// again, a lease call tried again), whose start a test cannot see. At most 400 steps.
     func advance(by step: Duration, until what: String, _ condition: () -> Bool) async throws {
+        let began = ContinuousClock.now
         for _ in 0..<400 {
             let seen = queue.changed.count
             if condition() { return }
             advance(by: step)
             await queue.changed.wait(after: seen, upTo: .milliseconds(50))
         }
-        throw WaitTimeout(what: what)
+        throw WaitTimeout(
+            what: what, waited: ContinuousClock.now - began,
+            lastSeen: "400 steps of \(step) on the test clock, \(queue.changed.count) changes of the queue")
     }
 
     /// The rows of notification `id`, in number order.
