@@ -424,6 +424,7 @@ let package = Package(
         .testTarget(
             name: "UserNotificationsUITests", dependencies: ["UserNotificationsUI"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldSupportTests", dependencies: ["HeraldSupport"], swiftSettings: heraldSettings),
+        .testTarget(name: "TestPacingTests", dependencies: ["TestPacing"], swiftSettings: heraldSettings),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"], swiftSettings: heraldSettings),
         .testTarget(
             name: "HeraldHTTP2Tests",

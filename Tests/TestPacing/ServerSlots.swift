@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 /// The slots that tests marked ``StartsServersTrait`` share across the whole test process (every test target runs in
@@ -19,18 +18,12 @@ public final class ServerSlots: Sendable {
     /// How many slots there are.
     public let count: Int
 
-    private struct State {
-        var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state: Mutex<State>
+    private let permits: AsyncSemaphore
 
     /// Makes `count` slots.
     public init(count: Int) {
-        precondition(count > 0, "a test needs at least one slot to run in")
         self.count = count
-        state = Mutex(State(free: count))
+        permits = AsyncSemaphore(count: count)
     }
 
     /// Runs `body` once a slot is free (at once when the current task holds one already, as when both a suite and
@@ -49,10 +42,10 @@ public final class ServerSlots: Sendable {
             try await Self.run(body, timeLimit: timeLimit, name: name)
             return
         }
-        await acquire()
-        defer { release() }
-        try await Self.$isHeld.withValue(true) {
-            try await Self.run(body, timeLimit: timeLimit, name: name)
+        try await permits.withPermit {
+            try await Self.$isHeld.withValue(true) {
+                try await Self.run(body, timeLimit: timeLimit, name: name)
+            }
         }
     }
 
@@ -91,30 +84,5 @@ public final class ServerSlots: Sendable {
                 group.cancelAll()
             }
         }
-    }
-
-    private func acquire() async {
-        await withCheckedContinuation { continuation in
-            let taken = state.withLock { state in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.free -= 1
-                return true
-            }
-            if taken { continuation.resume() }
-        }
-    }
-
-    private func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.free += 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
     }
 }
