@@ -300,6 +300,10 @@ let package = Package(
             swiftSettings: fuzzedSettings,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
         ),
+        .executableTarget(
+            // A second process running HeraldKit on a shared folder, for the tests about an app and its extension.
+            name: "HeraldKitProbe", dependencies: ["HeraldKit"], path: "Tests/HeraldKitProbe",
+            swiftSettings: heraldSettings),
         .target(
             // The trait that paces tests that start servers (`.startsServers`): every test target that starts one
             // depends on it.
@@ -370,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "PushProviderTests",
             dependencies: [
-                "TestPacing", "HeraldSupport", "HeraldTime",
+                "TestPacing", "HeraldKitProbe", "HeraldSupport", "HeraldTime",
                 "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "DeviceSimulator", "HeraldKit", "UserNotifications", "ActivityKit",
                 "GatewayTestSupport", "HeraldTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"),

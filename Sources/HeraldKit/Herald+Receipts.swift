@@ -22,9 +22,22 @@ extension Herald {
     }
 
     /// In `userNotificationCenter(_:willPresent:withCompletionHandler:)`: a push shown while the app is in the
-    /// foreground (call it when the options you answer show it).
+    /// foreground (call it when the options you answer show it). A push with `mutable-content` went through the
+    /// service extension, whose ``willHand(_:for:)`` reported it shown already: it is not reported again.
     public func willPresent(_ notification: UNNotification) {
-        report(.displayed, for: notification.request.content)
+        let content = notification.request.content
+        guard !Self.wentThroughServiceExtension(content) else { return }
+        report(.displayed, for: content)
+    }
+
+    /// Whether the push asked for the service extension (`aps.mutable-content` 1).
+    static func wentThroughServiceExtension(_ content: UNNotificationContent) -> Bool {
+        guard let aps = content.userInfo["aps"] as? [AnyHashable: Any] else { return false }
+        switch aps["mutable-content"] {
+        case let number as Int: return number == 1
+        case let number as NSNumber: return number.intValue == 1
+        default: return false
+        }
     }
 
     /// In `userNotificationCenter(_:didReceive:withCompletionHandler:)`: the person opened it, dismissed it (a

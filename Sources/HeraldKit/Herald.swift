@@ -44,7 +44,8 @@ public final class Herald: Sendable {
         self.configuration = configuration
         connection = ProviderConnection(configuration: configuration)
         problemLog = ProblemLog(handler: onProblem)
-        receipts = try ReceiptQueue(folder: configuration.folder, limit: configuration.receiptLimit)
+        receipts = try ReceiptQueue(
+            folder: configuration.folder, limit: configuration.receiptLimit, problems: problemLog)
         sender = ReceiptSender(
             queue: receipts, connection: connection, longestDelay: configuration.longestRetryDelay,
             problems: problemLog)

@@ -4,9 +4,12 @@ import Foundation
 /// and a process killed a moment later (a service extension out of time) loses none.
 ///
 /// Files are named by the time they were queued, so the oldest is sent first. A file being sent is renamed with
-/// `.sending` first, so two processes never send the same one; a claim left by a process that was killed is taken
-/// again after ``staleClaim`` (the provider records a receipt sent twice once: it is the same event at the same
-/// time). Past ``limit`` files the oldest are dropped, and counted.
+/// `.sending.PID-START-TAG` first (the process that sends it, by its ID and start time, and the queue in it), so two
+/// queues never send the same one, and a queue that finds an older receipt claimed by another that runs waits for it
+/// instead of sending a newer one: receipts leave in the order they were queued, across the app and its extensions.
+/// A claim whose process is gone is taken again at once; one whose process cannot be told gone (an app's sandbox)
+/// after ``staleClaim`` (the provider records a receipt sent twice once: it is the same event at the same time).
+/// Past ``limit`` files the oldest are dropped, counted and reported.
 // Other processes share the folder, never this object; all but three properties are immutable.
 // Safety: `sequence`, `counted` and `appendsSinceListing` are read and written only under `lock`.
 final class ReceiptQueue: @unchecked Sendable {
@@ -19,14 +22,16 @@ final class ReceiptQueue: @unchecked Sendable {
     private var counted: Int
     private var appendsSinceListing = 0
     private let processTag = UInt32.random(in: 0...UInt32.max)
-    /// How long a claimed file may stay claimed before another process sends it.
+    /// How long a file may stay claimed by a process that cannot be told dead before another process sends it.
     static let staleClaim: TimeInterval = 120
+    private let problems: ProblemLog
     /// The folder is listed again after this many appends, to count what other processes queued.
     static let appendsBetweenListings = 100
 
-    init(folder: URL, limit: Int) throws(HeraldError) {
+    init(folder: URL, limit: Int, problems: ProblemLog) throws(HeraldError) {
         self.folder = folder.appendingPathComponent("receipts", isDirectory: true)
         self.limit = max(1, limit)
+        self.problems = problems
         do {
             try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
         } catch {
@@ -71,14 +76,19 @@ final class ReceiptQueue: @unchecked Sendable {
             for old in waiting.prefix(excess) {
                 // A sender may claim or give back the file meanwhile: it is removed under whichever name it has now,
                 // and counted only when it was.
-                let name = old.hasSuffix(".sending") ? String(old.dropLast(".sending".count)) : old
-                if (try? manager.removeItem(at: folder.appendingPathComponent(name))) != nil
-                    || (try? manager.removeItem(at: folder.appendingPathComponent(name + ".sending"))) != nil
+                let base = String(Self.base(of: old))
+                if (try? manager.removeItem(at: folder.appendingPathComponent(old))) != nil
+                    || (try? manager.removeItem(at: folder.appendingPathComponent(base))) != nil
                 {
                     removed += 1
                 }
             }
-            if removed > 0 { addToCounter("dropped", removed) }
+            if removed > 0 {
+                addToCounter("dropped", removed)
+                problems.add(
+                    .storage(
+                        "the receipt queue was full (\(limit) receipts): the \(removed) oldest were dropped, not sent"))
+            }
         }
         lock.withLock {
             counted = waiting.count - removed
@@ -86,44 +96,79 @@ final class ReceiptQueue: @unchecked Sendable {
         }
     }
 
-    /// The files waiting, oldest first, claimed ones included (their names end in `.sending`).
+    /// The files waiting, oldest first, claimed ones included (`.json.sending.PID-START`).
     func names() -> [String] {
         let all = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return all.filter { $0.hasSuffix(".json") || $0.hasSuffix(".json.sending") }.sorted()
+        return all.filter { $0.hasSuffix(".json") || $0.contains(".json.sending") }.sorted()
     }
 
-    /// Takes the oldest receipt of `names` (a listing, oldest first) no other process is sending, from `start` on.
+    /// A queued file's name without its claim: `TIME-TAG.json`.
+    static func base(of name: String) -> Substring {
+        name.firstRange(of: ".sending").map { name[..<$0.lowerBound] } ?? name[...]
+    }
+
+    /// What ``claimNext(in:from:)`` found.
+    enum Claim {
+        /// A receipt this process now holds: its file, its body, and the position after it in the listing.
+        case claimed(file: URL, body: Data, next: Int)
+        /// The oldest receipt left is being sent by another process that runs: the order waits for it.
+        case waiting
+        /// The folder changed since it was listed (a file claimed or sent meanwhile): list it again.
+        case listAgain
+        /// Nothing is left to send in the listing.
+        case none
+    }
+
+    /// Takes the oldest receipt of `names` (a listing, oldest first), from `start` on, unless another process that
+    /// runs is sending an older one.
     ///
-    /// - Returns: the claimed file, its body and the position after it in `names`, or nil when none is left. A file
-    ///   that cannot be read is removed and counted as corrupt.
-    func claimNext(in names: [String], from start: Int) -> (file: URL, body: Data, next: Int)? {
+    /// A file that cannot be read is removed, counted as corrupt and reported.
+    func claimNext(in names: [String], from start: Int) -> Claim {
         let manager = FileManager.default
+        let mine = ".sending." + ProcessIdentity.current.text + "-" + String(processTag, radix: 16)
         var index = start
         while index < names.count {
             let name = names[index]
             index += 1
-            var file = folder.appendingPathComponent(name)
-            if name.hasSuffix(".sending") {
-                let modified = (try? manager.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) ?? nil
-                guard let modified, Date().timeIntervalSince(modified) > Self.staleClaim else { continue }
-            } else {
-                let claimed = folder.appendingPathComponent(name + ".sending")
-                guard (try? manager.moveItem(at: file, to: claimed)) != nil else { continue }
-                file = claimed
+            let base = Self.base(of: name)
+            if base.count != name.count, !isAbandoned(claim: name) { return .waiting }
+            let claimed = folder.appendingPathComponent(base + mine)
+            // The rename is the claim: it fails when another process claimed or sent the file since the listing.
+            guard (try? manager.moveItem(at: folder.appendingPathComponent(name), to: claimed)) != nil else {
+                return .listAgain
             }
-            guard let body = try? Data(contentsOf: file), Self.isReceipt(body) else {
-                remove(file)
+            // A rename keeps the file's time, which is when it was queued: the claim's age counts from now.
+            try? manager.setAttributes([.modificationDate: Date()], ofItemAtPath: claimed.path)
+            guard let body = try? Data(contentsOf: claimed), Self.isReceipt(body) else {
+                remove(claimed)
                 addToCounter("corrupt", 1)
+                problems.add(.storage("a queued receipt (\(base)) could not be read: it was removed, not sent"))
                 continue
             }
-            return (file, body, index)
+            return .claimed(file: claimed, body: body, next: index)
         }
-        return nil
+        return .none
+    }
+
+    /// Whether the claim `name` was left by a process that is gone (or by this queue, which sends one file at a time
+    /// and holds none between passes), or was made longer than ``staleClaim`` ago.
+    private func isAbandoned(claim name: String) -> Bool {
+        let owner = name.split(separator: ".").last?.split(separator: "-") ?? []
+        if owner.count == 3, let pid = Int32(owner[0]), let start = UInt64(owner[1]),
+            let tag = UInt32(owner[2], radix: 16)
+        {
+            let process = ProcessIdentity(pid: pid, start: start)
+            if process == ProcessIdentity.current ? tag == processTag : !process.isRunning { return true }
+        }
+        let file = folder.appendingPathComponent(name)
+        let modified = (try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate]) as? Date
+        return modified.map { Date().timeIntervalSince($0) > Self.staleClaim } ?? false
     }
 
     /// Gives a claimed receipt back (it was not sent), keeping its place in the order.
     func release(_ file: URL) {
-        try? FileManager.default.moveItem(at: file, to: file.deletingPathExtension())
+        let base = Self.base(of: file.lastPathComponent)
+        try? FileManager.default.moveItem(at: file, to: folder.appendingPathComponent(String(base)))
     }
 
     /// Forgets a receipt that was sent, or that the provider will never take.
@@ -139,8 +184,18 @@ final class ReceiptQueue: @unchecked Sendable {
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
     }
 
+    /// Adds to a counter file under an exclusive lock on `counters.lock` in the folder: the app and its extensions
+    /// count into the same files, and a read-add-write of two processes at once would lose one of the additions.
     private func addToCounter(_ name: String, _ count: Int) {
         lock.withLock {
+            let descriptor = open(folder.appendingPathComponent("counters.lock").path, O_RDWR | O_CREAT, 0o600)
+            if descriptor >= 0 { _ = flock(descriptor, LOCK_EX) }
+            defer {
+                if descriptor >= 0 {
+                    _ = flock(descriptor, LOCK_UN)
+                    close(descriptor)
+                }
+            }
             let total = counter(name) + count
             try? Data(String(total).utf8).write(to: folder.appendingPathComponent(name), options: .atomic)
         }

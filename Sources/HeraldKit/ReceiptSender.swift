@@ -53,20 +53,35 @@ actor ReceiptSender {
 
     private func sendAll() async {
         // One listing per round, not one per receipt; a round that sent something lists again for newer ones.
-        var sentAny = true
-        while sentAny {
-            sentAny = false
+        var waits = 0
+        listing: while true {
             let names = queue.names()
             var position = 0
-            while let (file, body, next) = queue.claimNext(in: names, from: position) {
-                position = next
-                switch await post(body) {
-                case .sent, .unsendable:
-                    queue.remove(file)
-                    sentAny = true
-                case .later:
-                    queue.release(file)
-                    return
+            var sentAny = false
+            while true {
+                switch queue.claimNext(in: names, from: position) {
+                case .claimed(let file, let body, let next):
+                    position = next
+                    switch await post(body) {
+                    case .sent, .unsendable:
+                        queue.remove(file)
+                        sentAny = true
+                    case .later:
+                        queue.release(file)
+                        return
+                    }
+                case .listAgain:
+                    continue listing
+                case .waiting:
+                    // Another process (the app, an extension) is sending an older receipt: this one waits its turn,
+                    // a moment at a time, and the pass ends (to be tried again) if that takes long.
+                    guard waits < Self.waitsForOlder else { return }
+                    waits += 1
+                    try? await Task.sleep(for: Self.waitForOlder)
+                    continue listing
+                case .none:
+                    if sentAny { continue listing }
+                    break listing
                 }
             }
         }
@@ -75,6 +90,10 @@ actor ReceiptSender {
             unsaved.removeFirst()
         }
     }
+
+    /// How long a pass waits, a step at a time, for another process's older receipt before it ends.
+    static let waitForOlder: Duration = .milliseconds(25)
+    static let waitsForOlder = 200
 
     private enum Outcome { case sent, unsendable, later }
 

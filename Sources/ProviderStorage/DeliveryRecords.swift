@@ -69,15 +69,32 @@ package struct FeedbackEvent: Sendable {
         self.detail = detail
     }
 
-    /// The delivery's column that keeps the first time of this event, and the counter that counts it. `opened` is
-    /// a tap on the notification only: an action button is counted under its identifier, not as opening (docs/api.md).
-    package var stamp: (column: String, counter: NotificationCounter)? {
+    /// One of a delivery's columns that keep the first time of a stage, and the counter that counts it.
+    package struct Stamp: Sendable, Equatable {
+        package var column: String
+        package var counter: NotificationCounter
+
+        static let delivered = Stamp(column: "delivered_at", counter: .delivered)
+        static let displayed = Stamp(column: "displayed_at", counter: .displayed)
+        static let opened = Stamp(column: "opened_at", counter: .opened)
+        static let dismissed = Stamp(column: "dismissed_at", counter: .dismissed)
+
+        /// Every stamp, in the order of the stages.
+        package static let all = [delivered, displayed, opened, dismissed]
+    }
+
+    /// The stamps this event sets where they are still empty: its own stage and every stage it implies, so that a
+    /// delivery counts once at each stage it reached whichever receipts came and in whatever order (a push shown was
+    /// delivered; one opened, dismissed or acted on was delivered and shown). `opened` is a tap on the notification
+    /// only: an action button is counted under its identifier, not as opening (docs/api.md).
+    package var stamps: [Stamp] {
         switch event {
-        case "delivered": ("delivered_at", .delivered)
-        case "displayed": ("displayed_at", .displayed)
-        case "opened": ("opened_at", .opened)
-        case "dismissed": ("dismissed_at", .dismissed)
-        default: nil
+        case "delivered": [.delivered]
+        case "displayed": [.delivered, .displayed]
+        case "opened": [.delivered, .displayed, .opened]
+        case "dismissed": [.delivered, .displayed, .dismissed]
+        case "action": [.delivered, .displayed]
+        default: []
         }
     }
 
@@ -95,10 +112,10 @@ package struct FeedbackEvent: Sendable {
     /// The most characters of outcome details kept per delivery.
     package static let detailLimit = 2048
 
-    /// The counters this event moves on a delivery whose stamp and reply were empty or not before it.
-    package func counters(stampWasEmpty: Bool, replyWasEmpty: Bool) -> [NotificationCounter] {
-        var moved: [NotificationCounter] = []
-        if stampWasEmpty, let stamp { moved.append(stamp.counter) }
+    /// The counters this event moves on a delivery whose stamps in `empty` (and reply, when `replyWasEmpty`) were
+    /// empty before it.
+    package func counters(empty: [Stamp], replyWasEmpty: Bool) -> [NotificationCounter] {
+        var moved = stamps.filter(empty.contains).map(\.counter)
         if reply != nil, replyWasEmpty { moved.append(.replies) }
         return moved
     }

@@ -72,6 +72,46 @@ package enum ChildProcess {
     package static func run(_ name: String, _ arguments: [String], mergeErrors: Bool = true) async throws
         -> Result
     {
+        try await start(name, arguments, mergeErrors: mergeErrors).result()
+    }
+
+    /// A program started and not yet waited for.
+    package struct Running: Sendable {
+        /// Its process ID.
+        package let pid: pid_t
+        private let reader: Int32
+
+        fileprivate init(pid: pid_t, reader: Int32) {
+            self.pid = pid
+            self.reader = reader
+        }
+
+        /// Sends it `signal` (SIGKILL: as iOS ends an extension).
+        package func kill(_ signal: Int32 = SIGKILL) {
+            _ = Glibc.kill(pid, signal)
+        }
+
+        /// Waits for its end: what it wrote and its exit status (128 + the signal when a signal ended it).
+        package func result() async -> Result {
+            let (reader, child) = (self.reader, pid)
+            return await withCheckedContinuation { continuation in
+                Thread {
+                    let handle = FileHandle(fileDescriptor: reader, closeOnDealloc: true)
+                    let output = handle.readDataToEndOfFile()
+                    var status: Int32 = 0
+                    while waitpid(child, &status, 0) == -1, errno == EINTR {}
+                    let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                    continuation.resume(returning: Result(output: output, status: code))
+                }.start()
+            }
+        }
+    }
+
+    /// Starts `executable` with `arguments`; ``Running/result()`` waits for it (call it once, always: it reaps the
+    /// process).
+    ///
+    /// - Throws: ``MissingProgram`` when it is not installed, `POSIXError` when it cannot be started.
+    package static func start(_ name: String, _ arguments: [String], mergeErrors: Bool = true) throws -> Running {
         ServerSlots.requireSlot("a process (`\(name)`)")
         let executable = try locate(name)
         var pipe: [Int32] = [0, 0]
@@ -98,16 +138,6 @@ package enum ChildProcess {
             close(pipe[0])
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)
         }
-        let (reader, child) = (pipe[0], pid)
-        return await withCheckedContinuation { continuation in
-            Thread {
-                let handle = FileHandle(fileDescriptor: reader, closeOnDealloc: true)
-                let output = handle.readDataToEndOfFile()
-                var status: Int32 = 0
-                while waitpid(child, &status, 0) == -1, errno == EINTR {}
-                let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                continuation.resume(returning: Result(output: output, status: code))
-            }.start()
-        }
+        return Running(pid: pid, reader: pipe[0])
     }
 }

@@ -33,6 +33,18 @@ struct KeysCommandTests {
         #expect((try? verified.get()) != nil, "\(verified)")
     }
 
+    @Test("--out names a folder that does not exist yet: it is made (0700) and the key written in it")
+    func makesTheFolder() async throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("herald-keys-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let folder = parent.appendingPathComponent("keys/local")
+        let result = await runHerald(["keys", "generate", "--key-id", "ABC123DEFG", "--out", folder.path])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("AuthKey_ABC123DEFG.p8").path))
+        let mode = try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+
     @Test("an existing key is never replaced, and IDs of the wrong form are refused with the rule")
     func refusals() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-keys-\(UUID().uuidString)")

@@ -77,6 +77,48 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "a later stage implies the earlier ones: each delivery counts once at every stage it reached, whichever receipts came and in any order",
+        arguments: kinds)
+    func stagesImplied(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 4, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
+            try #require(leased.count == 4)
+            try await fixture.store.record(
+                leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: t0 + 1) }, owner: "a")
+            let prefix = String(id.prefix(23))
+            func report(_ delivery: Int, _ event: String, at seconds: Double, action: String? = nil) async throws {
+                let recorded = try await fixture.store.recordFeedback(
+                    appID: fixture.appID, deliveryID: leased[delivery].id, notificationPrefix: prefix,
+                    FeedbackEvent(event: event, action: action, at: t0 + seconds))
+                #expect(recorded != nil)
+            }
+            // 0: only shown (a foreground push without mutable-content reports no delivered).
+            try await report(0, "displayed", at: 2)
+            // 1: shown before delivered arrived, then delivered.
+            try await report(1, "displayed", at: 3)
+            try await report(1, "delivered", at: 2)
+            // 2: only the tap reached the provider.
+            try await report(2, "opened", at: 4)
+            // 3: an action, then its displayed and delivered late.
+            try await report(3, "action", at: 5, action: "like")
+            try await report(3, "displayed", at: 3)
+            try await report(3, "delivered", at: 2)
+            let stats = try await fixture.stats(id)
+            #expect(stats.delivered == 4, "every delivery reached the phone")
+            #expect(stats.displayed == 4, "every delivery was shown")
+            #expect(stats.opened == 1)
+            #expect(stats.actions == ["like": 1])
+            let traces = try await fixture.traces(id)
+            #expect(traces.allSatisfy { $0.deliveredAt != nil && $0.displayedAt != nil })
+            // The device's reports are listed in the phone's order, not the order they arrived in.
+            let reports = try #require(try await fixture.store.delivery(id: leased[3].id)).reports.map(\.event)
+            #expect(reports == ["delivered", "displayed", "action"])
+        }
+    }
+
     @Test("a batch recorded twice counts once; a rejection deactivates its device", arguments: kinds)
     func exactlyOnce(kind: StoreKind) async throws {
         try await StoreFixture.with(kind) { fixture in

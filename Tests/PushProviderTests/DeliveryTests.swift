@@ -240,6 +240,21 @@ struct DeliveryTests {
         }
     }
 
+    @Test("a push reported only displayed (shown in the foreground, no service extension) is shown and nothing else")
+    func displayedOnly() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            let report = ["event": "displayed", "apnsID": apnsID, "token": token]
+            #expect(try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)
+            let (_, breakdown) = try await harness.call("GET", "/v1/notifications/\(id)/breakdown")
+            let verdicts = breakdown["verdicts"].array.map { "\($0["verdict"].string ?? "?") \($0["count"].int ?? 0)" }
+            #expect(verdicts == ["shown 1"], "\(breakdown)")
+            #expect(breakdown["undecided"].int == 0, "\(breakdown)")
+            let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
+            #expect(stats["delivered"].int == 1 && stats["displayed"].int == 1, "\(stats)")
+        }
+    }
+
     @Test(
         "U+0000 in a reply, an action, an outcome's detail or a collapse ID is refused naming the field, on both stores"
     )

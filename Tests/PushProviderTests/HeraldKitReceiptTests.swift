@@ -52,6 +52,32 @@ struct HeraldKitReceiptTests {
         }
     }
 
+    @Test("a push with mutable-content is reported shown once, by the extension's willHand; willPresent adds nothing")
+    func shownOnce() async throws {
+        try await ProviderHarness.with { harness in
+            let (_, apnsID, token) = try await harness.sentToOneDevice()
+            // Registered through a network that then goes away, so the receipts stay queued to be counted.
+            let network = try LatencyProxy(targetPort: harness.port, roundTripMilliseconds: 0)
+            let herald = try Self.herald(harness, baseURL: "http://127.0.0.1:\(network.port)")
+            try await herald.register(deviceToken: try Self.bytes(token))
+            network.stop()
+            let content = UNMutableNotificationContent()
+            content.title = "Hello"
+            content.userInfo = [Herald.receiptIDKey: apnsID.lowercased(), "aps": ["mutable-content": 1]]
+            let request = UNNotificationRequest(identifier: "n", content: content, trigger: nil)
+            herald.didReceive(request)
+            herald.willHand(request.content, for: request)
+            herald.willPresent(UNNotification(request: request, date: Date()))
+            #expect(!(await herald.sendReceipts()))
+            #expect(herald.receiptQueue.waiting == 2, "delivered and displayed, once each")
+            // Without mutable-content no extension ran: the foreground presentation is the one that reports it.
+            let plain = Self.request(apnsID: apnsID.lowercased())
+            herald.willPresent(UNNotification(request: plain, date: Date()))
+            #expect(!(await herald.sendReceipts()))
+            #expect(herald.receiptQueue.waiting == 3)
+        }
+    }
+
     /// A device token's bytes, as iOS hands them to `didRegisterForRemoteNotificationsWithDeviceToken`.
     static func bytes(_ hex: String) throws -> Data {
         try APNSDeviceToken(hex: hex).bytes
@@ -169,11 +195,14 @@ struct HeraldKitReceiptTests {
             let files = try FileManager.default.contentsOfDirectory(atPath: receipts.path).filter {
                 $0.contains(".json")
             }
-            // HeraldKit's own sender may be claiming a file (renaming it `.sending`) or giving it back meanwhile.
+            // HeraldKit's own sender may be claiming a file (renaming it `.sending.…`) or giving it back meanwhile.
             let kept = files.sorted().compactMap { name -> Data? in
-                let base = name.replacingOccurrences(of: ".sending", with: "")
-                return (try? Data(contentsOf: receipts.appendingPathComponent(base)))
-                    ?? (try? Data(contentsOf: receipts.appendingPathComponent(base + ".sending")))
+                let base = name.firstRange(of: ".sending").map { String(name[..<$0.lowerBound]) } ?? name
+                let now = (try? FileManager.default.contentsOfDirectory(atPath: receipts.path)) ?? []
+                return [name, base].compactMap { try? Data(contentsOf: receipts.appendingPathComponent($0)) }.first
+                    ?? now.first { $0.hasPrefix(base) }.flatMap {
+                        try? Data(contentsOf: receipts.appendingPathComponent($0))
+                    }
             }
             #expect(kept.count == 5)
             #expect(kept.allSatisfy { $0.count < 1024 })

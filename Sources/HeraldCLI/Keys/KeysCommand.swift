@@ -31,7 +31,7 @@ struct KeysCommand: AsyncParsableCommand {
             name: .customLong("key-id"), help: "The key's ID: 10 uppercase letters or digits (default: a random one).")
         var keyID: String?
 
-        @Option(help: "The folder to write AuthKey_KEYID.p8 in.")
+        @Option(help: "The folder to write AuthKey_KEYID.p8 in (made, mode 0700, when it does not exist).")
         var out = "."
 
         func validate() throws {
@@ -48,6 +48,14 @@ struct KeysCommand: AsyncParsableCommand {
             let key = P256.Signing.PrivateKey()
             let folder = URL(fileURLWithPath: out).standardizedFileURL
             let file = folder.appendingPathComponent("AuthKey_\(keyID).p8")
+            do {
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw CommandFailure(
+                    "cannot make the folder \(folder.path): \(error.localizedDescription)",
+                    next: "choose a folder you can write with --out DIR")
+            }
             try Self.writeNew(Data((key.pemRepresentation + "\n").utf8), to: file)
             let authKey = "\(teamID):\(keyID):\(file.path)"
             CommandIO.current.write(

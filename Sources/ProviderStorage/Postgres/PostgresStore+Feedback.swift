@@ -14,8 +14,8 @@ extension PostgresStore {
                 let row = try await connection.rows(
                     """
                     SELECT n.id, \(unescaped: Self.deliveryToken) AS token, v.user_id, a.webhook_url,
-                        \(unescaped: event.stamp.map { "d.\($0.column) IS NULL" } ?? "false"), d.reply IS NULL,
-                        d.outcome, d.outcome_detail
+                        d.reply IS NULL, d.outcome, d.outcome_detail,
+                        \(unescaped: FeedbackEvent.Stamp.all.map { "d.\($0.column) IS NULL" }.joined(separator: ", "))
                     FROM deliveries d JOIN notifications n ON n.number = d.notification
                     JOIN apps a ON a.id = n.app_id
                     LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = \(unescaped: Self.deliveryToken)
@@ -25,8 +25,13 @@ extension PostgresStore {
                     """, logger
                 ).first
             else { return nil }
-            let (notificationID, token, userID, webhookURL, stampWasEmpty, replyWasEmpty, codes, details) =
-                try row.decode((String, String, String?, String?, Bool, Bool, String?, String?).self)
+            let (notificationID, token, userID, webhookURL, replyWasEmpty, codes, details, d0, d1, d2, d3) =
+                try row.decode((String, String, String?, String?, Bool, String?, String?, Bool, Bool, Bool, Bool).self)
+            // Whether each of `Stamp.all` (four, in its order) was empty.
+            let wasNull = [d0, d1, d2, d3]
+            let empty = event.stamps.filter { stamp in
+                FeedbackEvent.Stamp.all.firstIndex(of: stamp).map { wasNull[$0] } ?? false
+            }
             // At most one write an hour per app: whether its devices report at all (HeraldKit) is what it tells.
             try await connection.rows(
                 """
@@ -67,13 +72,11 @@ extension PostgresStore {
                 INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at)
                 VALUES (\(deliveryID), \(notificationID), \(event.event), \(event.action), \(event.reply), \(event.at))
                 """, logger)
-            if let stamp = event.stamp, stampWasEmpty {
+            for stamp in empty {
                 try await connection.rows(
                     "UPDATE deliveries SET \(unescaped: stamp.column) = \(event.at) WHERE id = \(deliveryID)", logger)
             }
-            for counter in event.counters(
-                stampWasEmpty: stampWasEmpty, replyWasEmpty: replyWasEmpty)
-            {
+            for counter in event.counters(empty: empty, replyWasEmpty: replyWasEmpty) {
                 try await connection.rows(
                     """
                     INSERT INTO notification_counters AS c (notification_id, name, reason, n)

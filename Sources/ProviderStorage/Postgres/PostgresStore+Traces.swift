@@ -23,7 +23,7 @@ extension PostgresStore {
         let reports = try await rows(
             """
             SELECT event, action, reply, at FROM feedback
-            WHERE notification_id = \(trace.notificationID) AND delivery_id = \(id) ORDER BY id
+            WHERE notification_id = \(trace.notificationID) AND delivery_id = \(id) ORDER BY at, id
             """)
         do {
             trace.reports = try reports.map { row in

@@ -55,13 +55,13 @@ extension SQLiteStore {
                 sql:
                     "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [deliveryID, notificationID, event.event, event.action, event.reply, event.at.stored])
-            let stampWasEmpty = event.stamp.map { (row[$0.column] as Double?) == nil } ?? false
-            if let stamp = event.stamp, stampWasEmpty {
+            let empty = event.stamps.filter { (row[$0.column] as Double?) == nil }
+            for stamp in empty {
                 try db.execute(
                     sql: "UPDATE deliveries SET \(stamp.column) = ? WHERE id = ?",
                     arguments: [event.at.stored, deliveryID])
             }
-            let moved = event.counters(stampWasEmpty: stampWasEmpty, replyWasEmpty: (row["reply"] as String?) == nil)
+            let moved = event.counters(empty: empty, replyWasEmpty: (row["reply"] as String?) == nil)
             try Self.add(
                 Dictionary(moved.map { (CounterKey(notificationID, $0), 1) }, uniquingKeysWith: +), db)
             if event.event == "action" || event.reply != nil {

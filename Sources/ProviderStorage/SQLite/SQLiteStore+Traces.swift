@@ -13,7 +13,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT event, action, reply, at FROM feedback
-                    WHERE notification_id = ? AND delivery_id = ? ORDER BY id
+                    WHERE notification_id = ? AND delivery_id = ? ORDER BY at, id
                     """, arguments: [trace.notificationID, id]
             ).map { row in
                 DeliveryTrace.Report(

@@ -6,7 +6,8 @@ import ProviderStorage
 /// a million devices answers as fast as one of ten.
 ///
 /// The counts follow each delivery's furthest step: a notification tapped is counted as `opened`, not also as
-/// `shown`. Reports that arrive out of order can make a count briefly one off.
+/// `shown`. A later stage implies the earlier ones (the store stamps them with the report), so each delivery is in
+/// exactly one verdict whichever receipts arrived and in what order.
 package struct NotificationBreakdown: Codable, Sendable, Hashable {
     package var notificationID: String
     package var targeted: Int
