@@ -56,11 +56,13 @@ struct HeraldKitReceiptTests {
     func shownOnce() async throws {
         try await ProviderHarness.with { harness in
             let (_, apnsID, token) = try await harness.sentToOneDevice()
-            // Registered through a network that then goes away, so the receipts stay queued to be counted.
-            let network = try LatencyProxy(targetPort: harness.port, roundTripMilliseconds: 0)
-            let herald = try Self.herald(harness, baseURL: "http://127.0.0.1:\(network.port)")
-            try await herald.register(deviceToken: try Self.bytes(token))
-            network.stop()
+            // Registered, then the same folder (the registration is kept there) with a provider nothing answers for,
+            // so the receipts stay queued to be counted.
+            let registered = try Self.herald(harness)
+            try await registered.register(deviceToken: try Self.bytes(token))
+            let herald = try Self.herald(
+                harness, folder: registered.configuration.folder, baseURL: "http://127.0.0.1:9")
+            #expect(herald.registeredToken == token)
             let content = UNMutableNotificationContent()
             content.title = "Hello"
             content.userInfo = [Herald.receiptIDKey: apnsID.lowercased(), "aps": ["mutable-content": 1]]
