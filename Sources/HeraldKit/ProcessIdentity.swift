@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A process as a claim names it: its ID and when it started, so that a claim left by a process that died is told
 /// from one whose process runs (a process ID alone may be reused by a later process).
 struct ProcessIdentity: Equatable, Sendable {
@@ -43,7 +37,7 @@ struct ProcessIdentity: Equatable, Sendable {
             else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 19 ? UInt64(fields[19]) : nil
-        #elseif canImport(Darwin)
+        #elseif os(iOS) || os(macOS) || os(tvOS) || os(watchOS) || os(visionOS)
             var info = kinfo_proc()
             var size = MemoryLayout<kinfo_proc>.stride
             var name: [Int32] = [CTL_KERN, KERN_PROC, KERN_PROC_PID, pid]

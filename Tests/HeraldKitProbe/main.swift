@@ -7,7 +7,7 @@ import HeraldKit
 //     HeraldKitProbe FOLDER PROVIDER_URL PUBLISHABLE_KEY TOKEN EVENT [APNS_ID ...]
 //
 // queues one EVENT receipt (`delivered`, `displayed`) for each APNS_ID, in order, sends what the folder holds, and
-// prints `waiting W dropped D corrupt C` and each problem on a line.
+// prints each problem on a line as it happens, then `waiting W dropped D corrupt C`.
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 6, let url = URL(string: arguments[2]), let event = Receipt.Event(rawValue: arguments[5])
@@ -18,11 +18,11 @@ else {
 var configuration = HeraldConfiguration(
     providerURL: url, publishableKey: arguments[3], folder: URL(fileURLWithPath: arguments[1]))
 configuration.longestRetryDelay = .seconds(1)
-let herald = try Herald(configuration: configuration)
+// Each problem as it happens (`problems` keeps only the last 50).
+let herald = try Herald(configuration: configuration, onProblem: { print("problem: \($0)") })
 for apnsID in arguments.dropFirst(6) {
     herald.report(Receipt(event, apnsID: apnsID, token: arguments[4]))
 }
 _ = await herald.sendReceipts()
 let queue = herald.receiptQueue
 print("waiting \(queue.waiting) dropped \(queue.dropped) corrupt \(queue.corrupt)")
-for problem in herald.problems { print("problem: \(problem)") }
