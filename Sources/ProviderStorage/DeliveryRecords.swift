@@ -109,6 +109,18 @@ package struct FeedbackEvent: Sendable {
         return (list.joined(separator: ","), said.isEmpty ? nil : String(said.prefix(Self.detailLimit)))
     }
 
+    /// The events that are a person's answer to a notification: one per delivery, since iOS removes a notification
+    /// from the screen once it is tapped, dismissed or acted on.
+    package static let responses = ["opened", "dismissed", "action"]
+
+    /// Refuses a second, different answer to a delivery already answered with `earlier` (and `action`).
+    package static func refuseSecondResponse(earlier: String, action: String?) -> ProviderError {
+        let what = action.map { "\(earlier) \($0)" } ?? earlier
+        return .conflict(
+            "this delivery was answered already (\(what)): a person answers a notification once, and only that "
+                + "answer is recorded; the same answer may be sent again")
+    }
+
     /// The most characters of outcome details kept per delivery.
     package static let detailLimit = 2048
 
@@ -188,7 +200,9 @@ package struct DeliveryContext: Sendable {
     package var token: String
     package var userID: String?
     package var webhookURL: String?
-    /// The report was already recorded (the same event of the same delivery at the same time, sent again by a device
-    /// that did not hear the first answer): nothing changed, and no webhook is due.
+    /// The report was already recorded (the same kind of receipt of the same delivery, at any time: a device that did
+    /// not hear the first answer, or one that says it again): nothing was counted again, and no webhook is due.
     package var isRepeat = false
+    /// A repeated reply came with another text, which replaced the one recorded.
+    package var replacedReply = false
 }

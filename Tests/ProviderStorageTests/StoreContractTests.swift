@@ -119,6 +119,47 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "one receipt of each kind per delivery whatever its time; one answer per delivery; a reply sent again replaces the text",
+        arguments: kinds)
+    func receiptsAreFacts(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 2, at: t0)
+            let leased = try await fixture.store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
+            try #require(leased.count == 2)
+            try await fixture.store.record(
+                leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: t0 + 1) }, owner: "a")
+            func report(_ delivery: Int, _ event: String, _ action: String? = nil, reply: String? = nil, at: Double)
+                async throws -> DeliveryContext
+            {
+                try #require(
+                    try await fixture.store.recordFeedback(
+                        appID: fixture.appID, deliveryID: leased[delivery].id,
+                        notificationPrefix: String(id.prefix(23)),
+                        FeedbackEvent(event: event, action: action, reply: reply, at: t0 + at)))
+            }
+            #expect(try await report(0, "opened", at: 2).isRepeat == false)
+            #expect(try await report(0, "opened", at: 2.001).isRepeat == true)
+            #expect(try await report(0, "delivered", at: 3).isRepeat == false)
+            #expect(try await report(0, "delivered", at: 9).isRepeat == true)
+            await #expect(throws: ProviderError.self) { _ = try await report(0, "action", "like", at: 4) }
+            await #expect(throws: ProviderError.self) { _ = try await report(0, "dismissed", at: 4) }
+            #expect(try await report(1, "action", "reply", reply: "first", at: 3).isRepeat == false)
+            let again = try await report(1, "action", "reply", reply: "second", at: 4)
+            #expect(again.isRepeat && again.replacedReply)
+            #expect(try await report(1, "action", "reply", reply: "second", at: 5).replacedReply == false)
+            let stats = try await fixture.stats(id)
+            #expect(stats.delivered == 2 && stats.displayed == 2)
+            #expect(stats.opened == 1 && stats.dismissed == 0 && stats.replies == 1)
+            #expect(stats.actions == ["reply": 1])
+            let first = try #require(try await fixture.store.delivery(id: leased[0].id))
+            #expect(first.reports.map(\.event) == ["opened", "delivered"])
+            let second = try #require(try await fixture.store.delivery(id: leased[1].id))
+            #expect(second.reply == "second" && second.reports.count == 1)
+        }
+    }
+
     @Test("a batch recorded twice counts once; a rejection deactivates its device", arguments: kinds)
     func exactlyOnce(kind: StoreKind) async throws {
         try await StoreFixture.with(kind) { fixture in

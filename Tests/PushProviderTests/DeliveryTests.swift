@@ -279,7 +279,7 @@ struct DeliveryTests {
         }
     }
 
-    @Test("a device reporting the same event twice counts once; a reply counts once; opened counts taps, not actions")
+    @Test("a device reporting the same event twice counts once; a reply counts once, its text replaced; one answer per delivery")
     func repeatedFeedback() async throws {
         try await ProviderHarness.with { harness in
             let (id, apnsID, token) = try await harness.sentToOneDevice()
@@ -293,10 +293,13 @@ struct DeliveryTests {
                     try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)
             }
             #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["opened"].int == 0)
+            // Answered with an action: a tap on the same notification cannot come after it (iOS removes it).
             for event: [String: Any] in [["event": "response", "action": "default"], ["event": "opened"]] {
                 let report = event.merging(["apnsID": apnsID, "token": token]) { first, _ in first }
-                #expect(
-                    try await harness.call("POST", "/v1/feedback", key: harness.publishableKey, body: report).0 == 202)
+                let (status, answer) = try await harness.call(
+                    "POST", "/v1/feedback", key: harness.publishableKey, body: report)
+                #expect(status == 409, "\(answer)")
+                #expect(answer["error"]["message"].string?.contains("answered already (action reply)") == true)
             }
             let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
             #expect(stats["targeted"].int == 1)
@@ -304,9 +307,65 @@ struct DeliveryTests {
             #expect(stats["queued"].int == 0)
             #expect(stats["delivered"].int == 1)
             #expect(stats["displayed"].int == 1)
-            #expect(stats["opened"].int == 1)
+            #expect(stats["opened"].int == 0)
             #expect(stats["replies"].int == 1)
-            #expect(stats["actions"]["reply"].int == 2)
+            #expect(stats["actions"]["reply"].int == 1, "one delivery answered with one action counts once")
+            let trace = try await harness.call("GET", "/v1/deliveries/\(apnsID)").1
+            #expect(trace["reply"].string == "second", "a reply sent again replaces the text: \(trace)")
+        }
+    }
+
+    @Test("receipts are facts: a time varied by a millisecond counts nothing again, one answer per delivery, times outside the window are kept in it and said so")
+    func receiptsAreFacts() async throws {
+        try await ProviderHarness.with { harness in
+            let (id, apnsID, token) = try await harness.sentToOneDevice()
+            func report(_ event: [String: Any]) async throws -> (Int, JSON) {
+                try await harness.call(
+                    "POST", "/v1/feedback", key: harness.publishableKey,
+                    body: event.merging(["apnsID": apnsID, "token": token]) { first, _ in first })
+            }
+            let now = Date()
+            // The same action 50 times, each a millisecond later: the first is recorded, every other one repeated.
+            for step in 0..<50 {
+                let time = now.addingTimeInterval(Double(step) / 1000).iso8601Milliseconds
+                let (status, answer) = try await report(["event": "action", "action": "like", "time": time])
+                #expect(status == 202, "\(answer)")
+                #expect(answer["repeated"].bool == (step == 0 ? nil : true), "step \(step): \(answer)")
+            }
+            for _ in 0..<5 {
+                #expect(try await report(["event": "displayed", "time": Date().iso8601Milliseconds]).0 == 202)
+                #expect(try await report(["event": "delivered", "time": Date().iso8601Milliseconds]).0 == 202)
+            }
+            let stats = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
+            #expect(stats["actions"]["like"].int == 1, "\(stats)")
+            #expect(stats["delivered"].int == 1 && stats["displayed"].int == 1 && stats["opened"].int == 0)
+            let breakdown = try await harness.call("GET", "/v1/notifications/\(id)/breakdown").1
+            let counted = breakdown["verdicts"].array.compactMap { $0["count"].int }.reduce(0, +)
+            #expect(counted == breakdown["targeted"].int, "the breakdown adds up: \(breakdown.description)")
+            let reports = try await harness.call("GET", "/v1/deliveries/\(apnsID)").1["reports"].array
+            #expect(reports.count == 3, "delivered, displayed and one action: \(reports)")
+
+            // A second, different answer is refused, naming the first; the first may be sent again.
+            var (status, answer) = try await report(["event": "opened"])
+            #expect(status == 409 && answer["error"]["message"].string?.contains("action like") == true, "\(answer)")
+            #expect(try await report(["event": "action", "action": "like"]).1["repeated"].bool == true)
+
+            // Year 9999: recorded as the time it arrived, and the answer says so.
+            let (_, other, otherToken) = try await harness.sentToOneDevice()
+            func reportOther(_ event: [String: Any]) async throws -> (Int, JSON) {
+                try await harness.call(
+                    "POST", "/v1/feedback", key: harness.publishableKey,
+                    body: event.merging(["apnsID": other, "token": otherToken]) { first, _ in first })
+            }
+            (status, answer) = try await reportOther(["event": "dismissed", "time": "9999-12-31T23:59:59Z"])
+            #expect(status == 202, "\(answer)")
+            let recorded = try #require(answer["time"].string.flatMap { try? Date($0, strategy: .iso8601) })
+            #expect(abs(recorded.timeIntervalSinceNow) < 600, "\(answer)")
+            #expect(answer["timeAdjusted"].string?.contains("after the provider's clock") == true, "\(answer)")
+            // Before the notification was queued: recorded as the queueing time.
+            (status, answer) = try await reportOther(["event": "delivered", "time": "1970-01-01T00:00:00Z"])
+            #expect(status == 202 && answer["timeAdjusted"].string?.contains("before the notification") == true)
+            #expect(try await reportOther(["event": "displayed", "time": "2026-01-01T00:00:00.5Z"]).0 == 202)
         }
     }
 

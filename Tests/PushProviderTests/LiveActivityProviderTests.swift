@@ -223,6 +223,17 @@ struct LiveActivityProviderTests {
             #expect(String(decoding: broadcast.payload, as: UTF8.self).contains("2-1"))
             courier.acknowledge(broadcast, token: token)
             await courier.close()
+            // A broadcast reached no one token: the publishable key cannot report on it, not even with an empty one.
+            let delivery = try #require(
+                try await harness.call("GET", "/v1/notifications/\(answer["id"].string ?? "")/deliveries").1.array
+                    .first)
+            let apnsID = try #require(delivery["apnsID"].string)
+            for claimed in ["", registration.token.hex] {
+                let (refused, why) = try await harness.call(
+                    "POST", "/v1/feedback", key: harness.publishableKey,
+                    body: ["event": "delivered", "apnsID": apnsID, "token": claimed])
+                #expect(refused == 404, "token \(claimed): \(why)")
+            }
 
             // Not a channel of the app, a start on a channel: named, nothing queued.
             (status, answer) = try await harness.call(

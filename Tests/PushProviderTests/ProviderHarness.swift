@@ -131,10 +131,10 @@ struct ProviderHarness {
         try gateway.server.registry.register(bundleID: bundleID, environment: .development).token.hex
     }
 
-    /// Sends one notification to a new device token and waits for APNs' answer; returns the notification's id and the
-    /// `apns-id` the device got and its token, as a device reports them.
-    func sentToOneDevice() async throws -> (id: String, apnsID: String, token: String) {
-        let token = try gatewayToken()
+    /// Sends one notification to a new device token (or to `token`) and waits for APNs' answer; returns the
+    /// notification's id and the `apns-id` the device got and its token, as a device reports them.
+    func sentToOneDevice(token given: String? = nil) async throws -> (id: String, apnsID: String, token: String) {
+        let token = try given ?? gatewayToken()
         let (_, created) = try await call(
             "POST", "/v1/notifications", body: ["target": ["token": token], "content": ["body": "x"]])
         let id = try #require(created["id"].string)

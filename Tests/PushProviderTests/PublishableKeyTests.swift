@@ -28,7 +28,7 @@ struct PublishableKeyTests {
             #expect(try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["opened"].int == 1)
             // The app's server may report without the token.
             let (server, _) = try await harness.call(
-                "POST", "/v1/feedback", body: ["event": "dismissed", "apnsID": apnsID])
+                "POST", "/v1/feedback", body: ["event": "delivered", "apnsID": apnsID])
             #expect(server == 202)
         }
     }

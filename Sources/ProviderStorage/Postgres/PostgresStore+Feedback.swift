@@ -56,16 +56,43 @@ extension PostgresStore {
                     """, logger)
                 return context
             }
-            let repeated = try await connection.rows(
+            // A receipt is a fact: one of each kind per delivery (one per action identifier), whatever its time.
+            if let earlier = try await connection.rows(
                 """
-                SELECT 1 FROM feedback WHERE delivery_id = \(deliveryID) AND event = \(event.event)
-                    AND at = \(event.at) AND action IS NOT DISTINCT FROM \(event.action)
+                SELECT id, reply FROM feedback WHERE delivery_id = \(deliveryID) AND event = \(event.event)
+                    AND action IS NOT DISTINCT FROM \(event.action) LIMIT 1
                 """, logger
-            ).first
-            if repeated != nil {
+            ).first {
+                let (id, earlierReply) = try earlier.decode((Int64, String?).self)
                 var again = context
                 again.isRepeat = true
+                if let reply = event.reply, reply != earlierReply {
+                    // A reply sent again with another text: the text is replaced, nothing is counted again.
+                    try await connection.rows("UPDATE feedback SET reply = \(reply) WHERE id = \(id)", logger)
+                    try await connection.rows(
+                        "UPDATE deliveries SET reply = \(reply) WHERE id = \(deliveryID)", logger)
+                    if replyWasEmpty {
+                        try await connection.rows(
+                            """
+                            INSERT INTO notification_counters AS c (notification_id, name, reason, n)
+                            VALUES (\(notificationID), \(NotificationCounter.replies.rawValue), '', 1)
+                            ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + 1
+                            """, logger)
+                    }
+                    again.replacedReply = true
+                }
                 return again
+            }
+            if FeedbackEvent.responses.contains(event.event),
+                let answered = try await connection.rows(
+                    """
+                    SELECT event, action FROM feedback
+                    WHERE delivery_id = \(deliveryID) AND event IN ('opened', 'dismissed', 'action') LIMIT 1
+                    """, logger
+                ).first
+            {
+                let (earlier, action) = try answered.decode((String, String?).self)
+                throw FeedbackEvent.refuseSecondResponse(earlier: earlier, action: action)
             }
             try await connection.rows(
                 """

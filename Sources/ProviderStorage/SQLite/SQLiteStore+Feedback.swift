@@ -40,16 +40,34 @@ extension SQLiteStore {
                 try Self.add([CounterKey(notificationID, .outcome, outcome.rawValue): 1], db)
                 return context
             }
-            let repeated = try Bool.fetchOne(
+            // A receipt is a fact: one of each kind per delivery (one per action identifier), whatever its time.
+            if let earlier = try Row.fetchOne(
                 db,
-                sql: """
-                    SELECT EXISTS (SELECT 1 FROM feedback WHERE delivery_id = ? AND event = ? AND at = ?
-                        AND action IS ?)
-                    """, arguments: [deliveryID, event.event, event.at.stored, event.action])
-            if repeated == true {
+                sql: "SELECT id, reply FROM feedback WHERE delivery_id = ? AND event = ? AND action IS ? LIMIT 1",
+                arguments: [deliveryID, event.event, event.action])
+            {
                 var again = context
                 again.isRepeat = true
+                if let reply = event.reply, reply != (earlier["reply"] as String?) {
+                    // A reply sent again with another text: the text is replaced, nothing is counted again.
+                    try db.execute(
+                        sql: "UPDATE feedback SET reply = ? WHERE id = ?", arguments: [reply, earlier["id"] as Int64])
+                    try db.execute(
+                        sql: "UPDATE deliveries SET reply = ? WHERE id = ?", arguments: [reply, deliveryID])
+                    if (row["reply"] as String?) == nil { try Self.add([CounterKey(notificationID, .replies): 1], db) }
+                    again.replacedReply = true
+                }
                 return again
+            }
+            if FeedbackEvent.responses.contains(event.event),
+                let answered = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT event, action FROM feedback
+                        WHERE delivery_id = ? AND event IN ('opened', 'dismissed', 'action') LIMIT 1
+                        """, arguments: [deliveryID])
+            {
+                throw FeedbackEvent.refuseSecondResponse(earlier: answered["event"], action: answered["action"])
             }
             try db.execute(
                 sql:

@@ -33,11 +33,18 @@ struct FeedbackRoutes: ProviderRouteCollection {
         var detail: String?
     }
 
-    /// The answer to a report already recorded.
-    struct Repeated: Encodable {
+    /// The answer to a report: the event recorded, whether it was recorded before (then nothing was counted again),
+    /// whether a reply's text replaced the one recorded, and the time recorded when it is not the one given.
+    struct Answer: Encodable {
         var recorded: String
-        var repeated = true
+        var repeated: Bool?
+        var replaced: String?
+        var time: Date?
+        var timeAdjusted: String?
     }
+
+    /// How far ahead of the provider's clock a device's time may be and still be kept as given (clocks drift).
+    static let clockSkew: TimeInterval = 300
 
     /// The longest reply text recorded: UNTextInputNotificationResponse sets none, a server must.
     static let replyLimit = 4096
@@ -49,7 +56,8 @@ struct FeedbackRoutes: ProviderRouteCollection {
             let caller = context.caller
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
-            let event = try Self.feedbackEvent(input, now: self.now())
+            let now = self.now()
+            var event = try Self.feedbackEvent(input, now: now)
             guard let id = DeliveryMessageID(input.apnsID) else {
                 throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
             }
@@ -65,15 +73,22 @@ struct FeedbackRoutes: ProviderRouteCollection {
                     throw ProviderError.field(
                         "token", "with the publishable key, send the device token the notification reached")
                 }
-                guard token.lowercased() == trace.token.lowercased() else { throw unknown }
+                // A broadcast to a channel has no token, so nothing a caller holds proves it received it.
+                guard !trace.token.isEmpty, token.lowercased() == trace.token.lowercased() else { throw unknown }
             }
+            let adjusted = Self.keepInWindow(&event.at, queuedAt: trace.queuedAt, now: now)
             guard
                 let context = try await self.store.recordFeedback(
                     appID: app.app.id, deliveryID: id.deliveryID,
                     notificationPrefix: String(trace.notificationID.prefix(23)), event)
             else { throw unknown }
+            var answer = Answer(
+                recorded: event.event, time: adjusted == nil ? nil : event.at, timeAdjusted: adjusted)
             if context.isRepeat {
-                return try JSONCoding.response(Repeated(recorded: event.event), status: .accepted)
+                answer.repeated = true
+                answer.replaced = context.replacedReply ? "text" : nil
+                if context.replacedReply { self.changes.notify() }
+                return try JSONCoding.response(answer, status: .accepted)
             }
             self.changes.notify()
             if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
@@ -87,8 +102,29 @@ struct FeedbackRoutes: ProviderRouteCollection {
                         time: event.at.iso8601Milliseconds),
                     to: url)
             }
-            return try JSONCoding.response(["recorded": event.event], status: .accepted)
+            return try JSONCoding.response(answer, status: .accepted)
         }
+    }
+
+    /// Keeps a reported time between the delivery's queueing and a little after now (``clockSkew``): a device's
+    /// clock may be wrong, and a time outside that window would order the reports wrongly or, far ahead, escape
+    /// retention. A time after the window becomes now, one before it the queueing time.
+    ///
+    /// - Returns: what was adjusted and why, for the answer; `nil` when the time is kept as given.
+    static func keepInWindow(_ at: inout Date, queuedAt: Date, now: Date) -> String? {
+        if at > now.addingTimeInterval(clockSkew) {
+            let given = at
+            at = now
+            return "\(given.iso8601Milliseconds) is more than \(Int(clockSkew)) s after the provider's clock; "
+                + "recorded as the time it arrived"
+        }
+        if at < queuedAt {
+            let given = at
+            at = queuedAt
+            return "\(given.iso8601Milliseconds) is before the notification was queued "
+                + "(\(queuedAt.iso8601Milliseconds)); recorded as that time"
+        }
+        return nil
     }
 
     /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.
