@@ -279,7 +279,9 @@ struct DeliveryTests {
         }
     }
 
-    @Test("a device reporting the same event twice counts once; a reply counts once, its text replaced; one answer per delivery")
+    @Test(
+        "a device reporting the same event twice counts once; a reply counts once, its text replaced; one answer per delivery"
+    )
     func repeatedFeedback() async throws {
         try await ProviderHarness.with { harness in
             let (id, apnsID, token) = try await harness.sentToOneDevice()
@@ -315,7 +317,9 @@ struct DeliveryTests {
         }
     }
 
-    @Test("receipts are facts: a time varied by a millisecond counts nothing again, one answer per delivery, times outside the window are kept in it and said so")
+    @Test(
+        "receipts are facts: a time varied by a millisecond counts nothing again, one answer per delivery, times outside the window are kept in it and said so"
+    )
     func receiptsAreFacts() async throws {
         try await ProviderHarness.with { harness in
             let (id, apnsID, token) = try await harness.sentToOneDevice()
