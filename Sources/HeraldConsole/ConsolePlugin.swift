@@ -67,8 +67,11 @@ package final class ConsolePlugin: ProviderPlugin {
         routes.add(to: router)
     }
 
+    /// The key of the request's session, for the provider's API, which checks the key itself on every request.
     package func sessionKey(for request: Request) async throws(ProviderError) -> String? {
-        try checkedSession(of: request)?.key
+        guard let session = storedSession(of: request) else { return nil }
+        try checkCSRF(session, request)
+        return session.key
     }
 
     package func run(provider: PushProviderService) async {
@@ -77,21 +80,47 @@ package final class ConsolePlugin: ProviderPlugin {
         await deviceClient.shutdown()
     }
 
-    /// The live session the request's cookie names, once a change has shown the session's CSRF token.
+    /// Refuses a change (any method but GET, HEAD, OPTIONS) without the session's CSRF token.
     ///
     /// - Throws: ``ProviderError/forbidden(_:)`` for a change without the session's CSRF token.
-    func checkedSession(of request: Request) throws(ProviderError) -> ConsoleSessions.Session? {
-        guard let session = session(of: request) else { return nil }
+    func checkCSRF(_ session: ConsoleSessions.Session, _ request: Request) throws(ProviderError) {
         if !ConsoleRequest.isSafe(request.method),
             !KeyMaker.matches(request.headers[ConsoleRequest.csrfHeader] ?? "", session.csrfToken)
         {
             throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
         }
-        return session
     }
 
-    /// The live session the request's cookie names.
-    func session(of request: Request) -> ConsoleSessions.Session? {
+    /// The session the request's cookie names, as kept in memory: its key not checked again
+    /// (``ConsoleRoutes/liveSession(_:)`` checks it).
+    func storedSession(of request: Request) -> ConsoleSessions.Session? {
         ConsoleRequest.sessionID(of: request).flatMap { sessions.session(id: $0) }
+    }
+
+    /// `session` with whom its key speaks for read again from the provider; `nil`, and the session ended, when the
+    /// key no longer speaks for anyone it did (revoked or rotated, its app deleted, another admin token).
+    ///
+    /// - Throws: ``ProviderError/storage(_:)`` when the database did not answer (the session is kept).
+    func confirmed(_ session: ConsoleSessions.Session, by provider: PushProviderService) async throws(ProviderError)
+        -> ConsoleSessions.Session?
+    {
+        let holder: PushProviderService.KeyHolder
+        do {
+            holder = try await provider.holder(of: session.key)
+        } catch  where error.code == .unauthorized {
+            sessions.close(id: session.id)
+            return nil
+        }
+        switch (holder, session.holder) {
+        case (.admin, .admin): return session
+        case (.app(let now), .app(let then)) where now.id == then.id:
+            var fresh = session
+            fresh.holder = holder
+            if now != then { sessions.update(fresh) }
+            return fresh
+        default:
+            sessions.close(id: session.id)
+            return nil
+        }
     }
 }

@@ -10,7 +10,7 @@ import PushProvider
 extension ConsoleRoutes {
     func addDeviceRoutes(to router: Router<ProviderRequestContext>) {
         router.get("console/api/simulators") { request, _ -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             var answer: [JSONValue] = []
             for (index, url) in console.deviceAPIs.enumerated() {
                 var entry = JSONObject([("index", .number(JSONNumber(index))), ("url", .string(url.absoluteString))])
@@ -25,21 +25,21 @@ extension ConsoleRoutes {
             return ConsoleRequest.json(JSONValue.array(answer).encoded())
         }
         router.get("console/api/simulators/:index/notifications") { request, context -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let index = try deviceIndex(context)
             let allowed = try await visibleBundleIDs(session, device: index)
             let list = visible(try await deviceJSON(index, "notifications"), allowed: allowed)
             return ConsoleRequest.json(JSONValue.array(list).encoded())
         }
         router.get("console/api/simulators/:index/pending") { request, context -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let index = try deviceIndex(context)
             let allowed = try await visibleBundleIDs(session, device: index)
             let list = visible(try await deviceJSON(index, "pending"), allowed: allowed)
             return ConsoleRequest.json(JSONValue.array(list).encoded())
         }
         router.get("console/api/simulators/:index/notifications/:id") { request, context -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let index = try deviceIndex(context)
             let id = try context.parameters.decoded("id")
             try await requireVisible(index: index, id: id, session: session)
@@ -47,7 +47,7 @@ extension ConsoleRoutes {
             return ConsoleRequest.json(answer.body, status: .init(code: answer.status))
         }
         router.post("console/api/simulators/:index/notifications/:id/respond") { request, context -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let index = try deviceIndex(context)
             let id = try context.parameters.decoded("id")
             try await requireVisible(index: index, id: id, session: session)
@@ -58,7 +58,7 @@ extension ConsoleRoutes {
         }
         router.get("console/api/simulators/:index/notifications/:id/attachments/:identifier") {
             request, context -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let index = try deviceIndex(context)
             let id = try context.parameters.decoded("id")
             let identifier = try context.parameters.decoded("identifier")

@@ -47,7 +47,7 @@ extension ConsoleRoutes {
 
     func addLintRoutes(to router: Router<ProviderRequestContext>) {
         router.post("console/api/lint") { request, _ -> Response in
-            _ = try requireSession(request)
+            _ = try await requireSession(request)
             let input = try await JSONCoding.decode(LintInput.self, from: request, limit: Self.lintInputLimit)
             let report = APNSLinter.lint(APNSLinter.Request(body: Data(input.payload.utf8), headers: input.headers))
             return try ConsoleRequest.json(

@@ -14,7 +14,7 @@ extension ConsoleRoutes {
 
     func addLiveRoutes(to router: Router<ProviderRequestContext>) {
         router.get("console/api/history/stream") { request, _ -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let query = request.uri.queryParameters
             guard let appID = query.get("app"), self.session(session, mayRead: appID) else {
                 throw ProviderError.invalid(field: "app", message: "name an app this session may see: ?app=<app id>")
@@ -35,7 +35,7 @@ extension ConsoleRoutes {
             }
         }
         router.get("console/api/simulators/:index/stream") { request, context -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let index = try deviceIndex(context)
             // What the device shows differs by who looks: all apps for the admin, one app for its key.
             let scope = deviceScope(session) ?? "all"
@@ -59,7 +59,8 @@ extension ConsoleRoutes {
     }
 
     /// A Server-Sent Events answer: an event each time view `view` changes (read by `read` every `interval`, or after
-    /// each of `changes` at most that often; once for every tab showing it: ``LiveFeeds``), a comment when nothing changed, until the browser goes away. A failed
+    /// each of `changes` at most that often; once for every tab showing it: ``LiveFeeds``), a comment when nothing
+    /// changed, until the browser goes away or the session ends (sign-out, its key revoked, its app deleted). A failed
     /// read is sent as a `problem` event and tried again. A session may have ``ConsoleSessions/streamsPerSession``
     /// open at once; one more is answered 429.
     func stream(
@@ -77,11 +78,20 @@ extension ConsoleRoutes {
         var headers = ConsoleRequest.securityHeaders
         headers[.contentType] = "text/event-stream"
         let updates = console.feeds.subscribe(view, every: interval, changes: changes, read: read)
+        let (console, provider) = (self.console, self.provider)
         return Response(
             status: .ok, headers: headers,
             body: .init { writer in
                 defer { sessions.endStream(sessionID: session.id) }
                 for await update in updates {
+                    // Each update (at least one a second, the keep-alive) first checks that the session is still
+                    // signed in and its key still valid: sign-out, a revoked key or a deleted app ends the stream.
+                    guard sessions.isOpen(id: session.id) else { break }
+                    do {
+                        guard try await console.confirmed(session, by: provider) != nil else { break }
+                    } catch {
+                        // The database did not answer: checked again at the next update, the stream goes on.
+                    }
                     switch update {
                     case .changed(let data):
                         try await writer.write(ByteBuffer(string: "data: \(String(decoding: data, as: UTF8.self))\n\n"))

@@ -20,7 +20,9 @@ extension ConsoleRoutes {
                 return try await self.redeem(code: String(code), from: Self.address(context))
             }
             let back = request.uri.queryParameters.get("back").flatMap { Self.consolePath(String($0)) }
-            if console.session(of: request) != nil { return ConsoleRequest.redirect(to: back ?? "/console/compose") }
+            if try await self.liveSession(request) != nil {
+                return ConsoleRequest.redirect(to: back ?? "/console/compose")
+            }
             let expired = request.uri.queryParameters.get("expired") != nil
             return ConsoleRequest.html(
                 console.pages.login(
@@ -66,7 +68,7 @@ extension ConsoleRoutes {
             return try ConsoleRequest.json(["path": "/console/login?code=\(console.sessions.makeLoginCode(for: key))"])
         }
         router.post("console/logout") { request, _ -> Response in
-            guard let session = console.session(of: request) else {
+            guard let session = console.storedSession(of: request) else {
                 return ConsoleRequest.redirect(
                     to: "/console/login",
                     cookie: ConsoleRequest.cookie(for: nil, secure: provider.configuration.tls != nil))
@@ -95,11 +97,15 @@ extension ConsoleRoutes {
             guard let page = ConsolePages.Page(rawValue: name) else {
                 throw ProviderError.notFound("the console has no page \(name); see /console/compose")
             }
-            guard let session = console.session(of: request) else {
+            guard let session = try await self.liveSession(request) else {
                 return ConsoleRequest.redirect(to: "/console/login")
             }
             let history = page == .history ? try await historyFirstPage(request, session: session) : nil
-            let metrics = page == .metrics ? MetricsCharts.content(console.metricsHistory.all) : nil
+            let metrics: MetricsView?
+            switch (page, session.holder) {
+            case (.metrics, .admin): metrics = MetricsCharts.content(console.metricsHistory.all)
+            default: metrics = nil
+            }
             return ConsoleRequest.html(
                 console.pages.render(page, session: session) { view in
                     view.history = history
@@ -151,7 +157,15 @@ extension ConsoleRoutes {
             console.sessions.recordFailedSignIn(from: address)
             return ConsoleRequest.html(console.pages.login(message: error.message, back: back), status: .unauthorized)
         }
-        let session = console.sessions.open(key: key, holder: holder)
+        guard let session = console.sessions.open(key: key, holder: holder, from: address) else {
+            var response = ConsoleRequest.html(
+                console.pages.login(
+                    message: "Your address has \(ConsoleSessions.sessionsPerAddress) console sessions open, or the "
+                        + "console is full: sign out of one (or wait for one to lapse after 12 hours idle) and try "
+                        + "again.", back: back), status: .tooManyRequests)
+            response.headers[.retryAfter] = "60"
+            return response
+        }
         return ConsoleRequest.redirect(
             to: back ?? "/console/compose",
             cookie: ConsoleRequest.cookie(for: session.id, secure: provider.configuration.tls != nil))

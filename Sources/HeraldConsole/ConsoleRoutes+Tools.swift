@@ -76,7 +76,7 @@ extension ConsoleRoutes {
     }
 
     private func toolInput(_ request: Request) async throws -> (ConsoleSessions.Session, ToolInput) {
-        let session = try requireSession(request)
+        let session = try await requireSession(request)
         return (session, try await JSONCoding.decode(ToolInput.self, from: request, limit: 16 << 10))
     }
 

@@ -8,7 +8,7 @@ import PushProvider
 extension ConsoleRoutes {
     func addTraceRoutes(to router: Router<ProviderRequestContext>) {
         router.get("console/api/trace") { request, _ -> Response in
-            let session = try requireSession(request)
+            let session = try await requireSession(request)
             let query = request.uri.queryParameters
             var apnsID = query.get("apns-id")?.trimmingCharacters(in: .whitespaces).lowercased()
             var gatewayEntry: JSONValue?

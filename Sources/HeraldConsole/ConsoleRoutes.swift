@@ -18,25 +18,44 @@ struct ConsoleRoutes: Sendable {
         addLiveRoutes(to: router)
         addToolRoutes(to: router)
         router.get("console/api/metrics") { request, _ -> Response in
-            _ = try requireSession(request)
+            guard case .admin = try await requireSession(request).holder else { throw Self.adminOnlyMetrics }
             return try ConsoleRequest.json(console.metricsHistory.all)
         }
         router.get("console/api/send-files") { request, _ -> Response in
-            _ = try requireSession(request)
+            // The paths are the admin's files on the provider's machine: an app's session gets the command alone.
+            guard case .admin = try await requireSession(request).holder else {
+                return try ConsoleRequest.json(
+                    ConsolePlugin.SendFiles(command: console.configuration.sendFiles.command))
+            }
             return try ConsoleRequest.json(console.configuration.sendFiles)
         }
     }
 
-    /// The request's session, for the console's JSON routes.
+    /// The provider's metrics cover every app: an app's session is not shown them.
+    static let adminOnlyMetrics = ProviderError.forbidden(
+        "the provider's metrics cover every app and are shown to the admin only: sign in with the admin token")
+
+    /// The request's session, for the console's JSON routes, its key checked again (``liveSession(_:)``).
     ///
-    /// - Throws: ``ProviderError/unauthorized(_:)`` without one, ``ProviderError/forbidden(_:)`` for a change without
-    ///   the session's CSRF token.
-    func requireSession(_ request: Request) throws(ProviderError) -> ConsoleSessions.Session {
-        guard let session = try console.checkedSession(of: request) else {
-            throw .unauthorized("your console session has ended: sign in again at /console/login")
-        }
+    /// - Throws: ``ProviderError/unauthorized(_:)`` without one (or when its key was revoked or its app deleted),
+    ///   ``ProviderError/forbidden(_:)`` for a change without the session's CSRF token.
+    func requireSession(_ request: Request) async throws(ProviderError) -> ConsoleSessions.Session {
+        guard let stored = console.storedSession(of: request) else { throw Self.sessionEnded }
+        try console.checkCSRF(stored, request)
+        guard let session = try await console.confirmed(stored, by: provider) else { throw Self.sessionEnded }
         return session
     }
+
+    /// The request's session when there is one and its key still speaks for whom it did: a revoked key, a deleted
+    /// app or a changed admin token ends the session at once.
+    func liveSession(_ request: Request) async throws(ProviderError) -> ConsoleSessions.Session? {
+        guard let stored = console.storedSession(of: request) else { return nil }
+        return try await console.confirmed(stored, by: provider)
+    }
+
+    static let sessionEnded = ProviderError.unauthorized(
+        "your console session has ended (signed out, its key revoked or its app deleted): sign in again at "
+            + "/console/login")
 
     /// Whether the session may see app `appID`'s data.
     func session(_ session: ConsoleSessions.Session, mayRead appID: String) -> Bool {

@@ -17,7 +17,10 @@ final class ConsoleSessions: Sendable {
         let csrfToken: String
         /// The admin token or API key the browser signed in with; never sent back to it.
         let key: String
-        let holder: PushProviderService.KeyHolder
+        /// Whom the key spoke for when last checked (each request checks it again: ``ConsoleRoutes/liveSession(_:)``).
+        var holder: PushProviderService.KeyHolder
+        /// The address the browser signed in from (``ConsoleRoutes/address(_:)``).
+        let address: String
         var expires: Date
     }
 
@@ -25,8 +28,13 @@ final class ConsoleSessions: Sendable {
     static let idleLifetime: TimeInterval = 12 * 3600
     /// How long a login code printed by `herald up` stays valid.
     static let codeLifetime: TimeInterval = 15 * 60
-    /// At most this many sessions at once; the oldest goes first.
-    static let capacity = 1000
+    /// At most this many sessions per key: one more ends that key's least recently used session, so a key can sign
+    /// out only its own holders, never another key's.
+    static let sessionsPerKey = 100
+    /// At most this many sessions opened from one address; one more is refused (429) until one ends or lapses.
+    static let sessionsPerAddress = 200
+    /// At most this many sessions at once (memory); one more is refused (429), no one is signed out.
+    static let capacity = 100_000
     /// At most this many live views (Server-Sent Events streams) open at once per session: enough for a few tabs.
     static let streamsPerSession = 16
     /// At most this many failed sign-ins a minute from one address; more from it are refused (429) until the minute
@@ -50,22 +58,40 @@ final class ConsoleSessions: Sendable {
         self.clock = clock
     }
 
-    /// Opens a session for `key`, which `holder` says whom it speaks for.
-    func open(key: String, holder: PushProviderService.KeyHolder) -> Session {
+    /// Opens a session for `key`, which `holder` says whom it speaks for, from `address`.
+    ///
+    /// - Returns: `nil` when `address` has ``sessionsPerAddress`` sessions open, or all ``capacity`` are in use.
+    func open(key: String, holder: PushProviderService.KeyHolder, from address: String) -> Session? {
         let now = clock.currentDate
         let session = Session(
-            id: Self.random(), csrfToken: Self.random(), key: key, holder: holder,
+            id: Self.random(), csrfToken: Self.random(), key: key, holder: holder, address: address,
             expires: now.addingTimeInterval(Self.idleLifetime))
-        state.withLock { state in
+        return state.withLock { state -> Session? in
             state.sessions = state.sessions.filter { $0.value.expires > now }
-            if state.sessions.count >= Self.capacity,
-                let oldest = state.sessions.values.min(by: { $0.expires < $1.expires })
-            {
+            let sameKey = state.sessions.values.filter { $0.key == key }
+            if sameKey.count >= Self.sessionsPerKey, let oldest = sameKey.min(by: { $0.expires < $1.expires }) {
                 state.sessions[oldest.id] = nil
             }
+            guard state.sessions.count < Self.capacity,
+                state.sessions.values.count(where: { $0.address == address }) < Self.sessionsPerAddress
+            else { return nil }
             state.sessions[session.id] = session
+            return session
         }
-        return session
+    }
+
+    /// Whether session `id` is open (without extending its lifetime, as a live view checks it).
+    func isOpen(id: String) -> Bool {
+        let now = clock.currentDate
+        return state.withLock { $0.sessions[id].map { $0.expires > now } ?? false }
+    }
+
+    /// Records whom a session's key speaks for now (its app renamed, say).
+    func update(_ session: Session) {
+        state.withLock { state in
+            guard state.sessions[session.id] != nil else { return }
+            state.sessions[session.id]?.holder = session.holder
+        }
     }
 
     /// The live session with identifier `id`, its lifetime extended.

@@ -114,3 +114,102 @@ def test_an_app_sharing_the_bundle_id_sees_none_of_the_demo_devices_notification
     devices = page.evaluate("async () => (await fetch('/console/api/simulators')).json()")
     assert [app["bundleID"] for app in devices[0]["apps"]] == [demo["bundleID"]], devices
     context.close()
+
+
+OPEN_STREAM = """async (app) => {
+  // A live view, read as the page reads it; window.streamEnded turns true when the server ends it.
+  window.streamEnded = false;
+  const answer = await fetch('/console/api/history/stream?app=' + app);
+  const reader = answer.body.getReader();
+  (async () => { try { while (!(await reader.read()).done) {} } catch (e) {} window.streamEnded = true; })();
+  return answer.status;
+}"""
+
+
+def quiet_page(context, herald):
+    """A page of the console's origin that runs no script of its own (a stylesheet), so nothing on it navigates away
+    when the session ends while a test watches a stream from it."""
+    page = context.new_page()
+    page.goto(herald["base"] + "/console/assets/console.css")
+    return page
+
+
+def new_app(herald, admin, tmp_path, name, key_id):
+    keys = subprocess.run([BINARY, "keys", "generate", "--out", str(tmp_path / key_id), "--key-id", key_id],
+                          capture_output=True, text=True, timeout=60)
+    assert keys.returncode == 0, keys.stdout + keys.stderr
+    pem = next((tmp_path / key_id).glob("*.p8")).read_text()
+    status, app = call("POST", f"{herald['base']}/v1/apps", admin, {
+        "name": name, "bundleID": f"com.example.{key_id.lower()}", "environment": "development",
+        "authentication": {"kind": "token", "teamID": "HERALDTEAM", "keyID": key_id, "privateKey": pem}})
+    assert status == 201, app
+    return app["app"]["id"], app["apiKey"]
+
+
+def test_a_revoked_key_ends_its_console_session_and_its_live_views_at_once(browser, herald):
+    admin = admin_token(herald)
+    app = call("GET", f"{herald['base']}/v1/apps", admin)[1][0]["id"]
+    status, made = call("POST", f"{herald['base']}/v1/apps/{app}/keys", admin)
+    assert status == 201, made
+    context, _ = signed_in_with(browser, herald, made["apiKey"])
+    page = quiet_page(context, herald)
+    assert page.evaluate(OPEN_STREAM, app) == 200
+    assert page.evaluate("async () => (await fetch('/console/api/simulators')).status") == 200
+    status, _ = call("DELETE", f"{herald['base']}/v1/apps/{app}/keys/{made['id']}", admin)
+    assert status == 204
+    page.wait_for_function("() => window.streamEnded === true", timeout=15000)
+    answer = page.evaluate("async () => { const r = await fetch('/console/api/simulators'); "
+                           "return [r.status, await r.text()]; }")
+    assert answer[0] == 401 and "revoked" in answer[1], answer
+    page.goto(herald["base"] + "/console/history")
+    expect(page).to_have_url(re.compile(r"/console/login"))
+    context.close()
+
+
+def test_a_deleted_apps_session_ends(browser, herald, tmp_path):
+    admin = admin_token(herald)
+    app, key = new_app(herald, admin, tmp_path, "Doomed", "DOOMED0001")
+    context, page = signed_in_with(browser, herald, key)
+    page.goto(herald["base"] + "/console/history")
+    expect(page).to_have_url(re.compile(r"/console/history$"))
+    page = quiet_page(context, herald)
+    assert page.evaluate(OPEN_STREAM, app) == 200
+    status, _ = call("DELETE", f"{herald['base']}/v1/apps/{app}", admin)
+    assert status == 200
+    page.wait_for_function("() => window.streamEnded === true", timeout=15000)
+    page.goto(herald["base"] + "/console/history")
+    expect(page).to_have_url(re.compile(r"/console/login"))
+    context.close()
+
+
+def test_signing_out_closes_the_sessions_live_views(browser, herald):
+    context, other = signed_in_with(browser, herald, admin_token(herald))
+    app = call("GET", f"{herald['base']}/v1/apps", admin_token(herald))[1][0]["id"]
+    page = quiet_page(context, herald)
+    assert page.evaluate(OPEN_STREAM, app) == 200
+    other.get_by_role("button", name="Sign out").click()
+    expect(other).to_have_url(re.compile(r"/console/login"))
+    page.wait_for_function("() => window.streamEnded === true", timeout=15000)
+    context.close()
+
+
+def test_an_apps_session_sees_neither_the_servers_files_nor_the_providers_metrics(browser, herald):
+    admin = admin_token(herald)
+    app = call("GET", f"{herald['base']}/v1/apps", admin)[1][0]["id"]
+    status, made = call("POST", f"{herald['base']}/v1/apps/{app}/keys", admin)
+    assert status == 201, made
+    context, page = signed_in_with(browser, herald, made["apiKey"])
+    files = page.evaluate("async () => (await fetch('/console/api/send-files')).json()")
+    assert files["keyFiles"] == {} and files["caFiles"] == {}, files
+    assert page.evaluate("async () => (await fetch('/console/api/metrics')).status") == 403
+    page.goto(herald["base"] + "/console/metrics")
+    expect(page.locator("#metrics-admin-only")).to_contain_text("admin only")
+    assert page.locator("#charts").count() == 0
+    context.close()
+    # The admin still sees both.
+    context, page = signed_in_with(browser, herald, admin)
+    files = page.evaluate("async () => (await fetch('/console/api/send-files')).json()")
+    assert files["keyFiles"], files
+    page.goto(herald["base"] + "/console/metrics")
+    expect(page.locator("#charts")).to_be_visible()
+    context.close()
