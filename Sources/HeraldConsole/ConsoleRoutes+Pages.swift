@@ -17,7 +17,8 @@ extension ConsoleRoutes {
                 guard BrowserOrigin.isOpenedDirectly(request.head) else {
                     return ConsoleRequest.html(console.pages.login(message: Self.confirmCode, code: String(code)))
                 }
-                return try await self.redeem(code: String(code), from: Self.address(context))
+                return try await self.redeem(
+                    code: String(code), from: provider.clientAddress(of: request, context: context))
             }
             let back = request.uri.queryParameters.get("back").flatMap { Self.consolePath(String($0)) }
             if try await self.liveSession(request) != nil {
@@ -38,7 +39,7 @@ extension ConsoleRoutes {
                     console.pages.login(message: "A sign-in sent from another site's page is refused: sign in here."),
                     status: .forbidden)
             }
-            let address = Self.address(context)
+            let address = provider.clientAddress(of: request, context: context)
             let form = try await ConsoleRequest.form(request)
             if let code = form["code"] { return try await self.redeem(code: code, from: address) }
             let key = form["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -55,7 +56,7 @@ extension ConsoleRoutes {
         // A new one-time sign-in link for a running console (`herald console-link`): the caller proves the admin
         // token or an API key as a bearer token, and the link signs in with that key.
         router.post("console/api/login-link") { request, context -> Response in
-            let address = Self.address(context)
+            let address = provider.clientAddress(of: request, context: context)
             let header = request.headers[.authorization] ?? ""
             let key = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : ""
             if !provider.isAdminToken(key), let refusal = self.signInRefusal(address) { return refusal }
@@ -120,11 +121,6 @@ extension ConsoleRoutes {
             ConsolePages.Page(rawValue: String(page)) != nil
         else { return nil }
         return path
-    }
-
-    /// The address failed sign-ins are counted by: the client's IP address.
-    static func address(_ context: ProviderRequestContext) -> String {
-        context.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// What the sign-in page says when a sign-in link was not opened directly.

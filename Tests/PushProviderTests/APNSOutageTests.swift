@@ -44,7 +44,7 @@ struct APNSOutageTests {
             #expect(waiting[0]["verdict"]["sentence"].string?.contains("could not be reached") == true)
             let report = try await harness.call("GET", "/v1/notifications/\(id)").1
             #expect(report["stats"]["rejected"].object?.isEmpty != false, "\(report)")
-            let metrics = try await Self.metrics(harness)
+            let metrics = try await harness.metrics()
             #expect(!metrics.contains(#"result="rejected",reason="ConnectionFailed""#), "\(metrics)")
             #expect(metrics.contains("herald_provider_apns_unreachable_apps 1"), "\(metrics)")
 
@@ -59,12 +59,5 @@ struct APNSOutageTests {
             #expect(try await harness.call("GET", "/healthz").1["apns"].string == "reachable")
             try await back.server.shutdown()
         }
-    }
-
-    private static func metrics(_ harness: ProviderHarness) async throws -> String {
-        var request = URLRequest(url: URL(string: harness.baseURL + "/metrics")!)
-        request.setValue("Bearer \(harness.adminToken)", forHTTPHeaderField: "Authorization")
-        let (data, _) = try await URLSession.shared.data(for: request)
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -99,6 +99,9 @@ struct AppAndDeviceAPITests {
         try await ProviderHarness.with { harness in
             let (status, issued) = try await harness.call("POST", "/v1/users/ana%40example.com%20x/token")
             #expect(status == 201 && issued["userID"].string == "ana@example.com x", "\(issued)")
+            // U+0000 in a user ID is refused, naming the field, on either database.
+            let (refused, answer) = try await harness.call("POST", "/v1/users/a%00b/token")
+            #expect(refused == 400 && answer["error"]["field"].string == "userID", "\(answer)")
         }
     }
 

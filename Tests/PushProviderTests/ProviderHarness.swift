@@ -172,6 +172,14 @@ struct ProviderHarness {
         try await Self.request(method, baseURL + path, key: key ?? apiKey, body: body)
     }
 
+    /// The provider's `/metrics`, in Prometheus' text format.
+    func metrics() async throws -> String {
+        var request = URLRequest(url: URL(string: baseURL + "/metrics")!)
+        request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Waits until the notification has no delivery queued or in flight; returns its report. The state is read again
     /// each time the provider records a batch of APNs' answers (the event that finishes a notification), not on a
     /// timer.

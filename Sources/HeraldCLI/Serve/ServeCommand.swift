@@ -155,6 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup var publicLimits: PublicLimitOptions
 
     func run() async throws {
         let io = CommandIO.current
@@ -171,6 +172,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.allowedEndpoints = allowedEndpoints
         configuration.allowedWebhookHosts = allowedWebhookHosts
         configuration.httpLimits.maximumConnections = maxConnections
+        configuration.publicLimits = publicLimits.limits
+        configuration.trustedProxies = try publicLimits.proxies()
         configuration.tls = try tlsConfiguration()
         // One process per SQLite file; PostgreSQL is shared by design.
         let lock =

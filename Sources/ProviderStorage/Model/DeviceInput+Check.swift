@@ -7,6 +7,29 @@ extension DeviceInput {
     package static let maximumTagsPerDevice = 64
     /// The longest tag, in characters.
     package static let maximumTagLength = 128
+    /// The most characters of `locale`, `appVersion` and `timeZone`.
+    package static let maximumShortField = 64
+    /// What the publishable key may set (anyone can read it out of the app): fewer and shorter tags than the
+    /// app's server may give with its API key.
+    package static let maximumTagsFromDevice = 16
+    package static let maximumTagLengthFromDevice = 64
+
+    /// The stricter rules for a registration made with the publishable key (after ``check(bundleID:environment:)``).
+    package func checkFromDevice() throws(ProviderError) {
+        guard let tags else { return }
+        guard tags.count <= Self.maximumTagsFromDevice else {
+            throw .field(
+                "tags",
+                "with the publishable key a device sets at most \(Self.maximumTagsFromDevice) tags (this one has "
+                    + "\(tags.count)); the app's server may set up to \(Self.maximumTagsPerDevice) with its API key")
+        }
+        if let long = tags.firstIndex(where: { $0.count > Self.maximumTagLengthFromDevice }) {
+            throw .field(
+                "tags[\(long)]",
+                "with the publishable key a tag is 1 to \(Self.maximumTagLengthFromDevice) characters; the app's "
+                    + "server may set tags of up to \(Self.maximumTagLength) with its API key")
+        }
+    }
 
     /// Checks a registration against the app it is for (its bundle ID and environment), as the provider does when
     /// it registers one: the first problem, naming its field.
@@ -29,6 +52,12 @@ extension DeviceInput {
         }
         if let userID, userID.isEmpty || userID.count > 256 {
             throw .field("userID", "a user ID is 1 to 256 characters")
+        }
+        for (field, text) in [("locale", locale), ("appVersion", appVersion), ("timeZone", timeZone)] {
+            if let text, text.count > Self.maximumShortField {
+                throw .field(
+                    field, "\(field) is at most \(Self.maximumShortField) characters; this one has \(text.count)")
+            }
         }
         if let bundleID, bundleID != appBundleID {
             throw .field("bundleID", "this key belongs to \(appBundleID), not \(bundleID)")

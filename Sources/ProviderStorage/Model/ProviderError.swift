@@ -17,6 +17,8 @@ package struct ProviderError: Error, Sendable, Equatable, CustomStringConvertibl
         case gone
         /// A field is larger than the provider keeps (413).
         case tooLarge = "too_large"
+        /// A limit on how often something may be done was reached (429, with `Retry-After`).
+        case tooManyRequests = "too_many_requests"
         /// The provider is misconfigured (a bad master key, an unreadable file) (500).
         case configuration
         /// The database failed or did not answer (503).
@@ -32,6 +34,8 @@ package struct ProviderError: Error, Sendable, Equatable, CustomStringConvertibl
     package let message: String
     /// What only the provider's log gets (a database's error text, a path); never part of an answer.
     package let cause: String?
+    /// For ``Code/tooManyRequests``: the seconds until the caller may try again (`Retry-After`).
+    package private(set) var retryAfter: Int?
 
     private init(_ code: Code, field: String? = nil, message: String, cause: String? = nil) {
         self.code = code
@@ -76,6 +80,14 @@ package struct ProviderError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A field is larger than the provider keeps.
     package static func tooLarge(field: String, _ message: String) -> ProviderError {
         ProviderError(.tooLarge, field: field, message: message)
+    }
+
+    /// A limit on how often something may be done was reached: `message` names the limit (and the option that
+    /// sets it); the caller may try again after `retryAfter` seconds.
+    package static func tooManyRequests(_ message: String, retryAfter: Int) -> ProviderError {
+        var error = ProviderError(.tooManyRequests, message: message)
+        error.retryAfter = max(1, retryAfter)
+        return error
     }
 
     /// APNs did not answer, or answered with a server error.

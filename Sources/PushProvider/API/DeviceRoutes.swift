@@ -22,6 +22,7 @@ struct DeviceRoutes: UserProofRoutes {
             let input = try await JSONCoding.decode(DeviceInput.self, from: request)
             try Self.check(input, for: app)
             if case .device = caller {
+                try input.checkFromDevice()
                 try await self.checkPublishableRegistration(
                     input, app: app, userToken: input.userToken ?? request.headers[Self.userTokenHeader])
             }

@@ -19,6 +19,7 @@ struct APIError: HTTPResponseError {
         case .conflict: .conflict
         case .gone: .gone
         case .tooLarge: .contentTooLarge
+        case .tooManyRequests: .tooManyRequests
         case .configuration: .internalServerError
         // The database failed or did not answer in time: the same request may succeed in a moment.
         case .storage: .serviceUnavailable
@@ -36,6 +37,7 @@ struct APIError: HTTPResponseError {
         var headers: HTTPFields = [.contentType: "application/json"]
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if error.code == .storage { headers[.retryAfter] = String(ProviderError.storageRetryAfter) }
+        if let seconds = error.retryAfter { headers[.retryAfter] = String(seconds) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

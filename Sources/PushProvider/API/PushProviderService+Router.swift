@@ -1,4 +1,6 @@
-import Hummingbird
+import HTTPTypes
+import HeraldSupport
+package import Hummingbird
 import Logging
 import ProviderStorage
 import Synchronization
@@ -14,6 +16,7 @@ extension PushProviderService {
         OperationsRoutes(store: store, reachability: engine.reachability, metrics: metrics).addRoutes(to: router)
         // Every /v1 route has a caller: resolved once, here, before the route runs, and never optional in its context.
         let api = router.group("v1").add(middleware: CallerMiddleware(provider: self))
+            .add(middleware: PublicLimitMiddleware(provider: self, buckets: publicLimits))
             .group(context: AuthenticatedRequestContext.self)
         // Each resource gets what its routes use.
         let clock = configuration.clock
@@ -59,6 +62,13 @@ extension PushProviderService {
                 "status": "\(APIError(error: error).status.code)", "method": "\(request.method)",
                 "path": "\(request.uri.path)", "why": "\(error.description)",
             ])
+    }
+
+    /// The address of the client that made `request`: the socket's, or with ``Configuration/trustedProxies`` the one
+    /// the nearest trusted proxy names in `X-Forwarded-For`. Per-address limits count by it.
+    package func clientAddress(of request: Request, context: ProviderRequestContext) -> String {
+        configuration.trustedProxies.client(
+            socketAddress: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor])
     }
 
     /// The caller of a request (``CallerMiddleware`` asks once per `/v1` request).

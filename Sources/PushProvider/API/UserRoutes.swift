@@ -23,6 +23,8 @@ struct UserRoutes: ProviderRouteCollection {
             guard !userID.isEmpty, userID.count <= 256 else {
                 throw ProviderError.field("userID", "a user ID is 1 to 256 characters")
             }
+            // The user a device is bound to is stored as text: U+0000 would be cut or refused by the database.
+            try ProviderError.refuseNUL(userID, field: "userID")
             let ttlText = request.uri.queryParameters.get("ttl")
             let ttl = ttlText.map { Int($0) ?? -1 } ?? UserToken.defaultLifetime
             guard (60...UserToken.maximumLifetime).contains(ttl) else {

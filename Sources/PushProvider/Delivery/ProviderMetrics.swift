@@ -91,6 +91,16 @@ final class ProviderMetrics: APNSClientObserver {
     }
 
     /// Counts a request refused for who sent it: 401 (no or a wrong key) or 403 (a key that may not do it).
+    /// Counts a publishable-key request refused by one of ``PublicLimits`` (its name).
+    func publicRefused(limit: String) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "public_limited", unitName: "total",
+                helpText: "Publishable-key requests refused (429) by a limit, by limit."),
+            labels: [("limit", limit.split(separator: " ").joined(separator: "_"))]
+        ).increment()
+    }
+
     func refused(status: Int) {
         registry.makeCounter(
             descriptor: MetricNameDescriptor(

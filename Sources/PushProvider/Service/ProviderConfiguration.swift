@@ -40,6 +40,11 @@ extension PushProviderService {
         /// The API server's connection limits: idle 60 s, the first request head within 10 s, at most 1,000
         /// connections (`--max-connections`).
         package var httpLimits = HTTPServerLimits()
+        /// How often the publishable key may be used, per client address and per app.
+        package var publicLimits = PublicLimits()
+        /// The reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); none by default, so
+        /// the socket's address is the client's.
+        package var trustedProxies = TrustedProxies()
         /// How often idle workers look for deliveries that became due (scheduled or retried); new notifications wake
         /// them at once.
         package var pollInterval: Duration = .milliseconds(250)

@@ -27,6 +27,8 @@ package final class PushProviderService: Sendable {
     let store: any ProviderStore
     let secrets: SecretBox
     let metrics = ProviderMetrics()
+    /// The buckets of ``Configuration/publicLimits``.
+    let publicLimits: PublicLimitBuckets
     /// Notified at every change ``changesRecorded`` counts.
     let changes: WorkSignal
     let engine: DeliveryEngine
@@ -54,6 +56,7 @@ package final class PushProviderService: Sendable {
     {
         self.configuration = configuration
         self.logger = logger
+        publicLimits = PublicLimitBuckets(configuration.publicLimits)
         let clock = configuration.clock
         changes = WorkSignal(sleep: { try await clock.sleep(for: $0) })
         let directory = configuration.providerDirectory
