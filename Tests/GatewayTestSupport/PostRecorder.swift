@@ -1,4 +1,5 @@
 package import Foundation
+import HeraldSupport
 import Hummingbird
 import Logging
 import NIOCore
@@ -13,6 +14,12 @@ package struct PostRecorder: Sendable {
 
     private final class Received: Sendable {
         let bodies = Mutex<[(path: String, body: Data)]>([])
+        /// Every POST's headers (names lowercased) and body, by path, in order.
+        let requests = Mutex<[(path: String, headers: [String: String], body: Data)]>([])
+        /// The status every POST is answered with (204 unless a test changes it).
+        let status = Mutex(204)
+        /// Told of every POST, for ``PostRecorder/until(_:within:_:)``.
+        let arrivals = WorkSignal()
         /// Waits for a path's first body, resumed when one arrives.
         let waiters = Mutex<[(path: String, continuation: CheckedContinuation<Void, Never>)]>([])
 
@@ -35,8 +42,15 @@ package struct PostRecorder: Sendable {
         for path in paths {
             router.post(.init(stringLiteral: path)) { request, _ -> HTTPResponse.Status in
                 let buffer = try await request.body.collect(upTo: 1 << 20)
-                received.add(path, Data(buffer.readableBytesView))
-                return .noContent
+                let body = Data(buffer.readableBytesView)
+                let headers = Dictionary(
+                    request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { first, _ in first })
+                received.requests.withLock { $0.append((path, headers, body)) }
+                defer { received.arrivals.notify() }
+                let status = received.status.withLock { $0 }
+                guard (200..<300).contains(status) else { return HTTPResponse.Status(code: status) }
+                received.add(path, body)
+                return HTTPResponse.Status(code: status)
             }
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -47,6 +61,32 @@ package struct PostRecorder: Sendable {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
             return try await body(PostRecorder(port: port, received: received))
+        }
+    }
+
+    /// Answers every POST from now on with `status` (a body is recorded as received only with a 2xx).
+    package func answer(with status: Int) {
+        received.status.withLock { $0 = status }
+    }
+
+    /// Every POST to `path` so far, answered 2xx or not: its headers (names lowercased) and body.
+    package func requests(_ path: String) -> [(headers: [String: String], body: Data)] {
+        received.requests.withLock { $0.filter { $0.path == path }.map { ($0.headers, $0.body) } }
+    }
+
+    /// Waits until `condition` holds, checking it again after each POST that arrives.
+    ///
+    /// - Throws: when it does not hold within `within` (a bound for a test that would otherwise hang).
+    package func until(_ what: String, within: Duration = .seconds(120), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + within
+        while true {
+            let seen = received.arrivals.count
+            if condition() { return }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                throw PostRecorderTimeout(description: "\(what) did not happen within \(within)")
+            }
+            await received.arrivals.wait(after: seen, upTo: left)
         }
     }
 

@@ -160,6 +160,62 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "the webhook outbox: written with the response, leased by one owner at a time, retried, dead, retried on demand; two secrets kept",
+        arguments: kinds)
+    func webhookOutbox(kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let store = fixture.store
+            var app = try #require(try await store.app(id: fixture.appID))
+            app.app.webhookURL = "https://hooks.example/h"
+            try await store.updateApp(app)
+            let t0 = Date(timeIntervalSince1970: 2_000_000_000)
+            let id = try await fixture.notification(tokens: 2, at: t0)
+            let leased = try await store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
+            try #require(leased.count == 2)
+            try await store.record(
+                leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: t0 + 1) }, owner: "a")
+            func report(_ delivery: Int, _ event: String, _ action: String? = nil, reply: String? = nil)
+                async throws
+            {
+                _ = try await store.recordFeedback(
+                    appID: fixture.appID, deliveryID: leased[delivery].id, notificationPrefix: String(id.prefix(23)),
+                    FeedbackEvent(event: event, action: action, reply: reply, at: t0 + 2))
+            }
+            try await report(0, "delivered")
+            try await report(0, "opened")
+            try await report(1, "action", "like", reply: "hi")
+            try await report(1, "action", "like", reply: "changed")
+            let events = try await store.leaseWebhooks(owner: "a", limit: 10, now: t0 + 10, leaseFor: 60)
+            #expect(events.count == 2, "one event per response; delivered and a repeat make none")
+            let bodies = events.map { (try? JSONSerialization.jsonObject(with: $0.body)) as? [String: Any] ?? [:] }
+            #expect(bodies.map { $0["event"] as? String } == ["opened", "action"])
+            #expect(bodies[1]["text"] as? String == "hi" && bodies[1]["action"] as? String == "like")
+            #expect(events.allSatisfy { $0.eventID.hasPrefix("msg_") && $0.url == "https://hooks.example/h" })
+            #expect(try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 11, leaseFor: 60).isEmpty)
+            try await store.webhookFailed(id: events[0].id, error: "503", retryAt: t0 + 20, at: t0 + 10)
+            try await store.webhookSent(id: events[1].id)
+            #expect(try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 15, leaseFor: 60).isEmpty)
+            let again = try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 21, leaseFor: 60)
+            #expect(again.map(\.id) == [events[0].id] && again.first?.attempts == 1)
+            #expect(again.first?.eventID == events[0].eventID, "the same webhook-id on every attempt")
+            try await store.webhookFailed(id: events[0].id, error: "503 again", retryAt: nil, at: t0 + 21)
+            let dead = try await store.webhookEvents(appID: fixture.appID, state: .dead, after: 0, limit: 10)
+            #expect(dead.map(\.lastError) == ["503 again"] && dead.first?.attempts == 2)
+            #expect(try await store.webhookCounts() == (0, 1))
+            #expect(try await store.retryDeadWebhooks(appID: fixture.appID, at: t0 + 30) == 1)
+            let retried = try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 30, leaseFor: 60)
+            #expect(retried.count == 1 && retried.first?.attempts == 0)
+            try await store.releaseWebhooks(ids: retried.map(\.id), dueAt: t0 + 40)
+            #expect(try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 35, leaseFor: 60).isEmpty)
+            #expect(try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 41, leaseFor: 60).count == 1)
+            for (index, secret) in ["s1", "s2", "s3"].enumerated() {
+                try await store.addWebhookSecret(appID: fixture.appID, sealed: secret, at: t0 + Double(index))
+            }
+            #expect(try await store.webhookSecrets(appID: fixture.appID).map(\.sealed) == ["s3", "s2"])
+        }
+    }
+
     @Test("a batch recorded twice counts once; a rejection deactivates its device", arguments: kinds)
     func exactlyOnce(kind: StoreKind) async throws {
         try await StoreFixture.with(kind) { fixture in

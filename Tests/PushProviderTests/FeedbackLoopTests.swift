@@ -8,6 +8,7 @@ import HeraldSupport
 import HeraldTesting
 import Logging
 import NIOCore
+import ProviderStorage
 import Synchronization
 import TestPacing
 import Testing
@@ -190,15 +191,54 @@ struct FeedbackLoopTests {
                 lookups.withLock { $0 += 1 }
                 return host == "hooks.example" ? [IPAddress("127.0.0.1")!] : []
             }
+            let outbox = MemoryOutbox(url: "http://hooks.example:\(hook.port)/hook", body: #"{"notificationID":"n1"}"#)
             let sender = WebhookSender(
-                failures: FailureReporter(logger: Logger(label: "test"), metrics: ProviderMetrics()), policy: policy)
-            let url = try #require(URL(string: "http://hooks.example:\(hook.port)/hook"))
-            sender.send(
-                WebhookSender.Body(
-                    event: "action", notificationID: "n1", deliveryID: 1, apnsID: "A", token: "t", time: "now"),
-                to: url)
+                store: outbox, secrets: try SecretBox(masterKey: Data(repeating: 7, count: 32)),
+                failures: FailureReporter(logger: Logger(label: "test"), metrics: ProviderMetrics()), policy: policy,
+                metrics: ProviderMetrics(), signal: WorkSignal(), changes: WorkSignal())
+            #expect(await sender.sendDue() == 1)
             #expect(JSON(try await hook.first("hook"))["notificationID"].string == "n1")
             #expect(lookups.withLock { $0 } == 1)
         }
+    }
+}
+
+/// An outbox of one event in memory, for the sender tested alone: what it was told about the event.
+final class MemoryOutbox: WebhookOutbox {
+    private let state: Mutex<(events: [OutboxEvent], sent: [Int64], failed: [String], secrets: [StoredWebhookSecret])>
+
+    init(url: String, body: String) {
+        let event = OutboxEvent(
+            id: 1, appID: "app", eventID: "msg_1", url: url, body: Data(body.utf8), state: .pending, attempts: 0,
+            createdAt: Date(), nextAttemptAt: Date(), lastError: nil)
+        state = Mutex(([event], [], [], []))
+    }
+
+    var sent: [Int64] { state.withLock { $0.sent } }
+    var failed: [String] { state.withLock { $0.failed } }
+
+    func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
+        -> [OutboxEvent]
+    {
+        state.withLock { state in
+            defer { state.events = [] }
+            return state.events
+        }
+    }
+    func webhookSent(id: Int64) async throws(ProviderError) { state.withLock { $0.sent.append(id) } }
+    func webhookFailed(id: Int64, error: String, retryAt: Date?, at: Date) async throws(ProviderError) {
+        state.withLock { $0.failed.append(error) }
+    }
+    func releaseWebhooks(ids: [Int64], dueAt: Date) async throws(ProviderError) {}
+    func webhookEvents(appID: String, state: OutboxEvent.State, after: Int64, limit: Int) async throws(ProviderError)
+        -> [OutboxEvent]
+    { [] }
+    func retryDeadWebhooks(appID: String, at: Date) async throws(ProviderError) -> Int { 0 }
+    func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int) { (0, 0) }
+    func addWebhookSecret(appID: String, sealed: String, at: Date) async throws(ProviderError) {
+        state.withLock { $0.secrets.insert(StoredWebhookSecret(sealed: sealed, createdAt: at), at: 0) }
+    }
+    func webhookSecrets(appID: String) async throws(ProviderError) -> [StoredWebhookSecret] {
+        state.withLock { $0.secrets }
     }
 }

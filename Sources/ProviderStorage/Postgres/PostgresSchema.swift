@@ -15,7 +15,10 @@ package enum PostgresSchema {
     static let uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
     /// Migrations by name, applied in this order.
-    package static let migrations: [(name: String, statements: [String])] = [
+    package static let migrations = coreMigrations + [webhookOutbox]
+
+    /// Every migration before the webhook outbox, in order.
+    static let coreMigrations: [(name: String, statements: [String])] = [
         (
             "v1",
             [

@@ -118,6 +118,10 @@ extension PostgresStore {
                     WHERE id = \(deliveryID)
                     """, logger)
             }
+            if let url = context.webhookURL, let body = event.webhookBody(context, key: self.messageKey) {
+                try await Self.enqueueWebhook(
+                    connection, logger: logger, appID: appID, url: url, body: body, at: event.at)
+            }
             return context
         }
     }

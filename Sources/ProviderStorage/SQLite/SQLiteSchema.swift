@@ -344,6 +344,7 @@ package enum SQLiteSchema {
                     UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'deliveries';
                     """, arguments: [lastDelivery])
         }
+        registerWebhookOutbox(in: &migrator)
         return migrator
     }
 }

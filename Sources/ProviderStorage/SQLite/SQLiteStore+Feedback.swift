@@ -87,6 +87,9 @@ extension SQLiteStore {
                     sql: "UPDATE deliveries SET action = ?, reply = coalesce(?, reply) WHERE id = ?",
                     arguments: [event.action, event.reply, deliveryID])
             }
+            if let url = context.webhookURL, let body = event.webhookBody(context, key: self.messageKey) {
+                try Self.enqueueWebhook(db, appID: appID, url: url, body: body, at: event.at)
+            }
             return context
         }
     }

@@ -91,16 +91,9 @@ struct FeedbackRoutes: ProviderRouteCollection {
                 return try JSONCoding.response(answer, status: .accepted)
             }
             self.changes.notify()
-            if ["opened", "dismissed", "action"].contains(event.event), let hook = context.webhookURL,
-                let url = URL(string: hook)
-            {
-                self.webhooks.send(
-                    .init(
-                        event: event.event, notificationID: context.notificationID, deliveryID: context.deliveryID,
-                        apnsID: input.apnsID.uppercased(), token: context.token, userID: context.userID,
-                        action: event.action, text: event.reply,
-                        time: event.at.iso8601Milliseconds),
-                    to: url)
+            // A response of an app with a webhook was written to the outbox with it: the sender wakes for it.
+            if context.webhookURL != nil, FeedbackEvent.responses.contains(event.event) {
+                self.webhooks.signal.notify()
             }
             return try JSONCoding.response(answer, status: .accepted)
         }

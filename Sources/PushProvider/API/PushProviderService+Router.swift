@@ -35,6 +35,8 @@ extension PushProviderService {
                 store: store, clock: clock, notifications: notifications, retention: configuration.retention),
             UserRoutes(store: store, clock: clock, secrets: secrets),
             VerdictRoutes(store: store, clock: clock),
+            WebhookRoutes(
+                store: store, clock: clock, secrets: secrets, overlap: webhooks.settings.rotationOverlap),
             WidgetRoutes(store: store, clock: clock, secrets: secrets),
         ]
         for resource in resources { resource.addRoutes(to: api) }

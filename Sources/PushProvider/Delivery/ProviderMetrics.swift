@@ -91,6 +91,16 @@ final class ProviderMetrics: APNSClientObserver {
     }
 
     /// Counts a request refused for who sent it: 401 (no or a wrong key) or 403 (a key that may not do it).
+    /// Counts a webhook attempt by result: `sent` (2xx), `failed` (tried again later), `dead` (no attempt left).
+    func webhookAttempt(result: String) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "webhook_attempts", unitName: "total",
+                helpText: "Webhook POSTs by result: sent (2xx), failed (tried again later), dead (no attempt left)."),
+            labels: [("result", result)]
+        ).increment()
+    }
+
     /// Counts a publishable-key request refused by one of ``PublicLimits`` (its name).
     func publicRefused(limit: String) {
         registry.makeCounter(

@@ -40,6 +40,9 @@ extension PushProviderService {
         /// The API server's connection limits: idle 60 s, the first request head within 10 s, at most 1,000
         /// connections (`--max-connections`).
         package var httpLimits = HTTPServerLimits()
+        /// The waits between a webhook event's attempts (the last one's failure makes it dead); `nil`: 10 attempts
+        /// over about a day (``WebhookSender/Settings/retrySchedule``).
+        package var webhookRetrySchedule: [Duration]? = nil
         /// How often the publishable key may be used, per client address and per app.
         package var publicLimits = PublicLimits()
         /// The reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); none by default, so

@@ -23,7 +23,7 @@ extension PushProviderService {
         onShutdown: @escaping @Sendable () -> Void = {}
     ) throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         self.plugins.withLock { $0 = plugins }
-        let (engine, clients, store, scheduler) = (engine, clients, store, scheduler)
+        let (engine, clients, store, scheduler, webhooks) = (engine, clients, store, scheduler, webhooks)
         let pruner = RetentionPruner(
             store: store,
             settings: RetentionPruner.Settings(
@@ -33,7 +33,7 @@ extension PushProviderService {
         // Every part that uses the store, counted out as it ends: the store closes after the last, whether the group
         // shuts down gracefully (one part after the other) or is cancelled by a part's failure (all at once, when
         // the engine still puts its leases back).
-        let users = PartsRunning(count: 4 + plugins.count)
+        let users = PartsRunning(count: 5 + plugins.count)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
                 service: ClosureService {
@@ -61,6 +61,12 @@ extension PushProviderService {
                     await cancelWhenGracefulShutdown { await pruner.run() }
                 },
                 serviceName: "retention pruner"),
+            .init(
+                service: ClosureService {
+                    defer { users.ended() }
+                    await cancelWhenGracefulShutdown { await webhooks.run() }
+                },
+                serviceName: "webhook sender"),
         ]
         for plugin in plugins {
             let service = ClosureService {

@@ -90,7 +90,12 @@ package final class PushProviderService: Sendable {
             queue: store, senders: clients, settings: settings, failures: failures, changes: changes)
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
-        webhooks = WebhookSender(failures: failures, policy: webhookPolicy, clock: configuration.clock)
+        var webhookSettings = WebhookSender.Settings()
+        if let schedule = configuration.webhookRetrySchedule { webhookSettings.retrySchedule = schedule }
+        webhooks = WebhookSender(
+            store: store, secrets: secrets, failures: failures, policy: webhookPolicy, metrics: metrics,
+            settings: webhookSettings, clock: configuration.clock,
+            signal: WorkSignal(sleep: { try await clock.sleep(for: $0) }), changes: changes)
         scheduler = DailyScheduler(store: store, engine: engine, failures: failures, clock: configuration.clock)
         apps = AppOperations(
             store: store, clock: configuration.clock, secrets: secrets,
