@@ -66,23 +66,29 @@ final class ReceiptQueue: @unchecked Sendable {
         lock.withLock { counted += 1 }
     }
 
+    /// Removes the queued receipt `base` under whichever name it has now: a sender may claim it (renaming it
+    /// `….sending.…`) or give it back between a listing and the removal, so a name that is gone is looked up again.
+    ///
+    /// - Returns: whether it was removed (`false`: it is gone, sent meanwhile).
+    private func remove(base: Substring) -> Bool {
+        for _ in 0..<4 {
+            let current = names().filter { Self.base(of: $0) == base }
+            guard !current.isEmpty else { return false }
+            for name in current
+            where (try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))) != nil {
+                return true
+            }
+        }
+        return false
+    }
+
     /// Counts the files again and removes the oldest past room for one more.
     private func dropOldest() {
         let waiting = names()
         let excess = waiting.count - limit + 1
         var removed = 0
         if excess > 0 {
-            let manager = FileManager.default
-            for old in waiting.prefix(excess) {
-                // A sender may claim or give back the file meanwhile: it is removed under whichever name it has now,
-                // and counted only when it was.
-                let base = String(Self.base(of: old))
-                if (try? manager.removeItem(at: folder.appendingPathComponent(old))) != nil
-                    || (try? manager.removeItem(at: folder.appendingPathComponent(base))) != nil
-                {
-                    removed += 1
-                }
-            }
+            for old in waiting.prefix(excess) where remove(base: Self.base(of: old)) { removed += 1 }
             if removed > 0 {
                 addToCounter("dropped", removed)
                 problems.add(
