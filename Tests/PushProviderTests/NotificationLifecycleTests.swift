@@ -4,9 +4,11 @@ import Courier
 import Foundation
 import GatewayTestSupport
 import HeraldTime
-import PushProvider
+import ProviderStorage
 import TestPacing
 import Testing
+
+@testable import PushProvider
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -264,6 +266,34 @@ struct NotificationLifecycleTests {
             #expect(stopped > 30 && accepted + stopped == 60, "\(report)")
             #expect(report["state"].string == "cancelled")
             #expect(try Self.stored(harness, tokens) == accepted, "exactly the accepted ones reached devices")
+        }
+    }
+
+    @Test(
+        "a paused app stops its broadcast being sent: what is leased and not written waits, paused here or by another provider; resumed, the rest goes",
+        arguments: [true, false])
+    func pauseInProgress(throughThisProvider: Bool) async throws {
+        try await ProviderHarness.with { harness in
+            let tokens = try await Self.devices(harness, 60)
+            let id = try await Self.slowBroadcastSending(harness)
+            if throughThisProvider {
+                #expect(try await harness.call("POST", "/v1/apps/\(harness.appID)/pause").0 == 200)
+            } else {
+                // Another provider on the same database paused it: this one sees it in the store.
+                #expect(try await harness.provider.store.setPaused(appID: harness.appID, at: Date()))
+            }
+            try await harness.until("nothing is in flight") {
+                try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]["inFlight"].int == 0
+            }
+            let paused = try await harness.call("GET", "/v1/notifications/\(id)").1["stats"]
+            let accepted = try #require(paused["accepted"].int)
+            #expect(accepted < 50, "the leased batch stopped within a second of the pause: \(paused)")
+            #expect(paused["queued"].int == 60 - accepted, "\(paused)")
+            #expect(try Self.stored(harness, tokens) == accepted)
+            #expect(try await harness.call("POST", "/v1/apps/\(harness.appID)/resume").0 == 200)
+            let done = try await harness.finished(id)
+            #expect(done["stats"]["accepted"].int == 60, "\(done)")
+            #expect(try Self.stored(harness, tokens) == 60, "each device got it once")
         }
     }
 

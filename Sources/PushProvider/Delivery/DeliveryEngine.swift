@@ -60,6 +60,8 @@ final class DeliveryEngine: Sendable {
     /// How many ``stopped`` holds: read without the lock before every chunk, so the send path pays a load when
     /// nothing was cancelled.
     private let stoppedCount = Atomic<Int>(0)
+    /// Apps paused through this provider: a batch of theirs stops before its next chunk.
+    private let pausedApps = Mutex<Set<String>>([])
     /// The provider's record of changes: notified when new work arrives, when deliveries are leased, after each
     /// batch of APNs' answers is recorded, and when a dead provider's leases are requeued.
     let changes: WorkSignal
@@ -88,6 +90,58 @@ final class DeliveryEngine: Sendable {
             stopped = stopped.filter { now.timeIntervalSince($0.value) < keep }
             stopped[notificationID] = now
             stoppedCount.store(stopped.count, ordering: .relaxed)
+        }
+    }
+
+    /// Stops sending what this engine holds of paused app `appID`: its leased deliveries not written yet go back to
+    /// the queue without spending an attempt. Other providers see the pause in the store within
+    /// ``pauseCheckInterval``.
+    func stopSending(appID: String) {
+        pausedApps.withLock { _ = $0.insert(appID) }
+    }
+
+    /// Sends app `appID` again (resumed).
+    func resumeSending(appID: String) {
+        pausedApps.withLock { _ = $0.remove(appID) }
+    }
+
+    /// How often a batch being sent reads again whether its app was paused by another provider.
+    static let pauseCheckInterval: TimeInterval = 1
+
+    /// When a batch last read its app's pause from the store.
+    struct PauseCheck {
+        let appID: String
+        let interval: TimeInterval
+        var last = Date.distantPast
+    }
+
+    /// Whether the app of `check` was paused: here at once, by another provider (read from the store at most once
+    /// an interval; a failed read is taken as not paused).
+    private func isPaused(_ check: inout PauseCheck) async -> Bool {
+        if pausedApps.withLock({ $0.contains(check.appID) }) { return true }
+        let now = settings.clock.currentDate
+        guard now.timeIntervalSince(check.last) >= check.interval else { return false }
+        let first = check.last == .distantPast
+        check.last = now
+        // The batch read the app just before its first chunk.
+        if first { return false }
+        return (try? await store.app(id: check.appID))?.app.pausedAt != nil
+    }
+
+    /// After a batch: the apps whose deliveries it parked because they were paused, and that were resumed before the
+    /// parked deliveries were recorded (so the resume did not wake them), are woken now.
+    private func wakeResumed(_ apps: Set<String>) async {
+        for appID in apps {
+            guard pausedApps.withLock({ !$0.contains(appID) }),
+                let app = try? await store.app(id: appID), app.app.pausedAt == nil
+            else { continue }
+            do {
+                _ = try await store.wakeWaiting(
+                    appID: appID, reason: DeliveryVerdict.pausedReason, now: settings.clock.currentDate)
+            } catch {
+                failures.report(
+                    .record, "cannot wake the deliveries of a resumed app", error: error, metadata: ["app": "\(appID)"])
+            }
         }
     }
 
@@ -219,7 +273,7 @@ final class DeliveryEngine: Sendable {
         // A batch of one app (a broadcast's) is sent as leased, without copying it apart.
         let oneApp = leased.first.flatMap { first in leased.allSatisfy { $0.appID == first.appID } ? first.appID : nil }
         let byApp = oneApp.map { [$0: leased] } ?? Dictionary(grouping: leased, by: \.appID)
-        let withheld = WithheldNotifications()
+        let withheld = WithheldDeliveries()
         await withTaskGroup(of: Void.self) { group in
             for (appID, deliveries) in byApp {
                 group.addTask { await self.send(deliveries, appID: appID, into: buffer, withheld: withheld) }
@@ -228,8 +282,9 @@ final class DeliveryEngine: Sendable {
         flusher.cancel()
         await flusher.value
         await record(buffer.take(), leasedUntil: leasedUntil)
+        await wakeResumed(withheld.apps)
         // What was withheld of cancelled notifications is back in the queue: cancelled there now.
-        for notificationID in withheld.all {
+        for notificationID in withheld.notifications {
             do {
                 _ = try await store.cancelNotification(id: notificationID, at: settings.clock.currentDate)
             } catch {
@@ -256,7 +311,7 @@ final class DeliveryEngine: Sendable {
     }
 
     private func send(
-        _ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer, withheld: WithheldNotifications
+        _ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer, withheld: WithheldDeliveries
     ) async {
         let prepared: PreparedBatch
         let client: any DeliverySender
@@ -285,7 +340,17 @@ final class DeliveryEngine: Sendable {
         let rateChunk = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
         var start = 0
         // Cancelled (the provider stops): what is not sent stays leased, and the engine puts it back as it ends.
+        var pauseCheck = PauseCheck(appID: appID, interval: Self.pauseCheckInterval)
         while start < prepared.notifications.count, !Task.isCancelled {
+            if await isPaused(&pauseCheck) {
+                // Paused meanwhile (here or by another provider): what is not written waits, no attempt spent.
+                for delivery in prepared.deliveries[start...] {
+                    buffer.append(
+                        .wait(id: delivery.id, reason: DeliveryVerdict.pausedReason, notBefore: Self.pausedUntil))
+                }
+                withheld.paused(appID)
+                return
+            }
             await serverTrouble.wait(appID: appID, clock: settings.clock)
             var chunkSize = serverTrouble.chunkSize(rateChunk, appID: appID)
             switch reachability.permit(appID: appID, now: settings.clock.currentDate) {
@@ -305,7 +370,7 @@ final class DeliveryEngine: Sendable {
                     for delivery in prepared.deliveries[start..<(start + run.withheld)] {
                         buffer.append(
                             .wait(id: delivery.id, reason: Self.cancelledReason, notBefore: Self.pausedUntil))
-                        withheld.insert(delivery.notificationID)
+                        withheld.cancelled(delivery.notificationID)
                     }
                     start += run.withheld
                     continue

@@ -244,6 +244,7 @@ package struct AppOperations: Sendable {
         guard try await store.setPaused(appID: app.app.id, at: now()) else {
             throw .notFound("no app with id \(app.app.id)")
         }
+        engine.stopSending(appID: app.app.id)
         let parked = try await store.park(
             appID: app.app.id, reason: DeliveryVerdict.pausedReason, until: DeliveryEngine.pausedUntil)
         logger.notice("app paused", metadata: ["app": "\(app.app.id)", "waiting": "\(parked)"])
@@ -256,6 +257,7 @@ package struct AppOperations: Sendable {
         guard try await store.setPaused(appID: app.app.id, at: nil) else {
             throw .notFound("no app with id \(app.app.id)")
         }
+        engine.resumeSending(appID: app.app.id)
         let woken = try await store.wakeWaiting(appID: app.app.id, reason: DeliveryVerdict.pausedReason, now: now())
         logger.notice("app resumed", metadata: ["app": "\(app.app.id)", "due": "\(woken)"])
         engine.notify()
