@@ -79,9 +79,9 @@ enum ConsoleRequest {
 
     /// The fields of an `application/x-www-form-urlencoded` body (at most 64 KiB).
     static func form(_ request: Request) async throws -> [String: String] {
-        let buffer = try await request.body.collect(upTo: 64 << 10)
+        let buffer = try await JSONCoding.body(of: request, limit: 64 << 10)
         var fields: [String: String] = [:]
-        for pair in String(buffer: buffer).split(separator: "&") {
+        for pair in String(decoding: buffer, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1).map {
                 String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
             }

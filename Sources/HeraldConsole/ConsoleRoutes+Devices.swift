@@ -51,9 +51,9 @@ extension ConsoleRoutes {
             let index = try deviceIndex(context)
             let id = try context.parameters.decoded("id")
             try await requireVisible(index: index, id: id, session: session)
-            let body = try await request.body.collect(upTo: 16 << 10)
+            let body = try await JSONCoding.body(of: request, limit: 16 << 10)
             let answer = try await device(
-                index, .POST, "notifications/\(Self.segment(id))/respond", body: Data(buffer: body))
+                index, .POST, "notifications/\(Self.segment(id))/respond", body: body)
             return ConsoleRequest.json(answer.body, status: .init(code: answer.status))
         }
         router.get("console/api/simulators/:index/notifications/:id/attachments/:identifier") {

@@ -33,6 +33,11 @@ package struct OutboundPolicy: Sendable {
     /// Why `url` may not be called, judging by what it says (no name lookup); `nil` when it may.
     package func problem(with url: URL) -> String? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return "the URL has no host" }
+        // `[fe80::1%25eth0]`: an IPv6 address with a zone ID names a network link of this machine, never a public
+        // host (and resolvers read it differently): refused when saved, as it would be when sent.
+        if host.contains("%") {
+            return "\(host) carries a zone ID (%…), which names a network link of this machine; \(advice)"
+        }
         if isAllowed(url) { return nil }
         // A name's one trailing dot (`localhost.`) names the same host.
         let name = host.hasSuffix(".") ? String(host.dropLast()) : host

@@ -30,6 +30,13 @@ struct OutboundPolicyTests {
         #expect(policy.problem(with: try #require(URL(string: "http://[::1]:9/"))) != nil)
         #expect(policy.problem(with: try #require(URL(string: "http://127.0.0.1:9/"))) != nil)
         #expect(policy.problem(with: try #require(URL(string: "http://127.0.0.1:8000/a.jpg"))) == nil)
+        // A zone ID names a link of this machine: refused when the URL is saved, not only when it is called.
+        for text in [
+            "http://[::1%25lo]:18999/hook", "http://[fe80::1%25eth0]/hook", "http://[2606:4700::1111%25eth0]/",
+        ] {
+            let url = try #require(URL(string: text))
+            #expect(policy.problem(with: url)?.contains("zone ID") == true, "\(text)")
+        }
         let literal = try await policy.target(for: try #require(URL(string: "https://[2606:4700::1111]/")))
         #expect(literal.host == "2606:4700::1111" && literal.address == nil)
         #expect(try await policy.target(for: try #require(URL(string: "https://8.8.8.8/hook"))).dnsOverride.isEmpty)

@@ -34,6 +34,9 @@ struct APNSOutageTests {
                 return health["apns"].string == "unreachable"
             }
             #expect(health["unreachable"][0]["app"].string == harness.appID, "\(health)")
+            // The load balancer's probe, without a key, is told how many apps are out, not which.
+            let anonymous = try await ProviderHarness.request("GET", harness.baseURL + "/healthz", key: nil).1
+            #expect(anonymous["unreachableApps"].int == 1 && anonymous["unreachable"].isNull, "\(anonymous)")
             try await harness.until("every delivery waits for APNs") {
                 let deliveries = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
                 return deliveries.count == 20

@@ -99,6 +99,15 @@ struct AppAndDeviceAPITests {
         try await ProviderHarness.with { harness in
             let (status, issued) = try await harness.call("POST", "/v1/users/ana%40example.com%20x/token")
             #expect(status == 201 && issued["userID"].string == "ana@example.com x", "\(issued)")
+            // A fraction where a whole number is needed is named, not "not valid JSON".
+            let (fraction, why) = try await harness.call(
+                "PATCH", "/v1/apps/\(harness.appID)", body: Data(#"{"rateLimit": 1.5}"#.utf8))
+            #expect(fraction == 400 && why["error"]["field"].string == "rateLimit", "\(why)")
+            // An API key names only its own app, in the path or in ?app=.
+            let (other, forbidden) = try await harness.call(
+                "POST", "/v1/devices/import?app=app_someone_else",
+                body: ["devices": [["token": String(repeating: "ab", count: 32)]]])
+            #expect(other == 403, "\(forbidden)")
             // U+0000 in a user ID is refused, naming the field, on either database.
             let (refused, answer) = try await harness.call("POST", "/v1/users/a%00b/token")
             #expect(refused == 400 && answer["error"]["field"].string == "userID", "\(answer)")
@@ -268,6 +277,9 @@ struct AppAndDeviceAPITests {
             let (status, health) = try await ProviderHarness.request("GET", harness.baseURL + "/healthz", key: nil)
             #expect(status == 200)
             #expect(health["status"].string == "ok")
+            // Without a key it names no app: the count only.
+            #expect(health["unreachableApps"].int == 0 && health["unreachable"].isNull, "\(health)")
+            #expect(try await harness.call("GET", "/healthz").1["unreachable"].array.isEmpty)
             var request = URLRequest(url: URL(string: harness.baseURL + "/metrics")!)
             request.httpMethod = "GET"
             let (data, _) = try await URLSession.shared.data(for: request)

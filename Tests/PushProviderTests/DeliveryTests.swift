@@ -349,6 +349,15 @@ struct DeliveryTests {
             let reports = try await harness.call("GET", "/v1/deliveries/\(apnsID)").1["reports"].array
             #expect(reports.count == 3, "delivered, displayed and one action: \(reports)")
 
+            // A body past the route's limit is a JSON error naming the limit, not an empty 413.
+            let (large, tooLarge) = try await report([
+                "event": "opened", "detail": String(repeating: "x", count: 17_000),
+            ])
+            #expect(large == 413 && tooLarge["error"]["field"].string == "body", "\(tooLarge)")
+            #expect(tooLarge["error"]["message"].string?.contains("16,384 bytes") == true, "\(tooLarge)")
+            // A bidirectional override in an action identifier is refused, naming the field.
+            let (bidi, why) = try await report(["event": "action", "action": "li\u{202E}ke"])
+            #expect(bidi == 400 && why["error"]["field"].string == "action", "\(why)")
             // A second, different answer is refused, naming the first; the first may be sent again.
             var (status, answer) = try await report(["event": "opened"])
             #expect(status == 409 && answer["error"]["message"].string?.contains("action like") == true, "\(answer)")

@@ -174,6 +174,21 @@ struct FeedbackLoopTests {
             request.setValue(etag, forHTTPHeaderField: "If-None-Match")
             let (_, second) = try await URLSession.shared.data(for: request)
             #expect((second as? HTTPURLResponse)?.statusCode == 304)
+            // If-None-Match as RFC 9110 reads it: weak comparison, a list, or `*`.
+            for header in ["W/\(etag)", "\"other\", \(etag)", "*"] {
+                request.setValue(header, forHTTPHeaderField: "If-None-Match")
+                let (_, answer) = try await URLSession.shared.data(for: request)
+                #expect((answer as? HTTPURLResponse)?.statusCode == 304, "If-None-Match: \(header)")
+            }
+            request.setValue("\"other\"", forHTTPHeaderField: "If-None-Match")
+            #expect((try await URLSession.shared.data(for: request).1 as? HTTPURLResponse)?.statusCode == 200)
+            // An identifier with a character that does not show is refused, naming where it is.
+            let hidden =
+                #"{"UNNotificationAction": {"lo\u200Bve": {"identifier": "love", "title": "x", "options": 0}}}"#
+            let (hiddenStatus, refused) = try await harness.call(
+                "PUT", "/v1/apps/\(harness.appID)/categories", body: Data(hidden.utf8))
+            #expect(hiddenStatus == 400, "\(refused)")
+            #expect(refused["error"]["message"].string?.contains("U+200B") == true, "\(refused)")
             let broken = #"{"UNNotificationCategory": {"x": {"identifier": "x", "actions": ["missing"]}}}"#
             let (badStatus, bad) = try await harness.call(
                 "PUT", "/v1/apps/\(harness.appID)/categories", body: Data(broken.utf8))

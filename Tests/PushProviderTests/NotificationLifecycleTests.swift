@@ -266,6 +266,9 @@ struct NotificationLifecycleTests {
             #expect(stopped > 30 && accepted + stopped == 60, "\(report)")
             #expect(report["state"].string == "cancelled")
             #expect(try Self.stored(harness, tokens) == accepted, "exactly the accepted ones reached devices")
+            // What the workers withheld and cancelled after their batch is counted like what the queue held.
+            let metrics = try await harness.metrics()
+            #expect(metrics.contains("herald_provider_deliveries_cancelled_total \(stopped)"), "\(metrics)")
         }
     }
 

@@ -49,8 +49,9 @@ enum Caller: Sendable {
             guard let app = try await store.app(id: id) else { throw .notFound("no app with id \(id)") }
             return app
         case .server(let app):
-            if let pathAppID, pathAppID != app.app.id {
-                throw .forbidden("this API key belongs to app \(app.app.id), not \(pathAppID)")
+            if let named = pathAppID ?? request.uri.queryParameters.get("app").map({ String($0) }), named != app.app.id
+            {
+                throw .forbidden("this API key belongs to app \(app.app.id), not \(named)")
             }
             return app
         case .device:

@@ -26,15 +26,24 @@ struct CategoryRoutes: ProviderRouteCollection {
         router.put("apps/:appID/categories") { request, context -> Response in
             let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
-            let body = try await request.body.collect(upTo: 1 << 20)
+            let body = try await JSONCoding.body(of: request, limit: 1 << 20)
             return try Self.categoriesResponse(
-                try await self.apps.setCategories(of: app, notificationConfig: Data(buffer: body)), request: nil)
+                try await self.apps.setCategories(of: app, notificationConfig: body), request: nil)
+        }
+    }
+
+    /// Whether `If-None-Match` (its field lines: lists of entity tags, or `*`) matches `etag` by the weak comparison
+    /// RFC 9110 asks of it (section 13.1.2): `W/"x"` matches `"x"`, and `*` matches any current representation.
+    static func matches(_ lines: [String], etag: String) -> Bool {
+        lines.flatMap { $0.split(separator: ",") }.contains { item in
+            let tag = item.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == etag
         }
     }
 
     private static func categoriesResponse(_ app: StoredApp, request: Request?) throws -> Response {
         let etag = "\"\(app.app.id)-\(app.categoriesVersion)\""
-        if let request, request.headers[.ifNoneMatch] == etag {
+        if let request, Self.matches(request.headers[values: .ifNoneMatch], etag: etag) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         let body =

@@ -211,7 +211,7 @@ struct DeviceRoutes: UserProofRoutes {
         /// 100,000-device body is not held twice (as JSON and as registrations) at its end.
         init(from request: Request) async throws {
             var tree = try JSONCoding.checkedTree(
-                Self.self, from: Data(buffer: try await request.body.collect(upTo: 16 << 20)))
+                Self.self, from: try await JSONCoding.body(of: request, limit: 16 << 20))
             guard case .array(var values)? = tree["devices"] else {
                 throw ProviderError.invalid(
                     field: "devices", message: tree["devices"] == nil ? "is required" : "must be an array")

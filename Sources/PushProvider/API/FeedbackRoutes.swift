@@ -125,6 +125,7 @@ struct FeedbackRoutes: ProviderRouteCollection {
         let at = input.time ?? now
         try ProviderError.refuseNUL(input.text, field: "text")
         try ProviderError.refuseNUL(input.action, field: "action")
+        try ProviderError.refuseInvisible(input.action, field: "action")
         try ProviderError.refuseNUL(input.detail, field: "detail")
         if let text = input.text, text.utf8.count > replyLimit {
             throw .tooLarge(

@@ -29,8 +29,20 @@ package enum JSONCoding {
     package static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws
         -> T
     {
-        let buffer = try await request.body.collect(upTo: limit)
-        return try decode(type, from: Data(buffer: buffer))
+        return try decode(type, from: try await body(of: request, limit: limit))
+    }
+
+    /// The request's body, at most `limit` bytes.
+    ///
+    /// - Throws: ``ProviderError/tooLarge(field:_:)`` (413, in JSON like every error) naming the limit, for a longer
+    ///   body.
+    package static func body(of request: Request, limit: Int) async throws -> Data {
+        do {
+            return Data(buffer: try await request.body.collect(upTo: limit))
+        } catch is NIOTooManyBytesError {
+            throw ProviderError.tooLarge(
+                field: "body", "the body is larger than \(limit.formatted()) bytes, the most this route reads")
+        }
     }
 
     /// Decodes a body already read (``decode(_:from:limit:)``), with the same checks.
@@ -47,6 +59,17 @@ package enum JSONCoding {
                         field: field,
                         message: "\(literal) is out of range: a whole number here is -9223372036854775808 to "
                             + "9223372036854775807")
+                }
+                // The same for a fraction where a whole number is needed (`{"rateLimit": 1.5}`).
+                let fractions = Self.fractions(in: tree)
+                if fractions.count == 1, let (field, literal) = fractions.first {
+                    throw ProviderError.invalid(
+                        field: field, message: "\(literal) is not a whole number, and this field takes one")
+                } else if !fractions.isEmpty {
+                    throw ProviderError.invalid(
+                        field: nil,
+                        message: "one of \(fractions.compactMap(\.0).joined(separator: ", ")) is a fraction where a "
+                            + "whole number is needed")
                 }
             }
             throw Self.problem(error)
@@ -120,6 +143,21 @@ package enum JSONCoding {
             }
             return nil
         default: return nil
+        }
+    }
+
+    /// The numbers of `value` with a fraction or an exponent (`1.5`, `2e3`), by path.
+    private static func fractions(in value: JSONValue, path: String? = nil) -> [(String?, String)] {
+        switch value {
+        case .number(let number):
+            return Int64(number.literal) == nil ? [(path, number.literal)] : []
+        case .array(let values):
+            return values.enumerated().flatMap { fractions(in: $1, path: (path ?? "") + "[\($0)]") }
+        case .object(let object):
+            return object.members.flatMap { member in
+                fractions(in: member.value, path: path.map { "\($0).\(member.key)" } ?? member.key)
+            }
+        default: return []
         }
     }
 

@@ -90,9 +90,9 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
 
     /// The resend body; an empty body is `{}`.
     private static func resendInput(_ request: Request) async throws -> ResendInput {
-        let body = try await request.body.collect(upTo: 1 << 16)
-        guard body.readableBytes > 0 else { return ResendInput() }
-        return try JSONCoding.decode(ResendInput.self, from: Data(buffer: body))
+        let body = try await JSONCoding.body(of: request, limit: 1 << 16)
+        guard !body.isEmpty else { return ResendInput() }
+        return try JSONCoding.decode(ResendInput.self, from: body)
     }
 
     /// `from`...`to` of a resend, checked.

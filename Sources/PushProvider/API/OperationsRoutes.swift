@@ -5,22 +5,35 @@ import NIOCore
 import Prometheus
 import ProviderStorage
 
-/// `/healthz` and `/metrics`: what the provider's queue, its APNs connections and its counters say, without a key.
+/// `/healthz` and `/metrics`: what the provider's queue, its APNs connections and its counters say, without a key
+/// (`/healthz` names the apps that cannot reach APNs only to a key that may see them).
 struct OperationsRoutes: Sendable {
     let store: any ProviderStore
     /// Which apps cannot reach APNs now.
     let reachability: APNSReachability
     let metrics: ProviderMetrics
+    /// Who calls, when the request has a valid key (`nil` without one: `/healthz` answers anyone).
+    let caller: @Sendable (Request) async -> Caller?
 
     func addRoutes(to router: Router<ProviderRequestContext>) {
-        router.get("healthz") { _, _ -> Response in
+        router.get("healthz") { request, _ -> Response in
             let depth = try await self.store.queueDepth()
             let outages = self.reachability.all.sorted { $0.key < $1.key }
+            // Which apps are out names them: only for a key that may see them (the admin all, an API key its own).
+            let visible: [Health.Outage]?
+            switch await self.caller(request) {
+            case .admin?: visible = outages.map { .init(app: $0.key, since: $0.value.since, reason: $0.value.reason) }
+            case .server(let app)?:
+                visible = outages.filter { $0.key == app.app.id }.map {
+                    .init(app: $0.key, since: $0.value.since, reason: $0.value.reason)
+                }
+            case .device?, nil: visible = nil
+            }
             // The provider itself is healthy (200) while APNs cannot be reached; `apns` says so for an alert.
             return try JSONCoding.response(
                 Health(
                     status: "ok", queueDepth: "\(depth)", apns: outages.isEmpty ? "reachable" : "unreachable",
-                    unreachable: outages.map { .init(app: $0.key, since: $0.value.since, reason: $0.value.reason) }))
+                    unreachableApps: outages.count, unreachable: visible))
         }
         router.get("metrics") { _, _ -> Response in
             Response(
@@ -44,5 +57,8 @@ private struct Health: Encodable {
     var queueDepth: String
     /// `reachable`, or `unreachable` while some app's connections to APNs cannot be made.
     var apns: String
-    var unreachable: [Outage]
+    /// How many apps cannot reach APNs now.
+    var unreachableApps: Int
+    /// Which, for the admin token (every app) or an app's API key (its own); absent without a key.
+    var unreachable: [Outage]?
 }

@@ -64,8 +64,8 @@ struct ProviderErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             // No route matched: answered in JSON like every other error, naming what was asked.
             throw APIError(
                 error: .notFound(
-                    "no route \(request.method) \(request.uri.path); docs/api.md (or GET /openapi.json) lists the "
-                        + "routes"))
+                    "no route \(request.method) \(request.uri.path); docs/api.md and docs/openapi.json in Herald's "
+                        + "repository list the routes"))
         }
     }
 }

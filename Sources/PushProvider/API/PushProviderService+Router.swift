@@ -13,7 +13,10 @@ extension PushProviderService {
             middleware: ProviderErrorMiddleware(
                 refused: { error, request in self.recordRefusal(error, request) },
                 failed: { error, request in self.recordFailure(error, request) }))
-        OperationsRoutes(store: store, reachability: engine.reachability, metrics: metrics).addRoutes(to: router)
+        OperationsRoutes(
+            store: store, reachability: engine.reachability, metrics: metrics,
+            caller: { request in try? await self.caller(request) }
+        ).addRoutes(to: router)
         // Every /v1 route has a caller: resolved once, here, before the route runs, and never optional in its context.
         let api = router.group("v1").add(middleware: CallerMiddleware(provider: self))
             .add(middleware: PublicLimitMiddleware(provider: self, buckets: publicLimits))

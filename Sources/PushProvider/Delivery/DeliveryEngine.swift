@@ -286,7 +286,8 @@ final class DeliveryEngine: Sendable {
         // What was withheld of cancelled notifications is back in the queue: cancelled there now.
         for notificationID in withheld.notifications {
             do {
-                _ = try await store.cancelNotification(id: notificationID, at: settings.clock.currentDate)
+                let cancelled = try await store.cancelNotification(id: notificationID, at: settings.clock.currentDate)
+                failures.metrics.cancelled(cancelled)
             } catch {
                 failures.report(
                     .record, "cannot cancel what was withheld of a cancelled notification", error: error,

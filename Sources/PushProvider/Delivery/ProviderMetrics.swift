@@ -91,6 +91,12 @@ final class ProviderMetrics: APNSClientObserver {
     }
 
     /// Counts a request refused for who sent it: 401 (no or a wrong key) or 403 (a key that may not do it).
+    /// Counts deliveries cancelled with their notification (in the queue, or withheld by a worker and cancelled
+    /// after its batch).
+    func cancelled(_ count: Int) {
+        deliveriesCancelled.increment(by: Int64(count))
+    }
+
     /// Counts a webhook attempt by result: `sent` (2xx), `failed` (tried again later), `dead` (no attempt left).
     func webhookAttempt(result: String) {
         registry.makeCounter(

@@ -225,6 +225,17 @@ package struct AppOperations: Sendable {
         } catch {
             throw .invalid(field: "NotificationConfig", message: "\(error)")
         }
+        let path = "NotificationConfig"
+        for (key, category) in config.categories {
+            try ProviderError.refuseInvisible(key, field: "\(path).UNNotificationCategory")
+            try ProviderError.refuseInvisible(
+                category.identifier, field: "\(path).UNNotificationCategory.\(key).identifier")
+        }
+        for (key, action) in config.actions {
+            try ProviderError.refuseInvisible(key, field: "\(path).UNNotificationAction")
+            try ProviderError.refuseInvisible(
+                action.identifier, field: "\(path).UNNotificationAction.\(key).identifier")
+        }
         for category in config.categories.values {
             for action in category.actions where config.actions[action] == nil {
                 throw .invalid(

@@ -48,7 +48,7 @@ extension NotificationOperations {
         let cancelled = try await store.cancelNotification(id: notification.id, at: now())
         // What this provider's workers hold of it and have not sent stops too (cancelled after their batch).
         engine.stopSending(notificationID: notification.id)
-        metrics.deliveriesCancelled.increment(by: Int64(cancelled))
+        metrics.cancelled(cancelled)
         logger.notice(
             "notification cancelled", metadata: ["notification": "\(notification.id)", "deliveries": "\(cancelled)"])
         changes.notify()
