@@ -218,6 +218,15 @@ struct AppAndDeviceAPITests {
             #expect(retired["deactivationReason"].string == "replaced")
             let (_, alice) = try await harness.call("GET", "/v1/devices?user=alice&active=true")
             #expect(alice.array.map { $0["token"].string } == [new])
+            // The retired token is not brought back by the publishable key alone: it would get alice's pushes again.
+            let (revived, whyNot) = try await harness.call("POST", "/v1/devices", key: pk, body: ["token": old])
+            #expect(revived == 403 && whyNot["error"]["message"].string?.contains("alice") == true, "\(whyNot)")
+            #expect(try await harness.call("GET", "/v1/devices/\(old)").1["active"].bool == false)
+            // Its owner may.
+            #expect(
+                try await harness.call(
+                    "POST", "/v1/devices", key: pk, body: ["token": old, "userID": "alice", "userToken": userToken]
+                ).0 == 200)
             let (bad, answer) = try await harness.call(
                 "POST", "/v1/devices", key: pk, body: ["token": new, "replaces": "nothex"])
             #expect(bad == 400)

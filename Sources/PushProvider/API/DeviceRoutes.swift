@@ -144,6 +144,13 @@ struct DeviceRoutes: UserProofRoutes {
                 throw .forbidden("the userToken is for user \(proven), not \(userID)")
             }
         }
+        // A token its app replaced (`replaces`) stays retired: bringing it back would send the user's pushes to it
+        // again, so on a device with a user or a key only its owner may.
+        if let existing, !existing.active, existing.deactivationReason == "replaced" {
+            try checkOwnership(
+                of: existing, app: app, userToken: userToken,
+                change: "registering it again after its app replaced it")
+        }
         // A new end-to-end key decides who can read the device's sealed fields: on a device that has a key or a
         // user, only its owner may set one.
         if let existing, let key = input.publicKey, existing.publicKey != nil || existing.userID != nil,
