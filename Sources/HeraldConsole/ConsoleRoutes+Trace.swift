@@ -91,6 +91,11 @@ extension ConsoleRoutes {
     {
         guard case .app(let app) = session.holder, !knownToProvider else { return true }
         guard let token = entry["token"]?.string else { return false }
+        // A token of another app (the same bundle ID in the other environment) registered with this app's
+        // publishable key proves nothing: the token's own app, as the gateway registered it, must be this one.
+        guard entry["bundle-id"]?.string == app.bundleID, entry["environment"]?.string == app.environment else {
+            return false
+        }
         return try await provider.device(appID: app.id, token: token) != nil
     }
 

@@ -74,14 +74,17 @@ struct ConsoleRoutes: Sendable {
     }
 
     /// The bundle IDs the session may see on simulated device `index`; `nil` for all. An app's session sees its
-    /// bundle ID there only when the device's token for it is registered with that app: two apps may share a bundle
-    /// ID (a development and a production one), and neither sees the other's devices.
+    /// bundle ID there only when the device's app is in the session's app's environment and its token is registered
+    /// with that app: two apps may share a bundle ID (a development and a production one), and neither sees the
+    /// other's devices, whatever tokens were registered with its publishable key.
     func visibleBundleIDs(_ session: ConsoleSessions.Session, device index: Int) async throws(ProviderError)
         -> Set<String>?
     {
         guard case .app(let app) = session.holder else { return nil }
         for entry in try await deviceJSON(index, "apps") where entry["bundleID"]?.string == app.bundleID {
-            guard let token = entry["token"]?.string else { continue }
+            // The device's app in the other environment (a development and a production app share a bundle ID) is
+            // not this app's, even when its token was registered with this app's publishable key.
+            guard let token = entry["token"]?.string, entry["environment"]?.string == app.environment else { continue }
             if try await provider.device(appID: app.id, token: token) != nil { return [app.bundleID] }
         }
         return []

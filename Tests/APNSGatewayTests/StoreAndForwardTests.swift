@@ -49,6 +49,9 @@ struct StoreAndForwardTests {
             let replaced = try await gateway.admin("GET", "/admin/deliveries?apns-id=\(first.headers["apns-id"] ?? "")")
             let kinds = replaced.json["events"]?.array?.compactMap { $0["event"]?.string }
             #expect(kinds == ["received", "stored", "replaced"])
+            // Whose token it was, as the gateway registered it: a console shows an app only its own entries.
+            #expect(replaced.json["bundle-id"]?.string == "com.example.app")
+            #expect(replaced.json["environment"]?.string == "development")
 
             let device = try await gateway.courier()
             let kept = try await device.register(

@@ -102,6 +102,13 @@ def test_an_app_sharing_the_bundle_id_sees_none_of_the_demo_devices_notification
         "name": "Twin", "bundleID": demo["bundleID"], "environment": "production",
         "authentication": {"kind": "token", "teamID": "HERALDTEAM", "keyID": "TWIN000001", "privateKey": pem}})
     assert status == 201, twin
+    # The twin registers the demo device's (development) token with its own publishable key, as anyone who read the
+    # token somewhere could: that proves nothing, and the twin still sees nothing of the demo device.
+    context, page = signed_in_with(browser, herald, admin)
+    demo_token = page.evaluate("async () => (await fetch('/console/api/simulators')).json()")[0]["apps"][0]["token"]
+    context.close()
+    status, _ = call("POST", f"{herald['base']}/v1/devices", twin["app"]["publishableKey"], {"token": demo_token})
+    assert status in (200, 201)
     context, page = signed_in_with(browser, herald, twin["apiKey"])
     devices = page.evaluate("async () => (await fetch('/console/api/simulators')).json()")
     assert devices and all(device.get("apps") == [] for device in devices), devices

@@ -16,7 +16,7 @@ extension AdminRequestProcessor {
             return try recentDeliveries(query)
         }
         guard let entry else { throw AdminError(404, "the delivery log has no such notification") }
-        return .json(200, Self.json(entry))
+        return .json(200, json(entry))
     }
 
     /// `GET /admin/deliveries?after=N&limit=M`: the notifications received after sequence number N, oldest first
@@ -33,13 +33,24 @@ extension AdminRequestProcessor {
         }
         let (entries, last) = store.log.entries(after: after, limit: limit)
         let listed: [JSONValue] = entries.map { sequence, entry in
-            guard case .object(var object) = Self.json(entry) else { return .null }
+            guard case .object(var object) = json(entry) else { return .null }
             object.members.insert(.init(key: "sequence", value: .number(JSONNumber(sequence))), at: 0)
             return .object(object)
         }
         return .json(
             200,
             .object(JSONObject([("entries", .array(listed)), ("last", .number(JSONNumber(last)))])))
+    }
+
+    /// One notification's entry in the admin API's form, with the app its token was registered for (`bundle-id`,
+    /// `environment`), so a reader that shows entries per app can tell whose they are.
+    func json(_ entry: DeliveryLog.Entry) -> JSONValue {
+        guard case .object(var object) = Self.json(entry) else { return .null }
+        let device = entry.token.flatMap { registry.device(for: $0) }
+        object.members.append(.init(key: "bundle-id", value: device.map { .string($0.bundleID) } ?? .null))
+        object.members.append(
+            .init(key: "environment", value: device.map { .string($0.environment.rawValue) } ?? .null))
+        return .object(object)
     }
 
     /// One notification's entry in the admin API's form.
