@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""The public edge under a flood, on the release build (herald gateway + herald serve --trusted-proxy 127.0.0.1, so
+X-Forwarded-For names the client address):
+
+1. a registration flood with the publishable key: FLOOD registrations from one address, then FLOOD from 1,000
+   addresses, while a real client registers from another address every 20 ms; counts by status, the database's growth,
+   the provider's CPU seconds, and the real client's p50/p99;
+2. a webhook storm: DEVICES deliveries each answered with an action through the publishable key while the app's
+   webhook receiver hangs (accepts, never answers) for DOWN seconds, then answers 204: every event delivered once per
+   webhook-id (repeats only as retries of the same id), the most connections the receiver saw open at once (the bound
+   is 4 per endpoint), the provider's open files and RSS before, at peak and after.
+
+    swift build -c release --product herald
+    python3 Benchmarks/public-edge.py [--flood 100000] [--devices 2000] [--down 60]
+"""
+import argparse, http.client, http.server, importlib.util, json, os, socket, ssl, statistics, subprocess, sys, \
+    tempfile, threading, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("broadcast", os.path.join(HERE, "provider-broadcast.py"))
+broadcast = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(broadcast)
+HERALD, start, Client = broadcast.HERALD, broadcast.start, broadcast.Client
+
+
+def register(connection, pk, address, token):
+    connection.request("POST", "/v1/devices", body=json.dumps({"token": token}),
+                       headers={"Authorization": f"Bearer {pk}", "Content-Type": "application/json",
+                                "X-Forwarded-For": address})
+    response = connection.getresponse()
+    response.read()
+    return response.status
+
+
+def flood(port, pk, count, addresses, threads=4):
+    """`count` registrations of random tokens, spread over `addresses`; statuses counted."""
+    counts, lock = {}, threading.Lock()
+
+    def worker(index):
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        for number in range(index, count, threads):
+            status = register(connection, pk, addresses[number % len(addresses)], os.urandom(32).hex())
+            with lock:
+                counts[status] = counts.get(status, 0) + 1
+
+    workers = [threading.Thread(target=worker, args=(index,)) for index in range(threads)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    return counts
+
+
+class Prober(threading.Thread):
+    """A real client registering from its own address every 20 ms: its statuses and latencies."""
+
+    def __init__(self, port, pk):
+        super().__init__(daemon=True)
+        self.port, self.pk, self.stop, self.samples, self.statuses = port, pk, threading.Event(), [], {}
+
+    def run(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port)
+        while not self.stop.is_set():
+            began = time.perf_counter()
+            status = register(connection, self.pk, "192.0.2.77", os.urandom(32).hex())
+            self.samples.append((time.perf_counter() - began) * 1000)
+            self.statuses[status] = self.statuses.get(status, 0) + 1
+            time.sleep(0.02)
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0
+
+
+def open_files(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def database_bytes(work):
+    folder = os.path.join(work, "provider")
+    return sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder)
+               if name.startswith("provider.sqlite"))
+
+
+class Receiver(http.server.ThreadingHTTPServer):
+    """The app's webhook receiver: hangs while `down` is set (accepts, never answers), then answers 204."""
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.down = threading.Event()
+        self.lock = threading.Lock()
+        self.open = 0
+        self.most_open = 0
+        self.delivered = []
+        self.attempts = 0
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        with self.server.lock:
+            self.server.open += 1
+            self.server.most_open = max(self.server.most_open, self.server.open)
+
+    def finish(self):
+        with self.server.lock:
+            self.server.open -= 1
+        super().finish()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with self.server.lock:
+            self.server.attempts += 1
+        while self.server.down.is_set():
+            time.sleep(0.2)
+            if not self.server.down.is_set():
+                break
+        with self.server.lock:
+            self.server.delivered.append(self.headers.get("webhook-id"))
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--flood", type=int, default=100000)
+    parser.add_argument("--devices", type=int, default=2000)
+    parser.add_argument("--down", type=float, default=60)
+    options = parser.parse_args()
+    work = tempfile.mkdtemp()
+    key = os.path.join(work, "AuthKey.p8")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
+                   check=True, capture_output=True)
+    gateway, found = start([HERALD, "gateway", "--port", "0", "--data", f"{work}/gateway", "--auth-key",
+                            f"DEF123GHIJ:ABC123DEFG:{key}", "--token-creation-limit", "1000000000"],
+                           r"listening on https://127.0.0.1:(\d+)", f"{work}/gateway.out")
+    gateway_port = int(found.group(1))
+    provider, found = start([HERALD, "serve", "--port", "0", "--data", work, "--trusted-proxy", "127.0.0.1",
+                             "--allow-webhook-host", "127.0.0.1"], r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
+    port = int(found.group(1))
+    admin = open(f"{work}/provider/admin-token").read().strip()
+    receiver = Receiver()
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        context = ssl.create_default_context(cafile=f"{work}/gateway/ca.pem")
+        gw = Client("127.0.0.1", gateway_port, open(f"{work}/gateway/admin-token").read().strip(), context=context)
+        status, created = Client("127.0.0.1", port, admin).call("POST", "/v1/apps", {
+            "bundleID": "com.example.bench", "environment": "development",
+            "endpoint": f"https://127.0.0.1:{gateway_port}", "caPEM": open(f"{work}/gateway/ca.pem").read(),
+            "webhookURL": f"http://127.0.0.1:{receiver.server_address[1]}/hook",
+            "authentication": {"kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
+                               "privateKey": open(key).read()}})
+        assert status == 201, created
+        api, pk = Client("127.0.0.1", port, created["apiKey"]), created["app"]["publishableKey"]
+
+        # 1. The registration flood.
+        results = {}
+        prober = Prober(port, pk)
+        prober.start()
+        for name, addresses in [("one address", ["203.0.113.1"]),
+                                ("1,000 addresses", [f"10.{n // 250}.{n % 250}.1" for n in range(1000)])]:
+            size, cpu, began = database_bytes(work), cpu_seconds(provider.pid), time.time()
+            counts = flood(port, pk, options.flood, addresses)
+            results[name] = {"statuses": counts, "seconds": round(time.time() - began, 1),
+                             "databaseGrowthMB": round((database_bytes(work) - size) / 1e6, 1),
+                             "providerCPUSeconds": round(cpu_seconds(provider.pid) - cpu, 1)}
+        prober.stop.set()
+        prober.join()
+        samples = sorted(prober.samples)
+        results["realClient"] = {"statuses": prober.statuses, "p50Ms": round(statistics.median(samples), 2),
+                                 "p99Ms": round(samples[int(len(samples) * 0.99) - 1], 2)}
+        print(json.dumps({"registrationFlood": results}), flush=True)
+
+        # 2. The webhook storm with the receiver hanging, then back.
+        tokens = broadcast.register_devices(gw, api, options.devices)
+        status, sent = api.call("POST", "/v1/notifications", {"target": {"all": True}, "content": {"body": "hi"}})
+        assert status == 202, sent
+        while api.call("GET", f"/v1/notifications/{sent['id']}")[1]["state"] != "done":
+            time.sleep(0.2)
+        deliveries, after = [], None
+        while True:
+            path = f"/v1/notifications/{sent['id']}/deliveries?limit=1000" + (f"&after={after}" if after else "")
+            page = api.call("GET", path)[1]
+            if not page:
+                break
+            deliveries += page
+            after = page[-1]["apnsID"]
+            if len(page) < 1000:
+                break
+        fds, rss = [open_files(provider.pid)], [rss_mb(provider.pid)]
+        receiver.down.set()
+        down_began = time.time()
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        for index, delivery in enumerate(deliveries):
+            connection.request("POST", "/v1/feedback", body=json.dumps(
+                {"event": "action", "action": "like", "apnsID": delivery["apnsID"], "token": delivery["token"]}),
+                headers={"Authorization": f"Bearer {pk}", "Content-Type": "application/json",
+                         "X-Forwarded-For": f"172.16.{index // 250 % 250}.{index % 250}"})
+            response = connection.getresponse()
+            response.read()
+            assert response.status == 202, response.status
+        while time.time() - down_began < options.down:
+            fds.append(open_files(provider.pid))
+            rss.append(rss_mb(provider.pid))
+            time.sleep(1)
+        receiver.down.clear()
+        back = time.time()
+        while len(set(receiver.delivered)) < len(deliveries) and time.time() - back < 900:
+            fds.append(open_files(provider.pid))
+            rss.append(rss_mb(provider.pid))
+            time.sleep(1)
+        ids = [i for i in receiver.delivered if i]
+        print(json.dumps({"webhookStorm": {
+            "events": len(deliveries), "deliveredIDs": len(set(ids)), "deliveredPOSTs": len(ids),
+            "attempts": receiver.attempts, "mostOpenAtReceiver": receiver.most_open,
+            "secondsAfterBackUntilAll": round(time.time() - back, 1),
+            "providerOpenFiles": {"before": fds[0], "peak": max(fds), "after": fds[-1]},
+            "providerRSSMB": {"before": round(rss[0]), "peak": round(max(rss)), "after": round(rss[-1])}}}),
+            flush=True)
+    finally:
+        receiver.shutdown()
+        for process in (provider, gateway):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
