@@ -13,8 +13,8 @@ X-Forwarded-For names the client address):
     swift build -c release --product herald
     python3 Benchmarks/public-edge.py [--flood 100000] [--devices 2000] [--down 60]
 """
-import argparse, http.client, http.server, importlib.util, json, os, socket, ssl, statistics, subprocess, sys, \
-    tempfile, threading, time
+import argparse, http.client, http.server, importlib.util, json, os, select, socket, ssl, statistics, subprocess, \
+    sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("broadcast", os.path.join(HERE, "provider-broadcast.py"))
@@ -52,7 +52,8 @@ def flood(port, pk, count, addresses, threads=4):
 
 
 class Prober(threading.Thread):
-    """A real client registering from its own address every 20 ms: its statuses and latencies."""
+    """Real users registering, one every 20 ms, each from an address of its own (a phone registers a few times a
+    day): their statuses and latencies."""
 
     def __init__(self, port, pk):
         super().__init__(daemon=True)
@@ -62,7 +63,8 @@ class Prober(threading.Thread):
         connection = http.client.HTTPConnection("127.0.0.1", self.port)
         while not self.stop.is_set():
             began = time.perf_counter()
-            status = register(connection, self.pk, "192.0.2.77", os.urandom(32).hex())
+            address = f"192.0.{len(self.samples) // 250 % 250}.{len(self.samples) % 250}"
+            status = register(connection, self.pk, address, os.urandom(32).hex())
             self.samples.append((time.perf_counter() - began) * 1000)
             self.statuses[status] = self.statuses.get(status, 0) + 1
             time.sleep(0.02)
@@ -123,9 +125,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.attempts += 1
         while self.server.down.is_set():
-            time.sleep(0.2)
-            if not self.server.down.is_set():
-                break
+            # Hanging: until the receiver is back, or the sender gives up and closes the connection.
+            readable, _, _ = select.select([self.connection], [], [], 0.2)
+            if readable and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                self.close_connection = True
+                return
         with self.server.lock:
             self.server.delivered.append(self.headers.get("webhook-id"))
         self.send_response(204)
@@ -162,7 +166,6 @@ def main():
         status, created = Client("127.0.0.1", port, admin).call("POST", "/v1/apps", {
             "bundleID": "com.example.bench", "environment": "development",
             "endpoint": f"https://127.0.0.1:{gateway_port}", "caPEM": open(f"{work}/gateway/ca.pem").read(),
-            "webhookURL": f"http://127.0.0.1:{receiver.server_address[1]}/hook",
             "authentication": {"kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
                                "privateKey": open(key).read()}})
         assert status == 201, created
@@ -186,7 +189,16 @@ def main():
                                  "p99Ms": round(samples[int(len(samples) * 0.99) - 1], 2)}
         print(json.dumps({"registrationFlood": results}), flush=True)
 
-        # 2. The webhook storm with the receiver hanging, then back.
+        # 2. The webhook storm with the receiver hanging, then back, on an app of its own (the flood's devices are
+        # the first app's).
+        status, created = Client("127.0.0.1", port, admin).call("POST", "/v1/apps", {
+            "bundleID": "com.example.bench", "environment": "development",
+            "endpoint": f"https://127.0.0.1:{gateway_port}", "caPEM": open(f"{work}/gateway/ca.pem").read(),
+            "webhookURL": f"http://127.0.0.1:{receiver.server_address[1]}/hook",
+            "authentication": {"kind": "token", "teamID": "DEF123GHIJ", "keyID": "ABC123DEFG",
+                               "privateKey": open(key).read()}})
+        assert status == 201, created
+        api, pk = Client("127.0.0.1", port, created["apiKey"]), created["app"]["publishableKey"]
         tokens = broadcast.register_devices(gw, api, options.devices)
         status, sent = api.call("POST", "/v1/notifications", {"target": {"all": True}, "content": {"body": "hi"}})
         assert status == 202, sent
