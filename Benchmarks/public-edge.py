@@ -70,6 +70,49 @@ class Prober(threading.Thread):
             time.sleep(0.02)
 
 
+def receipt_storm(port, api, pk, deliveries, threads=8):
+    """Every delivery reported delivered then displayed, by `threads` connections, each delivery from an address of
+    its own, while another connection reads the notification's report: receipts/s, statuses, the reads' p50/p99."""
+    counts, lock, reads, done = {}, threading.Lock(), [], threading.Event()
+
+    def worker(index):
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        for number in range(index, len(deliveries), threads):
+            delivery = deliveries[number]
+            for event in ("delivered", "displayed"):
+                connection.request("POST", "/v1/feedback", body=json.dumps(
+                    {"event": event, "apnsID": delivery["apnsID"], "token": delivery["token"]}),
+                    headers={"Authorization": f"Bearer {pk}", "Content-Type": "application/json",
+                             "X-Forwarded-For": f"100.64.{number // 250 % 250}.{number % 250}"})
+                response = connection.getresponse()
+                response.read()
+                with lock:
+                    counts[response.status] = counts.get(response.status, 0) + 1
+
+    def reader():
+        while not done.is_set():
+            began = time.perf_counter()
+            api.call("GET", f"/v1/notifications/{deliveries[0]['notificationID']}")
+            reads.append((time.perf_counter() - began) * 1000)
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=reader, daemon=True)
+    watcher.start()
+    began = time.time()
+    workers = [threading.Thread(target=worker, args=(index,)) for index in range(threads)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    seconds = time.time() - began
+    done.set()
+    watcher.join()
+    reads.sort()
+    return {"receipts": 2 * len(deliveries), "seconds": round(seconds, 1),
+            "receiptsPerSecond": round(2 * len(deliveries) / seconds), "statuses": counts,
+            "readP50Ms": round(statistics.median(reads), 1), "readP99Ms": round(reads[int(len(reads) * 0.99) - 1], 1)}
+
+
 def cpu_seconds(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -145,6 +188,10 @@ def main():
     parser.add_argument("--flood", type=int, default=100000)
     parser.add_argument("--devices", type=int, default=2000)
     parser.add_argument("--down", type=float, default=60)
+    parser.add_argument("--receipts", type=int, default=0, metavar="DEVICES",
+                        help="also a receipt storm: DEVICES deliveries each reported delivered and displayed by 8 "
+                             "connections at once, while the API is read: receipts/s and the reads' p99")
+    parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     options = parser.parse_args()
     work = tempfile.mkdtemp()
     key = os.path.join(work, "AuthKey.p8")
@@ -154,8 +201,12 @@ def main():
                             f"DEF123GHIJ:ABC123DEFG:{key}", "--token-creation-limit", "1000000000"],
                            r"listening on https://127.0.0.1:(\d+)", f"{work}/gateway.out")
     gateway_port = int(found.group(1))
+    database = options.database
+    if database != "sqlite":
+        database += ("&" if "?" in database else "?") + "schema=edge_" + os.urandom(6).hex()
     provider, found = start([HERALD, "serve", "--port", "0", "--data", work, "--trusted-proxy", "127.0.0.1",
-                             "--allow-webhook-host", "127.0.0.1"], r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
+                             "--allow-webhook-host", "127.0.0.1", "--database", database],
+                            r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
     port = int(found.group(1))
     admin = open(f"{work}/provider/admin-token").read().strip()
     receiver = Receiver()
@@ -172,22 +223,23 @@ def main():
         api, pk = Client("127.0.0.1", port, created["apiKey"]), created["app"]["publishableKey"]
 
         # 1. The registration flood.
-        results = {}
-        prober = Prober(port, pk)
-        prober.start()
-        for name, addresses in [("one address", ["203.0.113.1"]),
-                                ("1,000 addresses", [f"10.{n // 250}.{n % 250}.1" for n in range(1000)])]:
-            size, cpu, began = database_bytes(work), cpu_seconds(provider.pid), time.time()
-            counts = flood(port, pk, options.flood, addresses)
-            results[name] = {"statuses": counts, "seconds": round(time.time() - began, 1),
-                             "databaseGrowthMB": round((database_bytes(work) - size) / 1e6, 1),
-                             "providerCPUSeconds": round(cpu_seconds(provider.pid) - cpu, 1)}
-        prober.stop.set()
-        prober.join()
-        samples = sorted(prober.samples)
-        results["realClient"] = {"statuses": prober.statuses, "p50Ms": round(statistics.median(samples), 2),
-                                 "p99Ms": round(samples[int(len(samples) * 0.99) - 1], 2)}
-        print(json.dumps({"registrationFlood": results}), flush=True)
+        if options.flood:
+            results = {}
+            prober = Prober(port, pk)
+            prober.start()
+            for name, addresses in [("one address", ["203.0.113.1"]),
+                                    ("1,000 addresses", [f"10.{n // 250}.{n % 250}.1" for n in range(1000)])]:
+                size, cpu, began = database_bytes(work), cpu_seconds(provider.pid), time.time()
+                counts = flood(port, pk, options.flood, addresses)
+                results[name] = {"statuses": counts, "seconds": round(time.time() - began, 1),
+                                 "databaseGrowthMB": round((database_bytes(work) - size) / 1e6, 1),
+                                 "providerCPUSeconds": round(cpu_seconds(provider.pid) - cpu, 1)}
+            prober.stop.set()
+            prober.join()
+            samples = sorted(prober.samples)
+            results["realClient"] = {"statuses": prober.statuses, "p50Ms": round(statistics.median(samples), 2),
+                                     "p99Ms": round(samples[int(len(samples) * 0.99) - 1], 2)}
+            print(json.dumps({"registrationFlood": results}), flush=True)
 
         # 2. The webhook storm with the receiver hanging, then back, on an app of its own (the flood's devices are
         # the first app's).
@@ -214,6 +266,11 @@ def main():
             after = page[-1]["apnsID"]
             if len(page) < 1000:
                 break
+        if options.receipts:
+            storm = deliveries[:options.receipts]
+            print(f"receipt storm begins (provider pid {provider.pid})", file=sys.stderr, flush=True)
+            print(json.dumps({"receiptStorm": {"database": options.database.split(":")[0],
+                                               **receipt_storm(port, api, pk, storm)}}), flush=True)
         fds, rss = [open_files(provider.pid)], [rss_mb(provider.pid)]
         receiver.down.set()
         down_began = time.time()
