@@ -83,16 +83,10 @@ struct StoreContractTests {
     func stagesImplied(kind: StoreKind) async throws {
         try await StoreFixture.with(kind) { fixture in
             let t0 = Date(timeIntervalSince1970: 2_000_000_000)
-            let id = try await fixture.notification(tokens: 4, at: t0)
-            let leased = try await fixture.store.lease(owner: "a", limit: 10, now: t0, leaseFor: 30)
-            try #require(leased.count == 4)
-            try await fixture.store.record(
-                leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: t0 + 1) }, owner: "a")
-            let prefix = String(id.prefix(23))
+            let (id, leased) = try await fixture.accepted(tokens: 4, at: t0)
             func report(_ delivery: Int, _ event: String, at seconds: Double, action: String? = nil) async throws {
-                let recorded = try await fixture.store.recordFeedback(
-                    appID: fixture.appID, deliveryID: leased[delivery].id, notificationPrefix: prefix,
-                    FeedbackEvent(event: event, action: action, at: t0 + seconds))
+                let recorded = try await fixture.report(
+                    leased[delivery], of: id, FeedbackEvent(event: event, action: action, at: t0 + seconds))
                 #expect(recorded != nil)
             }
             // 0: only shown (a foreground push without mutable-content reports no delivered).
@@ -125,19 +119,14 @@ struct StoreContractTests {
     func receiptsAreFacts(kind: StoreKind) async throws {
         try await StoreFixture.with(kind) { fixture in
             let t0 = Date(timeIntervalSince1970: 2_000_000_000)
-            let id = try await fixture.notification(tokens: 2, at: t0)
-            let leased = try await fixture.store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
-            try #require(leased.count == 2)
-            try await fixture.store.record(
-                leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: t0 + 1) }, owner: "a")
+            let (id, leased) = try await fixture.accepted(tokens: 2, at: t0)
             func report(_ delivery: Int, _ event: String, _ action: String? = nil, reply: String? = nil, at: Double)
                 async throws -> DeliveryContext
             {
                 try #require(
-                    try await fixture.store.recordFeedback(
-                        appID: fixture.appID, deliveryID: leased[delivery].id,
-                        notificationPrefix: String(id.prefix(23)),
-                        FeedbackEvent(event: event, action: action, reply: reply, at: t0 + at)))
+                    try await fixture.report(
+                        leased[delivery], of: id, FeedbackEvent(event: event, action: action, reply: reply, at: t0 + at)
+                    ))
             }
             #expect(try await report(0, "opened", at: 2).isRepeat == false)
             #expect(try await report(0, "opened", at: 2.001).isRepeat == true)
@@ -170,17 +159,12 @@ struct StoreContractTests {
             app.app.webhookURL = "https://hooks.example/h"
             try await store.updateApp(app)
             let t0 = Date(timeIntervalSince1970: 2_000_000_000)
-            let id = try await fixture.notification(tokens: 2, at: t0)
-            let leased = try await store.lease(owner: "a", limit: 2, now: t0, leaseFor: 30)
-            try #require(leased.count == 2)
-            try await store.record(
-                leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: t0 + 1) }, owner: "a")
+            let (id, leased) = try await fixture.accepted(tokens: 2, at: t0)
             func report(_ delivery: Int, _ event: String, _ action: String? = nil, reply: String? = nil)
                 async throws
             {
-                _ = try await store.recordFeedback(
-                    appID: fixture.appID, deliveryID: leased[delivery].id, notificationPrefix: String(id.prefix(23)),
-                    FeedbackEvent(event: event, action: action, reply: reply, at: t0 + 2))
+                _ = try await fixture.report(
+                    leased[delivery], of: id, FeedbackEvent(event: event, action: action, reply: reply, at: t0 + 2))
             }
             try await report(0, "delivered")
             try await report(0, "opened")
@@ -609,6 +593,23 @@ struct StoreFixture {
     }
 
     /// A notification to `tokens` new devices, due at `at`; its ID.
+    /// A notification to `count` devices queued at `at`, leased by `a` and accepted by APNs a second later: its ID
+    /// and its deliveries.
+    func accepted(tokens count: Int, at: Date) async throws -> (id: String, deliveries: [LeasedDelivery]) {
+        let id = try await notification(tokens: count, at: at)
+        let leased = try await store.lease(owner: "a", limit: count, now: at, leaseFor: 30)
+        try #require(leased.count == count)
+        try await store.record(
+            leased.map { .accepted(id: $0.id, notificationID: id, uniqueID: nil, at: at + 1) }, owner: "a")
+        return (id, leased)
+    }
+
+    /// What a device reports about `delivery` of notification `id`, as the feedback route records it.
+    func report(_ delivery: LeasedDelivery, of id: String, _ event: FeedbackEvent) async throws -> DeliveryContext? {
+        try await store.recordFeedback(
+            appID: appID, deliveryID: delivery.id, notificationPrefix: String(id.prefix(23)), event)
+    }
+
     func notification(tokens count: Int, at: Date) async throws -> String {
         let tokens = (0..<count).map { String(format: "%064x", $0 + 1) }
         for token in tokens {
