@@ -1,3 +1,4 @@
+import APNSCore
 package import Foundation
 
 /// A delivery a worker leased: one notification to one device or one broadcast channel.
@@ -46,6 +47,28 @@ package enum DeliveryResult: Sendable {
 }
 
 /// One event a device reported about a delivery.
+/// What a report claims, which the store checks before recording it.
+package struct FeedbackClaim: Sendable {
+    /// The delivery's `apns-id`, as the device received it.
+    package var message: DeliveryMessageID
+    /// With the publishable key: the token the delivery must have reached (a broadcast to a channel reached none).
+    package var token: String?
+    /// The provider's time, which the reported time is kept near.
+    package var now: Date
+
+    package init(message: DeliveryMessageID, token: String?, now: Date) {
+        self.message = message
+        self.token = token
+        self.now = now
+    }
+
+    /// Whether a delivery to `token` (empty for a channel broadcast) may be reported on with this claim.
+    package func allows(token delivered: String) -> Bool {
+        guard let token else { return true }
+        return !delivered.isEmpty && token.lowercased() == delivered.lowercased()
+    }
+}
+
 package struct FeedbackEvent: Sendable {
     /// `delivered`, `displayed`, `opened`, `dismissed`, `action` or `outcome`.
     package var event: String
@@ -81,6 +104,30 @@ package struct FeedbackEvent: Sendable {
 
         /// Every stamp, in the order of the stages.
         package static let all = [delivered, displayed, opened, dismissed]
+    }
+
+    /// How far ahead of the provider's clock a device's time may be and still be kept as given (clocks drift).
+    package static let clockSkew: TimeInterval = 300
+
+    /// Keeps the reported time between the delivery's queueing and a little after now (``clockSkew``): a device's
+    /// clock may be wrong, and a time outside that window would order the reports wrongly or, far ahead, escape
+    /// retention. A time after the window becomes now, one before it the queueing time.
+    ///
+    /// - Returns: what was adjusted and why, for the answer; `nil` when the time is kept as given.
+    package mutating func keepInWindow(queuedAt: Date, now: Date) -> String? {
+        if at > now.addingTimeInterval(Self.clockSkew) {
+            let given = at
+            at = now
+            return "\(given.iso8601Milliseconds) is more than \(Int(Self.clockSkew)) s after the provider's clock; "
+                + "recorded as the time it arrived"
+        }
+        if at < queuedAt {
+            let given = at
+            at = queuedAt
+            return "\(given.iso8601Milliseconds) is before the notification was queued "
+                + "(\(queuedAt.iso8601Milliseconds)); recorded as that time"
+        }
+        return nil
     }
 
     /// The stamps this event sets where they are still empty: its own stage and every stage it implies, so that a
@@ -205,4 +252,7 @@ package struct DeliveryContext: Sendable {
     package var isRepeat = false
     /// A repeated reply came with another text, which replaced the one recorded.
     package var replacedReply = false
+    /// The time recorded (the one reported, or kept in its window), and why it is not the one reported.
+    package var recordedAt = Date.distantPast
+    package var timeAdjusted: String?
 }

@@ -104,7 +104,10 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
     func deleteChannel(appID: String, id: String) async throws(ProviderError) -> Bool
 
     // Feedback
-    func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+    /// Records what a device reports about a delivery of app `appID` once `claim` holds (its apns-id is the one this
+    /// provider made for that delivery; with a token, the delivery reached that token), keeping the reported time in
+    /// its window (``FeedbackEvent/keepInWindow(queuedAt:now:)``); `nil` when the claim does not hold.
+    func recordFeedback(appID: String, claim: FeedbackClaim, _ event: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
 }
 

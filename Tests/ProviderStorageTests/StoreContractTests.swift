@@ -606,8 +606,9 @@ struct StoreFixture {
 
     /// What a device reports about `delivery` of notification `id`, as the feedback route records it.
     func report(_ delivery: LeasedDelivery, of id: String, _ event: FeedbackEvent) async throws -> DeliveryContext? {
-        try await store.recordFeedback(
-            appID: appID, deliveryID: delivery.id, notificationPrefix: String(id.prefix(23)), event)
+        let message = DeliveryMessageID(notificationID: id, deliveryID: delivery.id, key: store.messageKey)
+        return try await store.recordFeedback(
+            appID: appID, claim: FeedbackClaim(message: message, token: nil, now: event.at), event)
     }
 
     func notification(tokens count: Int, at: Date) async throws -> String {

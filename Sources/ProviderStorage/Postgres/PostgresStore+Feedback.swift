@@ -6,27 +6,37 @@ extension PostgresStore {
     /// The token of the delivery `d`, as text.
     private static let deliveryToken = PostgresSchema.deliveryToken("d")
 
-    package func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+    package func recordFeedback(appID: String, claim: FeedbackClaim, _ given: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
     {
-        return try await transaction { [logger] connection in
+        let deliveryID = claim.message.deliveryID
+        return try await transaction { [logger, messageKey] connection in
             guard
                 let row = try await connection.rows(
                     """
                     SELECT n.id, \(unescaped: Self.deliveryToken) AS token, v.user_id, a.webhook_url,
-                        d.reply IS NULL, d.outcome, d.outcome_detail,
+                        d.reply IS NULL, d.outcome, d.outcome_detail, n.created_at,
                         \(unescaped: FeedbackEvent.Stamp.all.map { "d.\($0.column) IS NULL" }.joined(separator: ", "))
                     FROM deliveries d JOIN notifications n ON n.number = d.notification
                     JOIN apps a ON a.id = n.app_id
                     LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = \(unescaped: Self.deliveryToken)
-                    WHERE d.id = \(deliveryID) AND substr(n.id, 1, 23) = \(notificationPrefix)
-                        AND n.app_id = \(appID)
+                    WHERE d.id = \(deliveryID) AND n.app_id = \(appID)
                     FOR UPDATE OF d
                     """, logger
                 ).first
             else { return nil }
-            let (notificationID, token, userID, webhookURL, replyWasEmpty, codes, details, d0, d1, d2, d3) =
-                try row.decode((String, String, String?, String?, Bool, String?, String?, Bool, Bool, Bool, Bool).self)
+            let (notificationID, token, userID, webhookURL, replyWasEmpty, codes, details, queuedAt, d0, d1, d2, d3) =
+                try row.decode(
+                    (String, String?, String?, String?, Bool, String?, String?, Date, Bool, Bool, Bool, Bool).self)
+            // The apns-id must be the one made for this delivery (the number alone is guessable), and with the
+            // publishable key the delivery must have reached the token given.
+            guard
+                DeliveryMessageID(notificationID: notificationID, deliveryID: deliveryID, key: messageKey).string
+                    == claim.message.string,
+                claim.allows(token: token ?? "")
+            else { return nil }
+            var event = given
+            let adjusted = event.keepInWindow(queuedAt: queuedAt, now: claim.now)
             // Whether each of `Stamp.all` (four, in its order) was empty.
             let wasNull = [d0, d1, d2, d3]
             let empty = event.stamps.filter { stamp in
@@ -38,9 +48,11 @@ extension PostgresStore {
                 UPDATE apps SET last_receipt_at = \(event.at) WHERE id = \(appID)
                     AND (last_receipt_at IS NULL OR last_receipt_at < \(event.at.addingTimeInterval(-3600)))
                 """, logger)
-            let context = DeliveryContext(
-                deliveryID: deliveryID, notificationID: notificationID, appID: appID, token: token, userID: userID,
-                webhookURL: webhookURL)
+            var context = DeliveryContext(
+                deliveryID: deliveryID, notificationID: notificationID, appID: appID, token: token ?? "",
+                userID: userID, webhookURL: webhookURL)
+            context.recordedAt = event.at
+            context.timeAdjusted = adjusted
             if let outcome = event.outcome {
                 guard let (codes, details) = event.addingOutcome(outcome, to: codes, details: details) else {
                     return context

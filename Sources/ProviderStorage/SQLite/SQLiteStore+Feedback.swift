@@ -3,32 +3,44 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    package func recordFeedback(appID: String, deliveryID: Int64, notificationPrefix: String, _ event: FeedbackEvent)
+    package func recordFeedback(appID: String, claim: FeedbackClaim, _ given: FeedbackEvent)
         async throws(ProviderError) -> DeliveryContext?
     {
-        try await write { db in
+        let deliveryID = claim.message.deliveryID
+        return try await write { db in
             guard
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT d.id, n.id AS notification_id, n.app_id, d.token, v.user_id, a.webhook_url,
+                        SELECT d.id, n.id AS notification_id, n.app_id, n.created_at, d.token, v.user_id, a.webhook_url,
                             d.delivered_at, d.displayed_at, d.opened_at, d.dismissed_at, d.reply, d.outcome,
                             d.outcome_detail
                         FROM deliveries d JOIN notifications n ON n.number = d.notification
                         JOIN apps a ON a.id = n.app_id
                         LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = token_text(d.token)
-                        WHERE d.id = ? AND substr(n.id, 1, 23) = ? AND n.app_id = ?
-                        """, arguments: [deliveryID, notificationPrefix, appID])
+                        WHERE d.id = ? AND n.app_id = ?
+                        """, arguments: [deliveryID, appID])
             else { return nil }
             let notificationID: String = row["notification_id"]
+            let token = CompactText.tokenText(row["token"])
+            // The apns-id must be the one made for this delivery (the number alone is guessable), and with the
+            // publishable key the delivery must have reached the token given.
+            guard
+                DeliveryMessageID(notificationID: notificationID, deliveryID: deliveryID, key: self.messageKey).string
+                    == claim.message.string,
+                claim.allows(token: token)
+            else { return nil }
+            var event = given
+            let adjusted = event.keepInWindow(queuedAt: Date(stored: row["created_at"]), now: claim.now)
             // At most one write an hour per app: whether its devices report at all (HeraldKit) is what it tells.
             try db.execute(
                 sql: "UPDATE apps SET last_receipt_at = ? WHERE id = ? AND coalesce(last_receipt_at, 0) < ?",
                 arguments: [event.at.stored, appID, event.at.stored - 3600])
-            let context = DeliveryContext(
-                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"],
-                token: CompactText.tokenText(row["token"]),
+            var context = DeliveryContext(
+                deliveryID: deliveryID, notificationID: notificationID, appID: row["app_id"], token: token,
                 userID: row["user_id"], webhookURL: row["webhook_url"])
+            context.recordedAt = event.at
+            context.timeAdjusted = adjusted
             if let outcome = event.outcome {
                 guard
                     let (codes, details) = event.addingOutcome(

@@ -9,7 +9,6 @@ import ProviderStorage
 struct FeedbackRoutes: ProviderRouteCollection {
     let store: any ProviderStore
     let clock: any WallClock
-    let notifications: NotificationOperations
     /// Notified when a device reports.
     let changes: WorkSignal
     let webhooks: WebhookSender
@@ -43,9 +42,6 @@ struct FeedbackRoutes: ProviderRouteCollection {
         var timeAdjusted: String?
     }
 
-    /// How far ahead of the provider's clock a device's time may be and still be kept as given (clocks drift).
-    static let clockSkew: TimeInterval = 300
-
     /// The longest reply text recorded: UNTextInputNotificationResponse sets none, a server must.
     static let replyLimit = 4096
     /// The longest action identifier.
@@ -57,33 +53,28 @@ struct FeedbackRoutes: ProviderRouteCollection {
             let app = try await caller.anyApp(request, store: self.store)
             let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
             let now = self.now()
-            var event = try Self.feedbackEvent(input, now: now)
+            let event = try Self.feedbackEvent(input, now: now)
             guard let id = DeliveryMessageID(input.apnsID) else {
                 throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
             }
             let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
-            guard let trace = try await self.notifications.deliveryTrace(apnsID: input.apnsID),
-                trace.appID == app.app.id
-            else {
-                throw unknown
-            }
+            var claim = FeedbackClaim(message: id, token: nil, now: now)
             if case .device = caller {
                 // The publishable key is in every copy of the app: only the device the push reached may report on it.
                 guard let token = input.token else {
                     throw ProviderError.field(
                         "token", "with the publishable key, send the device token the notification reached")
                 }
-                // A broadcast to a channel has no token, so nothing a caller holds proves it received it.
-                guard !trace.token.isEmpty, token.lowercased() == trace.token.lowercased() else { throw unknown }
+                claim.token = token
             }
-            let adjusted = Self.keepInWindow(&event.at, queuedAt: trace.queuedAt, now: now)
-            guard
-                let context = try await self.store.recordFeedback(
-                    appID: app.app.id, deliveryID: id.deliveryID,
-                    notificationPrefix: String(trace.notificationID.prefix(23)), event)
-            else { throw unknown }
+            // The store checks the claim (this app's delivery, its apns-id, its token) in the transaction that records
+            // the report: one round trip to the database a receipt.
+            guard let context = try await self.store.recordFeedback(appID: app.app.id, claim: claim, event) else {
+                throw unknown
+            }
             var answer = Answer(
-                recorded: event.event, time: adjusted == nil ? nil : event.at, timeAdjusted: adjusted)
+                recorded: event.event, time: context.timeAdjusted == nil ? nil : context.recordedAt,
+                timeAdjusted: context.timeAdjusted)
             if context.isRepeat {
                 answer.repeated = true
                 answer.replaced = context.replacedReply ? "text" : nil
@@ -97,27 +88,6 @@ struct FeedbackRoutes: ProviderRouteCollection {
             }
             return try JSONCoding.response(answer, status: .accepted)
         }
-    }
-
-    /// Keeps a reported time between the delivery's queueing and a little after now (``clockSkew``): a device's
-    /// clock may be wrong, and a time outside that window would order the reports wrongly or, far ahead, escape
-    /// retention. A time after the window becomes now, one before it the queueing time.
-    ///
-    /// - Returns: what was adjusted and why, for the answer; `nil` when the time is kept as given.
-    static func keepInWindow(_ at: inout Date, queuedAt: Date, now: Date) -> String? {
-        if at > now.addingTimeInterval(clockSkew) {
-            let given = at
-            at = now
-            return "\(given.iso8601Milliseconds) is more than \(Int(clockSkew)) s after the provider's clock; "
-                + "recorded as the time it arrived"
-        }
-        if at < queuedAt {
-            let given = at
-            at = queuedAt
-            return "\(given.iso8601Milliseconds) is before the notification was queued "
-                + "(\(queuedAt.iso8601Milliseconds)); recorded as that time"
-        }
-        return nil
     }
 
     /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.
