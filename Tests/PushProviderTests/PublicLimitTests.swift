@@ -76,6 +76,20 @@ struct PublicLimitTests {
         }
     }
 
+    @Test("the limits per address are checked before the key is looked up: made-up pk_ keys use them up too")
+    func beforeTheLookup() async throws {
+        try await ProviderHarness.with(configure: { configuration in
+            configuration.publicLimits.registrationsPerAddress = .init(perMinute: 3)
+        }) { harness in
+            for _ in 0..<3 {
+                let made = try await Self.register(harness, from: nil, key: "pk_madeup")
+                #expect(made.status == 401)
+            }
+            let real = try await Self.register(harness, from: nil)
+            #expect(real.status == 429, "\(real.body)")
+        }
+    }
+
     @Test("receipts and reads have limits of their own; a limit of 0 is none")
     func receiptsAndReads() async throws {
         try await ProviderHarness.with(configure: { configuration in

@@ -12,17 +12,22 @@ enum Caller: Sendable {
     /// An app's publishable key (`pk_...`): what a device may call.
     case device(StoredApp)
 
+    /// The key `request` presents: `Authorization: Bearer KEY`, `X-Herald-Key`, or `?key=`; `nil` for none.
+    static func presentedKey(_ request: Request) -> String? {
+        let bearer = request.headers[.authorization].flatMap { value -> String? in
+            let parts = value.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+        }
+        return bearer ?? request.headers[HTTPField.Name("X-Herald-Key")!] ?? request.uri.queryParameters.get("key")
+    }
+
     /// Resolves the caller of `request`.
     ///
     /// - Throws: ``ProviderError/unauthorized(_:)`` when no key is given or it is unknown.
     static func resolve(
         _ request: Request, store: any ProviderStore, adminToken: String, plugins: [any ProviderPlugin] = []
     ) async throws(ProviderError) -> Caller {
-        var key = request.headers[.authorization].flatMap { value -> String? in
-            let parts = value.split(separator: " ", maxSplits: 1)
-            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
-        }
-        key = key ?? request.headers[HTTPField.Name("X-Herald-Key")!] ?? request.uri.queryParameters.get("key")
+        var key = presentedKey(request)
         for plugin in plugins where key == nil {
             key = try await plugin.sessionKey(for: request)
         }

@@ -4,21 +4,40 @@ import HeraldSupport
 import Hummingbird
 import ProviderStorage
 
-/// Applies ``PublicLimits`` to every `/v1` request made with a publishable key, after ``CallerMiddleware`` has said
-/// who is calling: a request past a limit is answered `429` before its route reads anything.
+/// Applies ``PublicLimits`` to every `/v1` request made with a publishable key: the limits per client address before
+/// ``CallerMiddleware`` looks the key up (a flood refused costs no database read; a made-up `pk_` key counts too), the
+/// limit per app after it. A request past a limit is answered `429` before its route reads anything.
 struct PublicLimitMiddleware: RouterMiddleware {
+    /// Which of the two checks this instance makes.
+    enum Stage: Sendable {
+        /// Before the caller is known: the limits per client address, for any `pk_` key.
+        case address
+        /// After ``CallerMiddleware``: the limit per app.
+        case app
+    }
+
     let provider: PushProviderService
     let buckets: PublicLimitBuckets
+    let stage: Stage
 
     func handle(
         _ request: Request, context: ProviderRequestContext,
         next: (Request, ProviderRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard case .device(let app)? = context.caller else { return try await next(request, context) }
         let path = request.uri.path.drop { $0 == "/" }.dropFirst("v1/".count)
         let kind = PublicLimits.Kind(method: request.method.rawValue, path: path)
-        let address = provider.clientAddress(of: request, context: context)
-        if let refusal = buckets.refusal(kind, address: address, appID: app.app.id) {
+        let refusal: (limit: String, error: ProviderError)?
+        switch stage {
+        case .address:
+            guard Caller.presentedKey(request)?.hasPrefix("pk_") == true else {
+                return try await next(request, context)
+            }
+            refusal = buckets.refusal(kind, address: provider.clientAddress(of: request, context: context))
+        case .app:
+            guard case .device(let app)? = context.caller else { return try await next(request, context) }
+            refusal = buckets.refusal(kind, appID: app.app.id)
+        }
+        if let refusal {
             provider.metrics.publicRefused(limit: refusal.limit)
             throw refusal.error
         }
@@ -42,22 +61,36 @@ final class PublicLimitBuckets: Sendable {
         readsPerAddress = TokenBuckets(limits.readsPerAddress)
     }
 
-    /// The limit a request of `kind` from `address` for app `appID` is past, and the error that says so; `nil`
-    /// when it is within every limit (its tokens are taken then).
-    func refusal(_ kind: PublicLimits.Kind, address: String, appID: String) -> (limit: String, error: ProviderError)? {
-        let now = (ContinuousClock.now - start) / .seconds(1)
-        let checks: [(TokenBuckets, String, String, String)]
+    /// The limit per client address a request of `kind` from `address` is past, and the error that says so; `nil`
+    /// when it is within them (its tokens are taken then).
+    func refusal(_ kind: PublicLimits.Kind, address: String) -> (limit: String, error: ProviderError)? {
         switch kind {
         case .registration:
-            checks = [
-                (registrationsPerAddress, address, "registrations per address", "--public-registrations-per-address"),
-                (registrationsPerApp, appID, "registrations per app", "--public-registrations-per-app"),
-            ]
+            refusal(
+                from: [
+                    (
+                        registrationsPerAddress, address, "registrations per address",
+                        "--public-registrations-per-address"
+                    )
+                ])
         case .report:
-            checks = [(reportsPerAddress, address, "receipts per address", "--public-reports-per-address")]
+            refusal(from: [(reportsPerAddress, address, "receipts per address", "--public-reports-per-address")])
         case .read:
-            checks = [(readsPerAddress, address, "reads per address", "--public-reads-per-address")]
+            refusal(from: [(readsPerAddress, address, "reads per address", "--public-reads-per-address")])
         }
+    }
+
+    /// The limit per app a request of `kind` for app `appID` is past (registrations only), as above.
+    func refusal(_ kind: PublicLimits.Kind, appID: String) -> (limit: String, error: ProviderError)? {
+        guard kind == .registration else { return nil }
+        return refusal(
+            from: [(registrationsPerApp, appID, "registrations per app", "--public-registrations-per-app")])
+    }
+
+    private func refusal(from checks: [(TokenBuckets, String, String, String)])
+        -> (limit: String, error: ProviderError)?
+    {
+        let now = (ContinuousClock.now - start) / .seconds(1)
         for (buckets, key, name, option) in checks {
             guard let wait = buckets.take(key, now: now) else { continue }
             let seconds = Int(wait.rounded(.up))

@@ -18,8 +18,10 @@ extension PushProviderService {
             caller: { request in try? await self.caller(request) }
         ).addRoutes(to: router)
         // Every /v1 route has a caller: resolved once, here, before the route runs, and never optional in its context.
-        let api = router.group("v1").add(middleware: CallerMiddleware(provider: self))
-            .add(middleware: PublicLimitMiddleware(provider: self, buckets: publicLimits))
+        let api = router.group("v1")
+            .add(middleware: PublicLimitMiddleware(provider: self, buckets: publicLimits, stage: .address))
+            .add(middleware: CallerMiddleware(provider: self))
+            .add(middleware: PublicLimitMiddleware(provider: self, buckets: publicLimits, stage: .app))
             .group(context: AuthenticatedRequestContext.self)
         // Each resource gets what its routes use.
         let clock = configuration.clock
