@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ProviderStorage
+import Synchronization
 
 /// Sends the webhook outbox (``WebhookOutbox``): leases due events, POSTs each to its app's `webhookURL` signed as
 /// the Standard Webhooks specification says (``WebhookSignature``), deletes it on a 2xx, and otherwise tries it again
@@ -60,13 +61,22 @@ struct WebhookSender: Sendable {
     /// This sender's name on its leases.
     let owner = "webhooks-" + UUID().uuidString.prefix(8).lowercased()
 
-    /// Sends until cancelled.
+    /// The events this sender leased and has not finished (sent, failed or given back).
+    let holding = HeldEvents()
+
+    /// Sends until cancelled, then gives back what it still holds, so another provider (or the next start) sends it
+    /// at once instead of after the lease runs out.
     func run() async {
         while !Task.isCancelled {
             let seen = signal.count
             let sent = await sendDue()
             if sent == 0 { await signal.wait(after: seen, upTo: settings.idle) }
         }
+        let left = holding.takeAll()
+        guard !left.isEmpty else { return }
+        // An unstructured task is not cancelled with this one: the write goes through while the provider stops.
+        let (store, now) = (store, clock.currentDate)
+        await Task { try? await store.releaseWebhooks(ids: left, dueAt: now) }.value
     }
 
     /// Leases the due events once and sends them; how many were leased.
@@ -82,6 +92,7 @@ struct WebhookSender: Sendable {
             return 0
         }
         guard !events.isEmpty else { return 0 }
+        holding.add(events.map(\.id))
         let byEndpoint = Dictionary(grouping: events, by: \.url).sorted { $0.key < $1.key }
         defer { changes.notify() }
         await withTaskGroup(of: Void.self) { group in
@@ -126,8 +137,10 @@ struct WebhookSender: Sendable {
             }
             stopped = results.contains(false)
         }
-        if !next.isEmpty {
+        // Cancelled (the provider stops): what is left stays held, and ``run()`` gives it back as it ends.
+        if !next.isEmpty, !Task.isCancelled {
             try? await store.releaseWebhooks(ids: next.map(\.id), dueAt: now.addingTimeInterval(5))
+            holding.remove(next.map(\.id))
         }
     }
 
@@ -158,6 +171,7 @@ struct WebhookSender: Sendable {
             if (200..<300).contains(response.status.code) {
                 do {
                     try await store.webhookSent(id: event.id)
+                    holding.remove([event.id])
                 } catch {
                     failures.report(
                         .webhook, "a webhook event was sent but not marked sent; it will be sent again",
@@ -168,6 +182,8 @@ struct WebhookSender: Sendable {
             }
             problem = "the receiver answered \(response.status.code)"
         } catch {
+            // The provider stops: not an attempt of the receiver's; the event is given back as the sender ends.
+            if Task.isCancelled { return false }
             problem = "no answer: \(error)"
         }
         await failed(event, problem, final: false)
@@ -186,6 +202,7 @@ struct WebhookSender: Sendable {
         let retryAt = wait.map { now.adding($0 * Double.random(in: 0.8...1.2)) }
         do {
             try await store.webhookFailed(id: event.id, error: problem, retryAt: retryAt, at: now)
+            holding.remove([event.id])
         } catch {
             failures.report(.webhook, "a webhook attempt could not be recorded", metadata: ["why": "\(error)"])
         }
@@ -238,5 +255,21 @@ struct WebhookSender: Sendable {
         configuration.dnsOverride = target.dnsOverride
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = settings.connectionsPerEndpoint
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}
+
+/// The ids of the events a sender holds (leased, not finished).
+final class HeldEvents: Sendable {
+    private let ids = Mutex<Set<Int64>>([])
+
+    func add(_ new: [Int64]) { ids.withLock { $0.formUnion(new) } }
+    func remove(_ done: [Int64]) { ids.withLock { $0.subtract(done) } }
+
+    /// Every id held, no longer held.
+    func takeAll() -> [Int64] {
+        ids.withLock { ids in
+            defer { ids = [] }
+            return ids.sorted()
+        }
     }
 }
