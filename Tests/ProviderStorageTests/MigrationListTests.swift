@@ -1,0 +1,31 @@
+import Testing
+
+@testable import ProviderStorage
+
+/// A database records each migration by its name: a released name that changed would be applied again on upgrade.
+@Suite("The released migrations keep their names and order on both stores")
+struct MigrationListTests {
+    @Test("SQLite's migrations, in order")
+    func sqlite() {
+        #expect(
+            SQLiteSchema.migrations.map(\.name) == [
+                "v1", "v2 notification counters", "v3 deliveries by notification", "v4 deactivated devices",
+                "v5 responses", "v6 live activities", "v7 key fingerprint", "v8 delivery outcomes",
+                "v9 channel deliveries", "v10 receipts", "v11 lifecycle and retention", "v12 narrow deliveries",
+                "v13 webhook outbox",
+            ])
+    }
+
+    @Test("PostgreSQL's migrations, in order")
+    func postgres() {
+        #expect(
+            PostgresSchema.migrations.map(\.name) == [
+                "v1", "v2 notification counters", "v3 no statistics on lease owners", "v4 provider heartbeats",
+                "v5 deliveries by notification", "v6 deactivated devices", "v7 responses", "v8 live activities",
+                "v9 device tags as on SQLite", "v10 key fingerprint", "v11 delivery outcomes", "v12 channel deliveries",
+                "v13 receipts", "v14 lifecycle and retention", "v15 deliveries vacuumed often", "v16 narrow deliveries",
+                "v17 deliveries written once", "v18 delivery ranges", "v19 webhook outbox",
+            ])
+        #expect(PostgresSchema.migrations.allSatisfy { !$0.statements.isEmpty })
+    }
+}
