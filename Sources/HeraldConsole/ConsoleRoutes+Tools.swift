@@ -59,7 +59,7 @@ extension ConsoleRoutes {
                 answer["header"] = Self.decodeSegment(parts[0]) ?? .null
                 answer["claims"] = Self.decodeSegment(parts[1]) ?? .null
             }
-            switch try await provider.checkProviderToken(jwt, appID: input.app) {
+            switch try await provider.apps.checkProviderToken(jwt, appID: input.app) {
             case .success(let token):
                 answer["valid"] = true
                 answer["keyID"] = .string(token.keyID)

@@ -35,7 +35,7 @@ struct ProviderExtremeNumberTests {
         try await ProviderHarness.with { harness in
             let jwt = String(
                 try HandMadeJWT.authorization(key: harness.gateway.key, iat: iat).dropFirst("bearer ".count))
-            let result = try await harness.provider.checkProviderToken(jwt, appID: harness.appID)
+            let result = try await harness.provider.apps.checkProviderToken(jwt, appID: harness.appID)
             guard case .failure(let rejection) = result else {
                 Issue.record("iat \(iat) was accepted")
                 return

@@ -3,6 +3,7 @@ import APNSGateway
 import DeviceSimulator
 import Foundation
 import HeraldConsole
+import ProviderStorage
 import PushProvider
 import ServiceLifecycle
 
@@ -24,7 +25,7 @@ struct UpDemo: Service {
         let providerURL = "http://127.0.0.1:\(apiPort)"
         let gateway = system.gateway
         let manifest = try AppManifest(data: Data(DemoApp.manifest.utf8))
-        let app = try await system.provider.ensureApp(
+        let app = try await system.provider.apps.ensure(
             .init(
                 name: "RITL demo", bundleID: manifest.bundleID, environment: "development",
                 endpoint: "https://127.0.0.1:\(system.gatewayPort)",
@@ -33,7 +34,7 @@ struct UpDemo: Service {
                 privateKeyPEM: try String(contentsOfFile: system.key.path, encoding: .utf8),
                 channelEndpoint: gateway.managementPort.map { "https://127.0.0.1:\($0)" }))
         if let config = UpCommand.notificationConfig(of: DemoApp.manifest) {
-            try await system.provider.setCategories(appID: app.id, notificationConfig: config)
+            try await system.provider.apps.setCategories(appID: app.id, notificationConfig: config)
         }
         let demo = ListeningDemo(system: system, providerURL: providerURL, app: app, manifest: manifest)
         let io = CommandIO.current
@@ -47,7 +48,7 @@ struct UpDemo: Service {
 private struct ListeningDemo {
     let system: UpSystem
     let providerURL: String
-    let app: PushProviderService.AppHandle
+    let app: ProviderApp
     let manifest: AppManifest
 
     private var command: UpCommand { system.command }
@@ -77,7 +78,7 @@ private struct ListeningDemo {
             apps: [manifest], dataDirectory: root.appendingPathComponent("device"))
         device.registerURL = URL(string: "\(providerURL)/v1/devices?key=\(app.publishableKey)")
         device.reportURL = URL(string: "\(providerURL)/v1/feedback?key=\(app.publishableKey)")
-        device.user = (DemoApp.user, provider.userToken(appID: app.id, userID: DemoApp.user))
+        device.user = (DemoApp.user, provider.apps.userToken(appID: app.id, userID: DemoApp.user))
         device.logger = command.logging.logger("herald-device")
         device.allowedAttachmentHosts = command.allowedAttachmentHosts
         var session = DeviceSession(

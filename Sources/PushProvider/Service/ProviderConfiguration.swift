@@ -1,6 +1,8 @@
+import Crypto
 package import Foundation
 package import HeraldSupport
 package import HeraldTime
+import Logging
 package import NIOSSL
 package import ProviderStorage
 
@@ -91,6 +93,31 @@ extension PushProviderService {
                     "--database \"\(text)\" is not known: give sqlite or a URL such as "
                         + "postgres://herald:secret@localhost:5432/herald")
             }
+        }
+    }
+}
+
+extension PushProviderService.Configuration {
+    /// The delivery engine's settings from these.
+    var engineSettings: DeliveryEngine.Settings {
+        var settings = DeliveryEngine.Settings()
+        settings.workers = workers
+        settings.batchSize = batchSize
+        settings.leaseDuration = leaseDuration
+        settings.pollInterval = pollInterval
+        settings.clock = clock
+        return settings
+    }
+
+    /// Opens ``database``: SQLite's file in ``providerDirectory``, or PostgreSQL at its URL.
+    ///
+    /// - Throws: ``ProviderError`` when the database cannot be opened or upgraded.
+    func openStore(messageKey: SymmetricKey, logger: Logger) async throws(ProviderError) -> any ProviderStore {
+        switch database {
+        case .sqlite:
+            try SQLiteStore(
+                path: providerDirectory.appendingPathComponent("provider.sqlite").path, messageKey: messageKey)
+        case .postgres(let url): try await PostgresStore(url: url, logger: logger, messageKey: messageKey)
         }
     }
 }

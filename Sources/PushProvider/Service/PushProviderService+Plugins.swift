@@ -1,5 +1,5 @@
-package import APNSCore
-package import Foundation
+import APNSCore
+import Foundation
 import Prometheus
 package import ProviderStorage
 
@@ -50,31 +50,5 @@ extension PushProviderService {
     /// The device the app registered with `token`, if any.
     package func device(appID: String, token: String) async throws(ProviderError) -> DeviceRecord? {
         try await store.device(appID: appID, token: token)
-    }
-}
-
-extension PushProviderService {
-    /// Checks a provider token (JWT) as APNs would against app `appID`'s `.p8` key: signature, key ID, team and age.
-    ///
-    /// - Returns: the token, or the rejection APNs would answer with.
-    /// - Throws: ``ProviderError`` when there is no such app or it authenticates with a certificate.
-    package func checkProviderToken(_ jwt: String, appID: String, now: Date? = nil) async throws(ProviderError)
-        -> Result<APNSProviderToken, APNSRequestRejection>
-    {
-        guard let app = try await store.app(id: appID) else { throw .notFound("no app with id \(appID)") }
-        guard
-            case .token(let teamID, let keyID, let pem) = try BoundCredentials.open(
-                app.sealedCredentials, with: secrets
-            ).credentials
-        else {
-            throw .invalid(field: "app", message: "app \(appID) authenticates with a certificate, not a .p8 key")
-        }
-        var verifier = APNSProviderTokenVerifier()
-        do {
-            try verifier.addKey(pem: pem, keyID: keyID, teamID: teamID)
-        } catch {
-            throw .configuration("the app's key cannot check tokens: \(error)")
-        }
-        return await verifier.verify(jwt: jwt, now: now ?? self.now())
     }
 }

@@ -43,37 +43,13 @@ extension PushProviderService {
                     await store.close()
                 },
                 serviceName: "store"),
-            .init(
-                service: ClosureService {
-                    defer { users.ended() }
-                    await cancelWhenGracefulShutdown { await engine.run() }
-                },
-                serviceName: "engine"),
-            .init(
-                service: ClosureService {
-                    defer { users.ended() }
-                    await cancelWhenGracefulShutdown { await scheduler.run() }
-                },
-                serviceName: "daily scheduler"),
-            .init(
-                service: ClosureService {
-                    defer { users.ended() }
-                    await cancelWhenGracefulShutdown { await pruner.run() }
-                },
-                serviceName: "retention pruner"),
-            .init(
-                service: ClosureService {
-                    defer { users.ended() }
-                    await cancelWhenGracefulShutdown { await webhooks.run() }
-                },
-                serviceName: "webhook sender"),
+            part("engine", users) { await engine.run() },
+            part("daily scheduler", users) { await scheduler.run() },
+            part("retention pruner", users) { await pruner.run() },
+            part("webhook sender", users) { await webhooks.run() },
         ]
         for plugin in plugins {
-            let service = ClosureService {
-                defer { users.ended() }
-                await cancelWhenGracefulShutdown { await plugin.run(provider: self) }
-            }
-            services.append(.init(service: service, successTerminationBehavior: .ignore, serviceName: "\(plugin)"))
+            services.append(part("\(plugin)", users, ending: .ignore) { await plugin.run(provider: self) })
         }
         services.append(
             .init(
@@ -83,6 +59,20 @@ extension PushProviderService {
                 },
                 serviceName: "provider API"))
         return services
+    }
+
+    /// A part that uses the store: it runs until the graceful shutdown reaches it, and is counted out of `users` as it
+    /// ends.
+    private func part(
+        _ name: String, _ users: PartsRunning,
+        ending: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior = .cancelGroup,
+        _ body: @escaping @Sendable () async -> Void
+    ) -> ServiceGroupConfiguration.ServiceConfiguration {
+        let service = ClosureService {
+            defer { users.ended() }
+            await cancelWhenGracefulShutdown { await body() }
+        }
+        return .init(service: service, successTerminationBehavior: ending, serviceName: name)
     }
 
     /// How long connections still open when the API stops may take to end (a console's live view never ends by

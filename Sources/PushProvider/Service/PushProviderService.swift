@@ -65,29 +65,18 @@ package final class PushProviderService: Sendable {
         } else {
             secrets = try SecretBox.loadOrCreate(at: directory.appendingPathComponent("master.key"))
         }
-        let messageKey = secrets.derivedKey(for: "herald apns-id")
-        switch configuration.database {
-        case .sqlite:
-            store = try SQLiteStore(
-                path: directory.appendingPathComponent("provider.sqlite").path, messageKey: messageKey)
-        case .postgres(let url): store = try await PostgresStore(url: url, logger: logger, messageKey: messageKey)
-        }
+        store = try await configuration.openStore(messageKey: secrets.derivedKey(for: "herald apns-id"), logger: logger)
         if let token = configuration.adminToken {
             (adminToken, adminTokenCreated) = (token, false)
         } else {
-            (adminToken, adminTokenCreated) = try Self.loadOrCreateAdminToken(in: directory)
+            (adminToken, adminTokenCreated) = try AdminToken.loadOrCreate(in: directory)
         }
         clients = ClientRegistry(
             secrets: secrets, observer: metrics, connectionsPerApp: configuration.connectionsPerApp, logger: logger)
-        var settings = DeliveryEngine.Settings()
-        settings.workers = configuration.workers
-        settings.batchSize = configuration.batchSize
-        settings.leaseDuration = configuration.leaseDuration
-        settings.pollInterval = configuration.pollInterval
-        settings.clock = configuration.clock
         failures = FailureReporter(logger: logger, metrics: metrics)
         engine = DeliveryEngine(
-            queue: store, senders: clients, settings: settings, failures: failures, changes: changes)
+            queue: store, senders: clients, settings: configuration.engineSettings, failures: failures, changes: changes
+        )
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
         var webhookSettings = WebhookSender.Settings()
@@ -144,19 +133,5 @@ package final class PushProviderService: Sendable {
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
         }
-    }
-
-    private static func loadOrCreateAdminToken(in directory: URL) throws(ProviderError) -> (String, created: Bool) {
-        let path = directory.appendingPathComponent("admin-token")
-        if let text = try? String(contentsOf: path, encoding: .utf8) {
-            return (text.trimmingCharacters(in: .whitespacesAndNewlines), false)
-        }
-        let token = KeyMaker.make(prefix: "adm_")
-        do {
-            try PrivateFile.write(Data(token.utf8), to: path)
-        } catch {
-            throw .configuration("cannot write the admin token to \(path.path): \(error)")
-        }
-        return (token, true)
     }
 }
