@@ -176,7 +176,7 @@ let package = Package(
         .target(
             name: "HeraldTesting",
             dependencies: [
-                "APNSCore", "APNSClient", "APNSGateway", "DeviceSimulator", "HeraldSupport",
+                "APNSCore", "APNSClient", "APNSGateway", "CoreLocation", "DeviceSimulator", "HeraldSupport", "UserNotifications",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -403,7 +403,7 @@ let package = Package(
         .testTarget(
             name: "HeraldTestingTests",
             dependencies: [
-                "TestPacing", "HeraldTesting", "APNSClient", "APNSCore", "DeviceSimulator",
+                "TestPacing", "HeraldTesting", "APNSClient", "APNSCore", "DeviceSimulator", "UserNotifications",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

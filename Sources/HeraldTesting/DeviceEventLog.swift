@@ -1,4 +1,4 @@
-public import DeviceSimulator
+package import DeviceSimulator
 import Foundation
 import Synchronization
 
@@ -10,7 +10,7 @@ import Synchronization
 /// // ... send a push ...
 /// let shown = try await log.next(.displayed) { $0.bundleID == "com.example.app" }
 /// ```
-public final class DeviceEventLog: Sendable {
+package final class DeviceEventLog: Sendable {
     private struct Waiter {
         let id: UUID
         let matches: @Sendable (DeviceEvent) -> Bool
@@ -30,7 +30,7 @@ public final class DeviceEventLog: Sendable {
     private let reader: Task<Void, Never>
 
     /// Starts collecting `device`'s events.
-    public init(_ device: SimulatedDevice) {
+    package init(_ device: SimulatedDevice) {
         let events = device.events()
         let shared = self.shared
         reader = Task { [shared] in
@@ -52,13 +52,13 @@ public final class DeviceEventLog: Sendable {
     deinit { reader.cancel() }
 
     /// The most events kept that no wait has taken; beyond it the oldest go.
-    public static let keptEvents = 10_000
+    package static let keptEvents = 10_000
 
     /// The next event of `kind` matching `predicate`, whether it happened before this call or happens after; each
     /// event is handed to one wait only.
     ///
     /// - Throws: ``HeraldTestingError`` when none comes within `within`.
-    public func next(
+    package func next(
         _ kind: DeviceEvent.Kind, within: Duration = .seconds(20),
         where predicate: @escaping @Sendable (DeviceEvent) -> Bool = { _ in true }
     ) async throws -> DeviceEvent {

@@ -6,6 +6,7 @@ public import DeviceSimulator
 public import Foundation
 import HeraldSupport
 import Logging
+public import UserNotifications
 
 /// Apple's push service for a test: Herald's local APNs (the gateway) in this process, on a port the system picks,
 /// with its own certificate authority and one trusted signing key. It checks every request as APNs does and answers
@@ -151,21 +152,31 @@ public final class LocalAPNs: Sendable {
     }
 
     /// A device configuration for this APNs with `apps` installed, its data in a fresh temporary folder.
-    public func deviceConfiguration(apps: [AppManifest]) -> SimulatedDevice.Configuration {
+    package func deviceConfiguration(apps: [AppManifest]) -> SimulatedDevice.Configuration {
         SimulatedDevice.Configuration(
             gatewayHost: "127.0.0.1", gatewayPort: port, caPEM: caCertificatePEM, apps: apps,
             dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
     }
 
-    /// Starts a simulated device with `apps` installed, connected and registered: each app has its token.
+    /// Starts a simulated device with `apps` installed, connected and registered: each app has its token. Your own
+    /// extensions run as iOS runs them: `serviceExtensions[bundleID]` makes the app's `UNNotificationServiceExtension`
+    /// for every push with `mutable-content` (30 s to change it), `contentExtensions[bundleID]` its
+    /// `UNNotificationContentExtension` when one of its notifications is expanded.
     ///
     /// - Throws: ``HeraldTestingError`` when the device cannot start (two manifests for one app, no connection).
-    public func startDevice(apps: [AppManifest]) async throws -> TestDevice {
-        try await startDevice(deviceConfiguration(apps: apps))
+    public func startDevice(
+        apps: [AppManifest],
+        serviceExtensions: [String: @Sendable () -> UNNotificationServiceExtension] = [:],
+        contentExtensions: [String: @Sendable () -> any UNNotificationContentExtension] = [:]
+    ) async throws -> TestDevice {
+        var configuration = deviceConfiguration(apps: apps)
+        configuration.serviceExtensions = serviceExtensions
+        configuration.contentExtensions = contentExtensions
+        return try await startDevice(configuration)
     }
 
     /// Starts a simulated device from a configuration (``deviceConfiguration(apps:)``, changed as the test needs).
-    public func startDevice(_ configuration: SimulatedDevice.Configuration) async throws -> TestDevice {
+    package func startDevice(_ configuration: SimulatedDevice.Configuration) async throws -> TestDevice {
         do {
             let device = try await SimulatedDevice.install(configuration)
             // The log listens before the device connects, so no event is missed.

@@ -1,5 +1,7 @@
+import CoreLocation
 public import DeviceSimulator
 import Foundation
+public import UserNotifications
 
 /// A simulated iPhone connected to a ``LocalAPNs``: its apps have device tokens, every push runs through the
 /// UserNotifications pipeline (service extension, attachments, presentation), and a test awaits what it showed.
@@ -11,8 +13,9 @@ import Foundation
 /// let shown = try await device.next(.displayed)
 /// ```
 public final class TestDevice: Sendable {
-    /// The device itself: its notification centers, responses, activities.
-    public let device: SimulatedDevice
+    /// The device itself: its notification centers, responses, activities (Herald's own tests; a user's test goes
+    /// through the methods below, which keep their names when the simulator's change).
+    package let device: SimulatedDevice
     private let log: DeviceEventLog
 
     init(_ device: SimulatedDevice) {
@@ -43,9 +46,33 @@ public final class TestDevice: Sendable {
         try await log.next(kind, within: within, where: predicate)
     }
 
+    /// The app `bundleID`'s notification center: what iOS gives it as `UNUserNotificationCenter.current()` (hand it to
+    /// your app's code, set its delegate); `nil` when no such app is installed.
+    public func notificationCenter(of bundleID: String) -> UNUserNotificationCenter? {
+        device.notificationCenter(of: bundleID)
+    }
+
     /// What Notification Center shows now, newest first.
     public func notifications() async -> [NotificationSnapshot] {
         await device.notifications()
+    }
+
+    /// Acts on the shown notification `id` (``NotificationSnapshot/id``) as the person would: `action` is
+    /// `default` (a tap), `dismiss`, or one of its category's action identifiers; `text` answers a text-input action.
+    /// The app's delegate gets the response, and ``next(_:within:where:)`` sees a `.response` event.
+    ///
+    /// - Throws: ``HeraldTestingError`` when there is no such notification or action.
+    public func respond(to id: String, action: String, text: String? = nil) async throws {
+        do {
+            try await device.respond(to: id, action: action, text: text)
+        } catch {
+            throw HeraldTestingError("cannot respond to \(id): \(error.message)")
+        }
+    }
+
+    /// Moves the device to `latitude`, `longitude`: location triggers of its apps fire as they would on an iPhone.
+    public func move(latitude: Double, longitude: Double) async {
+        await device.updateLocation(CLLocationCoordinate2D(latitude: latitude, longitude: longitude))
     }
 
     /// Disconnects the device.

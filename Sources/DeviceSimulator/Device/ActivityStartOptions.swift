@@ -2,13 +2,13 @@ import ActivityKit
 import Foundation
 
 /// The alert of an activity started or updated through the device's API or terminal, as `AlertConfiguration`.
-public struct ActivityAlertInput: Sendable, Hashable, Decodable {
-    public var title: String
-    public var body: String
+package struct ActivityAlertInput: Sendable, Hashable, Decodable {
+    package var title: String
+    package var body: String
     /// A sound file's name; the default sound when absent.
-    public var sound: String?
+    package var sound: String?
 
-    public init(title: String, body: String, sound: String? = nil) {
+    package init(title: String, body: String, sound: String? = nil) {
         self.title = title
         self.body = body
         self.sound = sound
@@ -30,14 +30,14 @@ public struct ActivityAlertInput: Sendable, Hashable, Decodable {
 
 /// How an activity started through the device's API or terminal is requested: its style, its alert and, for a
 /// scheduled activity (iOS 26), its start.
-public struct ActivityStartOptions: Sendable, Hashable {
+package struct ActivityStartOptions: Sendable, Hashable {
     /// `standard` or `transient`; `standard` when absent.
-    public var style: String?
-    public var alert: ActivityAlertInput?
+    package var style: String?
+    package var alert: ActivityAlertInput?
     /// UNIX seconds.
-    public var start: Double?
+    package var start: Double?
 
-    public init(style: String? = nil, alert: ActivityAlertInput? = nil, start: Double? = nil) {
+    package init(style: String? = nil, alert: ActivityAlertInput? = nil, start: Double? = nil) {
         self.style = style
         self.alert = alert
         self.start = start

@@ -60,7 +60,7 @@ public struct DeviceEvent: Sendable, Hashable {
 
     /// The event as `--report-url` receives it: `event`, `apnsID`, `bundleID`, `token`, `action`, `text`, `time`
     /// (ISO 8601 with milliseconds) and `notificationID`; an outcome also `outcome` and `detail`.
-    public var reportJSON: Data {
+    package var reportJSON: Data {
         let fields: [(key: String, value: String?)] = [
             ("action", action), ("apnsID", apnsID), ("bundleID", bundleID),
             ("detail", kind == .outcome ? message : nil), ("event", kind.rawValue), ("message", message),

@@ -52,14 +52,14 @@ struct DeviceStateFile {
 }
 
 /// Something the device cannot do, with what to do about it.
-public struct DeviceError: Error, Sendable, CustomStringConvertible {
+package struct DeviceError: Error, Sendable, CustomStringConvertible {
     /// What was wrong.
-    public let message: String
+    package let message: String
 
     /// An error saying `message`.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,4 +1,4 @@
-public import APNSCore
+package import APNSCore
 import Foundation
 import UserNotifications
 
@@ -19,42 +19,42 @@ public struct NotificationSnapshot: Sendable, Hashable, Encodable {
     public let sound: String?
     public let categoryIdentifier: String
     public let threadIdentifier: String
-    public let attachments: [Attachment]
+    package let attachments: [Attachment]
     /// The payload as the app sees it (after its service extension).
-    public let userInfo: JSONValue
+    package let userInfo: JSONValue
     /// The category's actions, in order.
-    public let actions: [Action]
+    package let actions: [Action]
     /// What the content extension shows, when the category has one.
-    public let contentExtension: ContentView?
+    package let contentExtension: ContentView?
 
     /// A file shown with the notification.
-    public struct Attachment: Sendable, Hashable, Encodable {
-        public let identifier: String
-        public let type: String
-        public let path: String
+    package struct Attachment: Sendable, Hashable, Encodable {
+        package let identifier: String
+        package let type: String
+        package let path: String
     }
 
     /// A button (or text field) under the notification.
-    public struct Action: Sendable, Hashable, Encodable {
-        public let identifier: String
-        public let title: String
+    package struct Action: Sendable, Hashable, Encodable {
+        package let identifier: String
+        package let title: String
         /// `authenticationRequired`, `destructive`, `foreground`.
-        public let options: [String]
-        public let textInput: Bool
-        public let textInputButtonTitle: String?
-        public let textInputPlaceholder: String?
+        package let options: [String]
+        package let textInput: Bool
+        package let textInputButtonTitle: String?
+        package let textInputPlaceholder: String?
         /// The name of the image beside the title (iOS 15's `UNNotificationActionIcon`), when it has one.
-        public let icon: String?
+        package let icon: String?
         /// `system` for an SF Symbol, `template` for an image of the app's bundle.
-        public let iconKind: String?
+        package let iconKind: String?
     }
 
     /// The content extension's view.
-    public struct ContentView: Sendable, Hashable, Encodable {
-        public let title: String?
-        public let body: String?
-        public let imagePath: String?
-        public let labels: [String: String]
+    package struct ContentView: Sendable, Hashable, Encodable {
+        package let title: String?
+        package let body: String?
+        package let imagePath: String?
+        package let labels: [String: String]
     }
 
     init(

@@ -4,37 +4,37 @@ import Foundation
 import UserNotifications
 
 /// A local notification waiting for its trigger, as the device API (`GET /pending`) and the console show it.
-public struct PendingSnapshot: Sendable, Hashable, Encodable {
-    public let bundleID: String
-    public let identifier: String
-    public let title: String
-    public let subtitle: String
-    public let body: String
-    public let categoryIdentifier: String
-    public let threadIdentifier: String
-    public let trigger: Trigger
+package struct PendingSnapshot: Sendable, Hashable, Encodable {
+    package let bundleID: String
+    package let identifier: String
+    package let title: String
+    package let subtitle: String
+    package let body: String
+    package let categoryIdentifier: String
+    package let threadIdentifier: String
+    package let trigger: Trigger
     /// When it fires next (ISO 8601); absent for a location trigger.
-    public let nextFireDate: String?
+    package let nextFireDate: String?
 
     /// The trigger, by kind: `timeInterval` (with `timeInterval`), `calendar` (with `dateMatching`) or `location`
     /// (with `region`).
-    public struct Trigger: Sendable, Hashable, Encodable {
-        public let kind: String
-        public let repeats: Bool
-        public let timeInterval: Double?
+    package struct Trigger: Sendable, Hashable, Encodable {
+        package let kind: String
+        package let repeats: Bool
+        package let timeInterval: Double?
         /// The calendar components given, by name (`year`, `month`, `day`, `weekday`, `hour`, `minute`, `second`).
-        public let dateMatching: [String: Int]?
-        public let region: Region?
+        package let dateMatching: [String: Int]?
+        package let region: Region?
     }
 
     /// A circular region.
-    public struct Region: Sendable, Hashable, Encodable {
-        public let identifier: String
-        public let latitude: Double
-        public let longitude: Double
-        public let radius: Double
-        public let notifyOnEntry: Bool
-        public let notifyOnExit: Bool
+    package struct Region: Sendable, Hashable, Encodable {
+        package let identifier: String
+        package let latitude: Double
+        package let longitude: Double
+        package let radius: Double
+        package let notifyOnEntry: Bool
+        package let notifyOnExit: Bool
     }
 
     init(bundleID: String, request: UNNotificationRequest, nextFire: Date?) {

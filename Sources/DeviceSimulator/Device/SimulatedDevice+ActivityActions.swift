@@ -1,17 +1,17 @@
-public import APNSCore
+package import APNSCore
 import ActivityKit
 import Foundation
 
 extension SimulatedDevice {
     /// Every Live Activity of every app, oldest first.
-    public func activities() -> [ActivitySummary] {
+    package func activities() -> [ActivitySummary] {
         apps.flatMap { app in
             (app.activities?.snapshots ?? []).map { Self.summary($0, bundleID: app.manifest.bundleID) }
         }
     }
 
     /// The push-to-start tokens each app got, by bundle ID and attributes type (hex).
-    public func pushToStartTokens() async -> [String: [String: String]] {
+    package func pushToStartTokens() async -> [String: [String: String]] {
         var tokens: [String: [String: String]] = [:]
         for app in apps {
             guard let system = app.activities else { continue }
@@ -29,7 +29,7 @@ extension SimulatedDevice {
     ///
     /// - Throws: ``DeviceError`` naming what is wrong: no such app or type, JSON that is not an object, no
     ///   connection to issue a token or subscribe.
-    public func startActivity(
+    package func startActivity(
         bundleID: String, type: String, attributes: JSONValue?, contentState: JSONValue?, channel: String?,
         pushToken: Bool, options: ActivityStartOptions = .init()
     ) async throws(DeviceError) -> ActivitySummary {
@@ -64,7 +64,7 @@ extension SimulatedDevice {
     /// Changes an active activity's content state, as the app does with `Activity.update`.
     ///
     /// - Throws: ``DeviceError`` when there is no such activity, it is not active, or the state is not an object.
-    public func updateActivity(id: String, contentState: JSONValue, alert: ActivityAlertInput? = nil)
+    package func updateActivity(id: String, contentState: JSONValue, alert: ActivityAlertInput? = nil)
         throws(DeviceError) -> ActivitySummary
     {
         let (app, system) = try owner(of: id)
@@ -80,7 +80,7 @@ extension SimulatedDevice {
     /// leaves it at once (`immediately`).
     ///
     /// - Throws: ``DeviceError`` when there is no such activity or it has ended already.
-    public func endActivity(id: String, contentState: JSONValue?, immediately: Bool) throws(DeviceError)
+    package func endActivity(id: String, contentState: JSONValue?, immediately: Bool) throws(DeviceError)
         -> ActivitySummary
     {
         let (app, system) = try owner(of: id)

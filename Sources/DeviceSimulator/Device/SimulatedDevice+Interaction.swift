@@ -1,12 +1,12 @@
 import APNSCore
-public import CoreLocation
+package import CoreLocation
 import Foundation
 import Synchronization
-public import UserNotifications
+package import UserNotifications
 
 extension SimulatedDevice {
     /// The delivered notifications of every app, newest first.
-    public func notifications() async -> [NotificationSnapshot] {
+    package func notifications() async -> [NotificationSnapshot] {
         var snapshots: [NotificationSnapshot] = []
         for app in apps {
             for notification in await app.center.deliveredNotifications() {
@@ -18,7 +18,7 @@ extension SimulatedDevice {
 
     /// The local notifications every app scheduled that wait for their trigger, soonest first (location triggers
     /// last).
-    public func pendingNotifications() -> [PendingSnapshot] {
+    package func pendingNotifications() -> [PendingSnapshot] {
         apps.flatMap { app in
             app.center.pendingNotificationRequestsWithFireDates().map {
                 PendingSnapshot(bundleID: app.manifest.bundleID, request: $0.request, nextFire: $0.nextFire)
@@ -29,7 +29,7 @@ extension SimulatedDevice {
     /// One delivered notification, expanded: its content extension (when its category has one) receives it.
     ///
     /// - Throws: ``DeviceError`` when no delivered notification has the identifier.
-    public func expand(_ id: String) async throws(DeviceError) -> NotificationSnapshot {
+    package func expand(_ id: String) async throws(DeviceError) -> NotificationSnapshot {
         let (app, record) = try lookUp(id)
         let view = app.center.expand(notificationWithIdentifier: record.requestIdentifier)
         guard let notification = await delivered(record, in: app) else { throw Self.unknown(id) }
@@ -42,7 +42,7 @@ extension SimulatedDevice {
     ///
     /// - Throws: ``DeviceError`` when the notification is not delivered or the action is not in its category.
     @discardableResult
-    public func respond(to id: String, action: String, text: String? = nil) async throws(DeviceError)
+    package func respond(to id: String, action: String, text: String? = nil) async throws(DeviceError)
         -> ResponseOutcome
     {
         let (app, record) = try lookUp(id)
@@ -77,14 +77,14 @@ extension SimulatedDevice {
     }
 
     /// Removes every delivered notification without a response (Notification Center's "Clear").
-    public func clear() {
+    package func clear() {
         for app in apps { app.center.removeAllDeliveredNotifications() }
     }
 
     /// Schedules a local notification for an app; it is delivered when its trigger fires.
     ///
     /// - Throws: ``DeviceError`` when no app has the bundle ID or the center refuses the request.
-    public func schedule(_ request: UNNotificationRequest, for bundleID: String) async throws(DeviceError) {
+    package func schedule(_ request: UNNotificationRequest, for bundleID: String) async throws(DeviceError) {
         guard let app = app(named: bundleID) else {
             throw DeviceError("no installed app is \(bundleID); the apps are \(apps.map(\.manifest.bundleID))")
         }
@@ -97,7 +97,7 @@ extension SimulatedDevice {
     }
 
     /// Moves the device: location triggers whose region was entered or left fire.
-    public func updateLocation(_ coordinate: CLLocationCoordinate2D) async {
+    package func updateLocation(_ coordinate: CLLocationCoordinate2D) async {
         for app in apps {
             for outcome in await app.center.updateLocation(coordinate) { record(outcome, of: app, apnsID: nil) }
         }

@@ -5,7 +5,7 @@ import Crypto
 import Foundation
 package import HeraldSupport
 import Synchronization
-public import UserNotifications
+package import UserNotifications
 
 /// A simulated iPhone: it connects to a gateway's courier, installs apps from their manifests, gets a device token
 /// per app (kept under its data folder across restarts), and runs every push through the UserNotifications pipeline:
@@ -18,9 +18,9 @@ public import UserNotifications
 /// let device = try await SimulatedDevice.start(configuration)
 /// for await event in device.events() where event.kind == .delivered { print(event.apnsID ?? "") }
 /// ```
-public final class SimulatedDevice: Sendable {
+package final class SimulatedDevice: Sendable {
     /// How the device was started.
-    public let configuration: Configuration
+    package let configuration: Configuration
     let apps: [InstalledApp]
     let hub: EventHub
     let records = Mutex(DeliveryRecords())
@@ -45,7 +45,7 @@ public final class SimulatedDevice: Sendable {
     ///
     /// - Throws: ``DeviceError`` when two manifests name the same app, the data folder cannot be used, or the gateway
     ///   cannot be reached or refuses a registration.
-    public static func start(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
+    package static func start(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
         let device = try await install(configuration)
         try await device.connect()
         return device
@@ -55,7 +55,7 @@ public final class SimulatedDevice: Sendable {
     /// ``events()`` can be subscribed to before anything arrives.
     ///
     /// - Throws: ``DeviceError`` when two manifests name the same app or the data folder cannot be read.
-    public static func install(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
+    package static func install(_ configuration: Configuration) async throws(DeviceError) -> SimulatedDevice {
         let stateFile = DeviceStateFile(directory: configuration.dataDirectory)
         let saved = try stateFile.load()
         let hub = EventHub(logger: configuration.logger)
@@ -85,20 +85,20 @@ public final class SimulatedDevice: Sendable {
     /// arrives right after its registration.
     ///
     /// - Throws: ``DeviceError`` when the gateway cannot be reached or refuses a registration.
-    public func connect() async throws(DeviceError) {
+    package func connect() async throws(DeviceError) {
         let courier = try await connectAndRegister()
         startTasks(firstCourier: courier)
     }
 
     /// Every event from now on, in order, until the device stops.
-    public func events() -> AsyncStream<DeviceEvent> { hub.subscribe() }
+    package func events() -> AsyncStream<DeviceEvent> { hub.subscribe() }
 
     /// Counts the changes of what the device shows: every event, and every change of an app's pending or delivered
     /// notifications or badge.
     package var screenChanges: WorkSignal { hub.changes }
 
     /// The installed apps with their tokens and end-to-end public keys.
-    public var installedApps: [InstalledAppSummary] {
+    package var installedApps: [InstalledAppSummary] {
         apps.map {
             InstalledAppSummary(
                 bundleID: $0.manifest.bundleID, environment: $0.manifest.environment.rawValue,
@@ -108,7 +108,7 @@ public final class SimulatedDevice: Sendable {
     }
 
     /// Disconnects and stops every task; the device can be started again from the same data folder.
-    public func stop() async {
+    package func stop() async {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let running = tasks.withLock { $0 }
         for task in running { task.cancel() }
@@ -119,7 +119,7 @@ public final class SimulatedDevice: Sendable {
     }
 
     /// An installed app's notification center: what its host (the device API, a test) changes as the person would.
-    public func notificationCenter(of bundleID: String) -> UNUserNotificationCenter? {
+    package func notificationCenter(of bundleID: String) -> UNUserNotificationCenter? {
         app(named: bundleID)?.center
     }
 

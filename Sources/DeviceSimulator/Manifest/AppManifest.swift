@@ -1,8 +1,8 @@
-public import APNSCore
+package import APNSCore
 import ActivityKit
-public import CategoryConfig
+package import CategoryConfig
 public import Foundation
-public import UserNotifications
+package import UserNotifications
 
 /// An app installed on a simulated device, as its manifest file describes it (docs/devices.md): who it is, what the
 /// user answered to the authorization request, whether it is in the foreground, its categories (the
@@ -11,42 +11,42 @@ public struct AppManifest: Sendable, Decodable {
     /// The app's bundle ID: its topic.
     public var bundleID: String
     /// The APNs environment its device token belongs to.
-    public var environment: APNSEnvironment
+    package var environment: APNSEnvironment
     /// The user's answer to the authorization request.
-    public var authorization: Authorization
+    package var authorization: Authorization
     /// Whether the app is in the foreground when notifications arrive.
-    public var foreground: Bool
+    package var foreground: Bool
     /// The categories and actions the app registers.
-    public var notificationConfig: NotificationConfig?
+    package var notificationConfig: NotificationConfig?
     /// The content extension's `NSExtensionAttributes`, when the app has one.
-    public var contentExtension: ContentExtensionAttributes?
+    package var contentExtension: ContentExtensionAttributes?
     /// What the service extension does with a mutable notification, in order; none means the app has no service
     /// extension.
-    public var serviceExtension: [ServiceExtensionStep]
+    package var serviceExtension: [ServiceExtensionStep]
     /// The Live Activity types the app has (ActivityKit attributes types): it gets a push-to-start token for each.
-    public var activityTypes: [ActivityType]
+    package var activityTypes: [ActivityType]
     /// The kinds of the app's widgets that take WidgetKit pushes (iOS 26 `pushHandler(_:)`): the app gets one widget
     /// push token for them all, and a `widgets` push reloads every kind's timeline.
-    public var widgets: [String]
+    package var widgets: [String]
     /// The kinds of the app's controls that take pushes (iOS 18 `ControlPushHandler`): each gets a push token.
-    public var controls: [String]
+    package var controls: [String]
     /// Reloads each widget kind may have in 24 hours (WidgetKit's budget: 40 to 70 for a widget seen often).
-    public var widgetReloadBudget: Int
+    package var widgetReloadBudget: Int
     /// Priority-10 Live Activity pushes an activity takes per rolling hour before the system throttles it (Apple
     /// publishes no number; Herald's default is 10, like the provider's warning).
-    public var activityPriority10Budget: Int
+    package var activityPriority10Budget: Int
     /// The Info.plist key that raises the budget (`NSSupportsLiveActivitiesFrequentUpdates`), while the person leaves
     /// frequent updates on.
-    public var supportsFrequentUpdates: Bool
+    package var supportsFrequentUpdates: Bool
 
     /// A Live Activity type: its name (a push-to-start payload's `attributes-type`) and the attributes and content
     /// state an activity started from the device's API or terminal gets when none are given.
-    public struct ActivityType: Sendable, Hashable, Decodable {
-        public var name: String
-        public var attributes: JSONValue?
-        public var contentState: JSONValue?
+    package struct ActivityType: Sendable, Hashable, Decodable {
+        package var name: String
+        package var attributes: JSONValue?
+        package var contentState: JSONValue?
 
-        public init(name: String, attributes: JSONValue? = nil, contentState: JSONValue? = nil) {
+        package init(name: String, attributes: JSONValue? = nil, contentState: JSONValue? = nil) {
             self.name = name
             self.attributes = attributes
             self.contentState = contentState
@@ -54,18 +54,18 @@ public struct AppManifest: Sendable, Decodable {
     }
 
     /// The user's answer: granted or not, and the options the app asked for.
-    public struct Authorization: Sendable, Hashable, Decodable {
-        public var granted: Bool
-        public var options: UNAuthorizationOptions
+    package struct Authorization: Sendable, Hashable, Decodable {
+        package var granted: Bool
+        package var options: UNAuthorizationOptions
 
-        public init(granted: Bool, options: UNAuthorizationOptions) {
+        package init(granted: Bool, options: UNAuthorizationOptions) {
             self.granted = granted
             self.options = options
         }
 
         private enum CodingKeys: String, CodingKey { case granted, options }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             granted = try container.decode(Bool.self, forKey: .granted)
             var options: UNAuthorizationOptions = []

@@ -1,5 +1,5 @@
 /// One thing a manifest's service extension does to a notification, so common extensions need no Swift.
-public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
+package enum ServiceExtensionStep: Sendable, Hashable, Decodable {
     /// `{"rewrite": {"title": ..., "subtitle": ..., "body": ...}}`: replaces the fields given.
     case rewrite(title: String?, subtitle: String?, body: String?)
     /// `{"attachFrom": "<userInfo key>"}`: downloads the URL in that custom key into an attachment; a
@@ -23,7 +23,7 @@ public enum ServiceExtensionStep: Sendable, Hashable, Decodable {
         var body: String?
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
             throw DecodingError.dataCorrupted(

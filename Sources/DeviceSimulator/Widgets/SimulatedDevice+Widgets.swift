@@ -97,7 +97,7 @@ extension SimulatedDevice {
     }
 
     /// Every app's push-updated widgets and controls (`GET /widgets`).
-    public func widgetSummaries() -> [WidgetSummary] {
+    package func widgetSummaries() -> [WidgetSummary] {
         apps.compactMap { app in app.widgets.map { WidgetSummary($0, bundleID: app.manifest.bundleID) } }
     }
 }

@@ -1,23 +1,23 @@
-public import Foundation
+package import Foundation
 import WidgetKit
 
 /// An app's push-updated widgets and controls, as `GET /widgets` shows them.
-public struct WidgetSummary: Sendable, Hashable, Encodable {
-    public let bundleID: String
+package struct WidgetSummary: Sendable, Hashable, Encodable {
+    package let bundleID: String
     /// `WidgetPushInfo.token` (hex): the one token for all of the app's widgets.
-    public let widgetPushToken: String?
-    public let widgets: [Kind]
-    public let controls: [Kind]
+    package let widgetPushToken: String?
+    package let widgets: [Kind]
+    package let controls: [Kind]
 
     /// A widget or control kind: its token (controls), its reloads in the last 24 hours against the budget.
-    public struct Kind: Sendable, Hashable, Encodable {
-        public let kind: String
-        public let pushToken: String?
-        public let reloadsToday: Int
-        public let budget: Int
+    package struct Kind: Sendable, Hashable, Encodable {
+        package let kind: String
+        package let pushToken: String?
+        package let reloadsToday: Int
+        package let budget: Int
         /// Pushes refused because the budget was spent.
-        public let refused: Int
-        public let lastReload: Date?
+        package let refused: Int
+        package let lastReload: Date?
     }
 
     init(_ system: WidgetSystem, bundleID: String) {
