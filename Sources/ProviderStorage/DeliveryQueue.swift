@@ -43,6 +43,11 @@ package protocol DeliveryQueue: Sendable {
     /// Moves every queued delivery of `appID` that carries `reason` and waits past `now` to `now`: the deliveries
     /// parked while APNs could not be reached, sent at once when it can again. The number moved.
     func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int
+    /// Moves every queued delivery of `appID` to `until` with `reason` (an app paused). The number moved.
+    func park(appID: String, reason: String, until: Date) async throws(ProviderError) -> Int
+    /// Pauses app `appID` at `at` because APNs refused its credentials or topic with `reason`, unless it is paused
+    /// already; `true` when this call paused it (so one process says so once).
+    func pauseForCredentials(appID: String, reason: String, at: Date) async throws(ProviderError) -> Bool
 
     // A cancelled notification's withheld deliveries
     /// Cancels notification `id`: marks it cancelled (a daily one is no longer scheduled) and cancels its queued

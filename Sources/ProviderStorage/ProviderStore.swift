@@ -65,8 +65,6 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
         async throws(ProviderError) -> Int
     /// Marks the app paused at `at` (or resumed, `nil`); `false` when there is no such app.
     func setPaused(appID: String, at: Date?) async throws(ProviderError) -> Bool
-    /// Moves every queued delivery of `appID` to `until` with `reason` (an app paused). The number moved.
-    func park(appID: String, reason: String, until: Date) async throws(ProviderError) -> Int
     /// Deletes the app with everything of it: keys, devices, tokens, channels, notifications, deliveries, reports
     /// (the deliveries in batches, each its own transaction). `nil` when there is no such app.
     func deleteApp(id: String) async throws(ProviderError) -> AppDeletion?

@@ -12,7 +12,7 @@ struct MigrationListTests {
                 "v1", "v2 notification counters", "v3 deliveries by notification", "v4 deactivated devices",
                 "v5 responses", "v6 live activities", "v7 key fingerprint", "v8 delivery outcomes",
                 "v9 channel deliveries", "v10 receipts", "v11 lifecycle and retention", "v12 narrow deliveries",
-                "v13 webhook outbox",
+                "v13 webhook outbox", "v14 pause reason",
             ])
     }
 
@@ -24,7 +24,7 @@ struct MigrationListTests {
                 "v5 deliveries by notification", "v6 deactivated devices", "v7 responses", "v8 live activities",
                 "v9 device tags as on SQLite", "v10 key fingerprint", "v11 delivery outcomes", "v12 channel deliveries",
                 "v13 receipts", "v14 lifecycle and retention", "v15 deliveries vacuumed often", "v16 narrow deliveries",
-                "v17 deliveries written once", "v18 delivery ranges", "v19 webhook outbox",
+                "v17 deliveries written once", "v18 delivery ranges", "v19 webhook outbox", "v20 pause reason",
             ])
         #expect(PostgresSchema.migrations.allSatisfy { !$0.statements.isEmpty })
     }

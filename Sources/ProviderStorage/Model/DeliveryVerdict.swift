@@ -22,7 +22,7 @@ package struct DeliveryVerdict: Codable, Sendable, Hashable {
         case background, notShown, delivered
         case storedOffline, replaced, coalesced, expired, discarded, awaitingDevice
         case rejected, tokenGone, gaveUp, cancelled
-        case scheduled, retrying, waitingForAPNs, paused, queued, sending
+        case scheduled, retrying, waitingForAPNs, waitingForCredentials, paused, queued, sending
     }
 
     package init(_ kind: Kind, _ sentence: String, next: String? = nil, waitingFor: String? = nil) {

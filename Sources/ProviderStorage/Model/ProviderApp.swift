@@ -28,6 +28,9 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     /// When its sending was paused (`POST /v1/apps/{id}/pause`): its deliveries wait in the queue, spending no
     /// attempt, until it is resumed.
     package var pausedAt: Date? = nil
+    /// Why the provider paused it itself: APNs refused its credentials or topic with this reason
+    /// (`InvalidProviderToken`, ...); `nil` when it is not paused or an operator paused it.
+    package var pauseReason: String? = nil
     /// How long its records are kept; a field left out takes the provider's default.
     package var retention = RetentionDays()
     package var createdAt: Date
@@ -37,10 +40,12 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package init(
         id: String, name: String, bundleID: String, environment: String, endpoint: String, hasCustomCA: Bool,
         authentication: AuthenticationSummary, publishableKey: String, webhookURL: String? = nil, rateLimit: Int,
-        channelEndpoint: String? = nil, pausedAt: Date? = nil, retention: RetentionDays = RetentionDays(),
+        channelEndpoint: String? = nil, pausedAt: Date? = nil, pauseReason: String? = nil,
+        retention: RetentionDays = RetentionDays(),
         createdAt: Date, updatedAt: Date
     ) {
         self.pausedAt = pausedAt
+        self.pauseReason = pauseReason
         self.retention = retention
         self.id = id
         self.name = name

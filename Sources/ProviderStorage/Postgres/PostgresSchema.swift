@@ -36,5 +36,6 @@ package enum PostgresSchema {
         ("v17 deliveries written once", v17DeliveriesWrittenOnce),
         ("v18 delivery ranges", v18DeliveryRanges),
         ("v19 webhook outbox", v19WebhookOutbox),
+        ("v20 pause reason", v20PauseReason),
     ]
 }

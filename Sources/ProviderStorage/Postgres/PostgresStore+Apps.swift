@@ -102,7 +102,7 @@ extension PostgresStore {
                     keyID: try row.column("key_id"), fingerprint: try row.column("key_fingerprint")),
                 publishableKey: try row.column("publishable_key"), webhookURL: try row.column("webhook_url"),
                 rateLimit: try row.column("rate_limit"), channelEndpoint: try row.column("channel_endpoint"),
-                pausedAt: try row.column("paused_at"),
+                pausedAt: try row.column("paused_at"), pauseReason: try row.column("pause_reason"),
                 retention: RetentionDays(
                     deliveries: try row.column("retention_deliveries"), traces: try row.column("retention_traces"),
                     responses: try row.column("retention_responses")),

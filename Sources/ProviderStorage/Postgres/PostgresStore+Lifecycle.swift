@@ -143,7 +143,17 @@ extension PostgresStore {
     }
 
     package func setPaused(appID: String, at: Date?) async throws(ProviderError) -> Bool {
-        try await rows("UPDATE apps SET paused_at = \(at) WHERE id = \(appID) RETURNING 1").count > 0
+        try await rows("UPDATE apps SET paused_at = \(at), pause_reason = NULL WHERE id = \(appID) RETURNING 1").count
+            > 0
+    }
+
+    package func pauseForCredentials(appID: String, reason: String, at: Date) async throws(ProviderError) -> Bool {
+        try await rows(
+            """
+            UPDATE apps SET paused_at = \(at), pause_reason = \(reason) WHERE id = \(appID) AND paused_at IS NULL
+            RETURNING 1
+            """
+        ).count > 0
     }
 
     package func park(appID: String, reason: String, until: Date) async throws(ProviderError) -> Int {

@@ -19,6 +19,7 @@ package enum SQLiteSchema {
         ("v11 lifecycle and retention", v11LifecycleAndRetention),
         ("v12 narrow deliveries", v12NarrowDeliveries),
         ("v13 webhook outbox", v13WebhookOutbox),
+        ("v14 pause reason", v14PauseReason),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

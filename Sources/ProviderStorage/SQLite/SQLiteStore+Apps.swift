@@ -114,7 +114,7 @@ extension SQLiteStore {
                     fingerprint: row["key_fingerprint"]),
                 publishableKey: row["publishable_key"], webhookURL: row["webhook_url"], rateLimit: row["rate_limit"],
                 channelEndpoint: row["channel_endpoint"],
-                pausedAt: (row["paused_at"] as Double?).map(Date.init(stored:)),
+                pausedAt: (row["paused_at"] as Double?).map(Date.init(stored:)), pauseReason: row["pause_reason"],
                 retention: RetentionDays(
                     deliveries: row["retention_deliveries"], traces: row["retention_traces"],
                     responses: row["retention_responses"]),

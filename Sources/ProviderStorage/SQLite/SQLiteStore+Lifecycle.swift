@@ -92,7 +92,17 @@ extension SQLiteStore {
 
     package func setPaused(appID: String, at: Date?) async throws(ProviderError) -> Bool {
         try await write { db in
-            try db.execute(sql: "UPDATE apps SET paused_at = ? WHERE id = ?", arguments: [at?.stored, appID])
+            try db.execute(
+                sql: "UPDATE apps SET paused_at = ?, pause_reason = NULL WHERE id = ?", arguments: [at?.stored, appID])
+            return db.changesCount > 0
+        }
+    }
+
+    package func pauseForCredentials(appID: String, reason: String, at: Date) async throws(ProviderError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE apps SET paused_at = ?, pause_reason = ? WHERE id = ? AND paused_at IS NULL",
+                arguments: [at.stored, reason, appID])
             return db.changesCount > 0
         }
     }

@@ -50,13 +50,10 @@ struct AppRoutes: ProviderRouteCollection {
         }
         router.patch("apps/:appID") { request, context -> Response in
             let caller = context.caller
-            var app = try await caller.serverApp(
+            let app = try await caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await JSONCoding.decode(AppInput.self, from: request)
-            try self.apps.apply(input, to: &app, creating: false, byAdmin: caller.isAdmin)
-            app.app.updatedAt = self.now()
-            try await self.store.updateApp(app)
-            return try JSONCoding.response(app.app)
+            return try JSONCoding.response(try await self.apps.update(app, with: input, byAdmin: caller.isAdmin).app)
         }
         router.post("apps/:appID/keys") { request, context -> Response in
             let app = try await context.caller.serverApp(

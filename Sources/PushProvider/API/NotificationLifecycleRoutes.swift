@@ -37,8 +37,11 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
         router.post("notifications/:id/resend") { request, context -> Response in
             let notification = try await self.callersNotification(request, context)
             let input = try await Self.resendInput(request)
-            let reasons = try NotificationOperations.resendReasons(input.reason)
-            let answered = try Self.range(input, defaultFrom: .distantPast, now: self.now())
+            guard let app = try await self.store.app(id: notification.appID) else {
+                throw ProviderError.notFound("no app with id \(notification.appID)")
+            }
+            let (reasons, answered) = try NotificationOperations.resendReasons(
+                input.reason, app: app.app, answered: try Self.range(input, defaultFrom: .distantPast, now: self.now()))
             if notification.cancelledAt != nil {
                 throw ProviderError.conflict("notification \(notification.id) was cancelled; create a new one")
             }
@@ -57,9 +60,10 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
             let app = try await context.caller.serverApp(
                 request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
             let input = try await Self.resendInput(request)
-            let reasons = try NotificationOperations.resendReasons(input.reason)
             let now = self.now()
-            let answered = try Self.range(input, defaultFrom: now.addingTimeInterval(-86_400), now: now)
+            let (reasons, answered) = try NotificationOperations.resendReasons(
+                input.reason, app: app.app,
+                answered: try Self.range(input, defaultFrom: now.addingTimeInterval(-86_400), now: now))
             guard answered.upperBound.timeIntervalSince(answered.lowerBound) <= Self.longestAppResend else {
                 throw ProviderError.field(
                     "from",

@@ -18,22 +18,29 @@ struct OperationsRoutes: Sendable {
     func addRoutes(to router: Router<ProviderRequestContext>) {
         router.get("healthz") { request, _ -> Response in
             let depth = try await self.store.queueDepth()
-            let outages = self.reachability.all.sorted { $0.key < $1.key }
-            // Which apps are out names them: only for a key that may see them (the admin all, an API key its own).
-            let visible: [Health.Outage]?
-            switch await self.caller(request) {
-            case .admin?: visible = outages.map { .init(app: $0.key, since: $0.value.since, reason: $0.value.reason) }
-            case .server(let app)?:
-                visible = outages.filter { $0.key == app.app.id }.map {
-                    .init(app: $0.key, since: $0.value.since, reason: $0.value.reason)
-                }
-            case .device?, nil: visible = nil
+            let outages = self.reachability.all.sorted { $0.key < $1.key }.map {
+                Health.Outage(app: $0.key, since: $0.value.since, reason: $0.value.reason)
             }
-            // The provider itself is healthy (200) while APNs cannot be reached; `apns` says so for an alert.
+            let refused = try await self.store.apps().compactMap { stored in
+                stored.app.pauseReason.map {
+                    Health.Outage(app: stored.app.id, since: stored.app.pausedAt ?? .distantPast, reason: $0)
+                }
+            }
+            // Which apps are out names them: only for a key that may see them (the admin all, an API key its own).
+            let visible: (([Health.Outage]) -> [Health.Outage]?)
+            switch await self.caller(request) {
+            case .admin?: visible = { $0 }
+            case .server(let app)?: visible = { $0.filter { $0.app == app.app.id } }
+            case .device?, nil: visible = { _ in nil }
+            }
+            // The provider itself is healthy (200) while APNs cannot be reached or refuses an app's credentials;
+            // `apns` and `credentials` say so for an alert.
             return try JSONCoding.response(
                 Health(
                     status: "ok", queueDepth: "\(depth)", apns: outages.isEmpty ? "reachable" : "unreachable",
-                    unreachableApps: outages.count, unreachable: visible))
+                    unreachableApps: outages.count, unreachable: visible(outages),
+                    credentials: refused.isEmpty ? "accepted" : "refused", credentialPausedApps: refused.count,
+                    credentialPaused: visible(refused)))
         }
         router.get("metrics") { _, _ -> Response in
             Response(
@@ -61,4 +68,10 @@ private struct Health: Encodable {
     var unreachableApps: Int
     /// Which, for the admin token (every app) or an app's API key (its own); absent without a key.
     var unreachable: [Outage]?
+    /// `accepted`, or `refused` while some app is paused because APNs refused its credentials or topic.
+    var credentials: String
+    /// How many apps are paused so.
+    var credentialPausedApps: Int
+    /// Which, since when and APNs' reason, for a key that may see them; absent without a key.
+    var credentialPaused: [Outage]?
 }

@@ -5,7 +5,7 @@ import HeraldTime
 import ProviderStorage
 
 /// What the engine records for APNs' answer to a delivery: accepted; rejected for good (a token APNs retired is
-/// deactivated); or, for what may succeed later (`429`, `500`, `503`, no answer), back to the queue with backoff until
+/// deactivated); waiting, no attempt spent, when the answer is about the app's credentials (``CredentialPause``); or, for what may succeed later (`429`, `500`, `503`, no answer), back to the queue with backoff until
 /// ``maximumAttempts`` sends in all (the client sends each lease once, so this is the only count).
 struct AnswerPolicy: Sendable {
     /// Sends of one delivery in all (leases, across restarts) before a temporary refusal is taken as final.
@@ -22,6 +22,12 @@ struct AnswerPolicy: Sendable {
                 id: delivery.id, notificationID: delivery.notificationID, uniqueID: acceptance.uniqueID, at: now)
         case .rejected(let rejection):
             let reason = rejection.reason.rawValue
+            if CredentialPause.reasons.contains(reason) {
+                // About the app, not the device: it waits, no attempt spent, while the engine pauses the app.
+                return .wait(
+                    id: delivery.id, reason: CredentialPause.parkingReason(reason),
+                    notBefore: DeliveryEngine.pausedUntil)
+            }
             var deactivate: DeliveryResult.Deactivation?
             if rejection.status == 410 || reason == "BadDeviceToken", let token = delivery.address.deviceToken {
                 deactivate = .init(appID: appID, token: token, at: rejection.timestamp ?? now, reason: reason)

@@ -1,4 +1,5 @@
 import APNSClient
+import APNSCore
 
 /// What APNs answered to one chunk, counted as its answers arrive: how many it answered (and how many of those with
 /// 500 or 503), and which could not be written because no connection could be made.
@@ -11,6 +12,8 @@ struct ChunkTally: Sendable {
     var unreached: [Int] = []
     /// Why the last of ``unreached`` could not be written.
     var reason = ""
+    /// The first answer about the app's credentials or topic (``CredentialPause/reasons``): the app pauses.
+    var credentialRefusal: String?
 
     /// Counts `result`, the answer for the delivery at `position`; `true` when it is recorded as the delivery's
     /// result, `false` when it is not (cancelled by the client as the provider stops, or never written).
@@ -29,6 +32,9 @@ struct ChunkTally: Sendable {
             if let status = rejection.status {
                 answered += 1
                 troubled += status == 500 || status == 503 ? 1 : 0
+            }
+            if credentialRefusal == nil, CredentialPause.reasons.contains(rejection.reason.rawValue) {
+                credentialRefusal = rejection.reason.rawValue
             }
             return true
         }

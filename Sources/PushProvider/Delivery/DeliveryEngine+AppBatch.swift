@@ -12,8 +12,8 @@ import Synchronization
 extension DeliveryEngine {
     /// What the next step of an app's batch is, from a position on.
     enum NextChunk: Equatable {
-        /// The app was paused: what is left waits, no attempt spent.
-        case paused
+        /// The app was paused: what is left waits with this reason, no attempt spent.
+        case paused(String)
         /// APNs cannot be reached now: what is left waits for the probe at that time.
         case unreachable(until: Date)
         /// That many deliveries belong to cancelled notifications: withheld, not sent.
@@ -30,21 +30,23 @@ extension DeliveryEngine {
         guard let (prepared, client) = await prepare(deliveries, appID: appID, into: buffer) else { return }
         let rateChunk = prepared.rateLimit > 0 ? max(1, prepared.rateLimit / 10) : prepared.notifications.count
         var pauseCheck = PauseCheck(appID: appID, interval: Self.pauseCheckInterval)
+        // Whether a delivery of this batch already waits for the next probe: the rest are parked behind it.
+        var probeWaits = false
         var start = 0
         while start < prepared.notifications.count, !Task.isCancelled {
             let rest = prepared.deliveries[start...]
             switch await nextChunk(prepared, from: start, rateChunk: rateChunk, pauseCheck: &pauseCheck) {
-            case .paused:
+            case .paused(let reason):
                 for delivery in rest {
-                    buffer.append(
-                        .wait(id: delivery.id, reason: DeliveryVerdict.pausedReason, notBefore: Self.pausedUntil))
+                    buffer.append(.wait(id: delivery.id, reason: reason, notBefore: Self.pausedUntil))
                 }
                 withheld.paused(appID)
                 return
             case .unreachable(let next):
                 // One delivery comes back for the next probe, the rest are parked until a probe connects.
                 for position in rest.indices {
-                    buffer.append(waitForAPNs(prepared, at: position, until: next, parked: position > start))
+                    buffer.append(
+                        waitForAPNs(prepared, at: position, until: next, parked: probeWaits || position > start))
                 }
                 return
             case .withhold(let count):
@@ -56,7 +58,8 @@ extension DeliveryEngine {
             case .send(let count):
                 let positions = start..<(start + count)
                 start += count
-                await sendChunk(prepared, positions, with: client, appID: appID, into: buffer)
+                probeWaits =
+                    await sendChunk(prepared, positions, with: client, appID: appID, into: buffer) || probeWaits
             }
         }
     }
@@ -71,9 +74,9 @@ extension DeliveryEngine {
                 throw ProviderError.notFound("app \(appID) no longer exists")
             }
             if app.app.pausedAt != nil {
+                let reason = Self.parkingReason(of: app.app)
                 for delivery in deliveries {
-                    buffer.append(
-                        .wait(id: delivery.id, reason: DeliveryVerdict.pausedReason, notBefore: Self.pausedUntil))
+                    buffer.append(.wait(id: delivery.id, reason: reason, notBefore: Self.pausedUntil))
                 }
                 return nil
             }
@@ -92,11 +95,12 @@ extension DeliveryEngine {
     }
 
     /// Decides the chunk at `start`: whether the app was paused, waits out APNs' server trouble, asks whether APNs can
-    /// be reached (a probe sends one), and stops at cancelled notifications.
+    /// be reached (a probe sends one), sends one while the app's credentials are unconfirmed, and stops at cancelled
+    /// notifications.
     private func nextChunk(
         _ prepared: PreparedBatch, from start: Int, rateChunk: Int, pauseCheck: inout PauseCheck
     ) async -> NextChunk {
-        if await isPaused(&pauseCheck) { return .paused }
+        if let reason = await pauseParking(&pauseCheck) { return .paused(reason) }
         let appID = pauseCheck.appID
         await serverTrouble.wait(appID: appID, clock: settings.clock)
         var size = serverTrouble.chunkSize(rateChunk, appID: appID)
@@ -105,6 +109,8 @@ extension DeliveryEngine {
         case .probe: size = APNSReachability.probeSize
         case .waitUntil(let next): return .unreachable(until: next)
         }
+        // Credentials APNs has not answered yet: one notification tells whether they hold.
+        if !confirmedCredentials.withLock({ $0.contains(prepared.appRevision) }) { size = min(size, 1) }
         if !cancelled.isEmpty {
             let run = cancelled.run(in: prepared.deliveries, from: start, limit: size)
             return run.withheld > 0 ? .withhold(run.withheld) : .send(run.send)
@@ -113,11 +119,12 @@ extension DeliveryEngine {
     }
 
     /// Sends the notifications at `positions` at the app's rate, records each answer, and then tells reachability and
-    /// the server-trouble backoff what the chunk saw.
+    /// the server-trouble backoff what the chunk saw. Returns whether one of the chunk's deliveries waits for the next
+    /// probe of APNs.
     private func sendChunk(
         _ prepared: PreparedBatch, _ positions: Range<Int>, with client: any DeliverySender, appID: String,
         into buffer: ResultBuffer
-    ) async {
+    ) async -> Bool {
         await limiter.acquire(positions.count, appID: appID, perSecond: prepared.rateLimit, clock: settings.clock)
         let tally = Mutex(ChunkTally())
         do {
@@ -128,17 +135,22 @@ extension DeliveryEngine {
                 buffer.append(self.answers.result(of: outcome.result, for: prepared.deliveries[position], appID: appID))
             }
         } catch {
+            // The app's key cannot sign: its credentials, as APNs' InvalidProviderToken would say; it pauses.
             failures.report(.sign, "cannot sign a provider token", error: error, metadata: ["app": "\(appID)"])
+            let reason = CredentialPause.parkingReason("InvalidProviderToken")
             for delivery in prepared.deliveries[positions] {
-                buffer.append(
-                    .rejected(
-                        id: delivery.id, notificationID: delivery.notificationID, status: nil,
-                        reason: "InvalidProviderToken", at: settings.clock.currentDate, deactivate: nil))
+                buffer.append(.wait(id: delivery.id, reason: reason, notBefore: Self.pausedUntil))
             }
-            return
+            await pauseForCredentials(appID: appID, reason: "InvalidProviderToken")
+            return false
         }
         let seen = tally.withLock { $0 }
-        await waitForAPNs(
+        if let reason = seen.credentialRefusal {
+            await pauseForCredentials(appID: appID, reason: reason)
+        } else if seen.answered > 0 {
+            confirmedCredentials.withLock { _ = $0.insert(prepared.appRevision) }
+        }
+        let probeWaits = await waitForAPNs(
             prepared, seen.unreached, reason: seen.reason, answered: seen.answered, appID: appID, into: buffer)
         if let pause = serverTrouble.record(
             appID: appID, answered: seen.answered, troubled: seen.troubled, now: settings.clock.currentDate)
@@ -147,5 +159,6 @@ extension DeliveryEngine {
                 "APNs answered most of the app's notifications with 500 or 503; its sends pause",
                 metadata: ["app": "\(appID)", "seconds": "\(pause)", "troubled": "\(seen.troubled)/\(seen.answered)"])
         }
+        return probeWaits
     }
 }

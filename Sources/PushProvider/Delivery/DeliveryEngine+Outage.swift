@@ -9,11 +9,11 @@ import ProviderStorage
 /// and the rest go out as soon as a probe connects.
 extension DeliveryEngine {
     /// After a chunk: the deliveries that could not be written (no connection) wait for APNs; the app's outage
-    /// starts, goes on or ends by what the chunk saw.
+    /// starts, goes on or ends by what the chunk saw. Returns whether one of them comes back for the next probe.
     func waitForAPNs(
         _ prepared: PreparedBatch, _ unreached: [Int], reason: String, answered: Int, appID: String,
         into buffer: ResultBuffer
-    ) async {
+    ) async -> Bool {
         let now = settings.clock.currentDate
         if answered > 0 {
             if let outage = reachability.reached(appID: appID) {
@@ -38,7 +38,7 @@ extension DeliveryEngine {
         } else if unreached.isEmpty {
             reachability.abandonProbe(appID: appID)
         }
-        guard !unreached.isEmpty else { return }
+        guard !unreached.isEmpty else { return false }
         let wasReachable = reachability.outage(appID: appID) == nil
         // Some of the chunk reached APNs: the failures were the connection's, tried again in a second.
         let next =
@@ -53,6 +53,7 @@ extension DeliveryEngine {
         for (index, position) in unreached.enumerated() {
             buffer.append(waitForAPNs(prepared, at: position, until: next, parked: answered == 0 && index > 0))
         }
+        return true
     }
 
     /// One delivery that waits for APNs: until `next` (the next probe), or, `parked`, until a probe connects

@@ -56,8 +56,12 @@ final class DeliveryEngine: Sendable {
     private let lastLeaseTime = Mutex(Date.distantPast)
     /// Notifications cancelled while this engine may hold leases of them: what it has not sent of them is not sent.
     let cancelled: CancelledNotifications
-    /// Apps paused through this provider: a batch of theirs stops before its next chunk.
-    let pausedApps = Mutex<Set<String>>([])
+    /// The app revisions (``PreparedBatch/appRevision``) APNs answered without refusing their credentials: until then
+    /// an app's chunks are of one notification, so a credentials mistake is told by one answer, not a broadcast's.
+    let confirmedCredentials = Mutex<Set<String>>([])
+    /// Apps paused through this provider, and the reason their deliveries wait with: a batch of theirs stops before
+    /// its next chunk.
+    let pausedApps = Mutex<[String: String]>([:])
     /// The provider's record of changes: notified when new work arrives, when deliveries are leased, after each
     /// batch of APNs' answers is recorded, and when a dead provider's leases are requeued.
     let changes: WorkSignal

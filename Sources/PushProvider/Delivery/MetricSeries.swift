@@ -63,9 +63,17 @@ struct MetricSeries: Sendable {
         help: "Failures the provider logged and went on from, by operation (a store, a webhook, ...).",
         labels: ["operation"])
 
+    static let credentialPauses = MetricSeries(
+        name: "credential_pauses", unit: "total", kind: .counter,
+        help: "Apps paused because APNs refused their credentials or topic, by APNs' reason.", labels: ["reason"])
+    static let credentialPausedApps = MetricSeries(
+        name: "credential_paused_apps", unit: "", kind: .gauge,
+        help: "Apps paused now because APNs refused their credentials (their notifications wait).", labels: [])
+
     /// Every series, in the order docs/production.md lists them.
     static let all: [MetricSeries] = [
         sends, sendLatency, queueDepth, apnsConnections, failures, apnsUnreachableApps, prunedRows, deliveriesCancelled,
-        deliveriesResent, publicLimited, notifications, webhookAttempts, refusals,
+        deliveriesResent, publicLimited, notifications, webhookAttempts, refusals, credentialPauses,
+        credentialPausedApps,
     ]
 }

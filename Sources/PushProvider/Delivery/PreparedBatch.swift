@@ -17,11 +17,15 @@ struct PreparedBatch: Sendable {
     /// Deliveries that cannot be sent (their notification is gone, or the device has no usable key).
     var failures: [DeliveryResult] = []
     var rateLimit: Int
+    /// The app as last changed (its id and the time of its last change): what APNs' acceptance of its credentials
+    /// holds for (``DeliveryEngine/confirmedCredentials``).
+    var appRevision: String
 
     init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any DeliveryQueue, now: Date)
         async throws(ProviderError)
     {
         rateLimit = app.app.rateLimit
+        appRevision = "\(app.app.id) \(app.app.updatedAt.timeIntervalSince1970)"
         var templates: [String: Template] = [:]
         var keys: [String: String] = [:]
         for notificationID in Set(deliveries.map(\.notificationID)) {

@@ -16,6 +16,8 @@ final class ProviderMetrics: APNSClientObserver {
     let deliveriesResent: Counter
     /// Apps that cannot reach APNs now (read at scrape time).
     let unreachableApps: Gauge
+    /// Apps paused because APNs refused their credentials (read at scrape time).
+    let credentialPausedApps: Gauge
     private let accepted: Counter
 
     init() {
@@ -30,6 +32,7 @@ final class ProviderMetrics: APNSClientObserver {
         connections = registry.makeGauge(descriptor: MetricSeries.apnsConnections.descriptor)
         queueDepth = registry.makeGauge(descriptor: MetricSeries.queueDepth.descriptor)
         unreachableApps = registry.makeGauge(descriptor: MetricSeries.apnsUnreachableApps.descriptor)
+        credentialPausedApps = registry.makeGauge(descriptor: MetricSeries.credentialPausedApps.descriptor)
         notificationsCreated = registry.makeCounter(descriptor: MetricSeries.notifications.descriptor)
         deliveriesCancelled = registry.makeCounter(descriptor: MetricSeries.deliveriesCancelled.descriptor)
         deliveriesResent = registry.makeCounter(descriptor: MetricSeries.deliveriesResent.descriptor)
@@ -57,6 +60,11 @@ final class ProviderMetrics: APNSClientObserver {
         case .rejected(let rejection):
             count(.sends, "rejected", rejection.reason.rawValue)
         }
+    }
+
+    /// Counts an app this process paused because APNs refused its credentials with `reason`.
+    func credentialPaused(reason: String) {
+        count(.credentialPauses, reason)
     }
 
     /// Counts deliveries cancelled with their notification (in the queue, or withheld by a worker and cancelled
@@ -96,6 +104,9 @@ final class ProviderMetrics: APNSClientObserver {
     /// cannot reach APNs read now.
     func exposition(store: any ProviderStore, reachability: APNSReachability) async -> String {
         if let depth = try? await store.queueDepth() { queueDepth.set(Double(depth)) }
+        if let apps = try? await store.apps() {
+            credentialPausedApps.set(Double(apps.filter { $0.app.pauseReason != nil }.count))
+        }
         unreachableApps.set(Double(reachability.all.count))
         return render()
     }

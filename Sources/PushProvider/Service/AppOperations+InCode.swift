@@ -9,13 +9,10 @@ extension AppOperations {
     ///
     /// - Throws: ``ProviderError`` when a setting is not valid.
     package func ensure(_ settings: AppSettings) async throws(ProviderError) -> ProviderApp {
-        if var existing = try await store.apps().first(where: {
+        if let existing = try await store.apps().first(where: {
             $0.app.bundleID == settings.bundleID && $0.app.environment == settings.environment
         }) {
-            try apply(settings.input, to: &existing, creating: false, byAdmin: true)
-            existing.app.updatedAt = now()
-            try await store.updateApp(existing)
-            return existing.app
+            return try await update(existing, with: settings.input, byAdmin: true).app
         }
         return try await createApp(settings.input).0
     }

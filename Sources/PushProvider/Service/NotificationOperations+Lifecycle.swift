@@ -120,19 +120,37 @@ extension NotificationOperations {
         return Resent(resent: resent, notifications: touched, reasons: reasons)
     }
 
-    /// The reasons a resend asks for: `reason` when given (one the provider gives up for), else all of them.
+    /// The reasons a resend asks for, within the answer times `answered`: `reason` when given, else every reason the
+    /// provider gives up for. A reason about the app's credentials (``CredentialPause/reasons``, refused before the
+    /// provider paused apps for them) is taken only for deliveries refused before `app` last changed: the same
+    /// credentials would be refused the same way.
     ///
-    /// - Throws: ``ProviderError/field(_:_:)`` for a reason that is APNs' verdict on the notification or token.
-    static func resendReasons(_ reason: String?) throws(ProviderError) -> [String] {
-        guard let reason else { return resendableReasons }
+    /// - Throws: ``ProviderError/field(_:_:)`` for a reason that is APNs' verdict on the notification or token;
+    ///   ``ProviderError/conflict(_:)`` for a credential reason while the app is paused for its credentials.
+    static func resendReasons(_ reason: String?, app: ProviderApp, answered: ClosedRange<Date>)
+        throws(ProviderError) -> (reasons: [String], answered: ClosedRange<Date>)
+    {
+        guard let reason else { return (resendableReasons, answered) }
+        if CredentialPause.reasons.contains(reason) {
+            if let refused = app.pauseReason {
+                throw .conflict(
+                    "app \(app.id) is paused because APNs refused its credentials (\(refused)): check them with "
+                        + "herald doctor --app \(app.id) and correct them (PATCH /v1/apps/\(app.id)); what waited is "
+                        + "sent then, and \(reason) deliveries refused before the change can be resent")
+            }
+            let before = min(answered.upperBound, app.updatedAt)
+            return ([reason], min(answered.lowerBound, before)...before)
+        }
         guard resendableReasons.contains(reason) else {
             throw .field(
                 "reason",
                 "\(reason) is not a reason the provider gives up for; it resends only deliveries that gave up ("
                     + resendableReasons.joined(separator: ", ")
+                    + ") or that APNs refused for the app's credentials before they changed ("
+                    + CredentialPause.reasons.sorted().joined(separator: ", ")
                     + "): a notification APNs refused for its content or token fails the same way again")
         }
-        return [reason]
+        return ([reason], answered)
     }
 
     private static func time(_ date: Date) -> String { date.formatted(.iso8601) }

@@ -73,6 +73,17 @@ extension DeliveryVerdict {
                 "never sent: its notification was cancelled while a worker held it; it waits to be marked cancelled",
                 next: "nothing to do; create the notification again if it still matters")
         }
+        if let reason = CredentialPause.apnsReason(parkedAs: trace.reason) {
+            let meaning = APNSReason(rawValue: reason).meaning.map { ": \($0)" } ?? ""
+            return .init(
+                .waitingForCredentials,
+                "waiting: APNs refused app \(trace.appID)'s credentials (\(reason)\(meaning)), so the app's sending "
+                    + "paused; it is sent, spending no attempt, once the credentials change or the app is resumed",
+                next: "check them: herald doctor --app \(trace.appID); then correct them (herald apps update "
+                    + "\(trace.appID) --auth-key TEAM:KEY:FILE, or PATCH /v1/apps/\(trace.appID)), or resume: herald "
+                    + "apps resume \(trace.appID)",
+                waitingFor: "the app's credentials to change")
+        }
         if trace.reason == Self.pausedReason {
             return .init(
                 .paused,

@@ -106,7 +106,8 @@ struct DeliveryEngineTests {
             #expect(h.engine.reachability.outage(appID: "a") != nil)
 
             h.advance(by: .seconds(1))
-            try await h.until("a probe of one") { h.senders.sends == [5, 1] }
+            // The first send is of one (the app's credentials not yet answered), then one probe.
+            try await h.until("a probe of one") { h.senders.sends == [1, 1] }
             try await h.until("the probe waits again") { h.rows(of: "n1").allSatisfy(waiting) }
             #expect(h.rows(of: "n1").allSatisfy { $0.delivery.attempts == 0 })
 
@@ -253,7 +254,7 @@ struct DeliveryEngineTests {
         #expect(h.senders.sent.count == 1)
     }
 
-    @Test("an app that cannot be read: its deliveries are retried as ProviderError; no token: InvalidProviderToken")
+    @Test("an app that cannot be read: its deliveries are retried as ProviderError; no token: the app pauses")
     func preparingAndSigningFail() async throws {
         let h = EngineHarness(workers: 1)
         h.queue.add(app: "a")
@@ -265,10 +266,32 @@ struct DeliveryEngineTests {
             #expect(h.rows(of: "n1").allSatisfy { $0.state == .queued && $0.notBefore == h.start + 2 })
             h.senders.failSigning(true)
             h.advance(by: .seconds(2))
-            try await h.until("rejected") { h.all(of: "n1", are: .rejected) }
+            try await h.until("waiting for credentials") {
+                h.rows(of: "n1").allSatisfy { $0.reason == "AppCredentials:InvalidProviderToken" }
+            }
         }
-        #expect(h.rows(of: "n1").allSatisfy { $0.reason == "InvalidProviderToken" })
+        #expect(h.rows(of: "n1").allSatisfy { $0.state == .queued && $0.notBefore == DeliveryEngine.pausedUntil })
+        #expect(h.queue.calls.contains("pauseForCredentials a InvalidProviderToken"))
         #expect(h.senders.sent.isEmpty)
+    }
+
+    @Test(
+        "APNs refusing the app's credentials pauses the app at the first answer: nothing is rejected, no attempt is spent",
+        arguments: ["InvalidProviderToken", "ExpiredProviderToken", "TopicDisallowed", "BadCertificateEnvironment"])
+    func credentialRefusalPauses(reason: String) async throws {
+        let h = EngineHarness(workers: 1)
+        h.queue.add(app: "a")
+        h.queue.add(notification: "n1", app: "a", tokens: (0..<50).map { "t\($0)" }, due: h.now)
+        h.senders.answer { _, _ in .refused(403, APNSReason(rawValue: reason)) }
+        try await h.running {
+            h.engine.notify()
+            try await h.until("parked") {
+                h.rows(of: "n1").allSatisfy { $0.state == .queued && $0.notBefore == DeliveryEngine.pausedUntil }
+            }
+        }
+        #expect(h.rows(of: "n1").allSatisfy { $0.reason == "AppCredentials:\(reason)" && $0.delivery.attempts == 0 })
+        #expect(h.queue.calls.filter { $0.hasPrefix("pauseForCredentials") } == ["pauseForCredentials a \(reason)"])
+        #expect(try h.queue.app(id: "a")?.app.pauseReason == reason)
     }
 
     @Test("stopping puts back, with their attempt, the leases the engine holds")

@@ -209,6 +209,28 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
         }
     }
 
+    func park(appID: String, reason: String, until: Date) -> Int {
+        change { contents in
+            contents.calls.append("park \(appID) \(reason)")
+            let queued = contents.rows.values.filter { $0.state == .queued && $0.delivery.appID == appID }
+            for row in queued {
+                contents.rows[row.delivery.id]?.notBefore = until
+                contents.rows[row.delivery.id]?.reason = reason
+            }
+            return queued.count
+        }
+    }
+
+    func pauseForCredentials(appID: String, reason: String, at: Date) -> Bool {
+        change { contents in
+            guard contents.apps[appID]?.app.pausedAt == nil else { return false }
+            contents.apps[appID]?.app.pausedAt = at
+            contents.apps[appID]?.app.pauseReason = reason
+            contents.calls.append("pauseForCredentials \(appID) \(reason)")
+            return true
+        }
+    }
+
     func cancelNotification(id: String, at: Date) -> Int {
         change { contents in
             contents.calls.append("cancelNotification \(id)")
