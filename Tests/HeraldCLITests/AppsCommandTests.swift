@@ -1,5 +1,7 @@
+import APNSGateway
 import Crypto
 import Foundation
+import GatewayTestSupport
 import Logging
 import PushProvider
 import TestPacing
@@ -32,8 +34,11 @@ struct AppsCommandTests {
         let where_ = ["--provider", base, "--provider-token-file", provider.adminTokenPath.path]
 
         let created = await runHerald(
-            ["apps", "create", "--bundle-id", "com.example.cli", "--auth-key", "DEF123GHIJ:ABC123DEFG:\(keyFile.path)"]
-                + where_)
+            [
+                "apps", "create", "--bundle-id", "com.example.cli", "--auth-key",
+                "DEF123GHIJ:ABC123DEFG:\(keyFile.path)",
+                "--no-check",
+            ] + where_)
         #expect(created.status == 0, "\(created.errorOutput)")
         #expect(created.output.contains("API key (secret; shown once"), "\(created.output)")
         #expect(created.output.contains("publishable key (for the app, HeraldKit): pk_"), "\(created.output)")
@@ -48,10 +53,13 @@ struct AppsCommandTests {
         let bad = await runHerald(["apps", "update", id, "--retention-days=-1"] + where_)
         #expect(bad.status != 0)
         #expect(bad.errorOutput.contains("retention.deliveries: is -1 days; give 1 to 3650"), "\(bad.errorOutput)")
-        let updated = await runHerald(["apps", "update", id, "--retention-days", "14", "--name", "CLI"] + where_)
+        let updated = await runHerald(
+            ["apps", "update", id, "--retention-days", "14", "--response-retention-days", "90", "--name", "CLI"]
+                + where_)
         #expect(updated.status == 0, "\(updated.errorOutput)")
         let shown = await runHerald(["apps", "show", id, "--json"] + where_)
-        #expect(shown.output.contains(#""retention":{"deliveries":14"#), "\(shown.output)")
+        // Each kind is its own flag: --retention-days does not set the responses' days.
+        #expect(shown.output.contains(#""retention":{"deliveries":14,"responses":90}"#), "\(shown.output)")
         #expect(shown.output.contains(#""name":"CLI""#), "\(shown.output)")
         #expect(!shown.output.contains("PRIVATE KEY"), "the key is never shown: \(shown.output)")
         let resumed = await runHerald(["apps", "resume", id] + where_)
@@ -68,5 +76,53 @@ struct AppsCommandTests {
         #expect(neither.errorOutput.contains("--auth-key TEAMID:KEYID:AuthKey_KEYID.p8 or --cert FILE"))
         service.cancel()
         _ = await service.result
+    }
+
+    @Test(
+        "create and update check the credentials with APNs: a wrong team ID exits 1 naming the fix, the right one passes"
+    )
+    func credentialsChecked() async throws {
+        let gateway = try await TestGateway.start()
+        try await gateway.run {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-apps-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var configuration = PushProviderService.Configuration(dataDirectory: folder)
+            configuration.port = 0
+            configuration.allowedEndpoints = ["https://127.0.0.1:\(gateway.port)"]
+            var logger = Logger(label: "herald-apps-test")
+            logger.logLevel = .critical
+            let provider = try await PushProviderService(configuration: configuration, logger: logger)
+            let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+            let service = Task { try await provider.run { port in portSink.yield(port) } }
+            var iterator = ports.makeAsyncIterator()
+            let base = "http://127.0.0.1:\(try #require(await iterator.next()))"
+            let keyFile = folder.appendingPathComponent("AuthKey_ABC123DEFG.p8")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(gateway.key.pemRepresentation.utf8).write(to: keyFile)
+            let caFile = folder.appendingPathComponent("ca.pem")
+            try Data(gateway.server.certificateAuthority.caCertificatePEM.utf8).write(to: caFile)
+            let where_ = ["--provider", base, "--provider-token-file", provider.adminTokenPath.path]
+            let endpoint = ["--endpoint", "https://127.0.0.1:\(gateway.port)", "--ca", caFile.path]
+
+            let wrong = await runHerald(
+                [
+                    "apps", "create", "--bundle-id", "com.example.cli", "--auth-key",
+                    "ACMETEAM02:ABC123DEFG:\(keyFile.path)",
+                ]
+                    + endpoint + where_)
+            #expect(wrong.status == 1, "\(wrong.output)\(wrong.errorOutput)")
+            #expect(
+                wrong.output.contains("created for com.example.cli"), "the app and its keys are kept: \(wrong.output)")
+            #expect(wrong.output.contains("403 InvalidProviderToken"), "\(wrong.output)")
+            #expect(wrong.output.contains("APNs refused app "), "\(wrong.output)")
+            let id = try #require(wrong.output.split(separator: " ").dropFirst().first.map(String.init))
+
+            let right = await runHerald(
+                ["apps", "update", id, "--auth-key", "DEF123GHIJ:ABC123DEFG:\(keyFile.path)"] + where_)
+            #expect(right.status == 0, "\(right.output)\(right.errorOutput)")
+            #expect(right.output.contains("✓ credentials"), "\(right.output)")
+            service.cancel()
+            _ = await service.result
+        }
     }
 }

@@ -38,6 +38,15 @@ struct AppCheckTests {
             #expect(status == 403)
             (status, _) = try await harness.call("POST", "/v1/apps/app_nothing/check", key: harness.adminToken)
             #expect(status == 404)
+
+            // The probes are checks, not sends: the series operators alert on (BadDeviceToken, InvalidProviderToken)
+            // do not move, and no app is paused for them.
+            let metrics = try await harness.metrics()
+            #expect(!metrics.contains(#"reason="BadDeviceToken""#), "\(metrics)")
+            #expect(!metrics.contains(#"reason="InvalidProviderToken""#), "\(metrics)")
+            #expect(metrics.contains(#"herald_provider_credential_checks_total{outcome="passed"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"herald_provider_credential_checks_total{outcome="failed"} 1"#), "\(metrics)")
+            #expect(try await harness.call("GET", "/v1/apps/\(other)", key: harness.adminToken).1["pausedAt"].isNull)
         }
     }
 }

@@ -64,13 +64,21 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(name: .customLong("rate-limit"), help: "At most this many notifications per second; 0: no limit.")
         var rateLimit: Int?
 
-        @Option(name: .customLong("retention-days"), help: "Days its delivery rows and responses are kept (1-3650).")
+        @Option(name: .customLong("retention-days"), help: "Days its delivery rows are kept (1-3650).")
         var retentionDays: Int?
 
         @Option(name: .customLong("trace-retention-days"), help: "Days its devices' receipts are kept (1-3650).")
         var traceRetentionDays: Int?
 
+        @Option(name: .customLong("response-retention-days"), help: "Days its users' responses are kept (1-3650).")
+        var responseRetentionDays: Int?
+
         @OptionGroup var credentials: AppCredentialOptions
+
+        @Flag(
+            name: .customLong("no-check"),
+            help: "Do not check the credentials with APNs before saying done (offline, or APNs not reachable yet).")
+        var noCheck = false
 
         /// The API body's members these options set.
         func members() throws -> [(key: String, value: JSONValue)] {
@@ -86,15 +94,10 @@ struct AppsCommand: AsyncParsableCommand {
             }
             if let webhook { members.append(("webhookURL", .string(webhook))) }
             if let rateLimit { members.append(("rateLimit", .number(JSONNumber(rateLimit)))) }
-            if retentionDays != nil || traceRetentionDays != nil {
-                var retention: [(key: String, value: JSONValue)] = []
-                if let retentionDays {
-                    retention.append(("deliveries", .number(JSONNumber(retentionDays))))
-                    retention.append(("responses", .number(JSONNumber(retentionDays))))
-                }
-                if let traceRetentionDays { retention.append(("traces", .number(JSONNumber(traceRetentionDays)))) }
-                members.append(("retention", .object(JSONObject(retention))))
-            }
+            let retention: [(key: String, value: JSONValue)] = [
+                ("deliveries", retentionDays), ("traces", traceRetentionDays), ("responses", responseRetentionDays),
+            ].compactMap { kind, days in days.map { (kind, .number(JSONNumber($0))) } }
+            if !retention.isEmpty { members.append(("retention", .object(JSONObject(retention)))) }
             if let authentication = try credentials.authentication() {
                 members.append(("authentication", authentication))
             }
@@ -144,11 +147,13 @@ struct AppsCommand: AsyncParsableCommand {
             try await common.run { call in
                 let created = try await call.call(.POST, "/v1/apps", body: body)
                 let app = created["app"] ?? .null
-                common.print(
-                    created,
-                    "app \(app["id"]?.string ?? "?") created for \(bundleID)\n"
-                        + "  API key (secret; shown once, keep it on your server): \(created["apiKey"]?.string ?? "?")\n"
-                        + "  publishable key (for the app, HeraldKit): \(app["publishableKey"]?.string ?? "?")\n")
+                let id = app["id"]?.string ?? "?"
+                let done =
+                    "app \(id) created for \(bundleID)\n"
+                    + "  API key (secret; shown once, keep it on your server): \(created["apiKey"]?.string ?? "?")\n"
+                    + "  publishable key (for the app, HeraldKit): \(app["publishableKey"]?.string ?? "?")\n"
+                guard !settings.noCheck else { return common.print(created, done) }
+                try await AppCredentialCheck.run(call, appID: id, done: done, common: common, answer: created)
             }
         }
     }
@@ -209,7 +214,19 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let members = try settings.members()
             guard !members.isEmpty else { throw UsageError("say what to change: --auth-key, --name, --webhook, ...") }
-            try await app.call(.PATCH, body: .object(JSONObject(members))) { "updated: " + AppsCommand.line($0) }
+            let changesCredentials = members.contains { $0.key == "authentication" }
+            guard changesCredentials, !settings.noCheck else {
+                return try await app.call(.PATCH, body: .object(JSONObject(members))) {
+                    "updated: " + AppsCommand.line($0)
+                }
+            }
+            try await app.common.run { call in
+                let updated = try await call.call(
+                    .PATCH, "/v1/apps/\(DevicesCommand.escape(app.id))", body: .object(JSONObject(members)))
+                try await AppCredentialCheck.run(
+                    call, appID: app.id, done: "updated: " + AppsCommand.line(updated), common: app.common,
+                    answer: updated)
+            }
         }
     }
 

@@ -15,15 +15,10 @@ enum ProviderCheck {
         let (url, token) = try provider.provider()
         let client = try ConsoleHTTPClient(caPEM: nil)
         defer { Task { await client.shutdown() } }
-        let path = "/v1/apps/\(app.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? app)/check"
+        let path = Self.path(of: app)
         let answer = try await ServiceCall(client: client, base: url, token: token).call(.POST, path)
         let io = CommandIO.current
-        let checks = (answer["checks"]?.array ?? []).map { check in
-            DoctorCheck(
-                name: check["check"]?.string ?? "?",
-                outcome: check["outcome"]?.string.flatMap(DoctorCheck.Outcome.init(rawValue:)) ?? .failed,
-                found: check["found"]?.string ?? "", next: check["next"]?.string)
-        }
+        let checks = Self.checks(in: answer)
         let failed = checks.filter { $0.outcome == .failed }.count
         if json {
             io.write(String(decoding: answer.encoded(), as: UTF8.self) + "\n")
@@ -33,5 +28,20 @@ enum ProviderCheck {
             io.write(failed == 0 ? "all checks passed\n" : "\(failed) check(s) failed\n")
         }
         if failed > 0 || checks.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The checks in the provider's answer to `POST /v1/apps/{id}/check`.
+    static func checks(in answer: JSONValue) -> [DoctorCheck] {
+        (answer["checks"]?.array ?? []).map { check in
+            DoctorCheck(
+                name: check["check"]?.string ?? "?",
+                outcome: check["outcome"]?.string.flatMap(DoctorCheck.Outcome.init(rawValue:)) ?? .failed,
+                found: check["found"]?.string ?? "", next: check["next"]?.string)
+        }
+    }
+
+    /// The path of app `app`'s check.
+    static func path(of app: String) -> String {
+        "/v1/apps/\(app.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? app)/check"
     }
 }

@@ -27,7 +27,7 @@ extension PushProviderService {
         let clock = configuration.clock
         let resources: [any ProviderRouteCollection] = [
             ActivityRoutes(store: store, clock: clock, secrets: secrets),
-            AppCheckRoutes(store: store, clock: clock, clients: clients),
+            AppCheckRoutes(store: store, clock: clock, clients: clients, metrics: metrics),
             AppLifecycleRoutes(store: store, clock: clock, apps: apps),
             AppRoutes(store: store, clock: clock, apps: apps),
             CategoryRoutes(store: store, clock: clock, apps: apps),

@@ -33,6 +33,14 @@ actor ClientRegistry {
         return client
     }
 
+    /// A client of its own for `herald doctor --app`'s probe of `app`'s credentials: its push is not one of the
+    /// provider's sends, so it is not counted in their metrics. The caller shuts it down.
+    ///
+    /// - Throws: ``ProviderError`` when its credentials cannot be opened or used.
+    func checkClient(for app: StoredApp) throws(ProviderError) -> APNSPushClient {
+        try Self.makeClient(for: app, secrets: secrets, observer: Unobserved(), connections: 1, logger: logger)
+    }
+
     /// Waits for every client's notifications to end, then closes their connections.
     func shutdown() async {
         for (_, entry) in clients { await entry.client.shutdown() }
@@ -40,7 +48,7 @@ actor ClientRegistry {
     }
 
     static func makeClient(
-        for app: StoredApp, secrets: SecretBox, observer: ProviderMetrics, connections: Int, logger: Logger
+        for app: StoredApp, secrets: SecretBox, observer: any APNSClientObserver, connections: Int, logger: Logger
     )
         throws(ProviderError) -> APNSPushClient
     {
@@ -117,3 +125,6 @@ actor ClientRegistry {
         return bound.credentials
     }
 }
+
+/// What a client made for a check reports to: nothing.
+private struct Unobserved: APNSClientObserver {}

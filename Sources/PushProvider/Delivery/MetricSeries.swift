@@ -70,10 +70,15 @@ struct MetricSeries: Sendable {
         name: "credential_paused_apps", unit: "", kind: .gauge,
         help: "Apps paused now because APNs refused their credentials (their notifications wait).", labels: [])
 
+    static let credentialChecks = MetricSeries(
+        name: "credential_checks", unit: "total", kind: .counter,
+        help: "Credential checks of apps (herald doctor --app, herald apps create), by outcome: passed or failed.",
+        labels: ["outcome"])
+
     /// Every series, in the order docs/production.md lists them.
     static let all: [MetricSeries] = [
         sends, sendLatency, queueDepth, apnsConnections, failures, apnsUnreachableApps, prunedRows, deliveriesCancelled,
         deliveriesResent, publicLimited, notifications, webhookAttempts, refusals, credentialPauses,
-        credentialPausedApps,
+        credentialPausedApps, credentialChecks,
     ]
 }

@@ -67,6 +67,11 @@ final class ProviderMetrics: APNSClientObserver {
         count(.credentialPauses, reason)
     }
 
+    /// Counts a check of an app's credentials (`POST /v1/apps/{id}/check`) by outcome.
+    func credentialChecked(passed: Bool) {
+        count(.credentialChecks, passed ? "passed" : "failed")
+    }
+
     /// Counts deliveries cancelled with their notification (in the queue, or withheld by a worker and cancelled
     /// after its batch).
     func cancelled(_ count: Int) {
