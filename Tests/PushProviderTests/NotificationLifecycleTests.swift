@@ -204,10 +204,13 @@ struct NotificationLifecycleTests {
             let (pauseStatus, paused) = try await harness.call("POST", "/v1/apps/\(harness.appID)/pause")
             #expect(pauseStatus == 200, "\(paused)")
             #expect(paused["app"]["pausedAt"].string != nil, "\(paused)")
-            let id = try #require(
-                try await harness.call(
-                    "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "paused"]]
-                ).1["id"].string)
+            let (createStatus, created) = try await harness.call(
+                "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "paused"]])
+            let id = try #require(created["id"].string)
+            // Accepted, and told at once that nothing goes out until the app is resumed.
+            #expect(createStatus == 202)
+            let warning = created["warning"].string ?? ""
+            #expect(warning.contains("is paused since") && warning.contains("herald apps resume"), "\(created)")
             try await harness.until("every delivery waits for the app to be resumed") {
                 let deliveries = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
                 return deliveries.count == 8 && deliveries.allSatisfy { $0["verdict"]["verdict"].string == "paused" }

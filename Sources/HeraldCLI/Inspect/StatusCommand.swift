@@ -9,13 +9,22 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show what herald runs from this folder and where: local APNs, provider (queue, apps, devices).")
 
+    @OptionGroup(title: "A provider that runs elsewhere (its own --data folder, another machine)")
+    var provider: ProviderOptions
+
     func run() async throws {
         let io = CommandIO.current.terminalSafe
+        if provider.providerURL != nil {
+            let (url, token) = try provider.provider()
+            io.write("provider     \(url)/v1   \(await Self.providerSummary(url: url, token: token))\n")
+            return
+        }
         let found = ServiceOptions.running()
         guard !found.isEmpty else {
             io.write(
                 "nothing runs from here (no running.json in \(ServiceOptions.folders.joined(separator: ", ")))\n"
-                    + "start one: herald up\n")
+                    + "start one: herald up; or name a provider that runs elsewhere: --provider URL "
+                    + "--provider-token-file FILE (or HERALD_PROVIDER, a profile)\n")
             return
         }
         for (folder, file) in found {
@@ -42,10 +51,14 @@ struct StatusCommand: AsyncParsableCommand {
         guard let tokenFile = provider.adminTokenFile,
             let token = try? String(contentsOfFile: tokenFile, encoding: .utf8)
         else { return "(admin token not readable)" }
+        return await providerSummary(url: provider.url, token: token.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// The queue depth and, per app, the devices of the provider at `url`.
+    private static func providerSummary(url: String, token: String) async -> String {
         guard let client = try? ConsoleHTTPClient(caPEM: nil) else { return "" }
         defer { Task { await client.shutdown() } }
-        let call = ServiceCall(
-            client: client, base: provider.url, token: token.trimmingCharacters(in: .whitespacesAndNewlines))
+        let call = ServiceCall(client: client, base: url, token: token)
         do {
             let health = try await call.get("/healthz")
             var parts = ["queue depth \(health["queueDepth"]?.string ?? "?")"]

@@ -121,15 +121,28 @@ struct CommandOptions {
     let name: String
     let isFlag: Bool
 
-    private static let tree: JSONValue? = (try? JSONValue(parsing: Data(HeraldCommand._dumpHelp().utf8)))?["command"]
+    /// The command tree as ArgumentParser describes it (`--experimental-dump-help`).
+    static let tree: JSONValue? = (try? JSONValue(parsing: Data(HeraldCommand._dumpHelp().utf8)))?["command"]
 
-    /// The options of the deepest subcommand `arguments` names.
+    /// The options of the deepest subcommand `arguments` names, or of the default subcommand a group runs when it is
+    /// named alone (`herald devices --limit 1` is `herald devices list --limit 1`).
     static func of(_ arguments: [String]) -> [CommandOptions] {
         var command = tree
+        var type: any ParsableCommand.Type = HeraldCommand.self
+        let subcommand = { (command: JSONValue?, name: String) in
+            command?["subcommands"]?.array?.first { $0["commandName"]?.string == name }
+        }
+        let subtype = { (type: any ParsableCommand.Type, name: String) in
+            type.configuration.subcommands.first { $0._commandName == name }
+        }
         for word in arguments where !word.hasPrefix("-") {
-            let subcommands = command?["subcommands"]?.array ?? []
-            guard let next = subcommands.first(where: { $0["commandName"]?.string == word }) else { break }
-            command = next
+            guard let next = subcommand(command, word), let nextType = subtype(type, word) else { break }
+            (command, type) = (next, nextType)
+        }
+        while let name = type.configuration.defaultSubcommand?._commandName, let next = subcommand(command, name),
+            let nextType = subtype(type, name)
+        {
+            (command, type) = (next, nextType)
         }
         let described = command?["arguments"]?.array ?? []
         return described.compactMap { argument in

@@ -60,6 +60,16 @@ package struct NotificationOperations: Sendable {
             created.warning =
                 "no active device of this app matches \(created.target)\(key), so nothing will be sent; "
                 + "see GET /v1/devices?user=...&tag=... for who is registered"
+        } else if let pausedAt = app.app.pausedAt {
+            let id = app.app.id
+            let until =
+                app.app.pauseReason.map {
+                    "APNs refused its credentials (\($0)): they wait until the credentials are corrected (herald "
+                        + "doctor --app \(id), then PATCH /v1/apps/\(id))"
+                } ?? "they wait until it is resumed (herald apps resume \(id), POST /v1/apps/\(id)/resume)"
+            created.warning =
+                "app \(id) is paused since \(pausedAt.formatted(.iso8601)), so its deliveries spend no attempt and "
+                + "nothing is sent: \(until)"
         }
         return created
     }
