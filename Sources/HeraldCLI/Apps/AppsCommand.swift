@@ -11,7 +11,7 @@ struct AppsCommand: AsyncParsableCommand {
         commandName: "apps",
         abstract: "Create, list, show, update, pause, resume and delete the provider's apps.",
         discussion: """
-            `herald apps create --bundle-id com.example.app --auth-key TEAMID:KEYID:AuthKey_KEYID.p8` prints the \\
+            `herald apps create --bundle-id com.example.app --auth-key TEAMID:KEYID:AuthKey_KEYID.p8` prints the \
             app's API key and publishable key once (the provider keeps only the API key's hash).
             """,
         subcommands: [Create.self, List.self, Show.self, Update.self, Pause.self, Resume.self, Delete.self]

@@ -9,8 +9,8 @@ struct ChannelsCommand: AsyncParsableCommand {
         commandName: "channels",
         abstract: "Create, list, read and delete an app's broadcast channels (Live Activities, iOS 18+).",
         discussion: """
-            Requests go to Apple's channel management host for --environment (api-manage-broadcast.sandbox.push.\\
-            apple.com:2195, or :2196 in production), or to --url (the local gateway's management port, \\
+            Requests go to Apple's channel management host for --environment (api-manage-broadcast.sandbox.push.\
+            apple.com:2195, or :2196 in production), or to --url (the local gateway's management port, \
             https://127.0.0.1:2195). Send on a channel with `herald send --channel ID`.
             """,
         subcommands: [Create.self, List.self, Read.self, Delete.self]

@@ -10,10 +10,10 @@ extension DevicesCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register a file of devices: one token, or one JSON registration, per line.",
             discussion: """
-                Each line is a device token (hex), or a JSON object with a registration's fields: \\
-                {"token": "…", "userID": "u1", "tags": ["beta"], "timeZone": "Asia/Shanghai", "locale": "zh_CN"}. \\
-                Blank lines are skipped; the last line ends with a newline. The whole file is checked first (each \\
-                line as the provider checks it, and no token twice); nothing is sent while any line is wrong. Up to \\
+                Each line is a device token (hex), or a JSON object with a registration's fields: \
+                {"token": "…", "userID": "u1", "tags": ["beta"], "timeZone": "Asia/Shanghai", "locale": "zh_CN"}. \
+                Blank lines are skipped; the last line ends with a newline. The whole file is checked first (each \
+                line as the provider checks it, and no token twice); nothing is sent while any line is wrong. Up to \
                 10,000,000 devices per import. A device already registered is updated with the fields given.
                 """)
 

@@ -19,20 +19,26 @@ enum SigningKeyCheck {
             )
         }
         let (teamID, keyID, path) = (parts[0], parts[1], parts[2])
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let data: Data
+        do {
+            data = try OptionFile.read(path, option: "--auth-key")
+        } catch {
             return (
                 .failed(
-                    name, "cannot read \(path)",
+                    name, error.message,
                     next: "give the AuthKey_\(keyID).p8 Apple gave you (developer account: Keys), or make a local one "
                         + "with `herald keys generate`"),
                 nil
             )
         }
-        let text = String(decoding: data, as: UTF8.self)
-        if let problem = problem(with: text, bytes: data.count) {
+        let text: String
+        let repaired: String?
+        switch SigningKeyText.read(String(decoding: data, as: UTF8.self)) {
+        case .unusable(let problem):
             return (
                 .failed(name, "\(path): \(problem)", next: "use the .p8 file Apple gave you when you made the key"), nil
             )
+        case .key(let pem, let fixed): (text, repaired) = (pem, fixed)
         }
         for (label, value, example) in [("key ID", keyID, "ABC123DEFG"), ("team ID", teamID, "DEF123GHIJ")]
         where !APNSIdentifiers.isWellFormed(value) {
@@ -47,27 +53,13 @@ enum SigningKeyCheck {
             )
         }
         let form = text.contains("BEGIN PRIVATE KEY") ? "PKCS#8, as Apple's .p8" : "SEC1; Apple's .p8 is PKCS#8"
+        let fixed = repaired.map { "; \($0), read as the key it holds" } ?? ""
         return (
             .passed(
-                name, "\(path): a P-256 private key (\(form)); key ID \(keyID) and team ID \(teamID) have Apple's form"
+                name,
+                "\(path): a P-256 private key (\(form))\(fixed); key ID \(keyID) and team ID \(teamID) have Apple's form"
             ),
             text
         )
-    }
-
-    /// What is wrong with a key file's text, or `nil` when it holds a P-256 private key.
-    static func problem(with text: String, bytes: Int) -> String? {
-        if bytes == 0 { return "the file is empty (0 bytes)" }
-        if (try? P256.Signing.PrivateKey(pemRepresentation: text)) != nil { return nil }
-        if text.contains("BEGIN PUBLIC KEY") || text.contains("BEGIN CERTIFICATE") {
-            return "it holds a public key or a certificate, not the private key APNs tokens are signed with"
-        }
-        if text.contains("BEGIN RSA PRIVATE KEY") || text.contains("BEGIN ENCRYPTED PRIVATE KEY") {
-            return "it holds an RSA or encrypted key; APNs keys are unencrypted P-256 (ES256) keys"
-        }
-        if text.contains("BEGIN PRIVATE KEY") || text.contains("BEGIN EC PRIVATE KEY") {
-            return "it holds a private key that is not on the P-256 curve (an RSA key?); APNs signs with ES256"
-        }
-        return "it is not a PEM private key (no -----BEGIN PRIVATE KEY----- block)"
     }
 }

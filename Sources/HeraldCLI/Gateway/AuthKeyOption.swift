@@ -17,12 +17,24 @@ struct AuthKeyOption {
         }
         teamID = parts[0]
         keyID = parts[1]
-        guard let pem = try? String(contentsOfFile: parts[2], encoding: .utf8) else {
+        let data: Data
+        do {
+            data = try OptionFile.read(parts[2], option: "--auth-key")
+        } catch {
             throw UsageError(
-                "--auth-key: cannot read the key file \(parts[2]); make one for the local APNs with `herald keys "
-                    + "generate`, or use the AuthKey_KEYID.p8 Apple gave you (developer account: Keys)")
+                error.message + "; make a key for the local APNs with `herald keys generate`, or use the "
+                    + "AuthKey_\(parts[1]).p8 Apple gave you (developer account: Keys)")
         }
-        self.pem = pem
+        switch SigningKeyText.read(String(decoding: data, as: UTF8.self)) {
+        case .unusable(let problem):
+            throw UsageError("--auth-key: \(parts[2]): \(problem); use the .p8 file Apple gave you")
+        case .key(let pem, let repaired):
+            if let repaired {
+                CommandIO.current.writeError(
+                    "herald: note: --auth-key \(parts[2]): \(repaired); read as the key it holds\n")
+            }
+            self.pem = pem
+        }
         path = parts[2]
         topics = parts.count == 4 ? Set(parts[3].split(separator: ",").map(String.init)) : nil
     }

@@ -20,7 +20,7 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a new P-256 key as Apple's .p8 (PKCS#8 PEM, mode 0600) and print the flags that use it.",
             discussion: """
-                For the local APNs only: Apple's servers trust the keys made in your developer account \\
+                For the local APNs only: Apple's servers trust the keys made in your developer account \
                 (Certificates, Identifiers & Profiles → Keys), which Apple gives you as AuthKey_KEYID.p8 once.
                 """)
 

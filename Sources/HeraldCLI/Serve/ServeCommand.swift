@@ -179,8 +179,17 @@ struct ServeCommand: AsyncParsableCommand {
         let lock =
             configuration.database == .sqlite
             ? try DataFolderLock(configuration.providerDirectory, command: "herald serve") : nil
-        let provider = try await PushProviderService(
-            configuration: configuration, logger: logging.logger("herald-provider"))
+        let madeFolder = !FileManager.default.fileExists(atPath: data)
+        let provider: PushProviderService
+        do {
+            provider = try await PushProviderService(
+                configuration: configuration, logger: logging.logger("herald-provider"))
+        } catch {
+            // A failed start leaves no half-made folder, and says the cause first.
+            lock?.discardIfNew()
+            if madeFolder { try? FileManager.default.removeItem(atPath: data) }
+            throw CommandFailure(error.cause ?? error.description)
+        }
         var consoleConfiguration = try consoleConfiguration()
         consoleConfiguration.clock = provider.configuration.clock
         let console = try await ConsolePlugin(configuration: consoleConfiguration)

@@ -20,6 +20,8 @@ package struct PostgresDatabaseURL: Sendable {
     package var schema: String?
     /// The URL without its password, for messages.
     package var redacted: String
+    /// Where the database listens (`host:port`, or the Unix socket's path), for messages.
+    package var address = ""
 
     /// Reads `text`.
     ///
@@ -44,11 +46,13 @@ package struct PostgresDatabaseURL: Sendable {
         let port = components.port ?? 5432
         if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
             let path = "\(socketDirectory)/.s.PGSQL.\(port)"
+            address = path
             configuration = .init(unixSocketPath: path, username: user, password: password, database: database)
             probe = .init(unixSocketPath: path, username: user, password: password, database: database)
         } else {
             let host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
             let (tls, probeTLS) = try Self.tls(query["sslmode"] ?? "prefer")
+            address = "\(host):\(port)"
             configuration = .init(
                 host: host, port: port, username: user, password: password, database: database, tls: tls)
             probe = .init(host: host, port: port, username: user, password: password, database: database, tls: probeTLS)

@@ -33,7 +33,8 @@ package final class PostgresStore: ProviderStore {
             }
             try await connection.close()
         } catch {
-            throw .storage("cannot use the database \(parsed.redacted): \(Self.failure(error))")
+            let (cause, next) = PostgresStartupFailure.explain(error, url: parsed.redacted, address: parsed.address)
+            throw .configuration("\(cause); \(next)")
         }
         let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.client = client

@@ -42,8 +42,15 @@ enum AppCredentials: Codable, Sendable, Hashable {
             guard let keyID = input.keyID, keyID.count == 10 else {
                 throw .field("authentication.keyID", "give the 10-character key ID of the .p8 key")
             }
-            guard let pem = input.privateKey else {
+            guard let given = input.privateKey else {
                 throw .field("authentication.privateKey", "give the .p8 key's contents (PEM)")
+            }
+            // A key whose line breaks or BEGIN/END lines were lost is the same key: read as it.
+            let pem: String
+            switch SigningKeyText.read(given) {
+            case .unusable(let problem):
+                throw .field("authentication.privateKey", "\(problem); give the .p8 file Apple gave you, whole")
+            case .key(let read, _): pem = read
             }
             do {
                 _ = try APNSProviderTokenSigner(privateKeyPEM: pem, keyID: keyID, teamID: teamID)
