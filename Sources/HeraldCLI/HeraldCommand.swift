@@ -1,4 +1,5 @@
 package import ArgumentParser
+import HeraldSupport
 
 /// `herald`: Apple's push notification system on Linux, from the command line.
 package struct HeraldCommand: AsyncParsableCommand {
@@ -14,7 +15,7 @@ package struct HeraldCommand: AsyncParsableCommand {
     )
 
     /// Herald's version, as `herald --version` prints it.
-    package static let version = "0.26.0"
+    package static let version = HeraldVersion.current
 
     package init() {}
 }

@@ -46,6 +46,7 @@ struct CredentialPauseTests {
             let app = try await harness.call("GET", "/v1/apps/\(harness.appID)").1
             #expect(app["pauseReason"].string == "InvalidProviderToken" && app["pausedAt"].string != nil, "\(app)")
             let health = try await harness.call("GET", "/healthz").1
+            #expect(health["version"].string?.isEmpty == false, "\(health)")
             #expect(health["credentials"].string == "refused", "\(health)")
             #expect(health["credentialPaused"][0]["reason"].string == "InvalidProviderToken", "\(health)")
             let anonymous = try await ProviderHarness.request("GET", harness.baseURL + "/healthz", key: nil).1

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSupport
 import Testing
 
 @testable import PushProvider
@@ -41,7 +42,9 @@ struct MetricSeriesTests {
         metrics.publicRefused(limit: "registrations per address")
         metrics.refused(status: 401)
         metrics.failed("record")
-        let exported = families(metrics.render())
+        let rendered = metrics.render()
+        #expect(rendered.contains("herald_provider_build_info{version=\"\(HeraldVersion.current)\"} 1"), "\(rendered)")
+        let exported = families(rendered)
         let declared = Dictionary(uniqueKeysWithValues: MetricSeries.all.map { ($0.fullName, $0.kind.rawValue) })
         #expect(!exported.isEmpty)
         for (name, kind) in exported {

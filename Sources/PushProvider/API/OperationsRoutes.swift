@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HeraldSupport
 import Hummingbird
 import NIOCore
 import Prometheus
@@ -37,7 +38,7 @@ struct OperationsRoutes: Sendable {
             // `apns` and `credentials` say so for an alert.
             return try JSONCoding.response(
                 Health(
-                    status: "ok", queueDepth: "\(depth)", apns: outages.isEmpty ? "reachable" : "unreachable",
+                    status: "ok", version: HeraldVersion.current, queueDepth: "\(depth)", apns: outages.isEmpty ? "reachable" : "unreachable",
                     unreachableApps: outages.count, unreachable: visible(outages),
                     credentials: refused.isEmpty ? "accepted" : "refused", credentialPausedApps: refused.count,
                     credentialPaused: visible(refused)))
@@ -61,6 +62,8 @@ private struct Health: Encodable {
     }
 
     var status: String
+    /// The provider's version (`herald --version`): several providers on one database may differ during an upgrade.
+    var version: String
     var queueDepth: String
     /// `reachable`, or `unreachable` while some app's connections to APNs cannot be made.
     var apns: String

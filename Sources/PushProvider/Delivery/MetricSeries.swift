@@ -75,10 +75,14 @@ struct MetricSeries: Sendable {
         help: "Credential checks of apps (herald doctor --app, herald apps create), by outcome: passed or failed.",
         labels: ["outcome"])
 
+    static let buildInfo = MetricSeries(
+        name: "build_info", unit: "", kind: .gauge, help: "Always 1; its label is the provider's version.",
+        labels: ["version"])
+
     /// Every series, in the order docs/production.md lists them.
     static let all: [MetricSeries] = [
         sends, sendLatency, queueDepth, apnsConnections, failures, apnsUnreachableApps, prunedRows, deliveriesCancelled,
         deliveriesResent, publicLimited, notifications, webhookAttempts, refusals, credentialPauses,
-        credentialPausedApps, credentialChecks,
+        credentialPausedApps, credentialChecks, buildInfo,
     ]
 }

@@ -1,5 +1,6 @@
 import APNSClient
 import APNSCore
+import HeraldSupport
 import Prometheus
 import ProviderStorage
 
@@ -36,6 +37,8 @@ final class ProviderMetrics: APNSClientObserver {
         notificationsCreated = registry.makeCounter(descriptor: MetricSeries.notifications.descriptor)
         deliveriesCancelled = registry.makeCounter(descriptor: MetricSeries.deliveriesCancelled.descriptor)
         deliveriesResent = registry.makeCounter(descriptor: MetricSeries.deliveriesResent.descriptor)
+        registry.makeGauge(descriptor: MetricSeries.buildInfo.descriptor, labels: [("version", HeraldVersion.current)])
+            .set(Double(1))
     }
 
     /// Adds `count` to `series` with these label values (one for each of its ``MetricSeries/labels``, in order).
