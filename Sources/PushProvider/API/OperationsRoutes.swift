@@ -38,7 +38,8 @@ struct OperationsRoutes: Sendable {
             // `apns` and `credentials` say so for an alert.
             return try JSONCoding.response(
                 Health(
-                    status: "ok", version: HeraldVersion.current, queueDepth: "\(depth)", apns: outages.isEmpty ? "reachable" : "unreachable",
+                    status: "ok", version: HeraldVersion.current, queueDepth: "\(depth)",
+                    apns: outages.isEmpty ? "reachable" : "unreachable",
                     unreachableApps: outages.count, unreachable: visible(outages),
                     credentials: refused.isEmpty ? "accepted" : "refused", credentialPausedApps: refused.count,
                     credentialPaused: visible(refused)))
