@@ -457,7 +457,7 @@ let package = Package(
             dependencies: [
                 "TestPacing", "HeraldTime",
                 "HeraldCLI", "APNSGateway", "Courier", "APNSCore", "GatewayTestSupport", "DeviceSimulator",
-                "HeraldConsole", "PushProvider", "APNSClient",
+                "HeraldConsole", "PushProvider", "ProviderStorage", "APNSClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

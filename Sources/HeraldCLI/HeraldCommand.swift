@@ -11,6 +11,7 @@ package struct HeraldCommand: AsyncParsableCommand {
             UpCommand.self, SendCommand.self, StatusCommand.self, DevicesCommand.self, LogCommand.self,
             PayloadCommand.self, GatewayCommand.self, ServeCommand.self, DeviceCommand.self, ChannelsCommand.self,
             KeysCommand.self, DoctorCommand.self, ConsoleLinkCommand.self, WhyCommand.self, AppsCommand.self,
+            NotificationsCommand.self,
         ]
     )
 
