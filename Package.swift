@@ -176,7 +176,8 @@ let package = Package(
         .target(
             name: "HeraldTesting",
             dependencies: [
-                "APNSCore", "APNSClient", "APNSGateway", "CoreLocation", "DeviceSimulator", "HeraldSupport", "UserNotifications",
+                "APNSCore", "APNSClient", "APNSGateway", "CoreLocation", "DeviceSimulator", "HeraldSupport",
+                "UserNotifications",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,6 +6,14 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
     /// Closes the store's connections; nothing may use it afterwards.
     func close() async
 
+    // What several providers on one database share
+    /// The value stored under `name`, storing `proposed` first when there is none: every provider on one database
+    /// gets the first one stored.
+    func sharedSetting(_ name: String, proposing proposed: Data) async throws(ProviderError) -> Data
+    /// Whether provider `owner` exports the store's shared gauges (the queue's depth): the live provider whose owner
+    /// sorts first, so that a `sum()` over every provider counts the queue once; always, on a store one process uses.
+    func exportsSharedGauges(owner: String, staleAfter: TimeInterval) async throws(ProviderError) -> Bool
+
     // Apps and keys
     func insertApp(_ app: StoredApp, apiKeyID: String, apiKeyHash: String) async throws(ProviderError)
     func updateApp(_ app: StoredApp) async throws(ProviderError)

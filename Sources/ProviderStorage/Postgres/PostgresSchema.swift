@@ -37,5 +37,6 @@ package enum PostgresSchema {
         ("v18 delivery ranges", v18DeliveryRanges),
         ("v19 webhook outbox", v19WebhookOutbox),
         ("v20 pause reason", v20PauseReason),
+        ("v21 provider settings", v21ProviderSettings),
     ]
 }

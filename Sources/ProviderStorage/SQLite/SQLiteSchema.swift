@@ -20,6 +20,7 @@ package enum SQLiteSchema {
         ("v12 narrow deliveries", v12NarrowDeliveries),
         ("v13 webhook outbox", v13WebhookOutbox),
         ("v14 pause reason", v14PauseReason),
+        ("v15 provider settings", v15ProviderSettings),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

@@ -13,6 +13,8 @@ struct OperationsRoutes: Sendable {
     /// Which apps cannot reach APNs now.
     let reachability: APNSReachability
     let metrics: ProviderMetrics
+    /// The metrics in Prometheus' text format (``PushProviderService/metricsExposition()``).
+    let exposition: @Sendable () async -> String
     /// Who calls, when the request has a valid key (`nil` without one: `/healthz` answers anyone).
     let caller: @Sendable (Request) async -> Caller?
 
@@ -49,7 +51,7 @@ struct OperationsRoutes: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(
                     byteBuffer: ByteBuffer(
-                        string: await self.metrics.exposition(store: self.store, reachability: self.reachability))))
+                        string: await self.exposition())))
         }
     }
 }

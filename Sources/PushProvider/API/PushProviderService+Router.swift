@@ -15,7 +15,7 @@ extension PushProviderService {
                 failed: { error, request in self.recordFailure(error, request) }))
         OperationsRoutes(
             store: store, reachability: engine.reachability, metrics: metrics,
-            caller: { request in try? await self.caller(request) }
+            exposition: { await self.metricsExposition() }, caller: { request in try? await self.caller(request) }
         ).addRoutes(to: router)
         // Every /v1 route has a caller: resolved once, here, before the route runs, and never optional in its context.
         let api = router.group("v1")

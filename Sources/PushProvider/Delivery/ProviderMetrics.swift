@@ -109,12 +109,13 @@ final class ProviderMetrics: APNSClientObserver {
     func render() -> String { registry.emitToString() }
 
     /// The metrics in Prometheus' text format, as `/metrics` serves them, with the queue depth and the apps that
-    /// cannot reach APNs read now.
-    func exposition(store: any ProviderStore, reachability: APNSReachability) async -> String {
-        if let depth = try? await store.queueDepth() { queueDepth.set(Double(depth)) }
-        if let apps = try? await store.apps() {
-            credentialPausedApps.set(Double(apps.filter { $0.app.pauseReason != nil }.count))
-        }
+    /// cannot reach APNs read now. The shared queue's gauges (its depth, the apps paused for their credentials) come
+    /// from one provider of those on the database (`sharedGauges`); the others say 0, so a `sum()` counts them once.
+    func exposition(store: any ProviderStore, reachability: APNSReachability, sharedGauges: Bool) async -> String {
+        let depth = sharedGauges ? (try? await store.queueDepth()) : 0
+        if let depth { queueDepth.set(Double(depth)) }
+        let apps = sharedGauges ? (try? await store.apps()) : []
+        if let apps { credentialPausedApps.set(Double(apps.filter { $0.app.pauseReason != nil }.count)) }
         unreachableApps.set(Double(reachability.all.count))
         return render()
     }

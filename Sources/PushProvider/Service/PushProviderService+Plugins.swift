@@ -32,7 +32,9 @@ extension PushProviderService {
 
     /// The service's metrics in Prometheus' text format, as `/metrics` serves them.
     package func metricsExposition() async -> String {
-        await metrics.exposition(store: store, reachability: engine.reachability)
+        let shared =
+            (try? await store.exportsSharedGauges(owner: engine.owner, staleAfter: engine.settings.staleAfter)) ?? true
+        return await metrics.exposition(store: store, reachability: engine.reachability, sharedGauges: shared)
     }
 }
 

@@ -69,7 +69,8 @@ package final class PushProviderService: Sendable {
         if let token = configuration.adminToken {
             (adminToken, adminTokenCreated) = (token, false)
         } else {
-            (adminToken, adminTokenCreated) = try AdminToken.loadOrCreate(in: directory)
+            (adminToken, adminTokenCreated) = try await AdminToken.loadOrCreate(
+                in: directory, store: store, secrets: secrets)
         }
         clients = ClientRegistry(
             secrets: secrets, observer: metrics, connectionsPerApp: configuration.connectionsPerApp, logger: logger)
