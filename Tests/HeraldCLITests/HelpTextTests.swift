@@ -1,4 +1,7 @@
 import APNSCore
+import Foundation
+import Logging
+import Synchronization
 import Testing
 
 @testable import HeraldCLI
@@ -25,5 +28,30 @@ struct HelpTextTests {
         for (place, text) in texts {
             #expect(!text.contains("\\"), "\(place): \(text)")
         }
+    }
+
+    @Test("IDs in the URLs the CLI calls stay as typed (an error quoting one shows app_23, not app%5F23)")
+    func idsAsTyped() {
+        #expect(DevicesCommand.escape("app_23ab-c.d~e") == "app_23ab-c.d~e")
+        #expect(DevicesCommand.escape("a b/c?d&e") == "a%20b%2Fc%3Fd%26e")
+        #expect(DevicesCommand.escape("ünï") == "%C3%BCn%C3%AF")
+    }
+}
+
+/// A log line names its time zone: `2026-11-23T15:40:00.123Z notice label: message key=value`.
+@Suite("Log lines")
+struct CommandLogLineTests {
+    @Test("each line starts with an ISO 8601 time in UTC, with milliseconds and its Z")
+    func timeWithZone() {
+        let written = Mutex("")
+        let io = CommandIO(
+            write: { _ in }, writeError: { text in written.withLock { $0 += text } }, readInput: { Data() })
+        var logger = Logger(label: "herald-test") { CommandLogHandler(label: $0, io: io, logLevel: .info) }
+        logger.logLevel = .info
+        logger.notice("refused", metadata: ["status": "401"])
+        let line = written.withLock { $0 }
+        #expect(
+            line.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z notice herald-test: refused status=401\n/)
+                != nil, "\(line)")
     }
 }

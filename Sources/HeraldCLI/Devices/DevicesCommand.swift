@@ -84,7 +84,12 @@ struct DevicesCommand: AsyncParsableCommand {
         return id
     }
 
+    /// `text` for a path segment or a query value: RFC 3986's unreserved characters stay as they are (an app ID's `_`
+    /// too, so an error that quotes the URL shows it as typed), anything else is percent-encoded.
     static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

@@ -17,7 +17,7 @@ struct CommandLogHandler: LogHandler {
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let time = Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let time = Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         io.writeError("\(time) \(event.level) \(label): \(event.message)\(fields.isEmpty ? "" : " " + fields)\n")
     }
 }
