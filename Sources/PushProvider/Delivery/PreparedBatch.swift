@@ -43,6 +43,12 @@ struct PreparedBatch: Sendable {
                 failures.append(Self.failure(delivery, "NotificationDeleted", at: now))
                 continue
             }
+            // It waited (its app paused, APNs unreachable, retries) past its own apns-expiration: APNs would not
+            // keep it either, so it is not sent.
+            if let expiresAt = template.expiresAt, expiresAt < now {
+                failures.append(Self.failure(delivery, Self.expiredReason, at: now))
+                continue
+            }
             let messageIDText = template.messageIDs.messageID(for: delivery.id).string
             let messageID = APNSMessageID(headerValue: messageIDText)
             let token: String
@@ -83,6 +89,9 @@ struct PreparedBatch: Sendable {
             waitLimits.append(template.waitLimit)
         }
     }
+
+    /// The `reason` of a delivery not sent because its notification's `apns-expiration` passed while it waited.
+    static let expiredReason = "ExpiredBeforeSent"
 
     /// The payload key that carries a delivery's `apns-id` to the app (HeraldKit reads it for its receipts): iOS
     /// does not hand an app the `apns-id` header, and a request's identifier is the collapse ID when there is one.
@@ -126,6 +135,8 @@ struct PreparedBatch: Sendable {
         var broadcastExpiration: APNSExpiration
         /// The latest time a delivery may still wait for APNs to be reachable.
         var waitLimit: Date
+        /// The notification's own `apns-expiration`, when it has one other than `0` (now or never).
+        var expiresAt: Date?
 
         init(_ stored: StoredNotification, bundleID: String, messageKey: SymmetricKey) {
             messageIDs = DeliveryMessageID.Maker(notificationID: stored.id, key: messageKey)
@@ -143,6 +154,7 @@ struct PreparedBatch: Sendable {
                 case 0: stored.createdAt
                 case let seconds?: Date(timeIntervalSince1970: TimeInterval(seconds))
                 }
+            expiresAt = stored.expiration.flatMap { $0 > 0 ? Date(timeIntervalSince1970: TimeInterval($0)) : nil }
             payload = (try? APNSPayload(data: stored.payload)) ?? APNSPayload()
             body = ByteBuffer(bytes: stored.payload)
             // A payload that has the key already (the sender's own) keeps it: a second would be a duplicate key.

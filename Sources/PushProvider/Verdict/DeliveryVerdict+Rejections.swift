@@ -21,6 +21,13 @@ extension DeliveryVerdict {
                     + "apns-expiration, or \(Int(APNSReachability.defaultWait / 3600)) hours without one)",
                 next: "check the provider's route to APNs (herald doctor --app); create it again if it still matters")
         }
+        if reason == PreparedBatch.expiredReason {
+            return .init(
+                .gaveUp,
+                "never sent: its apns-expiration passed while it waited (its app paused, APNs unreachable, or its "
+                    + "retries), and APNs would not have kept it either",
+                next: "create it again with a later apns-expiration (expiration) if it still matters")
+        }
         if trace.status == nil || [429, 500, 503].contains(trace.status) {
             return .init(
                 .gaveUp,

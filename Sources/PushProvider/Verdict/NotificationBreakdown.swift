@@ -62,7 +62,7 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
         for (reason, count) in stats.rejected {
             if Self.goneReasons.contains(reason) {
                 gone[reason] = count
-            } else if Self.retriedReasons.contains(reason) {
+            } else if Self.retriedReasons.contains(reason) || reason == PreparedBatch.expiredReason {
                 gaveUp[reason] = count
             } else {
                 rejected[reason] = count

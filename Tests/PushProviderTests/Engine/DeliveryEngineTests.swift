@@ -294,6 +294,22 @@ struct DeliveryEngineTests {
         #expect(try h.queue.app(id: "a")?.app.pauseReason == reason)
     }
 
+    @Test("a delivery that waited past its notification's apns-expiration is not sent, and says so")
+    func expiredWhileWaiting() async throws {
+        let h = EngineHarness(workers: 1)
+        h.queue.add(app: "a")
+        // Expired a second ago, after waiting (a paused app, APNs unreachable): not sent; one without a time, sent.
+        let expiration = Int(h.now.timeIntervalSince1970) - 1
+        h.queue.add(notification: "old", app: "a", tokens: ["t1", "t2"], due: h.now, expiration: expiration)
+        h.queue.add(notification: "now", app: "a", tokens: ["t3"], due: h.now, expiration: 0)
+        try await h.running {
+            h.engine.notify()
+            try await h.until("answered") { h.all(of: "old", are: .rejected) && h.all(of: "now", are: .accepted) }
+        }
+        #expect(h.rows(of: "old").allSatisfy { $0.reason == PreparedBatch.expiredReason })
+        #expect(h.senders.sent.map(\.token) == ["t3"])
+    }
+
     @Test("stopping puts back, with their attempt, the leases the engine holds")
     func stopReleases() async throws {
         let h = EngineHarness(workers: 1)
