@@ -17,65 +17,55 @@ struct AppsCommandTests {
         "create prints the keys once; list, show, update, pause, resume; a bad retention names the field; delete needs --yes"
     )
     func lifecycle() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-apps-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var configuration = PushProviderService.Configuration(dataDirectory: folder)
-        configuration.port = 0
-        var logger = Logger(label: "herald-apps-test")
-        logger.logLevel = .critical
-        let provider = try await PushProviderService(configuration: configuration, logger: logger)
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let service = Task { try await provider.run { port in portSink.yield(port) } }
-        defer { service.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let base = "http://127.0.0.1:\(try #require(await iterator.next()))"
-        let keyFile = folder.appendingPathComponent("AuthKey_ABC123DEFG.p8")
-        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: keyFile)
-        let where_ = ["--provider", base, "--provider-token-file", provider.adminTokenPath.path]
+        try await RunningProvider.with { running in
+            let folder = running.folder
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let keyFile = folder.appendingPathComponent("AuthKey_ABC123DEFG.p8")
+            try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: keyFile)
+            let where_ = running.flags
 
-        let created = await runHerald(
-            [
-                "apps", "create", "--bundle-id", "com.example.cli", "--auth-key",
-                "DEF123GHIJ:ABC123DEFG:\(keyFile.path)",
-                "--no-check",
-            ] + where_)
-        #expect(created.status == 0, "\(created.errorOutput)")
-        #expect(created.output.contains("API key (secret; shown once"), "\(created.output)")
-        #expect(created.output.contains("publishable key (for the app, HeraldKit): pk_"), "\(created.output)")
-        let id = try #require(
-            created.output.split(separator: " ").dropFirst().first.map(String.init), "\(created.output)")
+            let created = await runHerald(
+                [
+                    "apps", "create", "--bundle-id", "com.example.cli", "--auth-key",
+                    "DEF123GHIJ:ABC123DEFG:\(keyFile.path)",
+                    "--no-check",
+                ] + where_)
+            #expect(created.status == 0, "\(created.errorOutput)")
+            #expect(created.output.contains("API key (secret; shown once"), "\(created.output)")
+            #expect(created.output.contains("publishable key (for the app, HeraldKit): pk_"), "\(created.output)")
+            let id = try #require(
+                created.output.split(separator: " ").dropFirst().first.map(String.init), "\(created.output)")
 
-        let listed = await runHerald(["apps", "list"] + where_)
-        #expect(listed.output.contains("\(id)  com.example.cli  development  token"), "\(listed.output)")
-        let paused = await runHerald(["apps", "pause", id] + where_)
-        #expect(paused.status == 0, "\(paused.errorOutput)")
-        #expect(await runHerald(["apps", "list"] + where_).output.contains("PAUSED since"))
-        let bad = await runHerald(["apps", "update", id, "--retention-days=-1"] + where_)
-        #expect(bad.status != 0)
-        #expect(bad.errorOutput.contains("retention.deliveries: is -1 days; give 1 to 3650"), "\(bad.errorOutput)")
-        let updated = await runHerald(
-            ["apps", "update", id, "--retention-days", "14", "--response-retention-days", "90", "--name", "CLI"]
-                + where_)
-        #expect(updated.status == 0, "\(updated.errorOutput)")
-        let shown = await runHerald(["apps", "show", id, "--json"] + where_)
-        // Each kind is its own flag: --retention-days does not set the responses' days.
-        #expect(shown.output.contains(#""retention":{"deliveries":14,"responses":90}"#), "\(shown.output)")
-        #expect(shown.output.contains(#""name":"CLI""#), "\(shown.output)")
-        #expect(!shown.output.contains("PRIVATE KEY"), "the key is never shown: \(shown.output)")
-        let resumed = await runHerald(["apps", "resume", id] + where_)
-        #expect(resumed.status == 0, "\(resumed.errorOutput)")
-        #expect(!(await runHerald(["apps", "list"] + where_).output.contains("PAUSED")))
+            let listed = await runHerald(["apps", "list"] + where_)
+            #expect(listed.output.contains("\(id)  com.example.cli  development  token"), "\(listed.output)")
+            let paused = await runHerald(["apps", "pause", id] + where_)
+            #expect(paused.status == 0, "\(paused.errorOutput)")
+            #expect(await runHerald(["apps", "list"] + where_).output.contains("PAUSED since"))
+            let bad = await runHerald(["apps", "update", id, "--retention-days=-1"] + where_)
+            #expect(bad.status != 0)
+            #expect(bad.errorOutput.contains("retention.deliveries: is -1 days; give 1 to 3650"), "\(bad.errorOutput)")
+            let updated = await runHerald(
+                ["apps", "update", id, "--retention-days", "14", "--response-retention-days", "90", "--name", "CLI"]
+                    + where_)
+            #expect(updated.status == 0, "\(updated.errorOutput)")
+            let shown = await runHerald(["apps", "show", id, "--json"] + where_)
+            // Each kind is its own flag: --retention-days does not set the responses' days.
+            #expect(shown.output.contains(#""retention":{"deliveries":14,"responses":90}"#), "\(shown.output)")
+            #expect(shown.output.contains(#""name":"CLI""#), "\(shown.output)")
+            #expect(!shown.output.contains("PRIVATE KEY"), "the key is never shown: \(shown.output)")
+            let resumed = await runHerald(["apps", "resume", id] + where_)
+            #expect(resumed.status == 0, "\(resumed.errorOutput)")
+            #expect(!(await runHerald(["apps", "list"] + where_).output.contains("PAUSED")))
 
-        let unsure = await runHerald(["apps", "delete", id] + where_)
-        #expect(unsure.status != 0)
-        #expect(unsure.errorOutput.contains("add --yes"), "\(unsure.errorOutput)")
-        let deleted = await runHerald(["apps", "delete", id, "--yes"] + where_)
-        #expect(deleted.status == 0, "\(deleted.errorOutput)")
-        #expect(await runHerald(["apps", "list"] + where_).output.contains("0 app(s)"))
-        let neither = await runHerald(["apps", "create", "--bundle-id", "com.example.x"] + where_)
-        #expect(neither.errorOutput.contains("--auth-key TEAMID:KEYID:AuthKey_KEYID.p8 or --cert FILE"))
-        service.cancel()
-        _ = await service.result
+            let unsure = await runHerald(["apps", "delete", id] + where_)
+            #expect(unsure.status != 0)
+            #expect(unsure.errorOutput.contains("add --yes"), "\(unsure.errorOutput)")
+            let deleted = await runHerald(["apps", "delete", id, "--yes"] + where_)
+            #expect(deleted.status == 0, "\(deleted.errorOutput)")
+            #expect(await runHerald(["apps", "list"] + where_).output.contains("0 app(s)"))
+            let neither = await runHerald(["apps", "create", "--bundle-id", "com.example.x"] + where_)
+            #expect(neither.errorOutput.contains("--auth-key TEAMID:KEYID:AuthKey_KEYID.p8 or --cert FILE"))
+        }
     }
 
     @Test(
@@ -84,45 +74,36 @@ struct AppsCommandTests {
     func credentialsChecked() async throws {
         let gateway = try await TestGateway.start()
         try await gateway.run {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-apps-\(UUID())")
-            defer { try? FileManager.default.removeItem(at: folder) }
-            var configuration = PushProviderService.Configuration(dataDirectory: folder)
-            configuration.port = 0
-            configuration.allowedEndpoints = ["https://127.0.0.1:\(gateway.port)"]
-            var logger = Logger(label: "herald-apps-test")
-            logger.logLevel = .critical
-            let provider = try await PushProviderService(configuration: configuration, logger: logger)
-            let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-            let service = Task { try await provider.run { port in portSink.yield(port) } }
-            var iterator = ports.makeAsyncIterator()
-            let base = "http://127.0.0.1:\(try #require(await iterator.next()))"
-            let keyFile = folder.appendingPathComponent("AuthKey_ABC123DEFG.p8")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(gateway.key.pemRepresentation.utf8).write(to: keyFile)
-            let caFile = folder.appendingPathComponent("ca.pem")
-            try Data(gateway.server.certificateAuthority.caCertificatePEM.utf8).write(to: caFile)
-            let where_ = ["--provider", base, "--provider-token-file", provider.adminTokenPath.path]
-            let endpoint = ["--endpoint", "https://127.0.0.1:\(gateway.port)", "--ca", caFile.path]
+            try await RunningProvider.with(configure: { $0.allowedEndpoints = ["https://127.0.0.1:\(gateway.port)"] }) {
+                running in
+                let folder = running.folder
+                let keyFile = folder.appendingPathComponent("AuthKey_ABC123DEFG.p8")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try Data(gateway.key.pemRepresentation.utf8).write(to: keyFile)
+                let caFile = folder.appendingPathComponent("ca.pem")
+                try Data(gateway.server.certificateAuthority.caCertificatePEM.utf8).write(to: caFile)
+                let where_ = running.flags
+                let endpoint = ["--endpoint", "https://127.0.0.1:\(gateway.port)", "--ca", caFile.path]
 
-            let wrong = await runHerald(
-                [
-                    "apps", "create", "--bundle-id", "com.example.cli", "--auth-key",
-                    "ACMETEAM02:ABC123DEFG:\(keyFile.path)",
-                ]
-                    + endpoint + where_)
-            #expect(wrong.status == 1, "\(wrong.output)\(wrong.errorOutput)")
-            #expect(
-                wrong.output.contains("created for com.example.cli"), "the app and its keys are kept: \(wrong.output)")
-            #expect(wrong.output.contains("403 InvalidProviderToken"), "\(wrong.output)")
-            #expect(wrong.output.contains("APNs refused app "), "\(wrong.output)")
-            let id = try #require(wrong.output.split(separator: " ").dropFirst().first.map(String.init))
+                let wrong = await runHerald(
+                    [
+                        "apps", "create", "--bundle-id", "com.example.cli", "--auth-key",
+                        "ACMETEAM02:ABC123DEFG:\(keyFile.path)",
+                    ]
+                        + endpoint + where_)
+                #expect(wrong.status == 1, "\(wrong.output)\(wrong.errorOutput)")
+                #expect(
+                    wrong.output.contains("created for com.example.cli"),
+                    "the app and its keys are kept: \(wrong.output)")
+                #expect(wrong.output.contains("403 InvalidProviderToken"), "\(wrong.output)")
+                #expect(wrong.output.contains("APNs refused app "), "\(wrong.output)")
+                let id = try #require(wrong.output.split(separator: " ").dropFirst().first.map(String.init))
 
-            let right = await runHerald(
-                ["apps", "update", id, "--auth-key", "DEF123GHIJ:ABC123DEFG:\(keyFile.path)"] + where_)
-            #expect(right.status == 0, "\(right.output)\(right.errorOutput)")
-            #expect(right.output.contains("✓ credentials"), "\(right.output)")
-            service.cancel()
-            _ = await service.result
+                let right = await runHerald(
+                    ["apps", "update", id, "--auth-key", "DEF123GHIJ:ABC123DEFG:\(keyFile.path)"] + where_)
+                #expect(right.status == 0, "\(right.output)\(right.errorOutput)")
+                #expect(right.output.contains("✓ credentials"), "\(right.output)")
+            }
         }
     }
 }

@@ -53,22 +53,12 @@ struct ProviderOptionsTests {
 
     @Test("herald status --provider shows a provider that runs from another folder", .startsServers)
     func statusElsewhere() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-far-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var configuration = PushProviderService.Configuration(dataDirectory: folder)
-        configuration.port = 0
-        var logger = Logger(label: "herald-status-test")
-        logger.logLevel = .critical
-        let provider = try await PushProviderService(configuration: configuration, logger: logger)
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let service = Task { try await provider.run { port in portSink.yield(port) } }
-        var iterator = ports.makeAsyncIterator()
-        let base = "http://127.0.0.1:\(try #require(await iterator.next()))"
-        let status = await runHerald(
-            ["status", "--provider", base, "--provider-token-file", provider.adminTokenPath.path])
-        #expect(status.status == 0, "\(status.errorOutput)")
-        #expect(status.output.contains("provider     \(base)/v1   queue depth 0"), "\(status.output)")
-        service.cancel()
-        _ = await service.result
+        try await RunningProvider.with { running in
+            let (provider, base) = (running.provider, running.base)
+            let status = await runHerald(
+                ["status", "--provider", base, "--provider-token-file", provider.adminTokenPath.path])
+            #expect(status.status == 0, "\(status.errorOutput)")
+            #expect(status.output.contains("provider     \(base)/v1   queue depth 0"), "\(status.output)")
+        }
     }
 }

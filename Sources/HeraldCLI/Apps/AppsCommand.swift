@@ -1,7 +1,6 @@
 import APNSCore
 import ArgumentParser
 import Foundation
-import HeraldConsole
 import NIOHTTP1
 
 /// `herald apps`: create, list, show, update, pause, resume and delete the provider's apps, against a running
@@ -26,15 +25,7 @@ struct AppsCommand: AsyncParsableCommand {
 
         /// Runs `body` with a call to the provider, then closes the client.
         func run(_ body: (ServiceCall) async throws -> Void) async throws {
-            let (url, token) = try services.provider()
-            let client = try ConsoleHTTPClient(caPEM: nil)
-            do {
-                try await body(ServiceCall(client: client, base: url, token: token))
-            } catch {
-                await client.shutdown()
-                throw error
-            }
-            await client.shutdown()
+            try await services.withProvider(body)
         }
 
         /// Prints `value` as JSON when --json, else `text`.

@@ -32,6 +32,20 @@ struct ServiceOptions: ParsableArguments {
     /// The provider to ask: its URL and admin token.
     func provider() throws -> (url: String, token: String) { try providerOptions.provider() }
 
+    /// Runs `body` with a call to the provider, then closes the client, whether `body` threw or not.
+    func withProvider<T>(_ body: (ServiceCall) async throws -> T) async throws -> T {
+        let (url, token) = try provider()
+        let client = try ConsoleHTTPClient(caPEM: nil)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(ServiceCall(client: client, base: url, token: token)))
+        } catch {
+            result = .failure(error)
+        }
+        await client.shutdown()
+        return try result.get()
+    }
+
     /// The local APNs to ask: its URL, admin token and CA.
     func gateway() throws -> (url: String, token: String, caPEM: String?) {
         let found = Self.running().first { $0.file.isAlive && $0.file.gateway != nil }?.file.gateway

@@ -1,7 +1,6 @@
 import APNSCore
 import ArgumentParser
 import Foundation
-import HeraldConsole
 import NIOHTTP1
 
 /// `herald notifications`: a notification's whole life at a provider: create, list, show, watch, cancel, change,
@@ -28,16 +27,9 @@ struct NotificationsCommand: AsyncParsableCommand {
 
         /// Runs `body` with a call to the provider and the app's ID, then closes the client.
         func run(_ body: (ServiceCall, String) async throws -> Void) async throws {
-            let (url, token) = try services.provider()
-            let client = try ConsoleHTTPClient(caPEM: nil)
-            do {
-                let call = ServiceCall(client: client, base: url, token: token)
+            try await services.withProvider { call in
                 try await body(call, try await DevicesCommand.appID(app, call: call))
-            } catch {
-                await client.shutdown()
-                throw error
             }
-            await client.shutdown()
         }
 
         /// Prints `value` as JSON when --json, else `text`.
