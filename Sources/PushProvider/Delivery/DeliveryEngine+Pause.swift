@@ -69,7 +69,7 @@ extension DeliveryEngine {
             logger.warning(
                 "APNs refused the app's credentials; its sends are paused (no attempt spent) until its credentials change or it is resumed",
                 metadata: [
-                    "app": "\(appID)", "reason": "\(reason)", "waiting": "\(parked)",
+                    "app": "\(appID)", "reason": "\(reason)", "parkedInQueue": "\(parked)",
                     "check": "herald doctor --app \(appID)",
                 ])
             changes.notify()
