@@ -20,7 +20,7 @@ Needs root (namespaces), PostgreSQL reachable on the URL's host from this machin
 uses a new schema, dropped at its end with the namespaces and the bridge.
 """
 import argparse, importlib.util, json, os, re, shutil, signal, ssl, subprocess, sys, tempfile, threading, time, \
-    urllib.parse, uuid
+    urllib.parse, urllib.request, uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("provider_broadcast", os.path.join(HERE, "provider-broadcast.py"))
@@ -179,6 +179,7 @@ def run(options, providers, work, key, devices_tokens):
                 time.sleep(0.1)
             takeover = result.get("seconds")
         fields = {"providers": providers, "devices": options.devices, "apnsRttMilliseconds": options.apns_rtt_ms,
+                  "acceptedByProvider": [accepted_by(address) for _, address in alive],
                   "databaseRttMilliseconds": options.database_rtt_ms, "seconds": round(seconds, 2),
                   "sendsPerSecond": round(options.devices / seconds), "accepted": report["stats"]["accepted"],
                   "rejected": report["stats"]["rejected"],
@@ -199,6 +200,17 @@ def run(options, providers, work, key, devices_tokens):
         subprocess.run(["psql", "-q", "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE", plain], capture_output=True)
         shutil.rmtree(f"{work}/gateway", ignore_errors=True)
         shutil.rmtree(f"{work}/provider", ignore_errors=True)
+
+
+def accepted_by(address):
+    """What one provider sent that APNs accepted, from its own /metrics: its share of the broadcast."""
+    try:
+        with urllib.request.urlopen(f"http://{address}:{NS_API_PORT}/metrics", timeout=5) as response:
+            text = response.read().decode()
+    except OSError:
+        return None
+    found = re.search(r'herald_provider_sends_total\{result="accepted",reason=""\} (\d+)', text)
+    return int(found.group(1)) if found else 0
 
 
 def watch_takeover(url, owners, killed_at, result):

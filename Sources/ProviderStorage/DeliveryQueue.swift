@@ -43,6 +43,16 @@ package protocol DeliveryQueue: Sendable {
     /// Moves every queued delivery of `appID` that carries `reason` and waits past `now` to `now`: the deliveries
     /// parked while APNs could not be reached, sent at once when it can again. The number moved.
     func wakeWaiting(appID: String, reason: String, now: Date) async throws(ProviderError) -> Int
+    // Several providers on one database
+    /// Tells every provider on the database that work is due now, so their idle workers look at once instead of at
+    /// their next poll; nothing on a store one process uses. A failure is only a later look: it is not reported.
+    func announceWork() async
+    /// Every provider's announcements of work (this one's included) until the task is cancelled; nothing, on a store
+    /// one process uses.
+    func workAnnouncements() -> AsyncStream<Void>
+    /// How many providers said they are alive within `staleAfter` (1 on a store one process uses).
+    func liveProviders(staleAfter: TimeInterval) async throws(ProviderError) -> Int
+
     /// Moves every queued delivery of `appID` to `until` with `reason` (an app paused). The number moved.
     func park(appID: String, reason: String, until: Date) async throws(ProviderError) -> Int
     /// Pauses app `appID` at `at` because APNs refused its credentials or topic with `reason`, unless it is paused

@@ -34,3 +34,51 @@ extension PostgresStore {
         }
     }
 }
+
+/// Work announced between the providers on one database (PostgreSQL's `LISTEN`/`NOTIFY`): a notification created
+/// through one provider wakes every provider's idle workers at once, so a broadcast's deliveries are leased by all
+/// of them rather than by the one that took the API call before the others' next poll.
+extension PostgresStore {
+    package func announceWork() async {
+        _ = try? await rows("SELECT pg_notify(\(workChannel), '')", within: .seconds(2))
+    }
+
+    package func workAnnouncements() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (configuration, channel, logger) = (listenerConfiguration, workChannel, logger)
+        let listener = Task {
+            // A connection of its own: LISTEN lasts as long as the connection, which the pool would hand to others.
+            while !Task.isCancelled {
+                do {
+                    let connection = try await PostgresConnection.connect(
+                        configuration: configuration, id: 1, logger: logger)
+                    defer { Task { try? await connection.close() } }
+                    try await connection.listen(on: channel) { notifications in
+                        for try await _ in notifications { continuation.yield() }
+                    }
+                } catch {
+                    // The database restarting, or the connection lost: the workers still poll; listen again soon.
+                    if !Task.isCancelled {
+                        logger.debug("listening for other providers' work failed", metadata: ["error": "\(error)"])
+                    }
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in listener.cancel() }
+        return stream
+    }
+
+    package func liveProviders(staleAfter: TimeInterval) async throws(ProviderError) -> Int {
+        let rows = try await rows(
+            """
+            SELECT count(*) FROM provider_heartbeats WHERE seen_at >= now() - make_interval(secs => \(staleAfter))
+            """)
+        do {
+            return max(1, try rows.first?.decode(Int.self) ?? 1)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+}

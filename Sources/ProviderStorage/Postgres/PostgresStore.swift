@@ -12,6 +12,10 @@ package final class PostgresStore: ProviderStore {
     package let logger: Logger
     package let messageKey: SymmetricKey
     private let running: Task<Void, Never>
+    /// One connection's settings, for the connection that listens for other providers' work (``workAnnouncements()``).
+    let listenerConfiguration: PostgresConnection.Configuration
+    /// The channel providers on this database and schema announce work on.
+    let workChannel: String
     /// Answers this process recorded since it last vacuumed the delivery queue (``vacuumQueueIfDue()``).
     let answeredSinceQueueVacuum = Mutex(0)
 
@@ -38,6 +42,8 @@ package final class PostgresStore: ProviderStore {
         }
         let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.client = client
+        listenerConfiguration = parsed.probe
+        workChannel = "herald_work_" + (parsed.schema ?? "public")
         self.logger = logger
         running = Task { await client.run() }
     }

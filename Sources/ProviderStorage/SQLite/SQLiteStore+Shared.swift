@@ -17,3 +17,11 @@ extension SQLiteStore {
         true
     }
 }
+
+extension SQLiteStore {
+    package func announceWork() async {}
+
+    package func workAnnouncements() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
+
+    package func liveProviders(staleAfter: TimeInterval) async throws(ProviderError) -> Int { 1 }
+}

@@ -3,6 +3,7 @@ import HeraldSupport
 import HeraldTime
 import Logging
 import ProviderStorage
+import Synchronization
 
 /// Keeping leases honest across processes: requeueing what a dead worker leased (its lease ran out), and telling a
 /// shared store this engine is alive while taking back the leases of engines that stopped saying so.
@@ -35,10 +36,23 @@ extension DeliveryEngine {
                         "requeued deliveries of a provider that stopped answering", metadata: ["count": "\(count)"])
                     notify()
                 }
+                if let live = try? await store.liveProviders(staleAfter: staleAfter) {
+                    liveProviders.store(live, ordering: .relaxed)
+                }
             } catch {
                 failures.report(.heartbeat, "cannot say this provider is alive", error: error)
             }
             try? await settings.clock.sleep(for: settings.heartbeatInterval)
         }
+    }
+
+    /// Wakes this engine's idle workers when any provider on the database announces work (``notify()``); on a store
+    /// one process uses there is nothing to hear, and it waits to be cancelled with the other tasks.
+    func listen() async {
+        for await _ in store.workAnnouncements() {
+            signal.notify()
+            changes.notify()
+        }
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 }

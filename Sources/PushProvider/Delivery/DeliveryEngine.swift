@@ -88,10 +88,37 @@ final class DeliveryEngine: Sendable {
         cancelled.add(notificationID, now: settings.clock.currentDate)
     }
 
-    /// Tells idle workers there is new work now.
+    /// Tells idle workers there is new work now, here and, through the store, in every provider on the database.
     func notify() {
         signal.notify()
         changes.notify()
+        let store = self.store
+        Task { await store.announceWork() }
+    }
+
+    /// How many providers lease from the store (read every heartbeat).
+    let liveProviders = Atomic<Int>(1)
+    /// Deliveries this engine's workers hold (leased, not yet recorded) or are about to lease.
+    private let held = Mutex(0)
+
+    /// Reserves what the next lease may take: a batch, within this provider's share of what every worker may hold
+    /// (``Settings/workers`` batches, divided among the live providers), so that a broadcast is spread over every
+    /// provider on the database rather than taken whole by the one whose workers looked first. `0` while the share is
+    /// held; what the lease does not use goes back with ``release(_:)``.
+    func reserveLease() -> Int {
+        let share = settings.batchSize * settings.workers / max(1, liveProviders.load(ordering: .relaxed))
+        let least = min(settings.batchSize, 500)
+        return held.withLock { held in
+            let size = min(settings.batchSize, share - held)
+            guard size >= least || held == 0 else { return 0 }
+            held += max(size, least)
+            return max(size, least)
+        }
+    }
+
+    /// Gives back `count` reserved deliveries (leased and recorded, or not leased at all).
+    func release(_ count: Int) {
+        held.withLock { $0 = max(0, $0 - count) }
     }
 
     /// Runs the workers until the task is cancelled, then releases any lease not sent yet.
@@ -99,6 +126,7 @@ final class DeliveryEngine: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.watchLeases() }
             group.addTask { await self.beat() }
+            group.addTask { await self.listen() }
             for _ in 0..<settings.workers {
                 group.addTask { await self.workLoop() }
             }
@@ -127,15 +155,23 @@ final class DeliveryEngine: Sendable {
                 }
                 // Read before leasing: work that arrives after an empty lease ends the wait below at once.
                 let seen = signal.count
+                let size = reserveLease()
+                guard size > 0 else {
+                    // This provider holds its share: another worker's batch ends first.
+                    await signal.wait(after: seen, upTo: settings.pollInterval)
+                    continue
+                }
                 let now = leaseTime()
                 let leased: [LeasedDelivery]
                 do {
                     leased = try await store.lease(
-                        owner: owner, limit: settings.batchSize, now: now, leaseFor: settings.leaseDuration)
+                        owner: owner, limit: size, now: now, leaseFor: settings.leaseDuration)
                 } catch {
+                    release(size)
                     unanswered.append(now.addingTimeInterval(settings.leaseDuration))
                     throw error
                 }
+                release(size - leased.count)
                 if leased.isEmpty {
                     await signal.wait(after: seen, upTo: settings.pollInterval)
                     continue
@@ -143,6 +179,8 @@ final class DeliveryEngine: Sendable {
                 // Deliveries in flight are part of what a notification's report shows.
                 changes.notify()
                 await send(leased)
+                release(leased.count)
+                signal.notify()
             } catch {
                 failures.report(.lease, "cannot lease deliveries; trying again in a second", error: error)
                 try? await settings.clock.sleep(for: .seconds(1))

@@ -1,6 +1,7 @@
 import APNSClient
 import APNSCore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ProviderStorage
@@ -67,5 +68,25 @@ struct EngineStepTests {
         #expect(tally.troubled == 2)
         #expect(tally.unreached == [5, 7])
         #expect(tally.reason == "no route to host")
+    }
+
+    @Test("with three providers on the database a provider holds at most its share: a third of every worker's batch")
+    func leaseShare() {
+        let engine = EngineHarness(workers: 4).engine
+        // Alone: every worker leases a whole batch, as before.
+        #expect((0..<4).map { _ in engine.reserveLease() } == [5000, 5000, 5000, 5000])
+        engine.release(20_000)
+        // Three providers: 4 × 5,000 / 3 = 6,666 at most, the rest is the others' to lease.
+        engine.liveProviders.store(3, ordering: .relaxed)
+        #expect(engine.reserveLease() == 5000)
+        #expect(engine.reserveLease() == 1666)
+        #expect(engine.reserveLease() == 0)
+        engine.release(5000)
+        #expect(engine.reserveLease() == 5000)
+        // Many providers: never less than a fan-out's range of 500.
+        engine.release(20_000)
+        engine.liveProviders.store(100, ordering: .relaxed)
+        #expect(engine.reserveLease() == 500)
+        #expect(engine.reserveLease() == 0)
     }
 }

@@ -198,6 +198,12 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
 
     func heartbeat(owner: String, staleAfter: TimeInterval) -> Int { 0 }
 
+    func announceWork() async {}
+
+    func workAnnouncements() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
+
+    func liveProviders(staleAfter: TimeInterval) -> Int { 1 }
+
     func wakeWaiting(appID: String, reason: String, now: Date) -> Int {
         change { contents in
             contents.calls.append("wakeWaiting \(appID)")
