@@ -28,6 +28,21 @@ struct KeyFileMessageTests {
         #expect(await doctor(folder.appendingPathComponent("nothing.p8").path).contains("no file"))
     }
 
+    @Test("--cert and --ca name the way their file could not be read, as --auth-key does")
+    func otherFiles() async throws {
+        let cert = await runHerald([
+            "apps", "create", "--bundle-id", "com.example.app", "--cert", "~/push.p12", "--provider",
+            "http://127.0.0.1:1",
+            "--provider-token-file", "/dev/null",
+        ])
+        #expect(cert.errorOutput.contains("--cert: no file ~/push.p12: the shell expands ~"), "\(cert.errorOutput)")
+        let ca = await runHerald([
+            "apps", "update", "app_x", "--ca", folder.path, "--provider", "http://127.0.0.1:1",
+            "--provider-token-file", "/dev/null",
+        ])
+        #expect(ca.errorOutput.contains("--ca: \(folder.path) is a folder, not a file"), "\(ca.errorOutput)")
+    }
+
     @Test("a key pasted on one line is read as the key it is, and said so; one cut short is named")
     func contents() async throws {
         let key = P256.Signing.PrivateKey()

@@ -30,9 +30,7 @@ struct AppCredentialOptions: ParsableArguments {
                     ("privateKey", .string(key.pem)),
                 ]))
         case (nil, let path?):
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("--cert: cannot read \(path)")
-            }
+            let data = try OptionFile.read(path, option: "--cert")
             if let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN") {
                 return .object(JSONObject([("kind", "certificate"), ("certificate", .string(pem))]))
             }
@@ -40,9 +38,8 @@ struct AppCredentialOptions: ParsableArguments {
                 ("kind", "certificate"), ("pkcs12", .string(data.base64EncodedString())),
             ]
             if let certPasswordFile {
-                guard let password = try? String(contentsOfFile: certPasswordFile, encoding: .utf8) else {
-                    throw UsageError("--cert-password-file: cannot read \(certPasswordFile)")
-                }
+                let password = String(
+                    decoding: try OptionFile.read(certPasswordFile, option: "--cert-password-file"), as: UTF8.self)
                 members.append(("password", .string(password.trimmingCharacters(in: .newlines))))
             }
             return .object(JSONObject(members))

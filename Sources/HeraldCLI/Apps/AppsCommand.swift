@@ -78,9 +78,7 @@ struct AppsCommand: AsyncParsableCommand {
             if let environment { members.append(("environment", .string(environment))) }
             if let endpoint { members.append(("endpoint", .string(endpoint))) }
             if let caFile {
-                guard let pem = try? String(contentsOfFile: caFile, encoding: .utf8) else {
-                    throw UsageError("--ca: cannot read \(caFile)")
-                }
+                let pem = String(decoding: try OptionFile.read(caFile, option: "--ca"), as: UTF8.self)
                 members.append(("caPEM", .string(pem)))
             }
             if let webhook { members.append(("webhookURL", .string(webhook))) }
