@@ -5,6 +5,8 @@ package import Foundation
 package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
     /// Closes the store's connections; nothing may use it afterwards.
     func close() async
+    /// Where the store reports how long its work takes (``StoreObservation``).
+    var observation: StoreObservation { get }
 
     // What several providers on one database share
     /// The value stored under `name`, storing `proposed` first when there is none: every provider on one database
@@ -59,6 +61,9 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
     /// `exactUpTo`), because counting a queue of millions reads every entry of it, and `/metrics` and `/healthz` ask
     /// for it every few seconds.
     func queueDepth(exactUpTo: Int) async throws(ProviderError) -> Int
+    /// What the queue's gauges say beside its depth: the deliveries leased now, and when the oldest delivery that is
+    /// due at `now` and not leased became due (`nil` when none is).
+    func queueGauges(now: Date) async throws(ProviderError) -> (leased: Int, oldestDue: Date?)
 
     // A notification's and an app's lifecycle
     /// Writes a changed notification that has sent nothing: its payload, headers and times. A one-off's queued

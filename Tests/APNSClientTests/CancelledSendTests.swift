@@ -18,7 +18,7 @@ struct CancelledSendTests {
         init() { (opened, continuation) = AsyncStream.makeStream() }
 
         func notificationSent(attempt: Int) {}
-        func notificationFinished(_ result: APNSResult, latency: Duration) {}
+        func notificationFinished(_ notification: APNSNotification, result: APNSResult, latency: Duration) {}
         func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration) {}
         func streamsChanged(open: Int, limit: Int) {}
         func connectionsChanged(open: Int) { if open > 0 { continuation.yield() } }

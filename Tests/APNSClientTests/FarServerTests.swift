@@ -15,7 +15,7 @@ struct FarServerTests {
     final class StreamWatcher: APNSClientObserver {
         let most = Mutex(0)
         func notificationSent(attempt: Int) {}
-        func notificationFinished(_ result: APNSResult, latency: Duration) {}
+        func notificationFinished(_ notification: APNSNotification, result: APNSResult, latency: Duration) {}
         func notificationRetried(reason: APNSReason, attempt: Int, delay: Duration) {}
         func streamsChanged(open: Int, limit: Int) { most.withLock { $0 = max($0, open) } }
         func connectionsChanged(open: Int) {}

@@ -249,7 +249,7 @@ final class MemoryOutbox: WebhookOutbox {
         -> [OutboxEvent]
     { [] }
     func retryDeadWebhooks(appID: String, at: Date) async throws(ProviderError) -> Int { 0 }
-    func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int) { (0, 0) }
+    func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int, oldestPending: Date?) { (0, 0, nil) }
     func addWebhookSecret(appID: String, sealed: String, at: Date) async throws(ProviderError) {
         state.withLock { $0.secrets.insert(StoredWebhookSecret(sealed: sealed, createdAt: at), at: 0) }
     }

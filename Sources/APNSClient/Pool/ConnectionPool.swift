@@ -102,6 +102,7 @@ final class ConnectionPool: Sendable {
                     },
                     stoppedTakingWork: { [weak self, load] in self?.remove(load) },
                     failedToConnect: { [weak self, configuration] reason in
+                        configuration.observer.connectionFailed(reason: reason)
                         guard self?.isNewWarning(reason) ?? true else { return }
                         configuration.logger.warning(
                             "cannot connect",
@@ -184,7 +185,8 @@ final class ConnectionPool: Sendable {
             configuration.logger.debug("rejected", metadata: Self.metadata(pending, rejection))
         }
         let latency = pending.firstSent.map { NIODeadline.now() - $0 } ?? .zero
-        configuration.observer.notificationFinished(result, latency: .nanoseconds(latency.nanoseconds))
+        configuration.observer.notificationFinished(
+            pending.notification, result: result, latency: .nanoseconds(latency.nanoseconds))
         pending.onResult(
             APNSSendOutcome(
                 notification: pending.notification, result: result, attempts: pending.attempts, index: pending.index))

@@ -9,7 +9,7 @@ struct SendObserver: APNSClientObserver {
         summary.recordRetry()
     }
 
-    func notificationFinished(_ result: APNSResult, latency: Duration) {
+    func notificationFinished(_ notification: APNSNotification, result: APNSResult, latency: Duration) {
         summary.recordAnswer(after: latency)
     }
 

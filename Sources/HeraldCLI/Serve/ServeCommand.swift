@@ -45,6 +45,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("admin-token"), help: "The admin token (default: DIR/provider/admin-token).")
     var adminToken: String?
 
+    @Option(
+        name: .customLong("metrics-token-file"),
+        help: ArgumentHelp(
+            "A file holding the token Prometheus sends to read /metrics (and nothing else).",
+            discussion: "Without it (and without --public-metrics) /metrics takes the admin token."))
+    var metricsTokenFile: String?
+
+    @Flag(
+        name: .customLong("public-metrics"),
+        help: "Serve /metrics without a token: only where just the monitoring network reaches this port.")
+    var publicMetrics = false
+
     @Option(help: "Concurrent delivery workers.")
     var workers = 4
 
@@ -149,6 +161,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("give --tls-cert and --tls-key together (the certificate and its private key, PEM)")
         }
+        guard !(publicMetrics && metricsTokenFile != nil) else {
+            throw ValidationError("give --public-metrics or --metrics-token-file, not both")
+        }
         guard (1...1_000_000).contains(maxConnections) else {
             throw ValidationError("--max-connections is 1 to 1000000; got \(maxConnections)")
         }
@@ -175,6 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.publicLimits = publicLimits.limits
         configuration.trustedProxies = try publicLimits.proxies()
         configuration.tls = try tlsConfiguration()
+        configuration.metricsAccess = try metricsAccess()
         // One process per SQLite file; PostgreSQL is shared by design.
         let lock =
             configuration.database == .sqlite
@@ -195,6 +211,8 @@ struct ServeCommand: AsyncParsableCommand {
         let console = try await ConsolePlugin(configuration: consoleConfiguration)
         let folder = provider.configuration.providerDirectory
         let listened = Mutex(false)
+        let metricsNote =
+            publicMetrics ? ", without a token" : metricsTokenFile == nil ? " with the admin token" : " with its token"
         let services = try provider.services(plugins: [console]) { [host, adminToken] port in
             listened.withLock { $0 = true }
             let scheme = provider.configuration.tls == nil ? "http" : "https"
@@ -202,7 +220,7 @@ struct ServeCommand: AsyncParsableCommand {
             io.write(
                 """
                 herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
-                herald serve: provider API on \(base)/v1 (health /healthz, metrics /metrics)
+                herald serve: provider API on \(base)/v1 (health /healthz, metrics /metrics\(metricsNote))
                   \(ProviderBanner.adminTokenLine(provider))
                   data: \(folder.path)
 
@@ -227,6 +245,23 @@ struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure.listening(error, what: "the provider API", host: host, port: port, option: "--port")
                 ?? error
         }
+    }
+
+    /// Who may read `/metrics`: anyone with `--public-metrics`, else a bearer token (the admin token, or the one in
+    /// `--metrics-token-file`).
+    private func metricsAccess() throws -> MetricsAccess {
+        if publicMetrics { return .open }
+        guard let metricsTokenFile else { return .token(scrapeToken: nil) }
+        let token = String(
+            decoding: try OptionFile.read(metricsTokenFile, option: "--metrics-token-file"), as: UTF8.self
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16 else {
+            throw UsageError(
+                "--metrics-token-file: \(metricsTokenFile) holds \(token.count) characters; a token of at least 16 is "
+                    + "needed (for example: openssl rand -hex 32 > \(metricsTokenFile))")
+        }
+        return .token(scrapeToken: token)
     }
 
     /// What the console shows besides the provider: the gateway and devices named on the command line.

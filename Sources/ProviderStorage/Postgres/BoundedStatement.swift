@@ -24,15 +24,21 @@ package final class BoundedStatement<T: Sendable>: Sendable {
     private let state = Mutex(State())
 
     /// Runs `body` on a connection from `client`: ``ProviderError/storage(_:)`` when none comes within
-    /// `connectionWait`, or when `body` has not returned within `limit` of the start.
+    /// `connectionWait`, or when `body` has not returned within `limit` of the start. `connected` is told how long
+    /// the connection took to come.
     static func run(
         on client: PostgresClient, connectionWait: Duration, limit: Duration,
+        connected: @escaping @Sendable (Duration) -> Void = { _ in },
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let statement = BoundedStatement()
+        let start = ContinuousClock.now
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                statement.start(continuation, on: client, connectionWait: connectionWait, limit: limit, body)
+                statement.start(continuation, on: client, connectionWait: connectionWait, limit: limit) { connection in
+                    connected(.now - start)
+                    return try await body(connection)
+                }
             }
         } onCancel: {
             statement.cancel()

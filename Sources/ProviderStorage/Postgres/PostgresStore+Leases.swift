@@ -120,4 +120,23 @@ extension PostgresStore {
             """)
         return max(counted, estimated)
     }
+
+    package func queueGauges(now: Date) async throws(ProviderError) -> (leased: Int, oldestDue: Date?) {
+        // Each side reads the first entry of an index (delivery_queue_due, delivery_ranges_due), and the leased
+        // entries theirs: cheap with millions queued.
+        let rows = try await rows(
+            """
+            SELECT (SELECT count(*) FROM delivery_queue WHERE lease_owner IS NOT NULL),
+                least(
+                    (SELECT min(not_before) FROM delivery_queue WHERE lease_owner IS NULL AND not_before <= \(now)),
+                    (SELECT min(not_before) FROM delivery_ranges WHERE not_before <= \(now)))
+            """, within: Self.queueStatementLimit)
+        do {
+            guard let row = rows.first else { return (0, nil) }
+            let (leased, oldest) = try row.decode((Int, Date?).self)
+            return (leased, oldest)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
 }

@@ -95,11 +95,12 @@ extension PostgresStore {
         return rows.count
     }
 
-    package func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int) {
-        let rows = try await rows("SELECT state, count(*) FROM webhook_outbox GROUP BY state")
+    package func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int, oldestPending: Date?) {
+        let rows = try await rows("SELECT state, count(*), min(created_at) FROM webhook_outbox GROUP BY state")
         do {
-            let counts = Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, Int).self) })
-            return (counts["pending"] ?? 0, counts["dead"] ?? 0)
+            let decoded = try rows.map { try $0.decode((String, Int, Date?).self) }
+            let counts = Dictionary(uniqueKeysWithValues: decoded.map { ($0.0, $0.1) })
+            return (counts["pending"] ?? 0, counts["dead"] ?? 0, decoded.first { $0.0 == "pending" }?.2)
         } catch {
             throw Self.failure(error)
         }

@@ -18,6 +18,7 @@ package final class PostgresStore: ProviderStore {
     let workChannel: String
     /// Answers this process recorded since it last vacuumed the delivery queue (``vacuumQueueIfDue()``).
     let answeredSinceQueueVacuum = Mutex(0)
+    package let observation = StoreObservation()
 
     /// Connects to the database `url` names (see ``PostgresDatabaseURL``) and brings its tables up to date.
     ///
@@ -72,41 +73,49 @@ package final class PostgresStore: ProviderStore {
 
     /// Runs one statement and returns its rows.
     @discardableResult
-    func rows(_ query: PostgresQuery, within limit: Duration = statementLimit) async throws(ProviderError)
-        -> [PostgresRow]
+    func rows(_ query: PostgresQuery, within limit: Duration = statementLimit, function: String = #function)
+        async throws(ProviderError) -> [PostgresRow]
     {
         let logger = self.logger
-        return try await withConnection(within: limit) { connection in
+        return try await withConnection(within: limit, function: function) { connection in
             try await connection.query(query, logger: logger).collect()
         }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(
-        within limit: Duration = statementLimit, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        within limit: Duration = statementLimit, function: String = #function,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(ProviderError) -> T {
         let logger = self.logger
-        return try await withConnection(within: limit) { connection in
+        return try await withConnection(within: limit, function: function) { connection in
             try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
         }
     }
 
     /// Runs `body` on a connection from the pool, failing with ``ProviderError/storage(_:)`` when none is given
-    /// within ``connectionWait`` or `body` has not returned within `limit`.
+    /// within ``connectionWait`` or `body` has not returned within `limit`. The time it took is reported as the work
+    /// of the store method named `function` (``StoreObservation``).
     private func withConnection<T: Sendable>(
-        within limit: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        within limit: Duration, function: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(ProviderError) -> T {
-        do {
-            return try await BoundedStatement.run(
-                on: client, connectionWait: Self.connectionWait, limit: limit, body)
-        } catch {
-            throw Self.failure(error)
+        let (client, observation) = (self.client, self.observation)
+        return try await observation.measure(function) { () async throws(ProviderError) -> T in
+            do {
+                return try await BoundedStatement.run(
+                    on: client, connectionWait: Self.connectionWait, limit: limit,
+                    connected: { observation.connectionWaited($0) }, body)
+            } catch {
+                throw Self.failure(error)
+            }
         }
     }
 
     /// The count a `WITH changed AS (... RETURNING 1) SELECT count(*) FROM changed` statement answers.
-    func count(_ query: PostgresQuery, within limit: Duration = statementLimit) async throws(ProviderError) -> Int {
-        let rows = try await rows(query, within: limit)
+    func count(_ query: PostgresQuery, within limit: Duration = statementLimit, function: String = #function)
+        async throws(ProviderError) -> Int
+    {
+        let rows = try await rows(query, within: limit, function: function)
         do {
             return try rows.first?.decode(Int.self) ?? 0
         } catch {

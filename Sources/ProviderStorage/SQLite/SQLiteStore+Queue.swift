@@ -192,4 +192,19 @@ extension SQLiteStore {
             try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = \(DeliveryState.queued.sql)") ?? 0
         }
     }
+
+    package func queueGauges(now: Date) async throws(ProviderError) -> (leased: Int, oldestDue: Date?) {
+        try await read { db in
+            let leased =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = \(DeliveryState.leased.sql)")
+                ?? 0
+            let oldest = try Double.fetchOne(
+                db,
+                sql: """
+                    SELECT min(not_before) FROM deliveries
+                    WHERE state = \(DeliveryState.queued.sql) AND not_before <= ?
+                    """, arguments: [now.stored])
+            return (leased, oldest.map(Date.init(stored:)))
+        }
+    }
 }

@@ -99,11 +99,14 @@ extension SQLiteStore {
         }
     }
 
-    package func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int) {
+    package func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int, oldestPending: Date?) {
         try await read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT state, count(*) FROM webhook_outbox GROUP BY state")
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT state, count(*), min(created_at) FROM webhook_outbox GROUP BY state")
             let counts = Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as String, $0[1] as Int) })
-            return (counts["pending"] ?? 0, counts["dead"] ?? 0)
+            let oldest = rows.first { $0[0] as String == "pending" }.flatMap { $0[2] as Double? }.map(
+                Date.init(stored:))
+            return (counts["pending"] ?? 0, counts["dead"] ?? 0, oldest)
         }
     }
 

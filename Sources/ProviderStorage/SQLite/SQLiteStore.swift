@@ -9,6 +9,7 @@ import HeraldSupport
 package final class SQLiteStore: ProviderStore {
     let pool: DatabasePool
     package let messageKey: SymmetricKey
+    package let observation = StoreObservation()
 
     /// Opens (or creates) the database at `path` and brings its tables up to date; `messageKey` makes the deliveries'
     /// `apns-id`s (``DeliveryMessageID``).
@@ -56,24 +57,32 @@ package final class SQLiteStore: ProviderStore {
     }
 
     /// Runs `body` in a write transaction.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ProviderError) -> T {
-        do {
-            return try await pool.write(body)
-        } catch let error as ProviderError {
-            throw error
-        } catch {
-            throw .storage("database write failed: \(error)")
+    func write<T: Sendable>(function: String = #function, _ body: @escaping @Sendable (Database) throws -> T)
+        async throws(ProviderError) -> T
+    {
+        try await observation.measure(function) { () async throws(ProviderError) -> T in
+            do {
+                return try await pool.write(body)
+            } catch let error as ProviderError {
+                throw error
+            } catch {
+                throw .storage("database write failed: \(error)")
+            }
         }
     }
 
     /// Runs `body` on a read snapshot.
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ProviderError) -> T {
-        do {
-            return try await pool.read(body)
-        } catch let error as ProviderError {
-            throw error
-        } catch {
-            throw .storage("database read failed: \(error)")
+    func read<T: Sendable>(function: String = #function, _ body: @escaping @Sendable (Database) throws -> T)
+        async throws(ProviderError) -> T
+    {
+        try await observation.measure(function) { () async throws(ProviderError) -> T in
+            do {
+                return try await pool.read(body)
+            } catch let error as ProviderError {
+                throw error
+            } catch {
+                throw .storage("database read failed: \(error)")
+            }
         }
     }
 }

@@ -23,8 +23,8 @@ package protocol WebhookOutbox: Sendable {
         -> [OutboxEvent]
     /// Puts an app's dead events back in the queue, due at `at`, their attempts counted from 0; how many.
     func retryDeadWebhooks(appID: String, at: Date) async throws(ProviderError) -> Int
-    /// Pending and dead events, every app together (for `/metrics`).
-    func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int)
+    /// Pending and dead events, every app together, and when the oldest pending one was written (for `/metrics`).
+    func webhookCounts() async throws(ProviderError) -> (pending: Int, dead: Int, oldestPending: Date?)
     /// Keeps a new signing secret for the app's webhooks (sealed by the caller); the one before it stays (for the
     /// overlap), older ones are deleted.
     func addWebhookSecret(appID: String, sealed: String, at: Date) async throws(ProviderError)

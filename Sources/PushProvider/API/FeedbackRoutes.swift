@@ -12,6 +12,8 @@ struct FeedbackRoutes: ProviderRouteCollection {
     /// Notified when a device reports.
     let changes: WorkSignal
     let webhooks: WebhookSender
+    /// Where receipts are counted, recorded or refused.
+    let metrics: ProviderMetrics
 
     /// `POST /v1/feedback`: what a device reports about a notification, in `herald device --report-url`'s form.
     struct FeedbackInput: Decodable {
@@ -49,45 +51,65 @@ struct FeedbackRoutes: ProviderRouteCollection {
 
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("feedback") { request, context -> Response in
-            let caller = context.caller
-            let app = try await caller.anyApp(request, store: self.store)
-            let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
-            let now = self.now()
-            let event = try Self.feedbackEvent(input, now: now)
-            guard let id = DeliveryMessageID(input.apnsID) else {
-                throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
+            do {
+                return try await self.record(request, caller: context.caller)
+            } catch {
+                self.metrics.receiptRefused(cause: Self.refusalCause(error))
+                throw error
             }
-            let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
-            var claim = FeedbackClaim(message: id, token: nil, now: now)
-            if case .device = caller {
-                // The publishable key is in every copy of the app: only the device the push reached may report on it.
-                guard let token = input.token else {
-                    throw ProviderError.field(
-                        "token", "with the publishable key, send the device token the notification reached")
-                }
-                claim.token = token
+        }
+    }
+
+    /// Why a receipt was refused, as `receipts_refused_total` counts it.
+    static func refusalCause(_ error: any Error) -> String {
+        switch (error as? ProviderError)?.code {
+        case .notFound?: "unknown_delivery"
+        case .unauthorized?, .forbidden?: "unauthorized"
+        case .storage?: "storage"
+        default: "invalid"
+        }
+    }
+
+    /// Records one receipt and answers it.
+    private func record(_ request: Request, caller: Caller) async throws -> Response {
+        let app = try await caller.anyApp(request, store: self.store)
+        let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
+        let now = self.now()
+        let event = try Self.feedbackEvent(input, now: now)
+        guard let id = DeliveryMessageID(input.apnsID) else {
+            throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
+        }
+        let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
+        var claim = FeedbackClaim(message: id, token: nil, now: now)
+        if case .device = caller {
+            // The publishable key is in every copy of the app: only the device the push reached may report on it.
+            guard let token = input.token else {
+                throw ProviderError.field(
+                    "token", "with the publishable key, send the device token the notification reached")
             }
-            // The store checks the claim (this app's delivery, its apns-id, its token) in the transaction that records
-            // the report: one round trip to the database a receipt.
-            guard let context = try await self.store.recordFeedback(appID: app.app.id, claim: claim, event) else {
-                throw unknown
-            }
-            var answer = Answer(
-                recorded: event.event, time: context.timeAdjusted == nil ? nil : context.recordedAt,
-                timeAdjusted: context.timeAdjusted)
-            if context.isRepeat {
-                answer.repeated = true
-                answer.replaced = context.replacedReply ? "text" : nil
-                if context.replacedReply { self.changes.notify() }
-                return try JSONCoding.response(answer, status: .accepted)
-            }
-            self.changes.notify()
-            // A response of an app with a webhook was written to the outbox with it: the sender wakes for it.
-            if context.webhookURL != nil, FeedbackEvent.responses.contains(event.event) {
-                self.webhooks.signal.notify()
-            }
+            claim.token = token
+        }
+        // The store checks the claim (this app's delivery, its apns-id, its token) in the transaction that records
+        // the report: one round trip to the database a receipt.
+        guard let context = try await self.store.recordFeedback(appID: app.app.id, claim: claim, event) else {
+            throw unknown
+        }
+        var answer = Answer(
+            recorded: event.event, time: context.timeAdjusted == nil ? nil : context.recordedAt,
+            timeAdjusted: context.timeAdjusted)
+        metrics.receiptRecorded(event: event.event, repeated: context.isRepeat)
+        if context.isRepeat {
+            answer.repeated = true
+            answer.replaced = context.replacedReply ? "text" : nil
+            if context.replacedReply { self.changes.notify() }
             return try JSONCoding.response(answer, status: .accepted)
         }
+        self.changes.notify()
+        // A response of an app with a webhook was written to the outbox with it: the sender wakes for it.
+        if context.webhookURL != nil, FeedbackEvent.responses.contains(event.event) {
+            self.webhooks.signal.notify()
+        }
+        return try JSONCoding.response(answer, status: .accepted)
     }
 
     /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.

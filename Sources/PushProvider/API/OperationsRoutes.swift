@@ -17,6 +17,9 @@ struct OperationsRoutes: Sendable {
     let exposition: @Sendable () async -> String
     /// Who calls, when the request has a valid key (`nil` without one: `/healthz` answers anyone).
     let caller: @Sendable (Request) async -> Caller?
+    /// Who may read `/metrics`, and the admin token, which always may.
+    let metricsAccess: MetricsAccess
+    let adminToken: String
 
     func addRoutes(to router: Router<ProviderRequestContext>) {
         router.get("healthz") { request, _ -> Response in
@@ -46,8 +49,14 @@ struct OperationsRoutes: Sendable {
                     credentials: refused.isEmpty ? "accepted" : "refused", credentialPausedApps: refused.count,
                     credentialPaused: visible(refused)))
         }
-        router.get("metrics") { _, _ -> Response in
-            Response(
+        router.get("metrics") { request, _ -> Response in
+            guard self.metricsAccess.allows(authorization: request.headers[.authorization], adminToken: self.adminToken)
+            else {
+                throw ProviderError.unauthorized(
+                    "/metrics needs a bearer token: the scrape token of herald serve --metrics-token-file, or the admin "
+                        + "token (Authorization: Bearer TOKEN; in Prometheus, authorization.credentials_file)")
+            }
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(
                     byteBuffer: ByteBuffer(

@@ -9,13 +9,15 @@ extension PushProviderService {
     /// Every route of the API; docs/api.md and docs/openapi.json describe them.
     func makeRouter(plugins: [any ProviderPlugin]) -> Router<ProviderRequestContext> {
         let router = Router(context: ProviderRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(
             middleware: ProviderErrorMiddleware(
                 refused: { error, request in self.recordRefusal(error, request) },
                 failed: { error, request in self.recordFailure(error, request) }))
         OperationsRoutes(
             store: store, reachability: engine.reachability, metrics: metrics,
-            exposition: { await self.metricsExposition() }, caller: { request in try? await self.caller(request) }
+            exposition: { await self.metricsExposition() }, caller: { request in try? await self.caller(request) },
+            metricsAccess: configuration.metricsAccess, adminToken: adminToken
         ).addRoutes(to: router)
         // Every /v1 route has a caller: resolved once, here, before the route runs, and never optional in its context.
         let api = router.group("v1")
@@ -33,7 +35,7 @@ extension PushProviderService {
             CategoryRoutes(store: store, clock: clock, apps: apps),
             ChannelRoutes(store: store, clock: clock, secrets: secrets, logger: logger),
             DeviceRoutes(store: store, clock: clock, secrets: secrets, changes: changes),
-            FeedbackRoutes(store: store, clock: clock, changes: changes, webhooks: webhooks),
+            FeedbackRoutes(store: store, clock: clock, changes: changes, webhooks: webhooks, metrics: metrics),
             NotificationLifecycleRoutes(store: store, clock: clock, notifications: notifications),
             NotificationRoutes(
                 store: store, clock: clock, notifications: notifications, retention: configuration.retention),

@@ -14,6 +14,7 @@ extension DeliveryEngine {
             do {
                 let count = try await store.reclaimExpiredLeases(now: settings.clock.currentDate)
                 if count > 0 {
+                    metrics.leasesTakenOver(count, cause: "expired")
                     logger.notice("requeued deliveries whose lease ran out", metadata: ["count": "\(count)"])
                     signal.notify()
                 }
@@ -32,6 +33,7 @@ extension DeliveryEngine {
             do {
                 let count = try await Task { try await store.heartbeat(owner: owner, staleAfter: staleAfter) }.value
                 if count > 0 {
+                    metrics.leasesTakenOver(count, cause: "provider_stopped")
                     logger.notice(
                         "requeued deliveries of a provider that stopped answering", metadata: ["count": "\(count)"])
                     notify()

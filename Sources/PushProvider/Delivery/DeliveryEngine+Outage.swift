@@ -46,6 +46,7 @@ extension DeliveryEngine {
             ? now.addingTimeInterval(APNSReachability.firstWait)
             : reachability.failed(appID: appID, reason: reason, now: now)
         if wasReachable, answered == 0 {
+            metrics.apnsOutageBegan()
             logger.warning(
                 "APNs cannot be reached; the app's notifications wait in the queue (no attempt spent), one probe tries again with backoff",
                 metadata: ["app": "\(appID)", "reason": "\(reason)"])

@@ -52,6 +52,8 @@ final class DeliveryEngine: Sendable {
     let answers: AnswerPolicy
     let logger: Logger
     let failures: FailureReporter
+    /// Where the engine counts outages and lease takeovers (the reporter's).
+    var metrics: ProviderMetrics { failures.metrics }
     let signal: WorkSignal
     private let lastLeaseTime = Mutex(Date.distantPast)
     /// Notifications cancelled while this engine may hold leases of them: what it has not sent of them is not sent.

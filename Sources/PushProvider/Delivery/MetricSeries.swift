@@ -23,8 +23,9 @@ struct MetricSeries: Sendable {
     }
 
     static let sends = MetricSeries(
-        name: "sends", unit: "total", kind: .counter, help: "Deliveries sent to APNs, by result and reason.",
-        labels: ["result", "reason"])
+        name: "sends", unit: "total", kind: .counter,
+        help: "Deliveries APNs answered (or left unanswered), by result, APNs' reason, push type and priority.",
+        labels: ["result", "reason", "push_type", "priority"])
     static let sendLatency = MetricSeries(
         name: "send_latency", unit: "seconds", kind: .histogram,
         help: "From a notification's first write to APNs' answer.", labels: [])
@@ -75,6 +76,67 @@ struct MetricSeries: Sendable {
         help: "Credential checks of apps (herald doctor --app, herald apps create), by outcome: passed or failed.",
         labels: ["outcome"])
 
+    static let apnsConnectFailures = MetricSeries(
+        name: "apns_connect_failures", unit: "total", kind: .counter,
+        help: "Connections to APNs that could not be made (each attempt once; the deliveries wait, none is sent).",
+        labels: [])
+    static let apnsOutages = MetricSeries(
+        name: "apns_outages", unit: "total", kind: .counter,
+        help: "Times an app's connections to APNs stopped being made (each outage once, however long).", labels: [])
+
+    static let httpRequests = MetricSeries(
+        name: "http_requests", unit: "total", kind: .counter,
+        help: "API and console requests answered, by route template, method and status.",
+        labels: ["route", "method", "status"])
+    static let httpRequestDuration = MetricSeries(
+        name: "http_request_duration", unit: "seconds", kind: .histogram,
+        help: "From a request's arrival to its answer's head, by route template and method.",
+        labels: ["route", "method"])
+
+    static let queueLeased = MetricSeries(
+        name: "queue_leased", unit: "", kind: .gauge, help: "Deliveries leased by a worker now (being sent).",
+        labels: [])
+    static let queueOldestDueAge = MetricSeries(
+        name: "queue_oldest_due_age", unit: "seconds", kind: .gauge,
+        help: "How long the oldest delivery that is due and not leased has been due; 0 when none is.", labels: [])
+    static let leaseTakeovers = MetricSeries(
+        name: "lease_takeovers", unit: "total", kind: .counter,
+        help: "Leased deliveries put back in the queue: expired (a worker died) or provider_stopped (no heartbeat).",
+        labels: ["cause"])
+
+    static let receipts = MetricSeries(
+        name: "receipts", unit: "total", kind: .counter,
+        help: "Devices' receipts recorded, by event and whether it repeated one already recorded.",
+        labels: ["event", "outcome"])
+    static let receiptsRefused = MetricSeries(
+        name: "receipts_refused", unit: "total", kind: .counter,
+        help: "Devices' receipts refused, by cause: invalid, unknown_delivery, unauthorized.", labels: ["cause"])
+
+    static let webhookQueuePending = MetricSeries(
+        name: "webhook_queue_pending", unit: "", kind: .gauge, help: "Webhook events waiting for an attempt.",
+        labels: [])
+    static let webhookQueueDead = MetricSeries(
+        name: "webhook_queue_dead", unit: "", kind: .gauge,
+        help: "Webhook events past their last attempt (dead letters), until resent or pruned.", labels: [])
+    static let webhookQueueOldestAge = MetricSeries(
+        name: "webhook_queue_oldest_age", unit: "seconds", kind: .gauge,
+        help: "Age of the oldest webhook event waiting for an attempt; 0 when none waits.", labels: [])
+
+    static let databaseStatementDuration = MetricSeries(
+        name: "database_statement_duration", unit: "seconds", kind: .histogram,
+        help: "Database work by the store's operation (lease, record, ...), from asking to the answer.",
+        labels: ["operation"])
+    static let databaseErrors = MetricSeries(
+        name: "database_errors", unit: "total", kind: .counter, help: "Database work that failed, by operation.",
+        labels: ["operation"])
+    static let databaseConnectionWait = MetricSeries(
+        name: "database_connection_wait", unit: "seconds", kind: .histogram,
+        help: "PostgreSQL only: how long work waited for a connection from the pool.", labels: [])
+
+    static let retentionLastPass = MetricSeries(
+        name: "retention_last_pass", unit: "timestamp_seconds", kind: .gauge,
+        help: "When the retention pruner last finished a pass (Unix time); 0 before the first.", labels: [])
+
     static let buildInfo = MetricSeries(
         name: "build_info", unit: "", kind: .gauge, help: "Always 1; its label is the provider's version.",
         labels: ["version"])
@@ -83,6 +145,9 @@ struct MetricSeries: Sendable {
     static let all: [MetricSeries] = [
         sends, sendLatency, queueDepth, apnsConnections, failures, apnsUnreachableApps, prunedRows, deliveriesCancelled,
         deliveriesResent, publicLimited, notifications, webhookAttempts, refusals, credentialPauses,
-        credentialPausedApps, credentialChecks, buildInfo,
+        credentialPausedApps, credentialChecks, apnsConnectFailures, apnsOutages, httpRequests, httpRequestDuration,
+        queueLeased, queueOldestDueAge, leaseTakeovers, receipts, receiptsRefused, webhookQueuePending,
+        webhookQueueDead, webhookQueueOldestAge, databaseStatementDuration, databaseErrors, databaseConnectionWait,
+        retentionLastPass, buildInfo,
     ]
 }

@@ -1,12 +1,16 @@
 import APNSClient
 import APNSCore
+import Foundation
+import HTTPTypes
 import HeraldSupport
 import Prometheus
 import ProviderStorage
+import Synchronization
 
 /// The provider's Prometheus metrics, served at `/metrics`: the series of ``MetricSeries/all``, each declared there
-/// once; sends by result, send latency, open APNs connections and (read at scrape time) the queue depth.
-final class ProviderMetrics: APNSClientObserver {
+/// once. Every label takes its values from a bounded set (a route template, a known APNs reason, a push type): never a
+/// token, a user, an apns-id or a notification, so the number of series does not grow with the traffic.
+final class ProviderMetrics: APNSClientObserver, StoreObserver {
     let registry = PrometheusCollectorRegistry()
     private let latency: DurationHistogram
     private let connections: Gauge
@@ -19,17 +23,20 @@ final class ProviderMetrics: APNSClientObserver {
     let unreachableApps: Gauge
     /// Apps paused because APNs refused their credentials (read at scrape time).
     let credentialPausedApps: Gauge
-    private let accepted: Counter
+    private let connectFailures: Counter
+    private let connectionWait: DurationHistogram
+    /// The counters of `sends_total` used so far, by their labels: looked up once per answer from APNs.
+    private let sends = Mutex<[[String]: Counter]>([:])
+
+    /// The buckets of every duration histogram: from a local APNs' answer to a slow database's.
+    static let durationBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
+        .milliseconds(500), .seconds(1), .seconds(5), .seconds(10),
+    ]
 
     init() {
-        accepted = registry.makeCounter(
-            descriptor: MetricSeries.sends.descriptor, labels: [("result", "accepted"), ("reason", "")])
         latency = registry.makeDurationHistogram(
-            descriptor: MetricSeries.sendLatency.descriptor,
-            buckets: [
-                .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
-                .milliseconds(500), .seconds(1), .seconds(5),
-            ])
+            descriptor: MetricSeries.sendLatency.descriptor, buckets: Self.durationBuckets)
         connections = registry.makeGauge(descriptor: MetricSeries.apnsConnections.descriptor)
         queueDepth = registry.makeGauge(descriptor: MetricSeries.queueDepth.descriptor)
         unreachableApps = registry.makeGauge(descriptor: MetricSeries.apnsUnreachableApps.descriptor)
@@ -37,86 +44,105 @@ final class ProviderMetrics: APNSClientObserver {
         notificationsCreated = registry.makeCounter(descriptor: MetricSeries.notifications.descriptor)
         deliveriesCancelled = registry.makeCounter(descriptor: MetricSeries.deliveriesCancelled.descriptor)
         deliveriesResent = registry.makeCounter(descriptor: MetricSeries.deliveriesResent.descriptor)
+        connectFailures = registry.makeCounter(descriptor: MetricSeries.apnsConnectFailures.descriptor)
+        connectionWait = registry.makeDurationHistogram(
+            descriptor: MetricSeries.databaseConnectionWait.descriptor, buckets: Self.durationBuckets)
+        registry.makeCounter(descriptor: MetricSeries.apnsOutages.descriptor).increment(by: Int64(0))
         registry.makeGauge(descriptor: MetricSeries.buildInfo.descriptor, labels: [("version", HeraldVersion.current)])
             .set(Double(1))
     }
 
     /// Adds `count` to `series` with these label values (one for each of its ``MetricSeries/labels``, in order).
-    private func count(_ series: MetricSeries, _ values: String..., by count: Int = 1) {
+    func count(_ series: MetricSeries, _ values: String..., by count: Int = 1) {
         registry.makeCounter(descriptor: series.descriptor, labels: Array(zip(series.labels, values)))
             .increment(by: Int64(count))
     }
 
-    /// Counts the rows the retention pruner deleted, by kind (`deliveries`, `traces`, `responses`, `notifications`).
-    func pruned(_ kind: String, count: Int) {
-        self.count(.prunedRows, kind, by: count)
+    /// Sets the gauge `series` (a series without labels).
+    func set(_ series: MetricSeries, _ value: Double) {
+        registry.makeGauge(descriptor: series.descriptor).set(value)
     }
 
-    func notificationFinished(_ result: APNSResult, latency: Duration) {
-        self.latency.record(latency)
+    /// Records `duration` in the histogram `series` with these label values.
+    func record(_ series: MetricSeries, _ values: String..., duration: Duration) {
+        registry.makeDurationHistogram(
+            descriptor: series.descriptor, labels: Array(zip(series.labels, values)), buckets: Self.durationBuckets
+        ).record(duration)
+    }
+
+    // MARK: APNs (APNSClientObserver)
+
+    func notificationFinished(_ notification: APNSNotification, result: APNSResult, latency: Duration) {
+        let outcome: (name: String, reason: String)
         switch result {
-        case .accepted: accepted.increment()
-        case .rejected(let rejection) where rejection.status == nil:
-            // APNs never answered: not one of its rejections. `unreached`: no connection could be made (it waits in
-            // the queue); `unanswered`: written, but no answer came.
-            count(.sends, rejection.reason == .connectionFailed ? "unreached" : "unanswered", rejection.reason.rawValue)
+        case .accepted: outcome = ("accepted", "")
+        case .rejected(let rejection) where rejection.reason == .connectionFailed:
+            // Never written: no connection could be made. Not a send; the attempt to connect is counted once in
+            // `apns_connect_failures_total`, and the delivery waits in the queue.
+            return
         case .rejected(let rejection):
-            count(.sends, "rejected", rejection.reason.rawValue)
+            // `unanswered`: written, but no answer came.
+            outcome = (
+                rejection.status == nil ? "unanswered" : "rejected",
+                rejection.reason.isKnown ? rejection.reason.rawValue : "other"
+            )
         }
+        self.latency.record(latency)
+        let (pushType, priority) = Self.labels(of: notification)
+        let key = [outcome.name, outcome.reason, pushType, priority]
+        let counter = sends.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: MetricSeries.sends.descriptor, labels: Array(zip(MetricSeries.sends.labels, key)))
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
     }
 
-    /// Counts an app this process paused because APNs refused its credentials with `reason`.
-    func credentialPaused(reason: String) {
-        count(.credentialPauses, reason)
+    /// A notification's push type and priority as labels: a known push type or `other`, `10`, `5`, `1` or `other`.
+    static func labels(of notification: APNSNotification) -> (pushType: String, priority: String) {
+        let (pushType, priority): (APNSPushType?, APNSPriority) =
+            switch notification.target {
+            case .device(_, let headers): (headers.pushType, headers.effectivePriority)
+            case .broadcast(let broadcast): (.liveactivity, broadcast.headers.priority)
+            }
+        let type = pushType.map { $0.isKnown ? $0.rawValue : "other" } ?? "alert"
+        return (type, [10, 5, 1].contains(priority.rawValue) ? String(priority.rawValue) : "other")
     }
 
-    /// Counts a check of an app's credentials (`POST /v1/apps/{id}/check`) by outcome.
-    func credentialChecked(passed: Bool) {
-        count(.credentialChecks, passed ? "passed" : "failed")
-    }
-
-    /// Counts deliveries cancelled with their notification (in the queue, or withheld by a worker and cancelled
-    /// after its batch).
-    func cancelled(_ count: Int) {
-        deliveriesCancelled.increment(by: Int64(count))
-    }
-
-    /// Counts a webhook attempt by result: `sent` (2xx), `failed` (tried again later), `dead` (no attempt left).
-    func webhookAttempt(result: String) {
-        count(.webhookAttempts, result)
-    }
-
-    /// Counts a publishable-key request refused by one of ``PublicLimits`` (its name).
-    func publicRefused(limit: String) {
-        count(.publicLimited, limit.split(separator: " ").joined(separator: "_"))
-    }
-
-    /// Counts a request refused for who sent it: 401 (no or a wrong key) or 403 (a key that may not do it).
-    func refused(status: Int) {
-        count(.refusals, String(status))
-    }
-
-    /// Counts a failure the provider logged and went on from (``FailureReporter``).
-    func failed(_ operation: String) {
-        count(.failures, operation)
+    func connectionFailed(reason: String) {
+        connectFailures.increment()
     }
 
     func connectionsChanged(open: Int) {
         connections.set(Double(open))
     }
 
+    // MARK: The database (StoreObserver)
+
+    func operationFinished(_ operation: String, duration: Duration, failed: Bool) {
+        record(.databaseStatementDuration, operation, duration: duration)
+        if failed { count(.databaseErrors, operation) }
+    }
+
+    func connectionWaited(_ duration: Duration) {
+        connectionWait.record(duration)
+    }
+
+    // MARK: The API
+
+    /// Counts a request answered with `status` after `duration`, by its route template (`unmatched` when no route
+    /// took it) and method (`other` for a method the API has no route for).
+    func requestAnswered(route: String?, method: HTTPRequest.Method, status: Int, duration: Duration) {
+        let known: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+        let method = known.contains(method) ? method.rawValue : "other"
+        // Hummingbird names the route of a request no route took `NotFound`.
+        let route = route.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"
+        count(.httpRequests, route, method, String(status))
+        record(.httpRequestDuration, route, method, duration: duration)
+    }
+
     /// The text exposition format.
     func render() -> String { registry.emitToString() }
-
-    /// The metrics in Prometheus' text format, as `/metrics` serves them, with the queue depth and the apps that
-    /// cannot reach APNs read now. The shared queue's gauges (its depth, the apps paused for their credentials) come
-    /// from one provider of those on the database (`sharedGauges`); the others say 0, so a `sum()` counts them once.
-    func exposition(store: any ProviderStore, reachability: APNSReachability, sharedGauges: Bool) async -> String {
-        let depth = sharedGauges ? (try? await store.queueDepth()) : 0
-        if let depth { queueDepth.set(Double(depth)) }
-        let apps = sharedGauges ? (try? await store.apps()) : []
-        if let apps { credentialPausedApps.set(Double(apps.filter { $0.app.pauseReason != nil }.count)) }
-        unreachableApps.set(Double(reachability.all.count))
-        return render()
-    }
 }

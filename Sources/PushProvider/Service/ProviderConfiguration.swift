@@ -50,6 +50,9 @@ extension PushProviderService {
         /// The reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); none by default, so
         /// the socket's address is the client's.
         package var trustedProxies = TrustedProxies()
+        /// Who may read `/metrics` (``MetricsAccess``): anyone by default; `herald serve` asks for a token unless
+        /// `--public-metrics`.
+        package var metricsAccess = MetricsAccess.open
         /// How often idle workers look for deliveries that became due (scheduled or retried); new notifications wake
         /// them at once.
         package var pollInterval: Duration = .milliseconds(250)

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldTime
 import Prometheus
 package import ProviderStorage
 
@@ -34,7 +35,8 @@ extension PushProviderService {
     package func metricsExposition() async -> String {
         let shared =
             (try? await store.exportsSharedGauges(owner: engine.owner, staleAfter: engine.settings.staleAfter)) ?? true
-        return await metrics.exposition(store: store, reachability: engine.reachability, sharedGauges: shared)
+        return await metrics.exposition(
+            store: store, reachability: engine.reachability, sharedGauges: shared, now: configuration.clock.currentDate)
     }
 }
 

@@ -66,6 +66,7 @@ package final class PushProviderService: Sendable {
             secrets = try SecretBox.loadOrCreate(at: directory.appendingPathComponent("master.key"))
         }
         store = try await configuration.openStore(messageKey: secrets.derivedKey(for: "herald apns-id"), logger: logger)
+        store.observation.observe(with: metrics)
         if let token = configuration.adminToken {
             (adminToken, adminTokenCreated) = (token, false)
         } else {

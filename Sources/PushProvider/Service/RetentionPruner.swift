@@ -61,6 +61,7 @@ struct RetentionPruner: Sendable {
                 guard !Task.isCancelled else { break }
                 try await prune(app, now: now, into: &pass)
             }
+            if !Task.isCancelled { metrics.prunerPassed(at: clock.currentDate) }
         } catch {
             failures.report(.prune, "cannot prune records past their retention; trying again next pass", error: error)
         }

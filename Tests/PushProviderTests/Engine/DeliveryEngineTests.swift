@@ -149,6 +149,9 @@ struct DeliveryEngineTests {
         }
         #expect(h.rows(of: "n1").allSatisfy { $0.state != .rejected })
         #expect(h.senders.sent.map(\.token).sorted() == tokens, "each sent once, after APNs came back")
+        // Ten minutes and 75 probes are one outage in /metrics, not one per probe or per waiting delivery.
+        let exported = h.engine.metrics.render()
+        #expect(exported.contains("herald_provider_apns_outages_total 1\n"), "\(exported)")
     }
 
     @Test("a notification that expires before the next probe is given up, never sent late")
