@@ -113,7 +113,7 @@ def run(options, providers, work, key, devices_tokens):
             provider, _ = start(inns + [HERALD, "serve", "--host", "0.0.0.0", "--port", str(NS_API_PORT),
                                         "--data", work, "--database", inside, "--workers", str(options.workers),
                                         "--batch-size", str(options.batch_size), "--connections",
-                                        str(options.connections)],
+                                        str(options.connections), "--public-metrics"],
                                 r"http://[^ ]+:(\d+)/v1", f"{work}/serve-{n}.out")
             processes.append(provider)
             apis.append((provider, Network.address(n)))
