@@ -17,6 +17,9 @@ final class GatewayConnections: Sendable {
 
     /// The most connections open at once.
     let limit: Int
+
+    /// The connections accepted and not closed yet (those still setting up included).
+    var openCount: Int { admission.withLock { $0.count } }
     private let open = Mutex<[ObjectIdentifier: (channel: any Channel, kind: Kind)]>([:])
     private let admission = Mutex(Admission())
 

@@ -21,14 +21,18 @@ package final class GatewayRefusals: Sendable {
 
     private let logger: Logger
     private let counts = Mutex<[Kind: Int]>([:])
+    /// Where refusals are counted for `/admin/metrics`.
+    private let metrics: GatewayMetrics?
 
-    init(logger: Logger) {
+    init(logger: Logger, metrics: GatewayMetrics? = nil) {
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Logs and counts one refusal.
     func record(_ kind: Kind, peer: SocketAddress?, _ why: String) {
         counts.withLock { $0[kind, default: 0] += 1 }
+        metrics?.refused(kind)
         logger.notice(
             "refused",
             metadata: ["kind": "\(kind.rawValue)", "peer": "\(peer?.description ?? "unknown")", "why": "\(why)"])

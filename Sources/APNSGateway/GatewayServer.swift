@@ -83,6 +83,8 @@ package final class GatewayServer: Sendable {
     package let adminCredential: AdminCredential
     /// What was refused, logged and counted.
     package let refusals: GatewayRefusals
+    /// What `GET /admin/metrics` reports.
+    let metrics: GatewayMetrics
     /// `nil` in the load-test mode (``Configuration/journal`` `false`).
     private let journal: GatewayJournal?
     private let group: MultiThreadedEventLoopGroup
@@ -110,7 +112,9 @@ package final class GatewayServer: Sendable {
         self.configuration = configuration
         self.keys = ProviderKeys(verifier)
         self.connections = GatewayConnections(limit: configuration.maxConnections)
-        self.refusals = GatewayRefusals(logger: configuration.logger)
+        let metrics = GatewayMetrics()
+        self.metrics = metrics
+        self.refusals = GatewayRefusals(logger: configuration.logger, metrics: metrics)
         self.tokenLimit = TokenCreationLimit(
             perMinute: configuration.tokenCreationsPerMinute, clock: configuration.clock)
         try PrivateFile.makeDirectory(configuration.dataDirectory)
@@ -119,7 +123,9 @@ package final class GatewayServer: Sendable {
         self.certificateAuthority = try LocalCertificateAuthority.loadOrCreate(in: configuration.dataDirectory)
         let journal =
             configuration.journal
-            ? try GatewayJournal(directory: configuration.dataDirectory, logger: configuration.logger) : nil
+            ? try GatewayJournal(
+                directory: configuration.dataDirectory, logger: configuration.logger,
+                written: { metrics.journalWritten($0) }) : nil
         self.journal = journal
         let recovered = journal?.recovered ?? GatewayJournal.Recovered()
         self.registry = DeviceRegistry(
@@ -171,11 +177,16 @@ package final class GatewayServer: Sendable {
     private func listen(api: ProviderRequestProcessor.API, port: Int, tls: NIOSSLContext) async throws -> Int {
         let processor = ProviderRequestProcessor(
             api: api, registry: registry, channels: channels, fanOut: fanOut, keys: keys, store: store, faults: faults,
-            defaultEnvironment: configuration.environment, clock: configuration.clock)
+            defaultEnvironment: configuration.environment, clock: configuration.clock, metrics: metrics)
         let admin = AdminRequestProcessor(
             registry: registry, store: store, channels: channels, keys: keys, faults: faults,
             credential: adminCredential, certificateAuthority: certificateAuthority, refusals: refusals,
-            tokenLimit: tokenLimit, journal: journal != nil, clock: configuration.clock)
+            tokenLimit: tokenLimit, journal: journal != nil, clock: configuration.clock,
+            exposition: { [metrics, registry, store, connections, journal] in
+                metrics.exposition(
+                    devices: registry.count, stored: store.storedCount, online: store.onlineCount,
+                    connections: connections.openCount, journalBytes: journal?.size)
+            })
         let (journal, store, registry, channels) = (self.journal, self.store, self.registry, self.channels)
         let pipelines = GatewayPipelines(
             processor: processor,

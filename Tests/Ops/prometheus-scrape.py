@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A real Prometheus (Debian's) scrapes a running Herald and every query of the dashboard answers.
+"""A real Prometheus (Debian's) scrapes a running Herald (provider and local APNs) and every dashboard query answers.
 
 `herald up` on free ports, a broadcast to its demo devices and to one token the local APNs does not know (a
 refusal), a receipt for an unknown apns-id and a request to a path no route takes; then `prometheus` with
@@ -107,6 +107,15 @@ scrape_configs:
   - job_name: herald
     static_configs:
       - targets: ["127.0.0.1:{ports['provider']}"]
+  - job_name: herald-gateway
+    scheme: https
+    metrics_path: /admin/metrics
+    authorization:
+      credentials_file: {work}/data/gateway/admin-token
+    tls_config:
+      ca_file: {work}/data/gateway/ca.pem
+    static_configs:
+      - targets: ["127.0.0.1:{ports['gateway']}"]
 """)
         prometheus_log = open(os.path.join(work, "prometheus.log"), "w")
         prometheus = subprocess.Popen(
@@ -126,6 +135,7 @@ scrape_configs:
             return answer["data"]["result"] if answer.get("status") == "success" else None
 
         wait("Prometheus scraped the provider", lambda: query('up{job="herald"} == 1'), 120)
+        wait("Prometheus scraped the local APNs", lambda: query('up{job="herald-gateway"} == 1'), 60)
         # rate() needs two samples inside its window after the traffic.
         wait("two scrapes", lambda: query("count_over_time(herald_provider_build_info[1m]) >= 3"), 60)
 

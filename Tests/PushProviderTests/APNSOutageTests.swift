@@ -50,6 +50,14 @@ struct APNSOutageTests {
             let metrics = try await harness.metrics()
             #expect(!metrics.contains(#"result="rejected",reason="ConnectionFailed""#), "\(metrics)")
             #expect(metrics.contains("herald_provider_apns_unreachable_apps 1"), "\(metrics)")
+            // 20 deliveries waiting are not 20 failed sends: one outage, and a connection attempt or a few.
+            #expect(!metrics.contains(#"herald_provider_sends_total{"#), "\(metrics)")
+            #expect(metrics.contains("herald_provider_apns_outages_total 1\n"), "\(metrics)")
+            let attempts = metrics.split(separator: "\n").first {
+                $0.hasPrefix("herald_provider_apns_connect_failures_total ")
+            }
+            let failures = attempts.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
+            #expect(failures >= 1 && failures < 20, "\(attempts ?? "no connect failures")")
 
             // APNs comes back on the same address: everything goes out, each delivery sent once.
             let back = try await TestGateway.start(directory: harness.gateway.directory, key: harness.gateway.key) {

@@ -57,7 +57,8 @@ struct CredentialPauseTests {
                 metrics.contains(#"herald_provider_credential_pauses_total{reason="InvalidProviderToken"} 1"#),
                 "\(metrics)")
             #expect(
-                metrics.contains(#"result="rejected",reason="InvalidProviderToken"} 1"#),
+                metrics.contains(
+                    #"result="rejected",reason="InvalidProviderToken",push_type="alert",priority="10"} 1"#),
                 "one answer told it: \(metrics)")
 
             // The right team ID: the app goes on by itself, and every delivery is sent once.

@@ -60,12 +60,12 @@ struct SharedQueueTests {
         }
     }
 
-    /// The provider's `herald_provider_sends_total{result="accepted"}` from `/metrics`.
+    /// The provider's `herald_provider_sends_total{result="accepted"}` from `/metrics`, every push type together.
     static func accepted(_ baseURL: String) async throws -> Int {
         let (data, _) = try await URLSession.shared.data(from: URL(string: baseURL + "/metrics")!)
-        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first {
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").filter {
             $0.hasPrefix("herald_provider_sends_total{") && $0.contains("result=\"accepted\"")
         }
-        return line.flatMap { Int(Double($0.split(separator: " ").last ?? "") ?? 0) } ?? 0
+        return lines.reduce(0) { $0 + Int(Double($1.split(separator: " ").last ?? "") ?? 0) }
     }
 }

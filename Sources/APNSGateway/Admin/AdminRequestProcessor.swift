@@ -27,6 +27,8 @@ package import NIOCore
 /// - `GET /admin/status` → `{"journal", "devices", "stored"}`: whether the gateway keeps its state on disk (`false` in the
 ///   load-test mode, with a `"warning"` saying what that costs), how many device tokens it knows and how many pushes
 ///   wait for their devices
+/// - `GET /admin/metrics` → Prometheus' text format: pushes answered by result, reason and push type, devices known,
+///   connected and with a stored push, connections, the journal's size and write times, refusals by kind
 /// - `GET /admin/refusals` → `{"refusals": {"admin": n, "courier-message": n, ...}}`: what the gateway refused since it
 ///   started, by kind (each is also logged with the peer and why)
 package struct AdminRequestProcessor: Sendable {
@@ -46,14 +48,17 @@ package struct AdminRequestProcessor: Sendable {
     let journal: Bool
     /// The time of day the gateway goes by.
     let clock: any WallClock
+    /// The gateway's metrics in Prometheus' text format, read now; `nil` in tests of the processor alone.
+    let exposition: (@Sendable () -> String)?
 
     package init(
         registry: DeviceRegistry, store: NotificationStore, channels: ChannelRegistry = ChannelRegistry(),
         keys: ProviderKeys, faults: InjectedFaults, credential: AdminCredential,
         certificateAuthority: LocalCertificateAuthority?, refusals: GatewayRefusals? = nil,
         tokenLimit: TokenCreationLimit = TokenCreationLimit(perMinute: .max), journal: Bool = true,
-        clock: any WallClock
+        clock: any WallClock, exposition: (@Sendable () -> String)? = nil
     ) {
+        self.exposition = exposition
         self.registry = registry
         self.store = store
         self.channels = channels
@@ -113,6 +118,13 @@ package struct AdminRequestProcessor: Sendable {
     package static let loadTestWarning =
         "load-test mode (--no-journal): devices, stored notifications and channels are kept in memory only, "
         + "never written to disk, and lost when the gateway stops"
+
+    /// The gateway's metrics in Prometheus' text format.
+    func metrics() -> AdminResponse {
+        var response = AdminResponse(status: 200, body: Array((exposition?() ?? "").utf8))
+        response.contentType = "text/plain; version=0.0.4"
+        return response
+    }
 
     /// What the gateway refused since it started, by kind.
     func listRefusals() -> AdminResponse {

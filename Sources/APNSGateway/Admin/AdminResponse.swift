@@ -4,6 +4,8 @@ import APNSCore
 package struct AdminResponse: Sendable {
     package var status: Int
     package var body: [UInt8]?
+    /// The body's type: JSON but for `/admin/metrics`.
+    package var contentType = "application/json"
 
     static func json(_ status: Int, _ value: JSONValue) -> AdminResponse {
         AdminResponse(status: status, body: Array(value.encoded()))

@@ -73,5 +73,6 @@ extension AdminRequestProcessor {
             try admin.listBroadcasts(request.query)
         },
         AdminRoute("GET", "refusals") { admin, _ in admin.listRefusals() },
+        AdminRoute("GET", "metrics") { admin, _ in admin.metrics() },
     ]
 }

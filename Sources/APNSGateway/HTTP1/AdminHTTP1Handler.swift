@@ -58,7 +58,7 @@ final class AdminHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
             refusals.record(.admin, peer: context.channel.remoteAddress, "no valid admin token (\(head.uri))")
         }
         if let body = response.body {
-            headers.add(name: "content-type", value: "application/json")
+            headers.add(name: "content-type", value: response.contentType)
             headers.add(name: "content-length", value: String(body.count))
         } else {
             headers.add(name: "content-length", value: "0")

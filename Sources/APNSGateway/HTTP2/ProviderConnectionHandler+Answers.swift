@@ -44,21 +44,22 @@ extension ProviderConnectionHandler {
 
     func write(
         _ streamID: HTTP2StreamID, status: Int, extra: [(String, String)], body: [UInt8]?,
-        context: ChannelHandlerContext
+        contentType: String = "application/json", context: ChannelHandlerContext
     ) {
         var headers = HPACKHeaders([(":status", String(status))])
         for (name, value) in extra { headers.add(name: name, value: value, indexing: .nonIndexable) }
-        write(streamID, headers: headers, body: body, context: context)
+        write(streamID, headers: headers, body: body, contentType: contentType, context: context)
     }
 
     /// Writes an answer's HEADERS (with content type and length when there is a body) and its DATA.
     func write(
-        _ streamID: HTTP2StreamID, headers: HPACKHeaders, body: [UInt8]?, context: ChannelHandlerContext
+        _ streamID: HTTP2StreamID, headers: HPACKHeaders, body: [UInt8]?, contentType: String = "application/json",
+        context: ChannelHandlerContext
     ) {
         requests.remove(streamID)
         var headers = headers
         if let body {
-            headers.add(name: "content-type", value: "application/json")
+            headers.add(name: "content-type", value: contentType)
             headers.add(name: "content-length", value: String(body.count))
         }
         let head = HTTP2Frame.FramePayload.headers(.init(headers: headers, endStream: body == nil))

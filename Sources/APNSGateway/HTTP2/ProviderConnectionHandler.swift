@@ -184,7 +184,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                     extra.append(("www-authenticate", AdminCredential.challenge))
                     refusals.record(.admin, peer: context.channel.remoteAddress, "no valid admin token (HTTP/2)")
                 }
-                write(streamID, status: response.status, extra: extra, body: response.body, context: context)
+                write(
+                    streamID, status: response.status, extra: extra, body: response.body,
+                    contentType: response.contentType, context: context)
             case .needsVerification(let request):
                 verify(request, streamID: streamID, context: context)
             case .malformed:

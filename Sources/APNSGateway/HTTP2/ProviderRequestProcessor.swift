@@ -34,12 +34,16 @@ struct ProviderRequestProcessor: Sendable {
     let defaultEnvironment: APNSEnvironment
     /// The time of day the gateway goes by.
     let clock: any WallClock
+    /// Where answers are counted for `/admin/metrics`; `nil` in tests of the processor alone.
+    let metrics: GatewayMetrics?
 
     init(
         api: API = .push, registry: DeviceRegistry, channels: ChannelRegistry = ChannelRegistry(),
         fanOut: BroadcastFanOut = BroadcastFanOut(), keys: ProviderKeys, store: NotificationStore,
-        faults: InjectedFaults, defaultEnvironment: APNSEnvironment, clock: any WallClock
+        faults: InjectedFaults, defaultEnvironment: APNSEnvironment, clock: any WallClock,
+        metrics: GatewayMetrics? = nil
     ) {
+        self.metrics = metrics
         self.api = api
         self.registry = registry
         self.channels = channels
@@ -87,6 +91,18 @@ struct ProviderRequestProcessor: Sendable {
     }
 
     private func answer(
+        _ request: ProviderRequest,
+        connection: ConnectionAuthentication,
+        token: ProviderTokenCheck
+    ) -> ProviderResponse {
+        let response = decide(request, connection: connection, token: token)
+        metrics?.answered(
+            status: response.status, reason: response.error?.reason,
+            pushType: request.header(APNSRequestHeaders.Name.pushType))
+        return response
+    }
+
+    private func decide(
         _ request: ProviderRequest,
         connection: ConnectionAuthentication,
         token: ProviderTokenCheck

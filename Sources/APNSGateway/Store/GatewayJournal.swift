@@ -49,6 +49,8 @@ package final class GatewayJournal: Sendable {
     /// Entered while a compaction runs.
     private let compacting = DispatchGroup()
     private let logger: Logger
+    /// Told how long each write of what changed took.
+    private let written: @Sendable (Duration) -> Void
 
     /// What the journal held when it was opened.
     package let recovered: Recovered
@@ -59,13 +61,16 @@ package final class GatewayJournal: Sendable {
     ///   - directory: the gateway's data directory.
     ///   - compactionThreshold: how many useless bytes start a compaction; 64 MiB by default.
     ///   - logger: where a failed write or compaction is logged (they are counted in ``writeFailures`` too).
+    ///   - written: told how long each write of what changed took (for `/admin/metrics`).
     /// - Throws: when the file cannot be read or written; ``GatewayDataError`` when a record is not what it should be.
     package init(
         directory: URL, compactionThreshold: Int = 64 << 20,
-        logger: Logger = Logger(label: "herald-gateway-journal")
+        logger: Logger = Logger(label: "herald-gateway-journal"),
+        written: @escaping @Sendable (Duration) -> Void = { _ in }
     ) throws {
         self.compactionThreshold = compactionThreshold
         self.logger = logger
+        self.written = written
         try PrivateFile.makeDirectory(directory)
         url = directory.appendingPathComponent("journal")
         let (recovered, whole, size) = try JournalRecords.read(contentsOf: url)
@@ -168,6 +173,9 @@ package final class GatewayJournal: Sendable {
                     (change, JournalRecords.frame(JournalRecords.change(change, in: channels), into: &bytes)))
             }
         }
+        let writing = ContinuousClock.now
+        let wrote = !bytes.isEmpty
+        defer { if wrote { written(.now - writing) } }
         let snapshot = state.withLock { state -> Bool? in
             guard state.append(&bytes) else {
                 state.dirty.formUnion(dirty)
@@ -227,6 +235,9 @@ package final class GatewayJournal: Sendable {
     }
 
     /// Waits until a compaction running in the background has ended.
+    /// The journal's size in bytes now.
+    package var size: Int { state.withLock { $0.size } }
+
     package func waitForCompaction() {
         compacting.wait()
     }

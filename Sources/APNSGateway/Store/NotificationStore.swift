@@ -247,6 +247,9 @@ package final class NotificationStore: Sendable {
     /// How many pushes wait for their devices.
     package var storedCount: Int { state.withLock { $0.stored.count } }
 
+    /// How many devices are connected now.
+    package var onlineCount: Int { state.withLock { $0.online.count } }
+
     /// Every stored push, for persistence.
     package func allStored() -> [AcceptedNotification] {
         state.withLock { $0.stored.values.map(\.notification) }
