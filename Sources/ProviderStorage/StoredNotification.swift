@@ -21,14 +21,18 @@ package struct StoredNotification: Sendable {
     package var cancelledAt: Date?
     /// When the rows of its deliveries were last pruned (``RetentionDays``).
     package var prunedAt: Date?
+    /// The trace context of the span that created it (``TraceCarrier``: `traceparent: 00-…` lines), when traces are
+    /// exported: its sends continue that trace.
+    package var traceContext: String?
 
     /// Every stored property, as given.
     package init(
         id: String, appID: String, target: String, payload: Data, pushType: String, priority: Int? = nil,
         expiration: Int? = nil, collapseID: String? = nil, encryptedKey: String? = nil, encrypted: Data? = nil,
         sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date, cancelledAt: Date? = nil,
-        prunedAt: Date? = nil
+        prunedAt: Date? = nil, traceContext: String? = nil
     ) {
+        self.traceContext = traceContext
         self.cancelledAt = cancelledAt
         self.prunedAt = prunedAt
         self.id = id

@@ -171,6 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var publicLimits: PublicLimitOptions
+    @OptionGroup var traces: TraceOptions
 
     func run() async throws {
         let io = CommandIO.current
@@ -191,6 +192,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trustedProxies = try publicLimits.proxies()
         configuration.tls = try tlsConfiguration()
         configuration.metricsAccess = try metricsAccess()
+        let traceExport = try traces.backend(serviceName: "herald-provider")
+        configuration.tracer = traceExport?.tracer
         // One process per SQLite file; PostgreSQL is shared by design.
         let lock =
             configuration.database == .sqlite
@@ -199,7 +202,8 @@ struct ServeCommand: AsyncParsableCommand {
         let provider: PushProviderService
         do {
             provider = try await PushProviderService(
-                configuration: configuration, logger: logging.logger("herald-provider"))
+                configuration: configuration,
+                logger: logging.logger("herald-provider", metadataProvider: traceExport?.tracer.logMetadata))
         } catch {
             // A failed start leaves no half-made folder, and says the cause first.
             lock?.discardIfNew()
@@ -239,7 +243,9 @@ struct ServeCommand: AsyncParsableCommand {
             withExtendedLifetime(lock) {}
         }
         do {
-            try await CommandServices.run(services, logger: logging.logger("herald-provider"))
+            // The exporter first: the group stops services in reverse, so it sends the provider's last spans.
+            let exporter = traceExport.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0.service)] }
+            try await CommandServices.run((exporter ?? []) + services, logger: logging.logger("herald-provider"))
         } catch  where !listened.withLock({ $0 }) {
             lock?.discardIfNew()
             throw CommandFailure.listening(error, what: "the provider API", host: host, port: port, option: "--port")

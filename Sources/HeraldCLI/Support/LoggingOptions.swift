@@ -16,9 +16,11 @@ struct LoggingOptions: ParsableArguments {
 
     /// A logger that writes lines at ``level`` and above to the command's standard error. It does not touch
     /// swift-log's global bootstrap, so commands run in one process (as the tests run them) each keep their own.
-    func logger(_ label: String) -> Logger {
+    func logger(_ label: String, metadataProvider: Logger.MetadataProvider? = nil) -> Logger {
         let io = CommandIO.current
         let level = Logger.Level(rawValue: level.rawValue) ?? .info
-        return Logger(label: label) { CommandLogHandler(label: $0, io: io, logLevel: level) }
+        return Logger(label: label) {
+            CommandLogHandler(label: $0, io: io, logLevel: level, metadataProvider: metadataProvider)
+        }
     }
 }

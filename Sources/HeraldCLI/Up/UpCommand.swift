@@ -38,6 +38,7 @@ struct UpCommand: AsyncParsableCommand {
     var allowedAttachmentHosts: [String] = []
 
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup var traces: TraceOptions
 
     func validate() throws {
         guard ["127.0.0.1", "0.0.0.0", "localhost", "::1", "::"].contains(host) else {

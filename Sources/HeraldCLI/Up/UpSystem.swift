@@ -16,6 +16,8 @@ struct UpSystem {
     let provider: PushProviderService
     let console: ConsolePlugin
     let key: DevelopmentSigningKey
+    /// The service that exports traces (`--otlp-endpoint`); `nil` when they are off.
+    var traceExporter: (any Service)?
     /// Shuts `herald up` down after the device terminal's `quit`.
     let shutdown = CommandShutdown()
 
@@ -48,10 +50,13 @@ struct UpSystem {
             var providerConfiguration = PushProviderService.Configuration(dataDirectory: root)
             providerConfiguration.host = command.host
             providerConfiguration.port = command.providerPort
+            let traceExport = try command.traces.backend(serviceName: "herald-provider")
+            providerConfiguration.tracer = traceExport?.tracer
             providerConfiguration.allowedEndpoints =
                 ["https://127.0.0.1:\(port)"] + (gateway.managementPort.map { ["https://127.0.0.1:\($0)"] } ?? [])
             let provider = try await PushProviderService(
-                configuration: providerConfiguration, logger: command.logging.logger("herald-provider"))
+                configuration: providerConfiguration,
+                logger: command.logging.logger("herald-provider", metadataProvider: traceExport?.tracer.logMetadata))
             let console = try await ConsolePlugin(
                 configuration: .init(
                     gateway: .init(
@@ -67,7 +72,7 @@ struct UpSystem {
                     clock: provider.configuration.clock))
             return UpSystem(
                 command: command, root: root, gateway: gateway, gatewayPort: port, provider: provider,
-                console: console, key: key)
+                console: console, key: key, traceExporter: traceExport?.service)
         } catch {
             try? await gateway.shutdown()
             throw error
@@ -78,7 +83,8 @@ struct UpSystem {
     /// one group. The demo ending (`quit` on its terminal) shuts the others down; a failure of one cancels the rest.
     func services() throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        return [.init(service: gateway)]
+        // The exporter first: the group stops services in reverse, so it sends the last spans.
+        return (traceExporter.map { [.init(service: $0)] } ?? []) + [.init(service: gateway)]
             + (try provider.services(plugins: [console]) { listening.yield($0) })
             + [
                 .init(

@@ -38,5 +38,6 @@ package enum PostgresSchema {
         ("v19 webhook outbox", v19WebhookOutbox),
         ("v20 pause reason", v20PauseReason),
         ("v21 provider settings", v21ProviderSettings),
+        ("v22 notification trace", v22NotificationTrace),
     ]
 }

@@ -66,10 +66,10 @@ extension PostgresStore {
             try await connection.rows(
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
-                    collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at)
+                    collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context)
                 VALUES (\(n.id), \(n.appID), \(n.target), \(n.payload), \(n.pushType), \(n.priority),
                     \(n.expiration), \(n.collapseID), \(n.encryptedKey), \(n.encrypted), \(n.sendAt), \(n.dailyAt),
-                    \(n.createdAt))
+                    \(n.createdAt), \(n.traceContext))
                 """, logger)
             guard n.dailyAt == nil else { return 0 }
             // A token of lower-case hex digits is kept as the bytes it spells (half its size; `delivery_view` and the
@@ -259,6 +259,6 @@ extension PostgresStore {
             encrypted: try row.column("encrypted"), sendAt: try row.column("send_at"),
             dailyAt: try row.column("daily_at"), targeted: try row.column("targeted"),
             createdAt: try row.column("created_at"), cancelledAt: try row.column("cancelled_at"),
-            prunedAt: try row.column("pruned_at"))
+            prunedAt: try row.column("pruned_at"), traceContext: try row.column("trace_context"))
     }
 }

@@ -82,7 +82,7 @@ extension PostgresStore {
             FROM taken_now l JOIN notifications n ON n.number = l.notification
             UNION ALL
             SELECT NULL, NULL, NULL, NULL, count(*), NULL FROM claimed
-            """, within: Self.queueStatementLimit)
+            """, within: Self.queueStatementLimit, function: "lease")
         do {
             var leased: [LeasedDelivery] = []
             leased.reserveCapacity(rows.count)

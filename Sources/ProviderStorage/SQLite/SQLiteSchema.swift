@@ -21,6 +21,7 @@ package enum SQLiteSchema {
         ("v13 webhook outbox", v13WebhookOutbox),
         ("v14 pause reason", v14PauseReason),
         ("v15 provider settings", v15ProviderSettings),
+        ("v16 notification trace", v16NotificationTrace),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

@@ -10,6 +10,8 @@ extension PushProviderService {
     func makeRouter(plugins: [any ProviderPlugin]) -> Router<ProviderRequestContext> {
         let router = Router(context: ProviderRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        // Outside the error middleware, so the lines it logs carry the request's trace.
+        if let tracer = configuration.tracer { router.add(middleware: RequestTracingMiddleware(tracer: tracer)) }
         router.add(
             middleware: ProviderErrorMiddleware(
                 refused: { error, request in self.recordRefusal(error, request) },

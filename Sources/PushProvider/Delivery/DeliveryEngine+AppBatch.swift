@@ -127,12 +127,16 @@ extension DeliveryEngine {
     ) async -> Bool {
         await limiter.acquire(positions.count, appID: appID, perSecond: prepared.rateLimit, clock: settings.clock)
         let tally = Mutex(ChunkTally())
+        let spans = tracer.flatMap { ChunkSpans(prepared, positions, tracer: $0, topic: prepared.bundleID) }
+        defer { spans?.end() }
         do {
             try await client.send(contentsOf: prepared.notifications[positions]) { outcome in
                 // The outcome's index is its place in the chunk: the delivery it answers, whatever its headers say.
                 let position = positions.lowerBound + outcome.index
                 guard tally.withLock({ $0.count(outcome.result, at: position) }) else { return }
-                buffer.append(self.answers.result(of: outcome.result, for: prepared.deliveries[position], appID: appID))
+                let delivery = prepared.deliveries[position]
+                spans?.answered(outcome.result, at: position, notificationID: delivery.notificationID)
+                buffer.append(self.answers.result(of: outcome.result, for: delivery, appID: appID))
             }
         } catch {
             // The app's key cannot sign: its credentials, as APNs' InvalidProviderToken would say; it pauses.

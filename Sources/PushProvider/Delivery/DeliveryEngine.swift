@@ -68,10 +68,14 @@ final class DeliveryEngine: Sendable {
     /// batch of APNs' answers is recorded, and when a dead provider's leases are requeued.
     let changes: WorkSignal
 
+    /// Where the sends of traced notifications are traced; `nil`: traces are off.
+    let tracer: ProviderTracer?
+
     init(
         queue: any DeliveryQueue, senders: any DeliverySenders, settings: Settings, failures: FailureReporter,
-        changes: WorkSignal
+        changes: WorkSignal, tracer: ProviderTracer? = nil
     ) {
+        self.tracer = tracer
         store = queue
         self.changes = changes
         let clock = settings.clock

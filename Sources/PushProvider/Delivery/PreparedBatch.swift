@@ -20,17 +20,24 @@ struct PreparedBatch: Sendable {
     /// The app as last changed (its id and the time of its last change): what APNs' acceptance of its credentials
     /// holds for (``DeliveryEngine/confirmedCredentials``).
     var appRevision: String
+    /// The trace context each notification was created in (``StoredNotification/traceContext``), by its id: only
+    /// those of traced notifications.
+    var traceContexts: [String: String] = [:]
+    /// The app's bundle ID (the topic its notifications go to).
+    var bundleID: String
 
     init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any DeliveryQueue, now: Date)
         async throws(ProviderError)
     {
         rateLimit = app.app.rateLimit
+        bundleID = app.app.bundleID
         appRevision = "\(app.app.id) \(app.app.updatedAt.timeIntervalSince1970)"
         var templates: [String: Template] = [:]
         var keys: [String: String] = [:]
         for notificationID in Set(deliveries.map(\.notificationID)) {
             guard let stored = try await store.notification(id: notificationID) else { continue }
             templates[notificationID] = Template(stored, bundleID: app.app.bundleID, messageKey: store.messageKey)
+            if let trace = stored.traceContext { traceContexts[notificationID] = trace }
         }
         if templates.values.contains(where: { $0.encrypted != nil }) {
             keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.compactMap(\.address.deviceToken))

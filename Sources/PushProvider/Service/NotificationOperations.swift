@@ -5,6 +5,7 @@ import HeraldTime
 import Logging
 import Prometheus
 import ProviderStorage
+import Tracing
 
 /// What the API, the console and `herald why` do with notifications: create one (checked, stored, its deliveries
 /// queued), report them, and after creation cancel, change or resend them. It holds what those need and nothing
@@ -19,6 +20,8 @@ package struct NotificationOperations: Sendable {
     /// Notified at every change the provider records.
     let changes: WorkSignal
     let logger: Logger
+    /// Where a notification's creation and fan-out are traced; `nil`: traces are off.
+    let tracer: ProviderTracer?
 
     /// The provider's time.
     func now() -> Date { clock.currentDate }
@@ -32,12 +35,28 @@ package struct NotificationOperations: Sendable {
         if case .channel(let id) = plan.target {
             try await checkBroadcast(on: id, expiration: plan.expiration, app: app)
         }
-        let stored = StoredNotification(
+        var stored = StoredNotification(
             id: UUID().uuidString, appID: app.app.id, target: plan.target.stored, payload: plan.payload,
             pushType: plan.pushType, priority: plan.priority, expiration: plan.expiration,
             collapseID: plan.collapseID, encryptedKey: plan.encrypted?.key, encrypted: plan.encrypted?.plaintext,
             sendAt: plan.sendAt, dailyAt: plan.dailyAt?.text, targeted: 0, createdAt: now)
-        _ = try await store.insertNotification(stored, target: plan.target, requireKey: plan.encrypted != nil)
+        // The fan-out, in the trace of the request that creates it (or a trace of its own); its sends continue it.
+        let fanOut = tracer?.startSpan("herald fan-out", parent: InstrumentationContext.current ?? .topLevel)
+        if let fanOut {
+            stored.traceContext = tracer?.storedContext(of: fanOut.context)
+            fanOut.attributes["herald.notification.id"] = stored.id
+            fanOut.attributes["herald.app.id"] = app.app.id
+        }
+        do {
+            let targeted = try await store.insertNotification(
+                stored, target: plan.target, requireKey: plan.encrypted != nil)
+            fanOut?.attributes["herald.deliveries"] = targeted
+            fanOut?.end()
+        } catch {
+            fanOut?.recordError(error)
+            fanOut?.end()
+            throw error
+        }
         metrics.notificationsCreated.increment()
         if plan.dailyAt != nil {
             await scheduler.scheduleDue(now: now, only: stored.id)

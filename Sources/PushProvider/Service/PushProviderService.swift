@@ -77,8 +77,8 @@ package final class PushProviderService: Sendable {
             secrets: secrets, observer: metrics, connectionsPerApp: configuration.connectionsPerApp, logger: logger)
         failures = FailureReporter(logger: logger, metrics: metrics)
         engine = DeliveryEngine(
-            queue: store, senders: clients, settings: configuration.engineSettings, failures: failures, changes: changes
-        )
+            queue: store, senders: clients, settings: configuration.engineSettings, failures: failures,
+            changes: changes, tracer: configuration.tracer)
         webhookPolicy = OutboundPolicy(
             allowedHosts: configuration.allowedWebhookHosts, allowOption: "herald serve --allow-webhook-host")
         var webhookSettings = WebhookSender.Settings()
@@ -94,7 +94,7 @@ package final class PushProviderService: Sendable {
             webhookPolicy: webhookPolicy, engine: engine, changes: changes, logger: logger)
         notifications = NotificationOperations(
             store: store, clock: configuration.clock, engine: engine, scheduler: scheduler, metrics: metrics,
-            changes: changes, logger: logger)
+            changes: changes, logger: logger, tracer: configuration.tracer)
     }
 
     /// How many changes this provider has recorded since it started: a notification queued (by the API or the daily

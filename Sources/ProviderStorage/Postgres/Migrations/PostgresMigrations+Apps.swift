@@ -1,4 +1,5 @@
-/// v20 on: what apps keep beyond their first columns, and what every provider on the database shares.
+/// v20 on: what apps keep beyond their first columns, what every provider on the database shares, and the trace a
+/// notification was created in.
 extension PostgresSchema {
     /// "v20 pause reason"; SQLite's "v14 pause reason". Why the provider paused an app itself (APNs refused its
     /// credentials); NULL for an operator's pause.
@@ -11,4 +12,10 @@ extension PostgresSchema {
     static let v21ProviderSettings: [String] = [
         "CREATE TABLE provider_settings (name text PRIMARY KEY, value bytea NOT NULL)"
     ]
+}
+
+extension PostgresSchema {
+    /// "v22 notification trace"; SQLite's "v16 notification trace". The W3C `traceparent` of the request that
+    /// created a notification (when traces are exported), which its sends continue.
+    static let v22NotificationTrace: [String] = ["ALTER TABLE notifications ADD COLUMN trace_context text"]
 }

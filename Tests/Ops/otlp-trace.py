@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""One push traced end to end over OTLP: `herald up --otlp-endpoint` exports to a real OTLP/HTTP receiver (this
+script, decoding with opentelemetry-proto from PyPI), and the trace of a notification created with a caller's W3C
+`traceparent` is checked: the API request continues the caller's trace, the fan-out is its child, each chunk's
+`apns send` the fan-out's, and each APNs request (apns-id, push type, status) the send's; a line logged in a
+request's span carries its `trace_id`. Prints the trace.
+
+Usage: HERALD_BIN=.build/debug/herald python3 Tests/Ops/otlp-trace.py   (pip install opentelemetry-proto)
+"""
+import http.server
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERALD = os.environ.get("HERALD_BIN", os.path.join(ROOT, ".build/debug/herald"))
+SPANS = []
+LOCK = threading.Lock()
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        request = trace_service_pb2.ExportTraceServiceRequest()
+        request.ParseFromString(body)
+        with LOCK:
+            for resource in request.resource_spans:
+                service = {a.key: a.value.string_value for a in resource.resource.attributes}.get("service.name")
+                for scope in resource.scope_spans:
+                    for span in scope.spans:
+                        SPANS.append((service, span))
+        self.send_response(200)
+        self.send_header("content-type", "application/x-protobuf")
+        self.end_headers()
+        self.wfile.write(trace_service_pb2.ExportTraceServiceResponse().SerializeToString())
+
+    def log_message(self, *args):
+        pass
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def call(method, url, token, body=None, headers=None):
+    request = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode())
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Authorization", f"Bearer {token}")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(errors="replace")
+
+
+def wait(what, condition, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    sys.exit(f"FAIL: {what} within {seconds} s")
+
+
+def attributes(span):
+    values = {}
+    for attribute in span.attributes:
+        value = attribute.value
+        values[attribute.key] = value.string_value if value.HasField("string_value") else value.int_value
+    return values
+
+
+def main():
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    work = tempfile.mkdtemp(prefix="herald-otlp-")
+    up = None
+    try:
+        ports = {name: free_port() for name in ["gateway", "manage", "provider", "devices"]}
+        log = open(os.path.join(work, "up.log"), "w+")
+        environment = dict(os.environ, OTEL_BSP_SCHEDULE_DELAY="200")
+        up = subprocess.Popen(
+            [HERALD, "up", "--data", os.path.join(work, "data"), "--gateway-port", str(ports["gateway"]),
+             "--manage-port", str(ports["manage"]), "--provider-port", str(ports["provider"]),
+             "--device-api-port", str(ports["devices"]),
+             "--otlp-endpoint", f"http://127.0.0.1:{receiver.server_address[1]}"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=environment)
+
+        def banner():
+            log.seek(0)
+            text = log.read()
+            if up.poll() is not None:
+                sys.exit(f"FAIL: herald up exited:\n{text}")
+            return re.search(r"\?app=(app_[0-9a-f]+)", text) and text
+
+        app = re.search(r"\?app=(app_[0-9a-f]+)", wait("herald up printed its demo app", banner)).group(1)
+        base = f"http://127.0.0.1:{ports['provider']}"
+        admin = open(os.path.join(work, "data/provider/admin-token")).read().strip()
+        trace_id, caller_span = secrets.token_hex(16), secrets.token_hex(8)
+        status, created = call(
+            "POST", f"{base}/v1/notifications?app={app}", admin,
+            {"target": {"all": True}, "content": {"title": "traced", "body": "one push, one trace"}},
+            {"traceparent": f"00-{trace_id}-{caller_span}-01"})
+        assert status == 202, f"creating answered {status}: {created}"
+        wait("the notification was sent",
+             lambda: call("GET", f"{base}/v1/notifications/{created['id']}?app={app}", admin)[1].get("state") == "done")
+
+        def ours():
+            with LOCK:
+                spans = [span for _, span in SPANS if span.trace_id.hex() == trace_id]
+            names = {span.name for span in spans}
+            return spans if {"POST /v1/notifications", "herald fan-out", "apns send", "apns request"} <= names else None
+
+        spans = wait("the trace's spans reached the receiver", ours, 60)
+        by_id = {span.span_id.hex(): span for span in spans}
+        api = next(span for span in spans if span.name == "POST /v1/notifications")
+        assert api.parent_span_id.hex() == caller_span, "the API span continues the caller's traceparent"
+        assert attributes(api).get("http.response.status_code") == 202, attributes(api)
+        fan_out = next(span for span in spans if span.name == "herald fan-out")
+        assert fan_out.parent_span_id == api.span_id, "the fan-out is the API request's child"
+        sends = [span for span in spans if span.name == "apns send"]
+        assert all(span.parent_span_id == fan_out.span_id for span in sends), "each send is the fan-out's child"
+        assert sum(attributes(span).get("apns.accepted", 0) for span in sends) >= 1, [attributes(s) for s in sends]
+        requests = [span for span in spans if span.name == "apns request"]
+        assert all(by_id.get(span.parent_span_id.hex()) in sends for span in requests), "requests under a send"
+        for request in requests:
+            values = attributes(request)
+            assert values.get("apns.status") == 200 and values.get("messaging.system") == "apns", values
+            assert re.fullmatch(r"[0-9A-Fa-f-]{36}", str(values.get("messaging.message.id"))), values
+        # A line logged while a request's span is active names its trace.
+        refused_trace = secrets.token_hex(16)
+        status, _ = call("POST", f"{base}/v1/notifications?app={app}", "sk_wrong", {"target": {"all": True}},
+                         {"traceparent": f"00-{refused_trace}-{secrets.token_hex(8)}-01"})
+        assert status == 401, status
+
+        def logged():
+            log.seek(0)
+            return [line for line in log.read().splitlines() if "refused" in line and f"trace_id={refused_trace}" in line]
+
+        wait("the refusal's log line carries its trace_id", logged, 30)
+        print(f"otlp-trace: one trace {trace_id}, {len(spans)} spans:")
+        for span in sorted(spans, key=lambda span: span.start_time_unix_nano):
+            depth, parent = 0, span.parent_span_id.hex()
+            while parent in by_id:
+                depth, parent = depth + 1, by_id[parent].parent_span_id.hex()
+            duration = (span.end_time_unix_nano - span.start_time_unix_nano) / 1e6
+            extra = {k: v for k, v in attributes(span).items()
+                     if k in ("apns.status", "apns.accepted", "messaging.batch.message_count", "herald.deliveries")}
+            print(f"  {'  ' * depth}{span.name}  {duration:.2f} ms  {extra or ''}")
+    finally:
+        if up:
+            try:
+                os.killpg(up.pid, signal.SIGTERM)
+                up.wait(timeout=30)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                pass
+        receiver.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
