@@ -96,6 +96,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: heraldSettings
         ),
@@ -137,6 +139,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -164,6 +167,7 @@ let package = Package(
         .target(
             name: "DeviceSimulator",
             dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "HeraldSupport", "HeraldKit",
                 "APNSCore", "CategoryConfig", "Courier", "UserNotifications", "CoreLocation", "ActivityKit",
                 "WidgetKit", .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -21,6 +21,9 @@ public struct APNSNotification: Sendable {
     public var payload: ByteBuffer
     /// Set for a channel management request (``APNSChannelClient``), which goes where it says instead.
     var channelRequest: ChannelRequest?
+    /// A W3C `traceparent` for a local APNs (`herald gateway`) to continue the sender's trace with: sent as the
+    /// `traceparent` header to any other server, never to Apple's (`push.apple.com`), whatever is set here.
+    public var traceParent: String?
 
     /// A notification to `target` with its payload bytes.
     public init(target: Target, payload: ByteBuffer) {

@@ -1,7 +1,7 @@
 package import APNSCore
 import Courier
 package import Foundation
-import HeraldSupport
+package import HeraldSupport
 package import HeraldTime
 package import Logging
 import NIOCore
@@ -59,6 +59,8 @@ package final class GatewayServer: Sendable {
         /// the load-test mode (`--no-journal`): nothing of them is read from or written to disk, so a push costs no
         /// disk write and a million of them fill no disk, and everything is lost when the gateway stops.
         package var journal = true
+        /// Where pushes that carry a `traceparent` are traced (`herald gateway --otlp-endpoint`); `nil`: off.
+        package var tracer: HeraldTracer?
 
         package init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -177,7 +179,8 @@ package final class GatewayServer: Sendable {
     private func listen(api: ProviderRequestProcessor.API, port: Int, tls: NIOSSLContext) async throws -> Int {
         let processor = ProviderRequestProcessor(
             api: api, registry: registry, channels: channels, fanOut: fanOut, keys: keys, store: store, faults: faults,
-            defaultEnvironment: configuration.environment, clock: configuration.clock, metrics: metrics)
+            defaultEnvironment: configuration.environment, clock: configuration.clock, metrics: metrics,
+            tracer: configuration.tracer)
         let admin = AdminRequestProcessor(
             registry: registry, store: store, channels: channels, keys: keys, faults: faults,
             credential: adminCredential, certificateAuthority: certificateAuthority, refusals: refusals,

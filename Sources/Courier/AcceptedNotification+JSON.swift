@@ -5,7 +5,7 @@ extension AcceptedNotification {
     /// The notification as one JSON object, the form the admin API, the courier and the journal use:
     ///
     /// `{"apns-id", "apns-unique-id", "token", "topic", "push-type", "priority", "expiration", "collapse-id",
-    /// "received", ...extra, "payload"}`: `expiration` is the header's UNIX time (`0` for now-or-never, `null` when the
+    /// "received", "traceparent"?, ...extra, "payload"}`: `expiration` is the header's UNIX time (`0` for now-or-never, `null` when the
     /// header was absent), `received` is milliseconds since 1970, and `payload` is the JSON object as sent.
     package func json(extra: [(key: String, value: JSONValue)] = []) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -45,6 +45,10 @@ extension AcceptedNotification {
         }
         bytes.append(contentsOf: #","received":"#.utf8)
         bytes.append(contentsOf: String(receivedAt.millisecondsSince1970).utf8)
+        if let traceParent {
+            bytes.append(contentsOf: #","traceparent":"#.utf8)
+            JSONValue.writeString(traceParent, into: &bytes)
+        }
         for (key, value) in extra {
             bytes.append(UInt8(ascii: ","))
             JSONValue.writeString(key, into: &bytes)
@@ -101,6 +105,7 @@ extension AcceptedNotification {
             payload: Array(JSONValue.object(payload).encoded()),
             receivedAt: Date(millisecondsSince1970: received)
         )
+        traceParent = object["traceparent"]?.string.flatMap { $0.utf8.count <= 128 ? $0 : nil }
     }
 }
 

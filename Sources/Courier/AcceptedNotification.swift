@@ -25,6 +25,9 @@ package struct AcceptedNotification: Sendable, Hashable {
     package let payload: [UInt8]
     /// When the gateway accepted it.
     package let receivedAt: Date
+    /// The W3C `traceparent` of the gateway's span for it, when the provider's request carried one and the gateway
+    /// traces: the device's spans continue it.
+    package var traceParent: String?
 
     package init(
         apnsID: UUID,

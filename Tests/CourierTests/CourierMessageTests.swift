@@ -74,6 +74,14 @@ struct CourierMessageTests {
             receivedAt: Date(millisecondsSince1970: 1_790_000_000_123))
         let object = try #require(try JSONValue(parsing: Data(notification.json())).object)
         #expect(try AcceptedNotification(json: object) == notification)
+        // With the gateway's trace context, handed on to the device; one past any traceparent's size is dropped.
+        var traced = notification
+        traced.traceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        let read = try AcceptedNotification(json: try #require(try JSONValue(parsing: Data(traced.json())).object))
+        #expect(read == traced && read.traceParent == traced.traceParent)
+        traced.traceParent = String(repeating: "0", count: 129)
+        let long = try AcceptedNotification(json: try #require(try JSONValue(parsing: Data(traced.json())).object))
+        #expect(long.traceParent == nil)
     }
 
     @Test(

@@ -2,8 +2,10 @@
 """One push traced end to end over OTLP: `herald up --otlp-endpoint` exports to a real OTLP/HTTP receiver (this
 script, decoding with opentelemetry-proto from PyPI), and the trace of a notification created with a caller's W3C
 `traceparent` is checked: the API request continues the caller's trace, the fan-out is its child, each chunk's
-`apns send` the fan-out's, and each APNs request (apns-id, push type, status) the send's; a line logged in a
-request's span carries its `trace_id`. Prints the trace.
+`apns send` the fan-out's, each APNs request (apns-id, push type, status) the send's, the local APNs' `apns accept`
+the request's, the simulated device's `device receive` the gateway's and its `display` under it (three services:
+herald-provider, herald-gateway, herald-device); a line logged in a request's span carries its `trace_id`.
+Prints the trace.
 
 Usage: HERALD_BIN=.build/debug/herald python3 Tests/Ops/otlp-trace.py   (pip install opentelemetry-proto)
 """
@@ -28,6 +30,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERALD = os.environ.get("HERALD_BIN", os.path.join(ROOT, ".build/debug/herald"))
 SPANS = []
+SERVICES = {}
 LOCK = threading.Lock()
 
 
@@ -84,7 +87,12 @@ def attributes(span):
     values = {}
     for attribute in span.attributes:
         value = attribute.value
-        values[attribute.key] = value.string_value if value.HasField("string_value") else value.int_value
+        if value.HasField("string_value"):
+            values[attribute.key] = value.string_value
+        elif value.HasField("bool_value"):
+            values[attribute.key] = value.bool_value
+        else:
+            values[attribute.key] = value.int_value
     return values
 
 
@@ -117,7 +125,8 @@ def main():
         trace_id, caller_span = secrets.token_hex(16), secrets.token_hex(8)
         status, created = call(
             "POST", f"{base}/v1/notifications?app={app}", admin,
-            {"target": {"all": True}, "content": {"title": "traced", "body": "one push, one trace"}},
+            {"target": {"all": True},
+             "content": {"title": "traced", "body": "one push, one trace", "mutableContent": True}},
             {"traceparent": f"00-{trace_id}-{caller_span}-01"})
         assert status == 202, f"creating answered {status}: {created}"
         wait("the notification was sent",
@@ -126,8 +135,12 @@ def main():
         def ours():
             with LOCK:
                 spans = [span for _, span in SPANS if span.trace_id.hex() == trace_id]
+            for service, span in SPANS:
+                SERVICES[span.span_id.hex()] = service
             names = {span.name for span in spans}
-            return spans if {"POST /v1/notifications", "herald fan-out", "apns send", "apns request"} <= names else None
+            wanted = {"POST /v1/notifications", "herald fan-out", "apns send", "apns request", "apns accept",
+                      "device receive", "service extension", "display"}
+            return spans if wanted <= names else None
 
         spans = wait("the trace's spans reached the receiver", ours, 60)
         by_id = {span.span_id.hex(): span for span in spans}
@@ -145,6 +158,19 @@ def main():
             values = attributes(request)
             assert values.get("apns.status") == 200 and values.get("messaging.system") == "apns", values
             assert re.fullmatch(r"[0-9A-Fa-f-]{36}", str(values.get("messaging.message.id"))), values
+        # The local APNs continues the provider's request span; the device continues the gateway's.
+        accept = next(span for span in spans if span.name == "apns accept")
+        assert by_id.get(accept.parent_span_id.hex()) in requests, "the gateway's span is the APNs request's child"
+        assert attributes(accept).get("apns.status") == 200, attributes(accept)
+        receive = next(span for span in spans if span.name == "device receive")
+        assert receive.parent_span_id == accept.span_id, "the device's span is the gateway's child"
+        extension = next(span for span in spans if span.name == "service extension")
+        assert extension.parent_span_id == receive.span_id, "the service extension runs in the device's span"
+        display = next(span for span in spans if span.name == "display")
+        assert display.parent_span_id == receive.span_id and attributes(display).get("herald.displayed") in (1, True)
+        assert SERVICES[accept.span_id.hex()] == "herald-gateway" and SERVICES[receive.span_id.hex()] == "herald-device"
+        assert SERVICES[api.span_id.hex()] == "herald-provider"
+
         # A line logged while a request's span is active names its trace.
         refused_trace = secrets.token_hex(16)
         status, _ = call("POST", f"{base}/v1/notifications?app={app}", "sk_wrong", {"target": {"all": True}},
@@ -164,7 +190,7 @@ def main():
             duration = (span.end_time_unix_nano - span.start_time_unix_nano) / 1e6
             extra = {k: v for k, v in attributes(span).items()
                      if k in ("apns.status", "apns.accepted", "messaging.batch.message_count", "herald.deliveries")}
-            print(f"  {'  ' * depth}{span.name}  {duration:.2f} ms  {extra or ''}")
+            print(f"  {'  ' * depth}{span.name} [{SERVICES.get(span.span_id.hex())}]  {duration:.2f} ms  {extra or ''}")
     finally:
         if up:
             try:

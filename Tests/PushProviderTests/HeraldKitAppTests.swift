@@ -210,6 +210,12 @@ extension HeraldKitAppTests {
             try await harness.until("the device's registration") {
                 try await harness.call("GET", "/v1/devices/\(token)").0 == 200
             }
+            // And fetches the categories as it starts: that fetch is over before they change (a loaded machine ran it
+            // after the change, and it found the new category before any push said so).
+            try await harness.until("the device's first fetch of the categories") {
+                try await harness.metrics().contains(
+                    #"http_requests_total{route="/v1/categories",method="GET",status="200"}"#)
+            }
             let center = try #require(device.notificationCenter(of: ProviderHarness.bundleID))
             #expect(center.category(withIdentifier: "chat") != nil)
             let config = """

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSupport
 import InMemoryTracing
 import TestPacing
 import Testing
@@ -12,7 +13,7 @@ struct TracingTests {
         "the API request, its fan-out, the send of each chunk and each APNs request, each the child of the one before")
     func connectedTrace() async throws {
         let tracer = InMemoryTracer()
-        try await ProviderHarness.with(configure: { $0.tracer = ProviderTracer(tracer) }) { harness in
+        try await ProviderHarness.with(configure: { $0.tracer = HeraldTracer(tracer) }) { harness in
             let tokens = try (0..<3).map { _ in try harness.gatewayToken() }
             let (status, created) = try await harness.call(
                 "POST", "/v1/notifications", body: ["target": ["tokens": tokens], "content": ["body": "traced"]])

@@ -7,7 +7,8 @@ import NIOHPACK
 /// The part shared by consecutive notifications (same headers, same token) is built once and copied.
 struct RequestHeaderBuilder {
     private let authority: String
-    /// Whether to ask for the local APNs' explanation of a rejection: never of Apple's servers.
+    /// Whether the server is a local APNs, not Apple's: only then is a rejection's explanation asked for and a
+    /// notification's `traceparent` sent.
     private let asksForExplanations: Bool
     private var sharedKey: APNSRequestHeaders?
     private var sharedAuthorization: String?
@@ -41,6 +42,9 @@ struct RequestHeaderBuilder {
         headers.add(contentsOf: shared)
         if let apnsID {
             headers.add(name: APNSRequestHeaders.Name.apnsID, value: apnsID.rawValue, indexing: .nonIndexable)
+        }
+        if asksForExplanations, let traceParent = notification.traceParent {
+            headers.add(name: "traceparent", value: traceParent, indexing: .nonIndexable)
         }
         return headers
     }

@@ -1,7 +1,9 @@
 import APNSCore
 import Courier
 import Foundation
+import HeraldSupport
 import HeraldTime
+import Tracing
 
 /// Decides the answer to one provider request as APNs does, check by check: method, path, duplicate headers, header
 /// values, authentication, the device token and its topic, then the payload; then hands an accepted push to the store.
@@ -36,14 +38,17 @@ struct ProviderRequestProcessor: Sendable {
     let clock: any WallClock
     /// Where answers are counted for `/admin/metrics`; `nil` in tests of the processor alone.
     let metrics: GatewayMetrics?
+    /// Where a request that carries a `traceparent` is traced (`nil`: traces are off).
+    let tracer: HeraldTracer?
 
     init(
         api: API = .push, registry: DeviceRegistry, channels: ChannelRegistry = ChannelRegistry(),
         fanOut: BroadcastFanOut = BroadcastFanOut(), keys: ProviderKeys, store: NotificationStore,
         faults: InjectedFaults, defaultEnvironment: APNSEnvironment, clock: any WallClock,
-        metrics: GatewayMetrics? = nil
+        metrics: GatewayMetrics? = nil, tracer: HeraldTracer? = nil
     ) {
         self.metrics = metrics
+        self.tracer = tracer
         self.api = api
         self.registry = registry
         self.channels = channels
@@ -95,17 +100,38 @@ struct ProviderRequestProcessor: Sendable {
         connection: ConnectionAuthentication,
         token: ProviderTokenCheck
     ) -> ProviderResponse {
-        let response = decide(request, connection: connection, token: token)
+        // A span only for a request that continues a trace: the gateway starts none of its own.
+        let span = request.header("traceparent").flatMap { parent -> (any Span)? in
+            guard let tracer, parent.utf8.count <= 128 else { return nil }
+            return tracer.startSpan(
+                "apns accept", parent: tracer.context(headers: ["traceparent": parent]), kind: .server)
+        }
+        let response = decide(
+            request, connection: connection, token: token,
+            traceParent: span.flatMap { tracer?.traceParent(of: $0.context) })
         metrics?.answered(
             status: response.status, reason: response.error?.reason,
             pushType: request.header(APNSRequestHeaders.Name.pushType))
+        if let span {
+            span.attributes["messaging.system"] = "apns"
+            span.attributes["messaging.operation.type"] = "receive"
+            span.attributes["messaging.message.id"] = response.apnsID
+            span.attributes["apns.status"] = response.status
+            if let reason = response.error?.reason {
+                span.attributes["apns.reason"] = reason.rawValue
+                span.setStatus(SpanStatus(code: .error, message: reason.rawValue))
+            }
+            span.attributes["herald.stored"] = response.stored != nil
+            span.end()
+        }
         return response
     }
 
     private func decide(
         _ request: ProviderRequest,
         connection: ConnectionAuthentication,
-        token: ProviderTokenCheck
+        token: ProviderTokenCheck,
+        traceParent: String?
     ) -> ProviderResponse {
         if api == .channelManagement {
             return answerChannelRequest(request, connection: connection, token: token)
@@ -117,7 +143,8 @@ struct ProviderRequestProcessor: Sendable {
         let apnsID = messageID?.uuid ?? RandomPool.uuid()
         let apnsIDText = messageID?.rawValue ?? apnsID.lowercasedString
         do {
-            let accepted = try accept(request, connection: connection, apnsID: apnsID, token: token)
+            var accepted = try accept(request, connection: connection, apnsID: apnsID, token: token)
+            accepted.traceParent = traceParent
             if let effect = faults.take(for: accepted.token) {
                 return injected(effect, apnsID: apnsID, apnsIDText: apnsIDText)
             }

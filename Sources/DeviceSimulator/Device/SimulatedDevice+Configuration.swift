@@ -1,4 +1,5 @@
 package import Foundation
+package import HeraldSupport
 package import Logging
 package import UserNotifications
 
@@ -31,6 +32,9 @@ extension SimulatedDevice {
         package var channelSubscriptions: [String] = []
         /// How long a service extension has before `serviceExtensionTimeWillExpire()` (30 seconds on iOS).
         package var serviceExtensionTimeLimit: Duration = .seconds(30)
+        /// Where a push that carries a trace (`traceparent` from the gateway) is traced: its receipt, service
+        /// extension and display (`herald device --otlp-endpoint`); `nil`: off.
+        package var tracer: HeraldTracer?
         /// Every event is also logged here at debug level, with its kind, app, `apns-id` and a token prefix.
         package var logger = Logger(label: "herald-device")
         /// A user's own service extensions by bundle ID, replacing the manifest's steps for that app.

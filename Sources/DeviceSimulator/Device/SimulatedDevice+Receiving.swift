@@ -4,12 +4,15 @@ import Foundation
 import HeraldKit
 import HeraldSupport
 import Synchronization
+import Tracing
 import UserNotifications
 
 extension SimulatedDevice {
     /// Runs one push through the pipeline (ARCHITECTURE step 4) and records what the app shows.
     func receive(_ notification: AcceptedNotification) async {
         let apnsID = notification.apnsID.uuidString.lowercased()
+        let trace = DeviceTrace(notification, tracer: configuration.tracer)
+        defer { trace?.end() }
         guard let app = app(for: notification.token) else {
             hub.emit(
                 DeviceEvent(.log, token: notification.token.hex, apnsID: apnsID, message: "no app has this token"))
@@ -41,7 +44,10 @@ extension SimulatedDevice {
             let serviceExtension = makeServiceExtension(for: app, apnsID: apnsID, failure: failure)
         {
             let host = ServiceExtensionHost(timeLimit: configuration.serviceExtensionTimeLimit)
+            let extensionSpan = trace?.child("service extension")
             let outcome = await host.run(request, with: serviceExtension)
+            extensionSpan?.attributes["herald.extension.resolution"] = "\(outcome.resolution)"
+            extensionSpan?.end()
             request = UNNotificationRequest(identifier: identifier, content: outcome.content, trigger: request.trigger)
             let shown: String
             switch outcome.resolution {
@@ -67,7 +73,10 @@ extension SimulatedDevice {
             report(outcomes + [("background", nil)], of: bundleID, token: token, apnsID: apnsID)
             return
         }
+        let display = trace?.child("display")
         let outcome = await app.center.deliverRemoteNotification(request)
+        display?.attributes["herald.displayed"] = !outcome.options.isDisjoint(with: [.banner, .alert, .list])
+        display?.end()
         record(outcome, of: app, apnsID: apnsID)
         if outcome.notification.request.content.attachments.count < request.content.attachments.count {
             outcomes.append(("attachmentDropped", "the attachment could not be moved into the notification's store"))

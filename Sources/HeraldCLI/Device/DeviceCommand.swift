@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeviceSimulator
 import Foundation
+import HeraldSupport
 import ServiceLifecycle
 
 /// `herald device`: a simulated iPhone connected to a gateway.
@@ -69,6 +70,7 @@ struct DeviceCommand: AsyncParsableCommand {
     var fleet: Int?
 
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup var traces: TraceOptions
 
     func run() async throws {
         guard !apps.isEmpty else {
@@ -83,7 +85,8 @@ struct DeviceCommand: AsyncParsableCommand {
                     + "without credentials, so it is not offered to other machines; got '\(apiHost)'")
         }
         let manifests = try apps.map(Self.readManifest)
-        let configuration = try makeConfiguration(manifests)
+        let traceExport = try traces.backend(serviceName: "herald-device")
+        let configuration = try makeConfiguration(manifests, tracer: traceExport?.tracer)
         let lock = try DataFolderLock(URL(fileURLWithPath: data), command: "herald device")
         let shutdown = CommandShutdown()
         let service: any Service
@@ -96,8 +99,10 @@ struct DeviceCommand: AsyncParsableCommand {
             service = session
         }
         do {
+            // The exporter first: the group stops services in reverse, so it sends the last spans.
+            let exporter = traceExport.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0.service)] }
             try await CommandServices.run(
-                [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                (exporter ?? []) + [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
                 logger: logging.logger("herald-device"), shutdown: shutdown)
         } catch {
             lock.discardIfNew()
@@ -116,7 +121,9 @@ struct DeviceCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeConfiguration(_ manifests: [AppManifest]) throws -> SimulatedDevice.Configuration {
+    private func makeConfiguration(_ manifests: [AppManifest], tracer: HeraldTracer?) throws
+        -> SimulatedDevice.Configuration
+    {
         guard let url = URL(string: gateway), url.scheme == "https", let host = url.host else {
             throw UsageError(
                 "--gateway is the gateway's https URL, for example https://127.0.0.1:2197; got '\(gateway)'")
@@ -136,6 +143,7 @@ struct DeviceCommand: AsyncParsableCommand {
         configuration.serviceExtensionTimeLimit = .milliseconds(Int(extensionTimeLimit * 1000))
         configuration.allowedAttachmentHosts = allowedAttachmentHosts
         configuration.logger = logging.logger("herald-device")
+        configuration.tracer = tracer
         configuration.channelSubscriptions = channelSubscriptions
         switch (user, userToken) {
         case (let user?, let token?): configuration.user = (user, token)

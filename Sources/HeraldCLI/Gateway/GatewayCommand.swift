@@ -3,6 +3,7 @@ import APNSGateway
 import ArgumentParser
 import Courier
 import Foundation
+import HeraldSupport
 import ServiceLifecycle
 
 /// `herald gateway`: run the local APNs.
@@ -63,8 +64,10 @@ struct GatewayCommand: AsyncParsableCommand {
     var noJournal = false
 
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup var traces: TraceOptions
 
     func run() async throws {
+        let traceExport = try traces.backend(serviceName: "herald-gateway")
         let io = CommandIO.current
         guard let environment = APNSEnvironment(name: environment) else {
             throw UsageError("--environment is development or production, not '\(environment)'")
@@ -83,7 +86,8 @@ struct GatewayCommand: AsyncParsableCommand {
         let lock = try DataFolderLock(URL(fileURLWithPath: data), command: "herald gateway")
         let (server, boundPort): (GatewayServer, Int)
         do {
-            (server, boundPort) = try await start(verifier: verifier, environment: environment)
+            (server, boundPort) = try await start(
+                verifier: verifier, environment: environment, tracer: traceExport?.tracer)
         } catch {
             lock.discardIfNew()
             throw error
@@ -121,13 +125,15 @@ struct GatewayCommand: AsyncParsableCommand {
             RunningFile.remove(from: folder)
             withExtendedLifetime(lock) {}
         }
-        try await CommandServices.run([.init(service: server)], logger: logging.logger("herald-gateway"))
+        // The exporter first: the group stops services in reverse, so it sends the last spans.
+        let exporter = traceExport.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0.service)] } ?? []
+        try await CommandServices.run(exporter + [.init(service: server)], logger: logging.logger("herald-gateway"))
     }
 
     /// The gateway, listening.
-    private func start(verifier: APNSProviderTokenVerifier, environment: APNSEnvironment) async throws -> (
-        GatewayServer, Int
-    ) {
+    private func start(
+        verifier: APNSProviderTokenVerifier, environment: APNSEnvironment, tracer: HeraldTracer?
+    ) async throws -> (GatewayServer, Int) {
         var configuration = GatewayServer.Configuration(dataDirectory: URL(fileURLWithPath: data))
         configuration.host = host
         configuration.port = port
@@ -138,6 +144,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.tokenCreationsPerMinute = tokenCreationLimit
         configuration.logger = logging.logger("herald-gateway")
+        configuration.tracer = tracer
         let server: GatewayServer
         do {
             server = try GatewayServer(configuration: configuration, verifier: verifier)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldSupport
 import OTel
 import PushProvider
 import ServiceLifecycle
@@ -42,7 +43,7 @@ struct TraceOptions: ParsableArguments {
 
     /// The tracer spans go to and the service that exports them (to run beside the others, first, so it is stopped
     /// last and sends the last spans); `nil` when traces are off.
-    func backend(serviceName: String) throws -> (tracer: ProviderTracer, service: any Service)? {
+    func backend(serviceName: String) throws -> (tracer: HeraldTracer, service: any Service)? {
         guard enabled else { return nil }
         var configuration = OTel.Configuration.default
         configuration.serviceName = serviceName
@@ -60,6 +61,6 @@ struct TraceOptions: ParsableArguments {
             configuration.traces.sampler = sampler
         }
         let backend = try OTel.makeTracingBackend(configuration: configuration)
-        return (ProviderTracer(backend.factory), backend.service)
+        return (HeraldTracer(backend.factory), backend.service)
     }
 }

@@ -81,6 +81,7 @@ private struct ListeningDemo {
         device.user = (DemoApp.user, provider.apps.userToken(appID: app.id, userID: DemoApp.user))
         device.logger = command.logging.logger("herald-device")
         device.allowedAttachmentHosts = command.allowedAttachmentHosts
+        device.tracer = system.deviceTracer
         var session = DeviceSession(
             configuration: device, apiHost: "127.0.0.1", apiPort: command.deviceAPIPort,
             apiPortOption: "--device-api-port", interactive: isatty(0) == 1

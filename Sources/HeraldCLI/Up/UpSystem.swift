@@ -3,6 +3,7 @@ import APNSGateway
 import DeviceSimulator
 import Foundation
 import HeraldConsole
+import HeraldSupport
 import PushProvider
 import ServiceLifecycle
 
@@ -16,8 +17,11 @@ struct UpSystem {
     let provider: PushProviderService
     let console: ConsolePlugin
     let key: DevelopmentSigningKey
-    /// The service that exports traces (`--otlp-endpoint`); `nil` when they are off.
-    var traceExporter: (any Service)?
+    /// The services that export the gateway's, the provider's and the device's traces (`--otlp-endpoint`); none
+    /// when they are off.
+    var traceExporters: [any Service] = []
+    /// Where the simulated device's spans go.
+    var deviceTracer: HeraldTracer?
     /// Shuts `herald up` down after the device terminal's `quit`.
     let shutdown = CommandShutdown()
 
@@ -33,6 +37,10 @@ struct UpSystem {
         gatewayConfiguration.port = command.gatewayPort
         gatewayConfiguration.managePort = command.managePort
         gatewayConfiguration.logger = command.logging.logger("herald-gateway")
+        // Each part exports as the service it is, as `herald gateway`, `herald serve` and `herald device` would.
+        let gatewayTraces = try command.traces.backend(serviceName: "herald-gateway")
+        let deviceTraces = try command.traces.backend(serviceName: "herald-device")
+        gatewayConfiguration.tracer = gatewayTraces?.tracer
         let gateway = try GatewayServer(configuration: gatewayConfiguration, verifier: verifier)
         let port: Int
         do {
@@ -72,7 +80,9 @@ struct UpSystem {
                     clock: provider.configuration.clock))
             return UpSystem(
                 command: command, root: root, gateway: gateway, gatewayPort: port, provider: provider,
-                console: console, key: key, traceExporter: traceExport?.service)
+                console: console, key: key,
+                traceExporters: [gatewayTraces?.service, traceExport?.service, deviceTraces?.service].compactMap { $0 },
+                deviceTracer: deviceTraces?.tracer)
         } catch {
             try? await gateway.shutdown()
             throw error
@@ -84,7 +94,7 @@ struct UpSystem {
     func services() throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
         // The exporter first: the group stops services in reverse, so it sends the last spans.
-        return (traceExporter.map { [.init(service: $0)] } ?? []) + [.init(service: gateway)]
+        return traceExporters.map { .init(service: $0) } + [.init(service: gateway)]
             + (try provider.services(plugins: [console]) { listening.yield($0) })
             + [
                 .init(

@@ -130,13 +130,19 @@ extension DeliveryEngine {
         let spans = tracer.flatMap { ChunkSpans(prepared, positions, tracer: $0, topic: prepared.bundleID) }
         defer { spans?.end() }
         do {
-            try await client.send(contentsOf: prepared.notifications[positions]) { outcome in
+            let answered: @Sendable (APNSSendOutcome) -> Void = { outcome in
                 // The outcome's index is its place in the chunk: the delivery it answers, whatever its headers say.
                 let position = positions.lowerBound + outcome.index
                 guard tally.withLock({ $0.count(outcome.result, at: position) }) else { return }
                 let delivery = prepared.deliveries[position]
                 spans?.answered(outcome.result, at: position, notificationID: delivery.notificationID)
                 buffer.append(self.answers.result(of: outcome.result, for: delivery, appID: appID))
+            }
+            if let spans {
+                try await client.send(
+                    contentsOf: spans.traced(prepared.notifications[positions], prepared), onResult: answered)
+            } else {
+                try await client.send(contentsOf: prepared.notifications[positions], onResult: answered)
             }
         } catch {
             // The app's key cannot sign: its credentials, as APNs' InvalidProviderToken would say; it pauses.

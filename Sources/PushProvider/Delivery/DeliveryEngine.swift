@@ -69,11 +69,11 @@ final class DeliveryEngine: Sendable {
     let changes: WorkSignal
 
     /// Where the sends of traced notifications are traced; `nil`: traces are off.
-    let tracer: ProviderTracer?
+    let tracer: HeraldTracer?
 
     init(
         queue: any DeliveryQueue, senders: any DeliverySenders, settings: Settings, failures: FailureReporter,
-        changes: WorkSignal, tracer: ProviderTracer? = nil
+        changes: WorkSignal, tracer: HeraldTracer? = nil
     ) {
         self.tracer = tracer
         store = queue

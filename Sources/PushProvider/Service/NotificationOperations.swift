@@ -21,7 +21,7 @@ package struct NotificationOperations: Sendable {
     let changes: WorkSignal
     let logger: Logger
     /// Where a notification's creation and fan-out are traced; `nil`: traces are off.
-    let tracer: ProviderTracer?
+    let tracer: HeraldTracer?
 
     /// The provider's time.
     func now() -> Date { clock.currentDate }

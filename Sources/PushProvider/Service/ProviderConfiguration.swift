@@ -50,9 +50,9 @@ extension PushProviderService {
         /// The reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); none by default, so
         /// the socket's address is the client's.
         package var trustedProxies = TrustedProxies()
-        /// Where traces go (``ProviderTracer``): `nil`, the default, for none. `herald serve --otlp-endpoint` (or
+        /// Where traces go (``HeraldTracer``): `nil`, the default, for none. `herald serve --otlp-endpoint` (or
         /// `OTEL_EXPORTER_OTLP_ENDPOINT`) sets swift-otel's exporter.
-        package var tracer: ProviderTracer?
+        package var tracer: HeraldTracer?
         /// Who may read `/metrics` (``MetricsAccess``): anyone by default; `herald serve` asks for a token unless
         /// `--public-metrics`.
         package var metricsAccess = MetricsAccess.open

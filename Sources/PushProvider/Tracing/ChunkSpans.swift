@@ -1,5 +1,6 @@
 import APNSClient
 import APNSCore
+import HeraldSupport
 import ProviderStorage
 import Synchronization
 import Tracing
@@ -20,14 +21,14 @@ final class ChunkSpans: Sendable {
         var unreached = 0
     }
 
-    private let tracer: ProviderTracer
+    private let tracer: HeraldTracer
     /// By notification id.
     private let sends: Mutex<[String: Sends]>
     /// By position in the batch.
     private let requests: Mutex<[Int: any Span]>
 
     /// Spans for the deliveries at `positions` of `prepared` whose notifications are traced; `nil` when none is.
-    init?(_ prepared: PreparedBatch, _ positions: Range<Int>, tracer: ProviderTracer, topic: String) {
+    init?(_ prepared: PreparedBatch, _ positions: Range<Int>, tracer: HeraldTracer, topic: String) {
         guard !prepared.traceContexts.isEmpty else { return nil }
         var byNotification: [String: [Int]] = [:]
         for position in positions {
@@ -56,6 +57,18 @@ final class ChunkSpans: Sendable {
         self.tracer = tracer
         self.sends = Mutex(sends)
         self.requests = Mutex(requests)
+    }
+
+    /// The chunk's notifications with the `traceparent` of each one's span (its request's, or its send's), for the
+    /// client to send to a local APNs (it never sends one to Apple's).
+    func traced(_ chunk: ArraySlice<APNSNotification>, _ prepared: PreparedBatch) -> [APNSNotification] {
+        let (requests, sends) = (self.requests.withLock { $0 }, self.sends.withLock { $0.mapValues(\.span) })
+        return chunk.indices.map { position in
+            var notification = chunk[position]
+            let span = requests[position] ?? sends[prepared.deliveries[position].notificationID]
+            if let span { notification.traceParent = tracer.traceParent(of: span.context) }
+            return notification
+        }
     }
 
     /// What a request span says of its notification before the answer.

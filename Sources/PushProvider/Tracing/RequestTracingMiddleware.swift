@@ -1,4 +1,5 @@
 import HTTPTypes
+import HeraldSupport
 import Hummingbird
 import Tracing
 
@@ -6,7 +7,7 @@ import Tracing
 /// continues the trace of a caller's W3C `traceparent` (and `tracestate`); the request is handled with the span's
 /// context as the task's current one, so what it creates (a notification) carries it on.
 struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
-    let tracer: ProviderTracer
+    let tracer: HeraldTracer
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response

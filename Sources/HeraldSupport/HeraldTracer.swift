@@ -2,10 +2,10 @@ import Foundation
 package import Logging
 package import Tracing
 
-/// The tracer Herald's spans go to: any `Tracer` (swift-otel's exporting over OTLP, or a test's in-memory one) behind
-/// one concrete type, so the API, the engine and the tests hold it without generics. No tracer at all (`nil` where
+/// The tracer Herald's spans go to (the provider's, the local APNs', a simulated device's): any `Tracer` (swift-otel's
+/// exporting over OTLP, or a test's in-memory one) behind one concrete type, so they hold it without generics. No tracer at all (`nil` where
 /// one is held) is traces off: nothing is created.
-package struct ProviderTracer: Sendable {
+package struct HeraldTracer: Sendable {
     private let start: @Sendable (String, InstrumentationContext, SpanKind) -> any Span
     private let extract: @Sendable ([String: String]) -> InstrumentationContext
     private let inject: @Sendable (InstrumentationContext) -> [String: String]
@@ -26,17 +26,17 @@ package struct ProviderTracer: Sendable {
     }
 
     /// Starts a span named `name` under `parent` (its trace context; `.topLevel` starts a new trace).
-    func startSpan(_ name: String, parent: InstrumentationContext, kind: SpanKind = .internal) -> any Span {
+    package func startSpan(_ name: String, parent: InstrumentationContext, kind: SpanKind = .internal) -> any Span {
         start(name, parent, kind)
     }
 
     /// The context a request's `traceparent` and `tracestate` headers (lower-case names) carry, or a new trace.
-    func context(headers: [String: String]) -> InstrumentationContext {
+    package func context(headers: [String: String]) -> InstrumentationContext {
         extract(headers)
     }
 
     /// A span's context as text to keep with what it made (``TraceCarrier/encode(_:)``), `nil` when it carries none.
-    func storedContext(of context: InstrumentationContext) -> String? {
+    package func storedContext(of context: InstrumentationContext) -> String? {
         let headers = inject(context)
         return headers.isEmpty ? nil : TraceCarrier.encode(headers)
     }
@@ -53,32 +53,39 @@ package struct ProviderTracer: Sendable {
         }
     }
 
+    /// The W3C `traceparent` of `context`, to send to a local APNs or a device; `nil` when it carries none.
+    package func traceParent(of context: InstrumentationContext) -> String? {
+        inject(context)["traceparent"]
+    }
+
     /// The context kept by ``storedContext(of:)``.
-    func context(stored: String) -> InstrumentationContext {
+    package func context(stored: String) -> InstrumentationContext {
         extract(TraceCarrier.decode(stored))
     }
 }
 
 /// Trace context as header-like pairs (`traceparent`, `tracestate`): how a tracer reads and writes it, and how it is
 /// kept in a notification's row, one `name: value` line each.
-struct TraceCarrier: Extractor, Injector {
-    typealias Carrier = [String: String]
+package struct TraceCarrier: Extractor, Injector {
+    package typealias Carrier = [String: String]
 
-    func extract(key: String, from carrier: [String: String]) -> String? {
+    package init() {}
+
+    package func extract(key: String, from carrier: [String: String]) -> String? {
         carrier[key.lowercased()]
     }
 
-    func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
+    package func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
         carrier[key.lowercased()] = value
     }
 
     /// The pairs as lines, sorted by name.
-    static func encode(_ headers: [String: String]) -> String {
+    package static func encode(_ headers: [String: String]) -> String {
         headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
     }
 
     /// The pairs of ``encode(_:)``'s lines.
-    static func decode(_ text: String) -> [String: String] {
+    package static func decode(_ text: String) -> [String: String] {
         var headers: [String: String] = [:]
         for line in text.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
