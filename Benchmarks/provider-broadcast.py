@@ -51,8 +51,8 @@ class Client:
                            else http.client.HTTPConnection(host, port))
         self.token = token
 
-    def call(self, method, path, body=None, again=True):
-        headers = {"Content-Type": "application/json"}
+    def call(self, method, path, body=None, again=True, extra=None):
+        headers = {"Content-Type": "application/json", **(extra or {})}
         if self.token:
             headers["Authorization"] = "Bearer " + self.token
         try:
@@ -64,7 +64,7 @@ class Client:
             if not again:
                 raise
             self.connection.close()
-            return self.call(method, path, body, again=False)
+            return self.call(method, path, body, again=False, extra=extra)
         data = response.read()
         return response.status, (json.loads(data) if data else None)
 
@@ -79,6 +79,28 @@ def console_cookie(port, admin):
     connection.close()
     assert response.status == 303, response.status
     return response.getheader("Set-Cookie").split(";")[0]
+
+
+def otlp_receiver():
+    """An OTLP/HTTP endpoint that takes every export and counts its bytes: what `--traced` exports to."""
+    import http.server
+    received = {"exports": 0, "bytes": 0}
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            received["bytes"] += len(self.rfile.read(int(self.headers.get("content-length", 0))))
+            received["exports"] += 1
+            self.send_response(200)
+            self.send_header("content-type", "application/x-protobuf")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return received, server.server_address[1]
 
 
 def register_devices(gw, api, count):
@@ -391,6 +413,9 @@ def main():
                         help="while the broadcast runs, read console pages and API lists one after another and print "
                              "their p50/p99")
     parser.add_argument("--keep", action="store_true", help="keep the work directory with the processes' logs")
+    parser.add_argument("--traced", action="store_true",
+                        help="herald serve --otlp-endpoint to a receiver here, and the broadcast's request carries a "
+                             "sampled traceparent: every chunk of it is traced (tracing's worst case)")
     parser.add_argument("--breakdown", type=int, default=0, metavar="READS",
                         help="after the broadcast, read its breakdown by verdict READS times and print p50/p99")
     options = parser.parse_args()
@@ -421,6 +446,10 @@ def main():
     serve_args = options.sender_cpus + [HERALD, "serve", "--port", "0", "--data", work, "--database", database,
                   "--workers", str(options.workers), "--batch-size", str(options.batch_size),
                   "--connections", str(options.connections)]
+    spans = None
+    if options.traced:
+        spans, receiver_port = otlp_receiver()
+        serve_args += ["--otlp-endpoint", f"http://127.0.0.1:{receiver_port}"]
     provider, found = start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
     port = int(found.group(1))
     others = [start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve-{index}.out")[0]
@@ -452,8 +481,9 @@ def main():
                     "gateway": lambda: [gateway.pid], **({"database": database_pids} if schema else {})}
         cpu_before = {name: cpu_seconds(pids()) for name, pids in measured.items()}
         began = time.monotonic()
+        trace = {"traceparent": f"00-{uuid.uuid4().hex}-{uuid.uuid4().hex[:16]}-01"} if options.traced else None
         status, notification = api.call("POST", "/v1/notifications", {
-            "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}})
+            "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}}, extra=trace)
         assert status == 202, notification
         created_at = time.monotonic()
         probe = Probe(port, admin, created["app"]["id"], notification["id"]) if options.probe else None
@@ -526,7 +556,8 @@ def main():
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "importPeakRSSMegabytes": round(import_rss, 1),
-                          "killed": killed,
+                          "killed": killed, "traced": options.traced,
+                          **({"otlpExportsSoFar": spans["exports"], "otlpBytesSoFar": spans["bytes"]} if spans else {}),
                           "cpuMicrosecondsPerDelivery": cpu_per_delivery(measured, cpu_before, options.devices)}),
               flush=True)
         print(json.dumps(storage(options, work, schema)), flush=True)

@@ -3,7 +3,8 @@
 script, decoding with opentelemetry-proto from PyPI), and the trace of a notification created with a caller's W3C
 `traceparent` is checked: the API request continues the caller's trace, the fan-out is its child, each chunk's
 `apns send` the fan-out's, each APNs request (apns-id, push type, status) the send's, the local APNs' `apns accept`
-the request's, the simulated device's `device receive` the gateway's and its `display` under it (three services:
+the request's, the simulated device's `device receive` the gateway's and its `display` under it, and the device's
+receipts (`herald receipt`, linked to their own requests) under the fan-out (three services:
 herald-provider, herald-gateway, herald-device); a line logged in a request's span carries its `trace_id`.
 Prints the trace.
 
@@ -139,7 +140,7 @@ def main():
                 SERVICES[span.span_id.hex()] = service
             names = {span.name for span in spans}
             wanted = {"POST /v1/notifications", "herald fan-out", "apns send", "apns request", "apns accept",
-                      "device receive", "service extension", "display"}
+                      "device receive", "service extension", "display", "herald receipt"}
             return spans if wanted <= names else None
 
         spans = wait("the trace's spans reached the receiver", ours, 60)
@@ -170,6 +171,11 @@ def main():
         assert display.parent_span_id == receive.span_id and attributes(display).get("herald.displayed") in (1, True)
         assert SERVICES[accept.span_id.hex()] == "herald-gateway" and SERVICES[receive.span_id.hex()] == "herald-device"
         assert SERVICES[api.span_id.hex()] == "herald-provider"
+        # The device's receipts come back into the same trace, under the fan-out, linked to their own request.
+        receipts = [span for span in spans if span.name == "herald receipt"]
+        assert all(span.parent_span_id == fan_out.span_id and len(span.links) == 1 for span in receipts)
+        assert {"delivered", "displayed"} <= {attributes(span).get("herald.receipt.event") for span in receipts}, \
+            [attributes(span) for span in receipts]
 
         # A line logged while a request's span is active names its trace.
         refused_trace = secrets.token_hex(16)
@@ -189,7 +195,8 @@ def main():
                 depth, parent = depth + 1, by_id[parent].parent_span_id.hex()
             duration = (span.end_time_unix_nano - span.start_time_unix_nano) / 1e6
             extra = {k: v for k, v in attributes(span).items()
-                     if k in ("apns.status", "apns.accepted", "messaging.batch.message_count", "herald.deliveries")}
+                     if k in ("apns.status", "apns.accepted", "messaging.batch.message_count", "herald.deliveries",
+                              "herald.receipt.event")}
             print(f"  {'  ' * depth}{span.name} [{SERVICES.get(span.span_id.hex())}]  {duration:.2f} ms  {extra or ''}")
     finally:
         if up:

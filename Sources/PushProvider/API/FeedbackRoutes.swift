@@ -5,6 +5,7 @@ import HeraldSupport
 import HeraldTime
 import Hummingbird
 import ProviderStorage
+import Tracing
 
 struct FeedbackRoutes: ProviderRouteCollection {
     let store: any ProviderStore
@@ -14,6 +15,8 @@ struct FeedbackRoutes: ProviderRouteCollection {
     let webhooks: WebhookSender
     /// Where receipts are counted, recorded or refused.
     let metrics: ProviderMetrics
+    /// Where a receipt of a traced notification is traced, in that notification's trace; `nil`: traces are off.
+    let tracer: HeraldTracer?
 
     /// `POST /v1/feedback`: what a device reports about a notification, in `herald device --report-url`'s form.
     struct FeedbackInput: Decodable {
@@ -98,6 +101,7 @@ struct FeedbackRoutes: ProviderRouteCollection {
             recorded: event.event, time: context.timeAdjusted == nil ? nil : context.recordedAt,
             timeAdjusted: context.timeAdjusted)
         metrics.receiptRecorded(event: event.event, repeated: context.isRepeat)
+        if let tracer { await traceReceipt(event.event, apnsID: input.apnsID, context: context, tracer: tracer) }
         if context.isRepeat {
             answer.repeated = true
             answer.replaced = context.replacedReply ? "text" : nil
@@ -110,6 +114,18 @@ struct FeedbackRoutes: ProviderRouteCollection {
             self.webhooks.signal.notify()
         }
         return try JSONCoding.response(answer, status: .accepted)
+    }
+
+    /// A `herald receipt` span in the trace the notification was created in (so the trace runs from the API request
+    /// to the device's display and its receipts), linked to the receipt's own request span.
+    private func traceReceipt(_ event: String, apnsID: String, context: DeliveryContext, tracer: HeraldTracer) async {
+        guard let stored = try? await store.notification(id: context.notificationID)?.traceContext else { return }
+        let span = tracer.startSpan("herald receipt", parent: tracer.context(stored: stored), kind: .server)
+        if let request = InstrumentationContext.current { span.addLink(SpanLink(context: request, attributes: [:])) }
+        span.attributes["messaging.message.id"] = apnsID
+        span.attributes["herald.receipt.event"] = event
+        span.attributes["herald.receipt.repeated"] = context.isRepeat
+        span.end()
     }
 
     /// Maps a report to the event recorded: a `response` becomes `opened`, `dismissed` or `action`.

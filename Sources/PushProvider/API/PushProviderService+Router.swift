@@ -37,7 +37,9 @@ extension PushProviderService {
             CategoryRoutes(store: store, clock: clock, apps: apps),
             ChannelRoutes(store: store, clock: clock, secrets: secrets, logger: logger),
             DeviceRoutes(store: store, clock: clock, secrets: secrets, changes: changes),
-            FeedbackRoutes(store: store, clock: clock, changes: changes, webhooks: webhooks, metrics: metrics),
+            FeedbackRoutes(
+                store: store, clock: clock, changes: changes, webhooks: webhooks, metrics: metrics,
+                tracer: configuration.tracer),
             NotificationLifecycleRoutes(store: store, clock: clock, notifications: notifications),
             NotificationRoutes(
                 store: store, clock: clock, notifications: notifications, retention: configuration.retention),
