@@ -416,6 +416,9 @@ def main():
     parser.add_argument("--traced", action="store_true",
                         help="herald serve --otlp-endpoint to a receiver here, and the broadcast's request carries a "
                              "sampled traceparent: every chunk of it is traced (tracing's worst case)")
+    parser.add_argument("--trace-ratio", type=float, default=None, metavar="R",
+                        help="herald serve --otlp-endpoint with --trace-sample-ratio R, the broadcast's request without "
+                             "a traceparent: traced as a new trace is, with probability R")
     parser.add_argument("--breakdown", type=int, default=0, metavar="READS",
                         help="after the broadcast, read its breakdown by verdict READS times and print p50/p99")
     options = parser.parse_args()
@@ -447,9 +450,11 @@ def main():
                   "--workers", str(options.workers), "--batch-size", str(options.batch_size),
                   "--connections", str(options.connections)]
     spans = None
-    if options.traced:
+    if options.traced or options.trace_ratio is not None:
         spans, receiver_port = otlp_receiver()
         serve_args += ["--otlp-endpoint", f"http://127.0.0.1:{receiver_port}"]
+        if options.trace_ratio is not None:
+            serve_args += ["--trace-sample-ratio", str(options.trace_ratio)]
     provider, found = start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve.out")
     port = int(found.group(1))
     others = [start(serve_args, r"http://127.0.0.1:(\d+)/v1", f"{work}/serve-{index}.out")[0]
@@ -556,7 +561,7 @@ def main():
                           "seconds": round(seconds, 2), "sendsPerSecond": round(options.devices / seconds),
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "importPeakRSSMegabytes": round(import_rss, 1),
-                          "killed": killed, "traced": options.traced,
+                          "killed": killed, "traced": options.traced, "traceRatio": options.trace_ratio,
                           **({"otlpExportsSoFar": spans["exports"], "otlpBytesSoFar": spans["bytes"]} if spans else {}),
                           "cpuMicrosecondsPerDelivery": cpu_per_delivery(measured, cpu_before, options.devices)}),
               flush=True)

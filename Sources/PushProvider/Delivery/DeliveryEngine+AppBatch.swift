@@ -138,9 +138,8 @@ extension DeliveryEngine {
                 spans?.answered(outcome.result, at: position, notificationID: delivery.notificationID)
                 buffer.append(self.answers.result(of: outcome.result, for: delivery, appID: appID))
             }
-            if let spans {
-                try await client.send(
-                    contentsOf: spans.traced(prepared.notifications[positions], prepared), onResult: answered)
+            if prepared.sendsTraceParent, let chunk = spans?.traced(prepared.notifications[positions]) {
+                try await client.send(contentsOf: chunk, onResult: answered)
             } else {
                 try await client.send(contentsOf: prepared.notifications[positions], onResult: answered)
             }

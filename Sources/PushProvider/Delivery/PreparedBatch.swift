@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import Crypto
 import Foundation
+import HeraldSupport
 import NIOCore
 import ProviderStorage
 
@@ -25,12 +26,16 @@ struct PreparedBatch: Sendable {
     var traceContexts: [String: String] = [:]
     /// The app's bundle ID (the topic its notifications go to).
     var bundleID: String
+    /// Whether the app sends to a local APNs, which is handed each request's `traceparent` (Apple's never is).
+    var sendsTraceParent: Bool
 
     init(_ deliveries: [LeasedDelivery], app: StoredApp, store: any DeliveryQueue, now: Date)
         async throws(ProviderError)
     {
         rateLimit = app.app.rateLimit
         bundleID = app.app.bundleID
+        let host = URL(string: app.app.endpoint)?.host?.lowercased() ?? ""
+        sendsTraceParent = !(host == "push.apple.com" || host.hasSuffix(".push.apple.com"))
         appRevision = "\(app.app.id) \(app.app.updatedAt.timeIntervalSince1970)"
         var templates: [String: Template] = [:]
         var keys: [String: String] = [:]
@@ -94,6 +99,17 @@ struct PreparedBatch: Sendable {
             }
             self.deliveries.append(delivery)
             waitLimits.append(template.waitLimit)
+        }
+        handTraceToLocalAPNs()
+    }
+
+    /// For a local APNs: each traced notification's requests carry the `traceparent` of its fan-out, so the gateway's
+    /// span joins the trace (a chunk with request spans hands on theirs instead, ``ChunkSpans/traced(_:_:)``).
+    private mutating func handTraceToLocalAPNs() {
+        guard sendsTraceParent, !traceContexts.isEmpty else { return }
+        let parents = traceContexts.compactMapValues { TraceCarrier.decode($0)["traceparent"] }
+        for index in notifications.indices {
+            if let parent = parents[deliveries[index].notificationID] { notifications[index].traceParent = parent }
         }
     }
 

@@ -43,7 +43,8 @@ package struct NotificationOperations: Sendable {
         // The fan-out, in the trace of the request that creates it (or a trace of its own); its sends continue it.
         let fanOut = tracer?.startSpan("herald fan-out", parent: InstrumentationContext.current ?? .topLevel)
         if let fanOut {
-            stored.traceContext = tracer?.storedContext(of: fanOut.context)
+            // Kept only for a trace that is recorded: the sends of one sampled out cost nothing.
+            if fanOut.isRecording { stored.traceContext = tracer?.storedContext(of: fanOut.context) }
             fanOut.attributes["herald.notification.id"] = stored.id
             fanOut.attributes["herald.app.id"] = app.app.id
         }

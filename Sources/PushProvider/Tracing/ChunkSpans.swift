@@ -8,24 +8,29 @@ import Tracing
 /// The spans of one chunk's traced notifications: one span per notification (`apns send`, its deliveries in the
 /// chunk and how APNs answered them) in the trace the notification was created in, and under it one span per APNs
 /// request (`apns request`: apns-id, push type, priority, status, reason) when the notification has at most
-/// ``requestSpanLimit`` deliveries in the chunk. A broadcast of a million is one span per chunk, not a million spans.
-/// Attributes follow OpenTelemetry's messaging conventions (`messaging.*`) where they fit, and `apns.*` for the rest.
+/// ``requestSpanLimit`` deliveries in the chunk. A broadcast of a million is one span per chunk, not a million spans,
+/// and an answer costs a few atomic additions. Attributes follow OpenTelemetry's messaging conventions
+/// (`messaging.*`) where they fit, and `apns.*` for the rest.
 final class ChunkSpans: Sendable {
     /// The most deliveries of one notification in a chunk that get a span each.
     static let requestSpanLimit = 16
 
-    private struct Sends {
-        var span: any Span
-        var accepted = 0
-        var rejected = 0
-        var unreached = 0
+    /// One notification's span in the chunk and its answers so far.
+    private final class Sends: Sendable {
+        let span: any Span
+        let accepted = Atomic(0)
+        let rejected = Atomic(0)
+        let unreached = Atomic(0)
+
+        init(span: any Span) { self.span = span }
     }
 
     private let tracer: HeraldTracer
-    /// By notification id.
-    private let sends: Mutex<[String: Sends]>
-    /// By position in the batch.
+    /// By notification id; fixed once made, so an answer reads it without a lock.
+    private let sends: [String: Sends]
+    /// By position in the batch; empty for a chunk of more than ``requestSpanLimit`` of each notification.
     private let requests: Mutex<[Int: any Span]>
+    private let hasRequestSpans: Bool
 
     /// Spans for the deliveries at `positions` of `prepared` whose notifications are traced; `nil` when none is.
     init?(_ prepared: PreparedBatch, _ positions: Range<Int>, tracer: HeraldTracer, topic: String) {
@@ -55,18 +60,20 @@ final class ChunkSpans: Sendable {
             }
         }
         self.tracer = tracer
-        self.sends = Mutex(sends)
+        self.sends = sends
+        hasRequestSpans = !requests.isEmpty
         self.requests = Mutex(requests)
     }
 
-    /// The chunk's notifications with the `traceparent` of each one's span (its request's, or its send's), for the
-    /// client to send to a local APNs (it never sends one to Apple's).
-    func traced(_ chunk: ArraySlice<APNSNotification>, _ prepared: PreparedBatch) -> [APNSNotification] {
-        let (requests, sends) = (self.requests.withLock { $0 }, self.sends.withLock { $0.mapValues(\.span) })
+    /// The chunk's notifications with each request span's `traceparent`, for the client to send to a local APNs
+    /// (it never sends one to Apple's); the others keep their fan-out's (``PreparedBatch``). `nil` when the chunk
+    /// has no request span: it is sent as it is.
+    func traced(_ chunk: ArraySlice<APNSNotification>) -> [APNSNotification]? {
+        guard hasRequestSpans else { return nil }
+        let parents = requests.withLock { $0 }.compactMapValues { tracer.traceParent(of: $0.context) }
         return chunk.indices.map { position in
             var notification = chunk[position]
-            let span = requests[position] ?? sends[prepared.deliveries[position].notificationID]
-            if let span { notification.traceParent = tracer.traceParent(of: span.context) }
+            if let parent = parents[position] { notification.traceParent = parent }
             return notification
         }
     }
@@ -84,15 +91,17 @@ final class ChunkSpans: Sendable {
 
     /// APNs' answer to the delivery at `position` of notification `notificationID`.
     func answered(_ result: APNSResult, at position: Int, notificationID: String) {
-        let request = requests.withLock { $0.removeValue(forKey: position) }
+        guard let sends = sends[notificationID] else { return }
+        let request = hasRequestSpans ? requests.withLock { $0.removeValue(forKey: position) } : nil
         switch result {
         case .accepted:
-            sends.withLock { $0[notificationID]?.accepted += 1 }
+            sends.accepted.add(1, ordering: .relaxed)
             request?.attributes["apns.status"] = 200
         case .rejected(let rejection):
-            let unreached = rejection.reason == .connectionFailed
-            sends.withLock {
-                if unreached { $0[notificationID]?.unreached += 1 } else { $0[notificationID]?.rejected += 1 }
+            if rejection.reason == .connectionFailed {
+                sends.unreached.add(1, ordering: .relaxed)
+            } else {
+                sends.rejected.add(1, ordering: .relaxed)
             }
             if let status = rejection.status { request?.attributes["apns.status"] = status }
             request?.attributes["apns.reason"] = rejection.reason.rawValue
@@ -103,11 +112,13 @@ final class ChunkSpans: Sendable {
 
     /// Ends every span: the notifications' with their counts, and any request left without an answer.
     func end() {
-        for request in requests.withLock({ $0.values }) { request.end() }
-        for send in sends.withLock({ Array($0.values) }) {
-            send.span.attributes["apns.accepted"] = send.accepted
-            send.span.attributes["apns.rejected"] = send.rejected
-            send.span.attributes["apns.unreached"] = send.unreached
+        if hasRequestSpans {
+            for request in requests.withLock({ $0.values }) { request.end() }
+        }
+        for send in sends.values {
+            send.span.attributes["apns.accepted"] = send.accepted.load(ordering: .relaxed)
+            send.span.attributes["apns.rejected"] = send.rejected.load(ordering: .relaxed)
+            send.span.attributes["apns.unreached"] = send.unreached.load(ordering: .relaxed)
             send.span.end()
         }
     }
