@@ -23,7 +23,7 @@ struct TraceHeaderTests {
         #expect(headers(authority: authority)["traceparent"].isEmpty)
     }
 
-    @Test("a local APNs gets it, not indexed", arguments: ["127.0.0.1:2197", "gateway.internal:443"])
+    @Test("a local APNs gets it", arguments: ["127.0.0.1:2197", "gateway.internal:443"])
     func local(authority: String) {
         #expect(
             headers(authority: authority)["traceparent"] == ["00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"])

@@ -44,7 +44,9 @@ struct RequestHeaderBuilder {
             headers.add(name: APNSRequestHeaders.Name.apnsID, value: apnsID.rawValue, indexing: .nonIndexable)
         }
         if asksForExplanations, let traceParent = notification.traceParent {
-            headers.add(name: "traceparent", value: traceParent, indexing: .nonIndexable)
+            // Indexed: a broadcast's requests carry its fan-out's one value, which HPACK then sends as an index
+            // instead of Huffman-coding 55 characters per request (5 % of a traced broadcast's time, profiled).
+            headers.add(name: "traceparent", value: traceParent, indexing: .indexable)
         }
         return headers
     }
