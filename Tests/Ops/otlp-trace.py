@@ -11,25 +11,17 @@ Prints the trace.
 Usage: HERALD_BIN=.build/debug/herald python3 Tests/Ops/otlp-trace.py   (pip install opentelemetry-proto)
 """
 import http.server
-import json
 import os
 import re
 import secrets
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
-import time
-import urllib.error
-import urllib.request
 
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HERALD = os.environ.get("HERALD_BIN", os.path.join(ROOT, ".build/debug/herald"))
+from herald_up import HeraldUp, call, wait
+
 SPANS = []
 SERVICES = {}
 LOCK = threading.Lock()
@@ -55,35 +47,6 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def call(method, url, token, body=None, headers=None):
-    request = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode())
-    request.add_header("Content-Type", "application/json")
-    request.add_header("Authorization", f"Bearer {token}")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode(errors="replace")
-
-
-def wait(what, condition, seconds=120):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    sys.exit(f"FAIL: {what} within {seconds} s")
-
-
 def attributes(span):
     values = {}
     for attribute in span.attributes:
@@ -103,32 +66,15 @@ def main():
     work = tempfile.mkdtemp(prefix="herald-otlp-")
     up = None
     try:
-        ports = {name: free_port() for name in ["gateway", "manage", "provider", "devices"]}
-        log = open(os.path.join(work, "up.log"), "w+")
-        environment = dict(os.environ, OTEL_BSP_SCHEDULE_DELAY="200")
-        up = subprocess.Popen(
-            [HERALD, "up", "--data", os.path.join(work, "data"), "--gateway-port", str(ports["gateway"]),
-             "--manage-port", str(ports["manage"]), "--provider-port", str(ports["provider"]),
-             "--device-api-port", str(ports["devices"]),
-             "--otlp-endpoint", f"http://127.0.0.1:{receiver.server_address[1]}"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=environment)
-
-        def banner():
-            log.seek(0)
-            text = log.read()
-            if up.poll() is not None:
-                sys.exit(f"FAIL: herald up exited:\n{text}")
-            return re.search(r"\?app=(app_[0-9a-f]+)", text) and text
-
-        app = re.search(r"\?app=(app_[0-9a-f]+)", wait("herald up printed its demo app", banner)).group(1)
-        base = f"http://127.0.0.1:{ports['provider']}"
-        admin = open(os.path.join(work, "data/provider/admin-token")).read().strip()
+        up = HeraldUp(work, extra=["--otlp-endpoint", f"http://127.0.0.1:{receiver.server_address[1]}"],
+                      environment=dict(os.environ, OTEL_BSP_SCHEDULE_DELAY="200"))
+        app, base, admin = up.app, up.base, up.admin
         trace_id, caller_span = secrets.token_hex(16), secrets.token_hex(8)
         status, created = call(
             "POST", f"{base}/v1/notifications?app={app}", admin,
             {"target": {"all": True},
              "content": {"title": "traced", "body": "one push, one trace", "mutableContent": True}},
-            {"traceparent": f"00-{trace_id}-{caller_span}-01"})
+            headers={"traceparent": f"00-{trace_id}-{caller_span}-01"})
         assert status == 202, f"creating answered {status}: {created}"
         wait("the notification was sent",
              lambda: call("GET", f"{base}/v1/notifications/{created['id']}?app={app}", admin)[1].get("state") == "done")
@@ -180,12 +126,12 @@ def main():
         # A line logged while a request's span is active names its trace.
         refused_trace = secrets.token_hex(16)
         status, _ = call("POST", f"{base}/v1/notifications?app={app}", "sk_wrong", {"target": {"all": True}},
-                         {"traceparent": f"00-{refused_trace}-{secrets.token_hex(8)}-01"})
+                         headers={"traceparent": f"00-{refused_trace}-{secrets.token_hex(8)}-01"})
         assert status == 401, status
 
         def logged():
-            log.seek(0)
-            return [line for line in log.read().splitlines() if "refused" in line and f"trace_id={refused_trace}" in line]
+            return [line for line in up.output().splitlines()
+                    if "refused" in line and f"trace_id={refused_trace}" in line]
 
         wait("the refusal's log line carries its trace_id", logged, 30)
         print(f"otlp-trace: one trace {trace_id}, {len(spans)} spans:")
@@ -200,11 +146,7 @@ def main():
             print(f"  {'  ' * depth}{span.name} [{SERVICES.get(span.span_id.hex())}]  {duration:.2f} ms  {extra or ''}")
     finally:
         if up:
-            try:
-                os.killpg(up.pid, signal.SIGTERM)
-                up.wait(timeout=30)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
+            up.stop()
         receiver.shutdown()
         shutil.rmtree(work, ignore_errors=True)
 

@@ -11,77 +11,30 @@ Usage: HERALD_BIN=.build/debug/herald python3 Tests/Ops/prometheus-scrape.py
 """
 import json
 import os
-import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HERALD = os.environ.get("HERALD_BIN", os.path.join(ROOT, ".build/debug/herald"))
+from herald_up import ROOT, HeraldUp, call, free_port, wait
+
 DASHBOARD = os.path.join(ROOT, "deploy/grafana/herald-dashboard.json")
 RULES = os.path.join(ROOT, "deploy/prometheus/herald-alerts.yml")
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def call(method, url, token=None, body=None):
-    request = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode())
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode(errors="replace")
-
-
-def wait(what, condition, seconds=180):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.5)
-    sys.exit(f"FAIL: {what} within {seconds} s")
 
 
 def main():
     work = tempfile.mkdtemp(prefix="herald-prometheus-")
     processes = []
     try:
-        ports = {name: free_port() for name in ["gateway", "manage", "provider", "devices", "prometheus"]}
-        up_log = open(os.path.join(work, "up.log"), "w+")
-        up = subprocess.Popen(
-            [HERALD, "up", "--data", os.path.join(work, "data"), "--gateway-port", str(ports["gateway"]),
-             "--manage-port", str(ports["manage"]), "--provider-port", str(ports["provider"]),
-             "--device-api-port", str(ports["devices"])],
-            stdout=up_log, stderr=subprocess.STDOUT, start_new_session=True)
-        processes.append(up)
-
-        def banner():
-            up_log.seek(0)
-            text = up_log.read()
-            if up.poll() is not None:
-                sys.exit(f"FAIL: herald up exited:\n{text}")
-            return re.search(r"\?app=(app_[0-9a-f]+)", text) and text
-
-        text = wait("herald up printed its demo app", banner)
-        app = re.search(r"\?app=(app_[0-9a-f]+)", text).group(1)
-        base = f"http://127.0.0.1:{ports['provider']}"
-        admin = open(os.path.join(work, "data/provider/admin-token")).read().strip()
+        up = HeraldUp(work)
+        processes.append(up.process)
+        ports = dict(up.ports, prometheus=free_port())
+        app, base, admin = up.app, up.base, up.admin
 
         # A token the local APNs never issued: APNs refuses it (a reason for the refusals panel).
         status, _ = call("POST", f"{base}/v1/devices?app={app}", admin, {"token": secrets.token_hex(32)})

@@ -60,28 +60,28 @@ package final class SQLiteStore: ProviderStore {
     func write<T: Sendable>(function: String = #function, _ body: @escaping @Sendable (Database) throws -> T)
         async throws(ProviderError) -> T
     {
-        try await observation.measure(function) { () async throws(ProviderError) -> T in
-            do {
-                return try await pool.write(body)
-            } catch let error as ProviderError {
-                throw error
-            } catch {
-                throw .storage("database write failed: \(error)")
-            }
-        }
+        try await access("write", function: function) { try await pool.write(body) }
     }
 
     /// Runs `body` on a read snapshot.
     func read<T: Sendable>(function: String = #function, _ body: @escaping @Sendable (Database) throws -> T)
         async throws(ProviderError) -> T
     {
+        try await access("read", function: function) { try await pool.read(body) }
+    }
+
+    /// One use of the database (`kind` is `read` or `write`), timed as the work of the store method `function`; a
+    /// failure that is not already a ``ProviderError`` is a storage error naming it.
+    private func access<T: Sendable>(_ kind: String, function: String, _ body: () async throws -> T)
+        async throws(ProviderError) -> T
+    {
         try await observation.measure(function) { () async throws(ProviderError) -> T in
             do {
-                return try await pool.read(body)
+                return try await body()
             } catch let error as ProviderError {
                 throw error
             } catch {
-                throw .storage("database read failed: \(error)")
+                throw .storage("database \(kind) failed: \(error)")
             }
         }
     }
