@@ -38,6 +38,9 @@ def main():
     parser.add_argument("--devices", type=int, default=20, help="devices registered per app")
     parser.add_argument("--reads", type=int, default=200)
     parser.add_argument("--database", default="sqlite")
+    parser.add_argument("--notifications", type=int, default=0,
+                        help="then N more distinct notifications (each to a new token) and reads of unknown ids and "
+                             "paths: the series counted before and after (they must not grow)")
     options = parser.parse_args()
     work = tempfile.mkdtemp()
     database = options.database
@@ -81,10 +84,25 @@ def main():
             assert status == 200
         times.sort()
         series = [line for line in text.decode().splitlines() if line and not line.startswith("#")]
+        grown = None
+        if options.notifications:
+            app_key = app["apiKey"]
+            for index in range(options.notifications):
+                call(port, "POST", "/v1/notifications", app_key,
+                     {"target": {"tokens": [uuid.uuid4().hex * 2]}, "content": {"body": f"n{index}"}})
+                call(port, "GET", f"/v1/notifications/{uuid.uuid4()}", app_key)
+                call(port, "GET", f"/no/such/path/{index}", app_key)
+            _, after = call(port, "GET", "/metrics", admin)
+            names = lambda lines: {line.split(" ")[0] for line in lines}
+            later = [line for line in after.decode().splitlines() if line and not line.startswith("#")]
+            grown = sorted(names(later) - names(series))
+            series = later
         print(json.dumps({"apps": options.apps, "database": options.database.split("://")[0], "reads": len(times),
                           "p50Milliseconds": round(times[len(times) // 2], 2),
                           "p99Milliseconds": round(times[int(len(times) * 0.99) - 1], 2),
                           "maxMilliseconds": round(times[-1], 2), "series": len(series),
+                          **({"notificationsAfter": options.notifications, "newSeriesAfter": grown}
+                             if grown is not None else {}),
                           "bytes": len(text)}))
     finally:
         serve.terminate()
