@@ -144,6 +144,9 @@ public final class APNSPushClient: Sendable {
         }
     }
 
+    /// Notifications handed to the client and not answered yet: on their HTTP/2 streams, or waiting for one.
+    public var notificationsInFlight: Int { window.inUse }
+
     /// Waits for every notification handed over to end, then closes the connections with GOAWAY.
     public func shutdown() async {
         await window.waitUntilEmpty()

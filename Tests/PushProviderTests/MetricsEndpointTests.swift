@@ -49,6 +49,7 @@ struct MetricsEndpointTests {
                 "herald_provider_queue_leased 0.0\n",
                 "herald_provider_webhook_queue_pending 0.0\n",
                 "herald_provider_apns_outages_total 0\n",
+                "herald_provider_apns_in_flight 0.0\n",
             ] {
                 #expect(text.contains(expected), "\(expected) is not in /metrics:\n\(text)")
             }

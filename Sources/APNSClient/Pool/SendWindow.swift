@@ -38,6 +38,9 @@ final class SendWindow: Sendable {
         }
     }
 
+    /// The places taken now: notifications handed over and not answered yet.
+    var inUse: Int { capacity - state.withLockedValue { $0.available } }
+
     /// Gives back `count` places and wakes the senders that now fit.
     func release(_ count: Int) {
         let woken: [CheckedContinuation<Void, Never>] = state.withLockedValue { state in

@@ -41,6 +41,11 @@ actor ClientRegistry {
         try Self.makeClient(for: app, secrets: secrets, observer: Unobserved(), connections: 1, logger: logger)
     }
 
+    /// Notifications every app's client holds and APNs has not answered yet.
+    func notificationsInFlight() -> Int {
+        clients.values.reduce(0) { $0 + $1.client.notificationsInFlight }
+    }
+
     /// Waits for every client's notifications to end, then closes their connections.
     func shutdown() async {
         for (_, entry) in clients { await entry.client.shutdown() }

@@ -80,6 +80,10 @@ struct MetricSeries: Sendable {
         name: "apns_connect_failures", unit: "total", kind: .counter,
         help: "Connections to APNs that could not be made (each attempt once; the deliveries wait, none is sent).",
         labels: [])
+    static let apnsInFlight = MetricSeries(
+        name: "apns_in_flight", unit: "", kind: .gauge,
+        help: "Notifications handed to the APNs clients and not answered yet (on their streams, or waiting for one).",
+        labels: [])
     static let apnsOutages = MetricSeries(
         name: "apns_outages", unit: "total", kind: .counter,
         help: "Times an app's connections to APNs stopped being made (each outage once, however long).", labels: [])
@@ -145,7 +149,8 @@ struct MetricSeries: Sendable {
     static let all: [MetricSeries] = [
         sends, sendLatency, queueDepth, apnsConnections, failures, apnsUnreachableApps, prunedRows, deliveriesCancelled,
         deliveriesResent, publicLimited, notifications, webhookAttempts, refusals, credentialPauses,
-        credentialPausedApps, credentialChecks, apnsConnectFailures, apnsOutages, httpRequests, httpRequestDuration,
+        credentialPausedApps, credentialChecks, apnsConnectFailures, apnsOutages, apnsInFlight, httpRequests,
+        httpRequestDuration,
         queueLeased, queueOldestDueAge, leaseTakeovers, receipts, receiptsRefused, webhookQueuePending,
         webhookQueueDead, webhookQueueOldestAge, databaseStatementDuration, databaseErrors, databaseConnectionWait,
         retentionLastPass, buildInfo,

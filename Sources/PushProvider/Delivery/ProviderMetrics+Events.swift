@@ -73,10 +73,11 @@ extension ProviderMetrics {
     /// The metrics in Prometheus' text format, as `/metrics` serves them, with the gauges read now. The shared
     /// queue's gauges (its depth and age, the apps paused for their credentials, the webhook queue) come from one
     /// provider of those on the database (`sharedGauges`); the others say 0, so a `sum()` or `max()` counts them once.
-    func exposition(store: any ProviderStore, reachability: APNSReachability, sharedGauges: Bool, now: Date) async
-        -> String
-    {
+    func exposition(
+        store: any ProviderStore, reachability: APNSReachability, inFlight: Int, sharedGauges: Bool, now: Date
+    ) async -> String {
         unreachableApps.set(Double(reachability.all.count))
+        set(.apnsInFlight, Double(inFlight))
         guard sharedGauges else {
             for series in [MetricSeries.queueDepth, .credentialPausedApps, .queueLeased, .queueOldestDueAge] {
                 set(series, 0)

@@ -36,7 +36,8 @@ extension PushProviderService {
         let shared =
             (try? await store.exportsSharedGauges(owner: engine.owner, staleAfter: engine.settings.staleAfter)) ?? true
         return await metrics.exposition(
-            store: store, reachability: engine.reachability, sharedGauges: shared, now: configuration.clock.currentDate)
+            store: store, reachability: engine.reachability, inFlight: await clients.notificationsInFlight(),
+            sharedGauges: shared, now: configuration.clock.currentDate)
     }
 }
 
