@@ -69,6 +69,32 @@ struct CommandFailureTests {
         #expect(!FileManager.default.fileExists(atPath: data.path), "nothing started, nothing made")
     }
 
+    @Test(
+        "herald serve's metrics and trace options: a missing or short scrape token, both ways at once, a ratio or endpoint out of range are named"
+    )
+    func serveObservabilityFlags() async throws {
+        let data = Self.folder()
+        let serve = ["serve", "--port", "0", "--data", data.path]
+        let missing = await runHerald(serve + ["--metrics-token-file", "/nonexistent.token"])
+        #expect(
+            missing.errorOutput.contains("--metrics-token-file: no file /nonexistent.token"), "\(missing.errorOutput)")
+        let short = FileManager.default.temporaryDirectory.appendingPathComponent("short-\(UUID()).token")
+        try "abc\n".write(to: short, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: short) }
+        let weak = await runHerald(serve + ["--metrics-token-file", short.path])
+        #expect(weak.status != 0 && weak.errorOutput.contains("holds 3 characters; a token of at least 16"))
+        let both = await runHerald(serve + ["--metrics-token-file", short.path, "--public-metrics"])
+        #expect(
+            both.status == 2 && both.errorOutput.contains("give --public-metrics or --metrics-token-file, not both"))
+        for ratio in ["-1", "1.5", "1e30", "nan"] {
+            let out = await runHerald(serve + ["--trace-sample-ratio=\(ratio)"])
+            #expect(out.status == 2 && out.errorOutput.contains("--trace-sample-ratio is 0 to 1"), "\(ratio)")
+        }
+        let endpoint = await runHerald(serve + ["--otlp-endpoint", "ftp://collector:4318"])
+        #expect(endpoint.status == 2 && endpoint.errorOutput.contains("is not an http:// or https:// URL"))
+        #expect(!FileManager.default.fileExists(atPath: data.path), "nothing started, nothing made")
+    }
+
     @Test("a second process on a data folder is refused, naming the first one")
     func folderInUse() async throws {
         let data = Self.folder()
