@@ -70,24 +70,47 @@ class Prober(threading.Thread):
             time.sleep(0.02)
 
 
-def receipt_storm(port, api, pk, deliveries, threads=8):
-    """Every delivery reported delivered then displayed, by `threads` connections, each delivery from an address of
-    its own, while another connection reads the notification's report: receipts/s, statuses, the reads' p50/p99."""
-    counts, lock, reads, done = {}, threading.Lock(), [], threading.Event()
+def storm_process(port, pk, deliveries, connections, first, results):
+    """One load process: `connections` keep-alive HTTP/1.1 connections, each posting its share of the deliveries'
+    receipts (delivered, then displayed) one after the other; statuses counted into `results`."""
+    import asyncio
 
-    def worker(index):
-        connection = http.client.HTTPConnection("127.0.0.1", port)
-        for number in range(index, len(deliveries), threads):
-            delivery = deliveries[number]
+    async def connection(share):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        counts = {}
+        for number, delivery in share:
             for event in ("delivered", "displayed"):
-                connection.request("POST", "/v1/feedback", body=json.dumps(
-                    {"event": event, "apnsID": delivery["apnsID"], "token": delivery["token"]}),
-                    headers={"Authorization": f"Bearer {pk}", "Content-Type": "application/json",
-                             "X-Forwarded-For": f"100.64.{number // 250 % 250}.{number % 250}"})
-                response = connection.getresponse()
-                response.read()
-                with lock:
-                    counts[response.status] = counts.get(response.status, 0) + 1
+                body = json.dumps({"event": event, "apnsID": delivery["apnsID"], "token": delivery["token"]}).encode()
+                writer.write(f"POST /v1/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {pk}\r\n"
+                             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                             f"X-Forwarded-For: 100.64.{number // 250 % 250}.{number % 250}\r\n\r\n".encode() + body)
+                head = await reader.readuntil(b"\r\n\r\n")
+                status = int(head.split(b" ", 2)[1])
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                await reader.readexactly(length)
+                counts[status] = counts.get(status, 0) + 1
+        writer.close()
+        return counts
+
+    async def run():
+        numbered = list(enumerate(deliveries, start=first))
+        shares = [numbered[index::connections] for index in range(connections)]
+        totals = {}
+        for counts in await asyncio.gather(*(connection(share) for share in shares)):
+            for status, count in counts.items():
+                totals[status] = totals.get(status, 0) + count
+        results.put(totals)
+
+    asyncio.run(run())
+
+
+def receipt_storm(port, api, pk, deliveries, processes=2, connections=32):
+    """Every delivery reported delivered then displayed, by `processes` load processes of `connections` connections
+    each (a storm is many phones at once), each delivery from an address of its own, while another connection reads
+    the notification's report: receipts/s, statuses, the reads' p50/p99."""
+    import multiprocessing
+    reads, done = [], threading.Event()
 
     def reader():
         while not done.is_set():
@@ -98,17 +121,25 @@ def receipt_storm(port, api, pk, deliveries, threads=8):
 
     watcher = threading.Thread(target=reader, daemon=True)
     watcher.start()
+    results = multiprocessing.Queue()
+    size = -(-len(deliveries) // processes)
+    workers = [multiprocessing.Process(target=storm_process, args=(
+        port, pk, deliveries[index * size:(index + 1) * size], connections, index * size, results))
+        for index in range(processes)]
     began = time.time()
-    workers = [threading.Thread(target=worker, args=(index,)) for index in range(threads)]
-    for thread in workers:
-        thread.start()
-    for thread in workers:
-        thread.join()
+    for worker in workers:
+        worker.start()
+    counts = {}
+    for _ in workers:
+        for status, count in results.get().items():
+            counts[status] = counts.get(status, 0) + count
+    for worker in workers:
+        worker.join()
     seconds = time.time() - began
     done.set()
     watcher.join()
     reads.sort()
-    return {"receipts": 2 * len(deliveries), "seconds": round(seconds, 1),
+    return {"receipts": 2 * len(deliveries), "connections": processes * connections, "seconds": round(seconds, 1),
             "receiptsPerSecond": round(2 * len(deliveries) / seconds), "statuses": counts,
             "readP50Ms": round(statistics.median(reads), 1), "readP99Ms": round(reads[int(len(reads) * 0.99) - 1], 1)}
 
@@ -189,8 +220,11 @@ def main():
     parser.add_argument("--devices", type=int, default=2000)
     parser.add_argument("--down", type=float, default=60)
     parser.add_argument("--receipts", type=int, default=0, metavar="DEVICES",
-                        help="also a receipt storm: DEVICES deliveries each reported delivered and displayed by 8 "
-                             "connections at once, while the API is read: receipts/s and the reads' p99")
+                        help="also a receipt storm: DEVICES deliveries each reported delivered and displayed by "
+                             "--storm-connections connections at once, while the API is read: receipts/s and the "
+                             "reads' p99")
+    parser.add_argument("--storm-connections", type=int, default=64,
+                        help="connections of the receipt storm, over two load processes (64)")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     options = parser.parse_args()
     work = tempfile.mkdtemp()
@@ -270,7 +304,7 @@ def main():
             storm = deliveries[:options.receipts]
             print(f"receipt storm begins (provider pid {provider.pid})", file=sys.stderr, flush=True)
             print(json.dumps({"receiptStorm": {"database": options.database.split(":")[0],
-                                               **receipt_storm(port, api, pk, storm)}}), flush=True)
+                                               **receipt_storm(port, api, pk, storm, connections=max(1, options.storm_connections // 2))}}), flush=True)
         fds, rss = [open_files(provider.pid)], [rss_mb(provider.pid)]
         receiver.down.set()
         down_began = time.time()

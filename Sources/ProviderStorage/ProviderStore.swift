@@ -7,6 +7,9 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
     func close() async
     /// Where the store reports how long its work takes (``StoreObservation``).
     var observation: StoreObservation { get }
+    /// How many batches of receipts are worth writing at once: 1 where writes take turns (SQLite), more where
+    /// transactions run side by side (PostgreSQL, a quarter of its pool).
+    var receiptWriters: Int { get }
 
     // What several providers on one database share
     /// The value stored under `name`, storing `proposed` first when there is none: every provider on one database
@@ -115,14 +118,24 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
     func deleteChannel(appID: String, id: String) async throws(ProviderError) -> Bool
 
     // Feedback
-    /// Records what a device reports about a delivery of app `appID` once `claim` holds (its apns-id is the one this
-    /// provider made for that delivery; with a token, the delivery reached that token), keeping the reported time in
-    /// its window (``FeedbackEvent/keepInWindow(queuedAt:now:)``); `nil` when the claim does not hold.
-    func recordFeedback(appID: String, claim: FeedbackClaim, _ event: FeedbackEvent)
-        async throws(ProviderError) -> DeliveryContext?
+    /// Records what devices report about deliveries, in one transaction, each receipt once its claim holds (its
+    /// apns-id is the one this provider made for that delivery of that app; with a token, the delivery reached that
+    /// token), keeping the reported time in its window (``FeedbackEvent/keepInWindow(queuedAt:now:)``). Each receipt's
+    /// answer, in order: its delivery's context, `nil` when the claim does not hold, or why it was refused
+    /// (``ReceiptBatch``); a thrown error is the whole batch's (nothing of it was recorded).
+    func recordFeedback(_ receipts: [FeedbackReceipt]) async throws(ProviderError)
+        -> [Result<DeliveryContext?, ProviderError>]
 }
 
 extension ProviderStore {
+    /// Records one receipt of app `appID` (``recordFeedback(_:)``): its delivery's context, `nil` when `claim` does
+    /// not hold.
+    package func recordFeedback(appID: String, claim: FeedbackClaim, _ event: FeedbackEvent)
+        async throws(ProviderError) -> DeliveryContext?
+    {
+        try await recordFeedback([FeedbackReceipt(appID: appID, claim: claim, event: event)])[0].get()
+    }
+
     /// The deliveries waiting in the queue, exact up to ``exactQueueDepth``.
     package func queueDepth() async throws(ProviderError) -> Int {
         try await queueDepth(exactUpTo: exactQueueDepth)

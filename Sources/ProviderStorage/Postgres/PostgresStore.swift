@@ -19,6 +19,7 @@ package final class PostgresStore: ProviderStore {
     /// Answers this process recorded since it last vacuumed the delivery queue (``vacuumQueueIfDue()``).
     let answeredSinceQueueVacuum = Mutex(0)
     package let observation = StoreObservation()
+    package let receiptWriters: Int
 
     /// Connects to the database `url` names (see ``PostgresDatabaseURL``) and brings its tables up to date.
     ///
@@ -42,6 +43,7 @@ package final class PostgresStore: ProviderStore {
             throw .configuration("\(cause); \(next)")
         }
         let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
+        receiptWriters = max(1, parsed.configuration.options.maximumConnections / 4)
         self.client = client
         listenerConfiguration = parsed.probe
         workChannel = "herald_work_" + (parsed.schema ?? "public")

@@ -115,19 +115,6 @@ extension SQLiteStore {
         }
     }
 
-    /// One counter of one notification.
-    package struct CounterKey: Hashable {
-        package var notificationID: String
-        package var counter: NotificationCounter
-        package var reason: String
-
-        package init(_ notificationID: String, _ counter: NotificationCounter, _ reason: String = "") {
-            self.notificationID = notificationID
-            self.counter = counter
-            self.reason = reason
-        }
-    }
-
     package func reclaimExpiredLeases(now: Date) async throws(ProviderError) -> Int {
         try await write { db in
             try db.execute(

@@ -10,6 +10,8 @@ package final class SQLiteStore: ProviderStore {
     let pool: DatabasePool
     package let messageKey: SymmetricKey
     package let observation = StoreObservation()
+    /// One: SQLite writes take turns.
+    package let receiptWriters = 1
 
     /// Opens (or creates) the database at `path` and brings its tables up to date; `messageKey` makes the deliveries'
     /// `apns-id`s (``DeliveryMessageID``).

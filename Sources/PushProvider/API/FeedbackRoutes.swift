@@ -10,6 +10,8 @@ import Tracing
 struct FeedbackRoutes: ProviderRouteCollection {
     let store: any ProviderStore
     let clock: any WallClock
+    /// Where receipts are written, a batch at a time.
+    let receipts: ReceiptBatcher
     /// Notified when a device reports.
     let changes: WorkSignal
     let webhooks: WebhookSender
@@ -93,8 +95,9 @@ struct FeedbackRoutes: ProviderRouteCollection {
             claim.token = token
         }
         // The store checks the claim (this app's delivery, its apns-id, its token) in the transaction that records
-        // the report: one round trip to the database a receipt.
-        guard let context = try await self.store.recordFeedback(appID: app.app.id, claim: claim, event) else {
+        // the report, with the other receipts that arrived meanwhile.
+        guard let context = try await receipts.record(FeedbackReceipt(appID: app.app.id, claim: claim, event: event))
+        else {
             throw unknown
         }
         var answer = Answer(

@@ -38,7 +38,7 @@ extension PushProviderService {
             ChannelRoutes(store: store, clock: clock, secrets: secrets, logger: logger),
             DeviceRoutes(store: store, clock: clock, secrets: secrets, changes: changes),
             FeedbackRoutes(
-                store: store, clock: clock, changes: changes, webhooks: webhooks, metrics: metrics,
+                store: store, clock: clock, receipts: receipts, changes: changes, webhooks: webhooks, metrics: metrics,
                 tracer: configuration.tracer),
             NotificationLifecycleRoutes(store: store, clock: clock, notifications: notifications),
             NotificationRoutes(

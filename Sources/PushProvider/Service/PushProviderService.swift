@@ -34,6 +34,8 @@ package final class PushProviderService: Sendable {
     let engine: DeliveryEngine
     let clients: ClientRegistry
     let webhooks: WebhookSender
+    /// Receipts written a batch at a time.
+    let receipts: ReceiptBatcher
     /// Where webhooks may go.
     let webhookPolicy: OutboundPolicy
     let logger: Logger
@@ -87,6 +89,7 @@ package final class PushProviderService: Sendable {
             store: store, secrets: secrets, failures: failures, policy: webhookPolicy, metrics: metrics,
             settings: webhookSettings, clock: configuration.clock,
             signal: WorkSignal(sleep: { try await clock.sleep(for: $0) }), changes: changes)
+        receipts = ReceiptBatcher(store: store, writers: store.receiptWriters)
         scheduler = DailyScheduler(store: store, engine: engine, failures: failures, clock: configuration.clock)
         apps = AppOperations(
             store: store, clock: configuration.clock, secrets: secrets,
