@@ -225,6 +225,7 @@ def main():
                              "reads' p99")
     parser.add_argument("--storm-connections", type=int, default=64,
                         help="connections of the receipt storm, over two load processes (64)")
+    parser.add_argument("--receipts-only", action="store_true", help="stop after the receipt storm")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     options = parser.parse_args()
     work = tempfile.mkdtemp()
@@ -285,7 +286,7 @@ def main():
                                "privateKey": open(key).read()}})
         assert status == 201, created
         api, pk = Client("127.0.0.1", port, created["apiKey"]), created["app"]["publishableKey"]
-        tokens = broadcast.register_devices(gw, api, options.devices)
+        broadcast.register_devices(gw, api, options.devices)
         status, sent = api.call("POST", "/v1/notifications", {"target": {"all": True}, "content": {"body": "hi"}})
         assert status == 202, sent
         while api.call("GET", f"/v1/notifications/{sent['id']}")[1]["state"] != "done":
@@ -304,7 +305,11 @@ def main():
             storm = deliveries[:options.receipts]
             print(f"receipt storm begins (provider pid {provider.pid})", file=sys.stderr, flush=True)
             print(json.dumps({"receiptStorm": {"database": options.database.split(":")[0],
-                                               **receipt_storm(port, api, pk, storm, connections=max(1, options.storm_connections // 2))}}), flush=True)
+                                               **receipt_storm(port, api, pk, storm,
+                                                               connections=max(1, options.storm_connections // 2))}}),
+                  flush=True)
+        if options.receipts_only:
+            return
         fds, rss = [open_files(provider.pid)], [rss_mb(provider.pid)]
         receiver.down.set()
         down_began = time.time()

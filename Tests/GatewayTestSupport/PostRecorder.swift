@@ -20,6 +20,9 @@ package struct PostRecorder: Sendable {
         let status = Mutex(204)
         /// Told of every POST, for ``PostRecorder/until(_:within:_:)``.
         let arrivals = WorkSignal()
+        /// Whether POSTs to the holding paths may be answered now; told when they may.
+        let released = Mutex(false)
+        let release = WorkSignal()
         /// Waits for a path's first body, resumed when one arrives.
         let waiters = Mutex<[(path: String, continuation: CheckedContinuation<Void, Never>)]>([])
 
@@ -34,12 +37,15 @@ package struct PostRecorder: Sendable {
         }
     }
 
-    /// Runs `body` with a recorder that answers `204` to a POST on any of `paths`.
-    package static func running<T>(paths: [String], _ body: (PostRecorder) async throws -> T) async throws -> T {
+    /// Runs `body` with a recorder that answers `204` to a POST on any of `paths`; a POST to one of `holding` is
+    /// recorded as it arrives and answered only after ``release()`` (a receiver that hangs).
+    package static func running<T>(
+        paths: [String], holding: [String] = [], _ body: (PostRecorder) async throws -> T
+    ) async throws -> T {
         ServerSlots.requireSlot("a receiver of POSTs")
         let received = Received()
         let router = Router()
-        for path in paths {
+        for path in paths + holding {
             router.post(.init(stringLiteral: path)) { request, _ -> HTTPResponse.Status in
                 let buffer = try await request.body.collect(upTo: 1 << 20)
                 let body = Data(buffer.readableBytesView)
@@ -47,6 +53,14 @@ package struct PostRecorder: Sendable {
                     request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { first, _ in first })
                 received.requests.withLock { $0.append((path, headers, body)) }
                 defer { received.arrivals.notify() }
+                if holding.contains(path) {
+                    received.arrivals.notify()
+                    while true {
+                        let seen = received.release.count
+                        if received.released.withLock({ $0 }) || Task.isCancelled { break }
+                        await received.release.wait(after: seen, upTo: .seconds(600))
+                    }
+                }
                 let status = received.status.withLock { $0 }
                 guard (200..<300).contains(status) else { return HTTPResponse.Status(code: status) }
                 received.add(path, body)
@@ -62,6 +76,12 @@ package struct PostRecorder: Sendable {
             guard let port = await iterator.next() else { throw CancellationError() }
             return try await body(PostRecorder(port: port, received: received))
         }
+    }
+
+    /// Answers the POSTs held on the holding paths, and every later one at once.
+    package func release() {
+        received.released.withLock { $0 = true }
+        received.release.notify()
     }
 
     /// Answers every POST from now on with `status` (a body is recorded as received only with a 2xx).

@@ -170,17 +170,19 @@ struct StoreContractTests {
             try await report(0, "opened")
             try await report(1, "action", "like", reply: "hi")
             try await report(1, "action", "like", reply: "changed")
-            let events = try await store.leaseWebhooks(owner: "a", limit: 10, now: t0 + 10, leaseFor: 60)
+            let events = try await store.leaseWebhooks(owner: "a", limit: 10, now: t0 + 10, leaseFor: 60, skipping: [])
             #expect(events.count == 2, "one event per response; delivered and a repeat make none")
             let bodies = events.map { (try? JSONSerialization.jsonObject(with: $0.body)) as? [String: Any] ?? [:] }
             #expect(bodies.map { $0["event"] as? String } == ["opened", "action"])
             #expect(bodies[1]["text"] as? String == "hi" && bodies[1]["action"] as? String == "like")
             #expect(events.allSatisfy { $0.eventID.hasPrefix("msg_") && $0.url == "https://hooks.example/h" })
-            #expect(try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 11, leaseFor: 60).isEmpty)
+            #expect(
+                try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 11, leaseFor: 60, skipping: []).isEmpty)
             try await store.webhookFailed(id: events[0].id, error: "503", retryAt: t0 + 20, at: t0 + 10)
             try await store.webhookSent(id: events[1].id)
-            #expect(try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 15, leaseFor: 60).isEmpty)
-            let again = try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 21, leaseFor: 60)
+            #expect(
+                try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 15, leaseFor: 60, skipping: []).isEmpty)
+            let again = try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 21, leaseFor: 60, skipping: [])
             #expect(again.map(\.id) == [events[0].id] && again.first?.attempts == 1)
             #expect(again.first?.eventID == events[0].eventID, "the same webhook-id on every attempt")
             try await store.webhookFailed(id: events[0].id, error: "503 again", retryAt: nil, at: t0 + 21)
@@ -189,11 +191,19 @@ struct StoreContractTests {
             let counts = try await store.webhookCounts()
             #expect(counts.pending == 0 && counts.dead == 1 && counts.oldestPending == nil)
             #expect(try await store.retryDeadWebhooks(appID: fixture.appID, at: t0 + 30) == 1)
-            let retried = try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 30, leaseFor: 60)
+            let retried = try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 30, leaseFor: 60, skipping: [])
             #expect(retried.count == 1 && retried.first?.attempts == 0)
             try await store.releaseWebhooks(ids: retried.map(\.id), dueAt: t0 + 40)
-            #expect(try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 35, leaseFor: 60).isEmpty)
-            #expect(try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 41, leaseFor: 60).count == 1)
+            #expect(
+                try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 35, leaseFor: 60, skipping: []).isEmpty)
+            // An endpoint the sender serves already is skipped: its event waits for it, another's is leased.
+            let skipped = try await store.leaseWebhooks(
+                owner: "c", limit: 10, now: t0 + 41, leaseFor: 60, skipping: ["https://hooks.example/h", "https://x/'"])
+            #expect(skipped.isEmpty)
+            #expect(
+                try await store.leaseWebhooks(
+                    owner: "c", limit: 10, now: t0 + 41, leaseFor: 60, skipping: ["https://other.example/h"]
+                ).count == 1)
             for (index, secret) in ["s1", "s2", "s3"].enumerated() {
                 try await store.addWebhookSecret(appID: fixture.appID, sealed: secret, at: t0 + Double(index))
             }

@@ -232,8 +232,8 @@ final class MemoryOutbox: WebhookOutbox {
     var sent: [Int64] { state.withLock { $0.sent } }
     var failed: [String] { state.withLock { $0.failed } }
 
-    func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
-        -> [OutboxEvent]
+    func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval, skipping: Set<String>)
+        async throws(ProviderError) -> [OutboxEvent]
     {
         state.withLock { state in
             defer { state.events = [] }

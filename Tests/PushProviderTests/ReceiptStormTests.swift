@@ -51,7 +51,8 @@ struct ReceiptStormTests {
             let metrics = try await harness.metrics()
             let line = try #require(
                 metrics.split(separator: "\n").first {
-                    $0.hasPrefix(#"herald_provider_database_statement_duration_seconds_count{operation="recordFeedback"}"#)
+                    $0.hasPrefix(
+                        #"herald_provider_database_statement_duration_seconds_count{operation="recordFeedback"}"#)
                 })
             let transactions = try #require(Int(line.split(separator: " ").last ?? ""))
             #expect(transactions < devices * events.count, "\(transactions) transactions for \(devices * events.count)")

@@ -144,4 +144,29 @@ struct WebhookOutboxTests {
             #expect(Set(hook.requests("hook").compactMap { $0.headers["webhook-id"] }).count == 1)
         }
     }
+
+    @Test("a receiver that hangs holds only its own events: another endpoint's event is sent while it hangs")
+    func noHeadOfLine() async throws {
+        try await PostRecorder.running(paths: ["hook"], holding: ["hang"]) { hook in
+            try await ProviderHarness.with { harness in
+                _ = try await harness.call(
+                    "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": hook.url("hang").absoluteString])
+                try await Self.respond(harness, action: "held")
+                try await hook.until("the hanging receiver's POST") { hook.requests("hang").count == 1 }
+                _ = try await harness.call(
+                    "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": hook.url("hook").absoluteString])
+                try await Self.respond(harness, action: "free")
+                #expect(try await hook.first("hook")["action"] as? String == "free")
+                // The first event's attempt is still running (not timed out, not failed): the second did not wait
+                // for it.
+                let pending = try await harness.call("GET", "/v1/apps/\(harness.appID)/webhooks").1["events"].array
+                #expect(pending.map { $0["attempts"].int } == [0], "\(pending)")
+                #expect(hook.requests("hang").count == 1)
+                hook.release()
+                try await harness.until("the held event sent") {
+                    try await harness.call("GET", "/v1/apps/\(harness.appID)/webhooks").1["events"].array.isEmpty
+                }
+            }
+        }
+    }
 }

@@ -72,7 +72,8 @@ package struct ReceiptBatch {
         context.recordedAt = event.at
         context.timeAdjusted = adjusted
         if let outcome = event.outcome {
-            if let (codes, details) = event.addingOutcome(outcome, to: delivery.outcome, details: delivery.outcomeDetail)
+            if let (codes, details) = event.addingOutcome(
+                outcome, to: delivery.outcome, details: delivery.outcomeDetail)
             {
                 delivery.outcome = codes
                 delivery.outcomeDetail = details
@@ -88,7 +89,9 @@ package struct ReceiptBatch {
                 delivery.feedback[earlier].reply = reply
                 if let row = delivery.feedback[earlier].rowID {
                     replacedReplies[row] = reply
-                } else if let pending = inserted.lastIndex(where: { $0.rowID == nil && $0.matches(delivery.feedback[earlier]) }) {
+                } else if let pending = inserted.lastIndex(where: {
+                    $0.rowID == nil && $0.matches(delivery.feedback[earlier])
+                }) {
                     inserted[pending].reply = reply
                 }
                 if delivery.reply == nil { counters[CounterKey(delivery.notificationID, .replies), default: 0] += 1 }

@@ -43,8 +43,10 @@ extension PostgresStore {
                 id, notificationID, appID, queuedAt, token, userID, webhookURL, delivered, displayed, opened,
                 dismissed, action, reply, outcome, detail
             ) = try row.decode(
-                (Int64, String, String, Date, String?, String?, String?, Date?, Date?, Date?, Date?, String?,
-                    String?, String?, String?).self)
+                (
+                    Int64, String, String, Date, String?, String?, String?, Date?, Date?, Date?, Date?, String?,
+                    String?, String?, String?
+                ).self)
             var stamps: [String: Date] = [:]
             for (column, at) in zip(ReceiptDelivery.stampColumns, [delivered, displayed, opened, dismissed]) {
                 stamps[column] = at

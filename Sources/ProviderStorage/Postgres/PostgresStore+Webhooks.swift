@@ -26,7 +26,7 @@ extension PostgresStore {
             """, logger)
     }
 
-    package func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval)
+    package func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval, skipping: Set<String>)
         async throws(ProviderError) -> [OutboxEvent]
     {
         let until = now.addingTimeInterval(leaseFor)
@@ -36,6 +36,7 @@ extension PostgresStore {
             WHERE id = ANY(ARRAY(
                 SELECT id FROM webhook_outbox
                 WHERE state = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+                    AND url <> ALL(\(skipping.sorted())::text[])
                 ORDER BY next_attempt_at, id LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED))
             RETURNING \(unescaped: Self.eventColumns)

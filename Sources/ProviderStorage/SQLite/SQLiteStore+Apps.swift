@@ -50,16 +50,20 @@ extension SQLiteStore {
     }
 
     package func app(publishableKey: String) async throws(ProviderError) -> StoredApp? {
+        // Cached statements: every request with a key looks its app up, and preparing the statement each time
+        // cost more than running it.
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE publishable_key = ?", arguments: [publishableKey]).map(
-                Self.app(from:))
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM apps WHERE publishable_key = ?"), arguments: [publishableKey]
+            ).map(Self.app(from:))
         }
     }
 
     package func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp? {
         try await read { db in
             try Row.fetchOne(
-                db, sql: "SELECT apps.* FROM apps JOIN api_keys ON api_keys.app_id = apps.id WHERE key_hash = ?",
+                db.cachedStatement(
+                    sql: "SELECT apps.* FROM apps JOIN api_keys ON api_keys.app_id = apps.id WHERE key_hash = ?"),
                 arguments: [apiKeyHash]
             ).map(Self.app(from:))
         }

@@ -55,13 +55,15 @@ extension SQLiteStore {
     /// Writes what `batch` decided. A stage's time is only ever set where it was empty.
     private static func write(_ batch: ReceiptBatch, _ db: Database) throws {
         // At most one write an hour per app: whether its devices report at all (HeraldKit) is what it tells.
+        let receiptSeen = try db.cachedStatement(
+            sql: "UPDATE apps SET last_receipt_at = ? WHERE id = ? AND coalesce(last_receipt_at, 0) < ?")
         for (appID, at) in batch.latestReceipt {
-            try db.execute(
-                sql: "UPDATE apps SET last_receipt_at = ? WHERE id = ? AND coalesce(last_receipt_at, 0) < ?",
-                arguments: [at.stored, appID, at.stored - 3600])
+            try receiptSeen.execute(arguments: [at.stored, appID, at.stored - 3600])
         }
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)")
+            sql:
+                "INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at) VALUES (?, ?, ?, ?, ?, ?)"
+        )
         for row in batch.inserted {
             try insert.execute(
                 arguments: [row.deliveryID, row.notificationID, row.event, row.action, row.reply, row.at.stored])
@@ -78,7 +80,9 @@ extension SQLiteStore {
                 """)
         for delivery in batch.changed {
             var arguments = StatementArguments(ReceiptDelivery.stampColumns.map { delivery.stamps[$0]?.stored })
-            arguments += [delivery.action, delivery.reply, delivery.outcome, delivery.outcomeDetail, delivery.deliveryID]
+            arguments += [
+                delivery.action, delivery.reply, delivery.outcome, delivery.outcomeDetail, delivery.deliveryID,
+            ]
             try update.execute(arguments: arguments)
         }
         try add(batch.counters, db)

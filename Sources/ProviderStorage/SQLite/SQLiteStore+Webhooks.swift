@@ -23,10 +23,11 @@ extension SQLiteStore {
             arguments: [appID, WebhookEventBody.newEventID(), url, body.encoded(), at.stored, at.stored])
     }
 
-    package func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval)
+    package func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval, skipping: Set<String>)
         async throws(ProviderError) -> [OutboxEvent]
     {
-        try await write { db in
+        let skipped = String(decoding: (try? JSONEncoder().encode(skipping.sorted())) ?? Data("[]".utf8), as: UTF8.self)
+        return try await write { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -35,10 +36,11 @@ extension SQLiteStore {
                         SELECT id FROM webhook_outbox INDEXED BY webhook_outbox_due
                         WHERE state = 'pending' AND next_attempt_at <= ?
                             AND (lease_until IS NULL OR lease_until < ?)
+                            AND url NOT IN (SELECT value FROM json_each(?))
                         ORDER BY next_attempt_at, id LIMIT ?)
                     RETURNING \(Self.eventColumns)
                     """,
-                arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, now.stored, limit]
+                arguments: [owner, now.addingTimeInterval(leaseFor).stored, now.stored, now.stored, skipped, limit]
             ).map(Self.event).sorted { $0.id < $1.id }
         }
     }

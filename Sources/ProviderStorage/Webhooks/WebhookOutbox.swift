@@ -8,9 +8,10 @@ package import Foundation
 /// dies leaves its leases to expire. An event is deleted once the receiver answered 2xx, and kept as dead (visible,
 /// retried on demand) after its last attempt.
 package protocol WebhookOutbox: Sendable {
-    /// Leases up to `limit` pending events due at `now` (none leased by another owner whose lease runs), oldest first.
-    func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) async throws(ProviderError)
-        -> [OutboxEvent]
+    /// Leases up to `limit` pending events due at `now` (none leased by another owner whose lease runs), oldest first,
+    /// but none to the URLs in `skipping` (endpoints the sender is serving already: their events wait for it).
+    func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval, skipping: Set<String>)
+        async throws(ProviderError) -> [OutboxEvent]
     /// The receiver answered 2xx: the event is deleted.
     func webhookSent(id: Int64) async throws(ProviderError)
     /// An attempt failed (`error` says how): tried again at `retryAt`, or dead when it is `nil`; the lease ends.

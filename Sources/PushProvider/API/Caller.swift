@@ -25,7 +25,8 @@ enum Caller: Sendable {
     ///
     /// - Throws: ``ProviderError/unauthorized(_:)`` when no key is given or it is unknown.
     static func resolve(
-        _ request: Request, store: any ProviderStore, adminToken: String, plugins: [any ProviderPlugin] = []
+        _ request: Request, store: any ProviderStore, adminToken: String, plugins: [any ProviderPlugin] = [],
+        publishableKeys: PublishableKeyCache
     ) async throws(ProviderError) -> Caller {
         var key = presentedKey(request)
         for plugin in plugins where key == nil {
@@ -35,7 +36,7 @@ enum Caller: Sendable {
             throw .unauthorized("send a key: Authorization: Bearer <admin token, sk_ API key or pk_ publishable key>")
         }
         if KeyMaker.matches(key, adminToken) { return .admin }
-        if key.hasPrefix("pk_"), let app = try await store.app(publishableKey: key) { return .device(app) }
+        if key.hasPrefix("pk_"), let app = try await publishableKeys.app(key, store: store) { return .device(app) }
         if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .server(app) }
         throw .unauthorized("the key is not valid; check it or create a new API key")
     }

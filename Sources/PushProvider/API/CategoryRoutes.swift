@@ -15,7 +15,12 @@ struct CategoryRoutes: ProviderRouteCollection {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         // What devices fetch at launch: the app's categories in NotificationConfig form, with an ETag.
         router.get("categories") { request, context -> Response in
-            let app = try await context.caller.anyApp(request, store: self.store)
+            let caller = try await context.caller.anyApp(request, store: self.store)
+            // A publishable key's app may be up to a second old (``PublishableKeyCache``): the categories are read as
+            // they are now, so a device told they changed never fetches the old ones.
+            guard let app = try await self.store.app(id: caller.app.id) else {
+                throw ProviderError.notFound("app \(caller.app.id) was deleted")
+            }
             return try Self.categoriesResponse(app, request: request)
         }
         router.get("apps/:appID/categories") { request, context -> Response in

@@ -85,6 +85,8 @@ extension PushProviderService {
 
     /// The caller of a request (``CallerMiddleware`` asks once per `/v1` request).
     func caller(_ request: Request) async throws(ProviderError) -> Caller {
-        try await Caller.resolve(request, store: store, adminToken: adminToken, plugins: plugins.withLock { $0 })
+        try await Caller.resolve(
+            request, store: store, adminToken: adminToken, plugins: plugins.withLock { $0 },
+            publishableKeys: publishableKeys)
     }
 }

@@ -34,6 +34,8 @@ package final class PushProviderService: Sendable {
     let engine: DeliveryEngine
     let clients: ClientRegistry
     let webhooks: WebhookSender
+    /// The apps of the publishable keys used in the last second.
+    let publishableKeys = PublishableKeyCache()
     /// Receipts written a batch at a time.
     let receipts: ReceiptBatcher
     /// Where webhooks may go.

@@ -63,14 +63,18 @@ struct WebhookSender: Sendable {
 
     /// The events this sender leased and has not finished (sent, failed or given back).
     let holding = HeldEvents()
+    /// The endpoints being served now: their other events are not leased until they finish.
+    let serving = ServedEndpoints()
 
     /// Sends until cancelled, then gives back what it still holds, so another provider (or the next start) sends it
-    /// at once instead of after the lease runs out.
+    /// at once instead of after the lease runs out. Each endpoint is served on its own, so a receiver that hangs
+    /// holds only its own events, never the next lease for other endpoints.
     func run() async {
-        while !Task.isCancelled {
-            let seen = signal.count
-            let sent = await sendDue()
-            if sent == 0 { await signal.wait(after: seen, upTo: settings.idle) }
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                let seen = signal.count
+                if await startDue(in: &group) == 0 { await signal.wait(after: seen, upTo: settings.idle) }
+            }
         }
         let left = holding.takeAll()
         guard !left.isEmpty else { return }
@@ -79,13 +83,24 @@ struct WebhookSender: Sendable {
         await Task { try? await store.releaseWebhooks(ids: left, dueAt: now) }.value
     }
 
-    /// Leases the due events once and sends them; how many were leased.
+    /// Leases the due events once and sends them, waiting until they are sent; how many were leased.
     @discardableResult
     func sendDue() async -> Int {
+        await withDiscardingTaskGroup { group in await startDue(in: &group) }
+    }
+
+    /// Leases the due events of endpoints not being served and starts serving each of their endpoints in `group`
+    /// (at most ``Settings/endpointsAtOnce`` in all); how many were leased. An endpoint that finishes wakes the
+    /// sender (``signal``), so its next events are leased at once.
+    private func startDue(in group: inout DiscardingTaskGroup) async -> Int {
+        let busy = serving.current
+        let free = settings.endpointsAtOnce - busy.count
+        guard free > 0 else { return 0 }
         let events: [OutboxEvent]
+        let now = clock.currentDate
         do {
             events = try await store.leaseWebhooks(
-                owner: owner, limit: settings.batch, now: clock.currentDate, leaseFor: settings.leaseFor)
+                owner: owner, limit: settings.batch, now: now, leaseFor: settings.leaseFor, skipping: busy)
         } catch {
             failures.report(.webhook, "the webhook outbox could not be read", metadata: ["why": "\(error)"])
             try? await clock.sleep(for: settings.idle)
@@ -94,17 +109,20 @@ struct WebhookSender: Sendable {
         guard !events.isEmpty else { return 0 }
         holding.add(events.map(\.id))
         let byEndpoint = Dictionary(grouping: events, by: \.url).sorted { $0.key < $1.key }
-        defer { changes.notify() }
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for (url, events) in byEndpoint {
-                if running == settings.endpointsAtOnce {
-                    await group.next()
-                    running -= 1
-                }
-                group.addTask { await self.send(events, to: url) }
-                running += 1
+        for (url, events) in byEndpoint.prefix(free) {
+            serving.insert(url)
+            group.addTask {
+                await self.send(events, to: url)
+                self.serving.remove(url)
+                self.changes.notify()
+                self.signal.notify()
             }
+        }
+        // More endpoints due than may be served at once: theirs wait for one to finish.
+        let waiting = byEndpoint.dropFirst(free).flatMap(\.value).map(\.id)
+        if !waiting.isEmpty {
+            try? await store.releaseWebhooks(ids: waiting, dueAt: now)
+            holding.remove(waiting)
         }
         return events.count
     }
@@ -125,7 +143,6 @@ struct WebhookSender: Sendable {
             return
         }
         let client = makeClient(target)
-        defer { Task { try? await client.shutdown() } }
         var next = events[...]
         var stopped = false
         while !next.isEmpty, !stopped, !Task.isCancelled {
@@ -142,6 +159,8 @@ struct WebhookSender: Sendable {
             try? await store.releaseWebhooks(ids: next.map(\.id), dueAt: now.addingTimeInterval(5))
             holding.remove(next.map(\.id))
         }
+        // Closed before the endpoint is free again: the next client's connections never add to this one's.
+        try? await client.shutdown()
     }
 
     /// One POST of `event`; whether the receiver answered 2xx (the event is then deleted; otherwise its failure is
@@ -255,21 +274,5 @@ struct WebhookSender: Sendable {
         configuration.dnsOverride = target.dnsOverride
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = settings.connectionsPerEndpoint
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-}
-
-/// The ids of the events a sender holds (leased, not finished).
-final class HeldEvents: Sendable {
-    private let ids = Mutex<Set<Int64>>([])
-
-    func add(_ new: [Int64]) { ids.withLock { $0.formUnion(new) } }
-    func remove(_ done: [Int64]) { ids.withLock { $0.subtract(done) } }
-
-    /// Every id held, no longer held.
-    func takeAll() -> [Int64] {
-        ids.withLock { ids in
-            defer { ids = [] }
-            return ids.sorted()
-        }
     }
 }
