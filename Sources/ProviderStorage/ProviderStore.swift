@@ -8,7 +8,8 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox {
     /// Where the store reports how long its work takes (``StoreObservation``).
     var observation: StoreObservation { get }
     /// How many batches of receipts are worth writing at once: 1 where writes take turns (SQLite), more where
-    /// transactions run side by side (PostgreSQL, a quarter of its pool).
+    /// transactions run side by side (PostgreSQL: two, from a pool of 8 or more; more batches at once only wait
+    /// for each other's locks on the same notifications' counters).
     var receiptWriters: Int { get }
 
     // What several providers on one database share

@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// Receipts recorded a batch at a time: the deliveries they name read and locked in one statement (in ID order, so
 /// concurrent batches lock in the same order), the batch decided in memory (``ReceiptBatch``), and its rows written
-/// a statement per kind of row, all in one transaction: a few round trips for the whole batch.
+/// in one statement, all in one transaction: five round trips for the whole batch.
 extension PostgresStore {
     /// The token of the delivery `d`, as text.
     private static let deliveryToken = PostgresSchema.deliveryToken("d")
@@ -74,31 +74,21 @@ extension PostgresStore {
         return found
     }
 
-    /// Writes what `batch` decided: a statement per kind of row. A stage's time is only ever set where it was empty.
+    /// Writes what `batch` decided in one statement (each kind of row a data-modifying `WITH` part; an empty list is
+    /// a part that writes nothing), then the rare replaced replies and webhook events. A stage's time is only ever
+    /// set where it was empty; counters are taken in key order, so concurrent batches lock them in the same order.
     private static func write(_ batch: ReceiptBatch, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        // At most one write an hour per app: whether its devices report at all (HeraldKit) is what it tells.
-        for (appID, at) in batch.latestReceipt.sorted(by: { $0.key < $1.key }) {
-            try await connection.rows(
-                """
-                UPDATE apps SET last_receipt_at = \(at) WHERE id = \(appID)
-                    AND (last_receipt_at IS NULL OR last_receipt_at < \(at.addingTimeInterval(-3600)))
-                """, logger)
-        }
-        if !batch.inserted.isEmpty {
-            try await connection.rows(
-                """
+        let counters = batch.counters.sorted { $0.key < $1.key }
+        let seen = batch.latestReceipt.sorted { $0.key < $1.key }
+        try await connection.rows(
+            """
+            WITH inserted AS (
                 INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at)
                 SELECT delivery_id, notification_id, event, action, reply, to_timestamp(at)
                 FROM jsonb_to_recordset(\(ReceiptRows.json(batch.inserted.map(ReceiptRows.Feedback.init)))::jsonb)
                     AS u(delivery_id bigint, notification_id text, event text, action text, reply text, at float8)
-                """, logger)
-        }
-        for (id, reply) in batch.replacedReplies.sorted(by: { $0.key < $1.key }) {
-            try await connection.rows("UPDATE feedback SET reply = \(reply) WHERE id = \(id)", logger)
-        }
-        if !batch.changed.isEmpty {
-            try await connection.rows(
-                """
+                RETURNING 1),
+            changed AS (
                 UPDATE deliveries d SET delivered_at = coalesce(d.delivered_at, to_timestamp(u.delivered_at)),
                     displayed_at = coalesce(d.displayed_at, to_timestamp(u.displayed_at)),
                     opened_at = coalesce(d.opened_at, to_timestamp(u.opened_at)),
@@ -108,18 +98,21 @@ extension PostgresStore {
                     AS u(id bigint, delivered_at float8, displayed_at float8, opened_at float8, dismissed_at float8,
                         action text, reply text, outcome text, outcome_detail text)
                 WHERE d.id = u.id
-                """, logger)
-        }
-        if !batch.counters.isEmpty {
-            let counters = batch.counters.sorted { $0.key < $1.key }
-            try await connection.rows(
-                """
+                RETURNING 1),
+            counted AS (
                 INSERT INTO notification_counters AS c (notification_id, name, reason, n)
                 SELECT * FROM unnest(\(counters.map(\.key.notificationID))::text[],
                     \(counters.map(\.key.counter.rawValue))::text[], \(counters.map(\.key.reason))::text[],
                     \(counters.map { Int64($0.value) })::bigint[])
                 ON CONFLICT (notification_id, name, reason) DO UPDATE SET n = c.n + excluded.n
-                """, logger)
+                RETURNING 1)
+            -- At most one write an hour per app: whether its devices report at all (HeraldKit) is what it tells.
+            UPDATE apps a SET last_receipt_at = to_timestamp(u.at)
+            FROM unnest(\(seen.map(\.key))::text[], \(seen.map { $0.value.timeIntervalSince1970 })::float8[]) AS u(id, at)
+            WHERE a.id = u.id AND (a.last_receipt_at IS NULL OR a.last_receipt_at < to_timestamp(u.at - 3600))
+            """, logger)
+        for (id, reply) in batch.replacedReplies.sorted(by: { $0.key < $1.key }) {
+            try await connection.rows("UPDATE feedback SET reply = \(reply) WHERE id = \(id)", logger)
         }
         for webhook in batch.webhooks {
             try await enqueueWebhook(

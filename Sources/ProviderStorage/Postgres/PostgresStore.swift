@@ -43,7 +43,7 @@ package final class PostgresStore: ProviderStore {
             throw .configuration("\(cause); \(next)")
         }
         let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
-        receiptWriters = max(1, parsed.configuration.options.maximumConnections / 4)
+        receiptWriters = parsed.configuration.options.maximumConnections >= 8 ? 2 : 1
         self.client = client
         listenerConfiguration = parsed.probe
         workChannel = "herald_work_" + (parsed.schema ?? "public")
