@@ -4,6 +4,7 @@ import http.server
 import os
 import pathlib
 import re
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -73,6 +74,7 @@ def running_herald(media):
     finally:
         process.terminate()
         process.wait(timeout=30)
+        shutil.rmtree(data, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

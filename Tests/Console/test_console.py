@@ -401,6 +401,44 @@ def test_an_apps_environment_and_key_change_in_the_console_and_the_key_shows_onl
     shot(page, "apps")
 
 
+def choose_demo_app(page):
+    select = page.get_by_label("App", exact=True)
+    expect(select.locator("option").nth(1)).to_be_attached()
+    label = next(text for text in select.locator("option").all_text_contents() if "Moving" not in text)
+    select.select_option(label=label)
+
+
+def test_webhook_events_not_delivered_are_listed_with_their_error(page):
+    page.goto(state["base"] + "/console/apps")
+    choose_demo_app(page)
+    page.get_by_label("Webhook URL", exact=True).fill("https://hooks.invalid/herald")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status").filter(has_text="Saved")).to_be_visible()
+    compose_and_send(page, "Webhook?", "Answer me")
+    page.get_by_role("navigation").get_by_role("link", name="Devices").click()
+    article = page.get_by_role("article", name="Webhook?")
+    expect(article).to_be_visible(timeout=15000)
+    article.get_by_text("Expand").click()
+    article.get_by_role("button", name="收到了").click()
+    page.goto(state["base"] + "/console/apps")
+    choose_demo_app(page)
+    events = page.get_by_role("list", name="Webhook events not delivered")
+    # The sender tries at once and fails (the name does not resolve): the event waits, with the error, for its next try.
+    for _ in range(30):
+        if "hooks.invalid" in events.inner_text():
+            break
+        page.get_by_role("button", name="Refresh").click()
+        page.wait_for_timeout(500)
+    expect(events).to_contain_text("https://hooks.invalid/herald")
+    expect(events).to_contain_text("1 attempt; last error:")
+    expect(page.locator("#webhooks-summary")).to_contain_text("waiting for their next attempt")
+    expect(page.get_by_role("button", name="Retry the dead events")).to_be_disabled()
+    shot(page, "apps-webhooks")
+    page.get_by_label("Webhook URL", exact=True).fill("")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status").filter(has_text="Saved")).to_be_visible()
+
+
 def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_session(page):
     page.goto(state["base"] + "/console/compose")
     status = page.evaluate("""async () => (await fetch('/v1/notifications?app=x', {method: 'POST',

@@ -1,4 +1,5 @@
-// Apps: the apps and their public settings, new apps with a .p8 or .p12 upload, API keys, categories.
+// Apps: the apps and their public settings, new apps with a .p8 or .p12 upload, API keys, categories, and the webhook
+// events not delivered (waiting for their next attempt, or dead after the last).
 import { api, el, say, loadApps, time } from "/console/assets/console.js";
 
 const $ = (id) => document.getElementById(id);
@@ -56,6 +57,7 @@ async function choose(chosen) {
   const categories = await api("GET", `/v1/apps/${encodeURIComponent(app.id)}/categories`);
   $("categories").value = categories.ok ? JSON.stringify(categories.data, null, 2) : "";
   preview();
+  await showWebhooks();
 }
 
 /** The buttons each category shows, from the JSON being edited. */
@@ -153,6 +155,32 @@ async function saveCategories(event) {
   say($("app-result"), answer.ok ? "Categories saved; devices fetch them on their next start." : answer.message, answer.ok ? "status" : "alert");
 }
 
+/** The app's webhook events not delivered yet: those waiting for another attempt and the dead ones, each with its
+ * attempts and the last error; the dead ones can be retried. */
+async function showWebhooks() {
+  if (!app) return;
+  const base = `/v1/apps/${encodeURIComponent(app.id)}/webhooks`;
+  const [waiting, dead] = await Promise.all([api("GET", `${base}?limit=50`), api("GET", `${base}?state=dead&limit=50`)]);
+  if (!waiting.ok || !dead.ok) { say($("webhooks-summary"), (waiting.ok ? dead : waiting).message); return; }
+  const events = [...dead.data.events.map((event) => ({ ...event, dead: true })), ...waiting.data.events];
+  $("webhooks-summary").textContent = events.length === 0 ? "Every event was delivered."
+    : `${dead.data.events.length} dead (retry them once the receiver works), ${waiting.data.events.length} waiting for their next attempt`
+      + (events.length >= 50 ? " (the first 50 of each)." : ".");
+  $("webhook-events").replaceChildren(...events.map((event) => el("li", { class: "card" },
+    el("p", { class: "mono" }, `${event.webhookID}${event.dead ? " · dead" : ""}`),
+    el("p", {}, `${event.body?.event ?? "event"} ${event.body?.action ?? ""} → ${event.url}`),
+    el("p", {}, `${event.attempts} attempt${event.attempts === 1 ? "" : "s"}; last error: ${event.lastError ?? "none"}`
+      + (event.dead ? "" : ` · next attempt ${time(event.nextAttemptAt)}`)))));
+  $("retry-webhooks").disabled = dead.data.events.length === 0;
+}
+
+/** Puts every dead webhook event of the app back in the outbox. */
+async function retryWebhooks() {
+  const answer = await api("POST", `/v1/apps/${encodeURIComponent(app.id)}/webhooks/retry`);
+  say($("app-result"), answer.ok ? `${answer.data.retried} dead events will be sent again.` : answer.message, answer.ok ? "status" : "alert");
+  await showWebhooks();
+}
+
 async function start() {
   await refresh();
   await loadApps($("app"), choose);
@@ -163,6 +191,8 @@ async function start() {
   $("revoke-key").addEventListener("submit", revokeKey);
   $("categories-form").addEventListener("submit", saveCategories);
   $("categories").addEventListener("input", preview);
+  $("refresh-webhooks").addEventListener("click", showWebhooks);
+  $("retry-webhooks").addEventListener("click", retryWebhooks);
 }
 
 start();
