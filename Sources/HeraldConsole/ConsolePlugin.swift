@@ -14,9 +14,8 @@ import Synchronization
 ///
 /// ```swift
 /// let console = try await ConsolePlugin(configuration: .init(deviceAPIs: [URL(string: "http://127.0.0.1:2198")!]))
-/// try await provider.run(plugins: [console]) { port in
-///     print(console.loginLink(base: "http://127.0.0.1:\(port)", key: provider.adminToken))
-/// }
+/// let path = try await console.loginPath(key: provider.adminToken, provider: provider)
+/// try await provider.run(plugins: [console]) { port in print("http://127.0.0.1:\(port)\(path)") }
 /// ```
 package final class ConsolePlugin: ProviderPlugin {
     let configuration: Configuration
@@ -51,26 +50,26 @@ package final class ConsolePlugin: ProviderPlugin {
         deviceURLs.withLock { $0 = urls }
     }
 
-    /// A link that signs a browser in once with `key` (the admin token or an API key) without showing it: the code in
-    /// the link is spent on first use and lapses after 15 minutes.
+    /// A path (`/console/login?code=…`) that signs a browser in once with `key` (the admin token or an API key)
+    /// without showing it: the code in it is spent on first use, on any provider of `provider`'s database, and lapses
+    /// after 15 minutes.
     ///
-    /// - Parameters:
-    ///   - base: the provider's base URL, such as `http://127.0.0.1:8080`.
-    ///   - key: the admin token or API key the link signs in with.
-    /// - Returns: the link, to print on the terminal.
-    package func loginLink(base: String, key: String) -> String {
-        "\(base)/console/login?code=\(sessions.makeLoginCode(for: key))"
+    /// - Throws: ``ProviderError`` when the provider's database cannot keep the code.
+    package func loginPath(key: String, provider: PushProviderService) async throws(ProviderError) -> String {
+        sessions.attach(to: provider)
+        return "/console/login?code=\(try await sessions.makeLoginCode(for: key))"
     }
 
     package func addRoutes(to router: Router<ProviderRequestContext>, provider: PushProviderService) {
+        sessions.attach(to: provider)
         let routes = ConsoleRoutes(console: self, provider: provider)
         routes.add(to: router)
     }
 
     /// The key of the request's session, for the provider's API, which checks the key itself on every request.
     package func sessionKey(for request: Request) async throws(ProviderError) -> String? {
-        guard let session = storedSession(of: request) else { return nil }
-        try checkCSRF(session, request)
+        guard let session = try await storedSession(of: request) else { return nil }
+        try checkCSRF(session.csrfToken, request)
         return session.key
     }
 
@@ -83,43 +82,41 @@ package final class ConsolePlugin: ProviderPlugin {
     /// Refuses a change (any method but GET, HEAD, OPTIONS) without the session's CSRF token.
     ///
     /// - Throws: ``ProviderError/forbidden(_:)`` for a change without the session's CSRF token.
-    func checkCSRF(_ session: ConsoleSessions.Session, _ request: Request) throws(ProviderError) {
+    func checkCSRF(_ csrfToken: String, _ request: Request) throws(ProviderError) {
         if !ConsoleRequest.isSafe(request.method),
-            !KeyMaker.matches(request.headers[ConsoleRequest.csrfHeader] ?? "", session.csrfToken)
+            !KeyMaker.matches(request.headers[ConsoleRequest.csrfHeader] ?? "", csrfToken)
         {
             throw .forbidden("the console's CSRF token is missing or wrong: reload the page and try again")
         }
     }
 
-    /// The session the request's cookie names, as kept in memory: its key not checked again
+    /// The session the request's cookie names, as stored: its key not checked again
     /// (``ConsoleRoutes/liveSession(_:)`` checks it).
-    func storedSession(of request: Request) -> ConsoleSessions.Session? {
-        ConsoleRequest.sessionID(of: request).flatMap { sessions.session(id: $0) }
+    func storedSession(of request: Request) async throws(ProviderError) -> ConsoleSessions.Stored? {
+        guard let id = ConsoleRequest.sessionID(of: request) else { return nil }
+        return try await sessions.session(id: id)
     }
 
     /// `session` with whom its key speaks for read again from the provider; `nil`, and the session ended, when the
     /// key no longer speaks for anyone it did (revoked or rotated, its app deleted, another admin token).
     ///
     /// - Throws: ``ProviderError/storage(_:)`` when the database did not answer (the session is kept).
-    func confirmed(_ session: ConsoleSessions.Session, by provider: PushProviderService) async throws(ProviderError)
+    func confirmed(_ session: ConsoleSessions.Stored, by provider: PushProviderService) async throws(ProviderError)
         -> ConsoleSessions.Session?
     {
         let holder: PushProviderService.KeyHolder
         do {
             holder = try await provider.holder(of: session.key)
         } catch  where error.code == .unauthorized {
-            sessions.close(id: session.id)
+            try await sessions.close(id: session.id)
             return nil
         }
-        switch (holder, session.holder) {
-        case (.admin, .admin): return session
-        case (.app(let now), .app(let then)) where now.id == then.id:
-            var fresh = session
-            fresh.holder = holder
-            if now != then { sessions.update(fresh) }
-            return fresh
+        switch (holder, session.holderAppID) {
+        case (.admin, nil): return ConsoleSessions.Session(stored: session, holder: holder)
+        case (.app(let app), let appID?) where app.id == appID:
+            return ConsoleSessions.Session(stored: session, holder: holder)
         default:
-            sessions.close(id: session.id)
+            try await sessions.close(id: session.id)
             return nil
         }
     }

@@ -86,9 +86,10 @@ extension ConsoleRoutes {
                 for await update in updates {
                     // Each update (at least one a second, the keep-alive) first checks that the session is still
                     // signed in and its key still valid: sign-out, a revoked key or a deleted app ends the stream.
-                    guard sessions.isOpen(id: session.id) else { break }
                     do {
-                        guard try await console.confirmed(session, by: provider) != nil else { break }
+                        guard try await sessions.isOpen(id: session.id),
+                            try await console.confirmed(session.stored, by: provider) != nil
+                        else { break }
                     } catch {
                         // The database did not answer: checked again at the next update, the stream goes on.
                     }

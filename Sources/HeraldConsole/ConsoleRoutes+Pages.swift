@@ -45,7 +45,7 @@ extension ConsoleRoutes {
             let key = form["key"]?.trimmingCharacters(in: .whitespaces) ?? ""
             let back = form["back"].flatMap { Self.consolePath($0) }
             // The admin token is never held back: others' failures from the same address must not lock it out.
-            if !provider.isAdminToken(key), let refusal = self.signInRefusal(address) { return refusal }
+            if !provider.isAdminToken(key), let refusal = try await self.signInRefusal(address) { return refusal }
             guard !key.isEmpty else {
                 return ConsoleRequest.html(
                     console.pages.login(message: "Enter the admin token or an app's API key (sk_…)."),
@@ -59,17 +59,18 @@ extension ConsoleRoutes {
             let address = provider.clientAddress(of: request, context: context)
             let header = request.headers[.authorization] ?? ""
             let key = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : ""
-            if !provider.isAdminToken(key), let refusal = self.signInRefusal(address) { return refusal }
+            if !provider.isAdminToken(key), let refusal = try await self.signInRefusal(address) { return refusal }
             do {
                 _ = try await provider.holder(of: key)
             } catch {
-                console.sessions.recordFailedSignIn(from: address)
+                try await console.sessions.recordFailedSignIn(from: address)
                 throw error
             }
-            return try ConsoleRequest.json(["path": "/console/login?code=\(console.sessions.makeLoginCode(for: key))"])
+            let code = try await console.sessions.makeLoginCode(for: key)
+            return try ConsoleRequest.json(["path": "/console/login?code=\(code)"])
         }
         router.post("console/logout") { request, _ -> Response in
-            guard let session = console.storedSession(of: request) else {
+            guard let session = try await console.storedSession(of: request) else {
                 return ConsoleRequest.redirect(
                     to: "/console/login",
                     cookie: ConsoleRequest.cookie(for: nil, secure: provider.configuration.tls != nil))
@@ -78,7 +79,7 @@ extension ConsoleRoutes {
             guard KeyMaker.matches(form["csrf"] ?? "", session.csrfToken) else {
                 throw ProviderError.forbidden("the console's CSRF token is missing or wrong: reload the page")
             }
-            console.sessions.close(id: session.id)
+            try await console.sessions.close(id: session.id)
             return ConsoleRequest.redirect(
                 to: "/console/login", cookie: ConsoleRequest.cookie(for: nil, secure: provider.configuration.tls != nil)
             )
@@ -130,9 +131,9 @@ extension ConsoleRoutes {
 
     /// Spends a one-time sign-in code and opens a session for its key, or shows why not.
     func redeem(code: String, from address: String) async throws -> Response {
-        if let refusal = self.signInRefusal(address) { return refusal }
-        guard let key = console.sessions.redeem(code: code) else {
-            console.sessions.recordFailedSignIn(from: address)
+        if let refusal = try await self.signInRefusal(address) { return refusal }
+        guard let key = try await console.sessions.redeem(code: code) else {
+            try await console.sessions.recordFailedSignIn(from: address)
             return ConsoleRequest.html(
                 console.pages.login(
                     message:
@@ -150,10 +151,10 @@ extension ConsoleRoutes {
             holder = try await provider.holder(of: key)
         } catch {
             guard error.code == .unauthorized else { throw error }
-            console.sessions.recordFailedSignIn(from: address)
+            try await console.sessions.recordFailedSignIn(from: address)
             return ConsoleRequest.html(console.pages.login(message: error.message, back: back), status: .unauthorized)
         }
-        guard let session = console.sessions.open(key: key, holder: holder, from: address) else {
+        guard let session = try await console.sessions.open(key: key, holder: holder, from: address) else {
             var response = ConsoleRequest.html(
                 console.pages.login(
                     message: "Your address has \(ConsoleSessions.sessionsPerAddress) console sessions open, or the "
@@ -168,8 +169,8 @@ extension ConsoleRoutes {
     }
 
     /// The sign-in page with 429 and `Retry-After` while too many sign-ins failed in the last minute; `nil` otherwise.
-    func signInRefusal(_ address: String) -> Response? {
-        guard let wait = console.sessions.signInWait(from: address) else { return nil }
+    func signInRefusal(_ address: String) async throws(ProviderError) -> Response? {
+        guard let wait = try await console.sessions.signInWait(from: address) else { return nil }
         let seconds = max(1, Int(wait.rounded(.up)))
         var response = ConsoleRequest.html(
             console.pages.login(

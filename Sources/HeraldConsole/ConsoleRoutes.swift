@@ -40,8 +40,8 @@ struct ConsoleRoutes: Sendable {
     /// - Throws: ``ProviderError/unauthorized(_:)`` without one (or when its key was revoked or its app deleted),
     ///   ``ProviderError/forbidden(_:)`` for a change without the session's CSRF token.
     func requireSession(_ request: Request) async throws(ProviderError) -> ConsoleSessions.Session {
-        guard let stored = console.storedSession(of: request) else { throw Self.sessionEnded }
-        try console.checkCSRF(stored, request)
+        guard let stored = try await console.storedSession(of: request) else { throw Self.sessionEnded }
+        try console.checkCSRF(stored.csrfToken, request)
         guard let session = try await console.confirmed(stored, by: provider) else { throw Self.sessionEnded }
         return session
     }
@@ -49,7 +49,7 @@ struct ConsoleRoutes: Sendable {
     /// The request's session when there is one and its key still speaks for whom it did: a revoked key, a deleted
     /// app or a changed admin token ends the session at once.
     func liveSession(_ request: Request) async throws(ProviderError) -> ConsoleSessions.Session? {
-        guard let stored = console.storedSession(of: request) else { return nil }
+        guard let stored = try await console.storedSession(of: request) else { return nil }
         return try await console.confirmed(stored, by: provider)
     }
 

@@ -213,6 +213,12 @@ struct ServeCommand: AsyncParsableCommand {
         var consoleConfiguration = try consoleConfiguration()
         consoleConfiguration.clock = provider.configuration.clock
         let console = try await ConsolePlugin(configuration: consoleConfiguration)
+        let loginPath: String
+        do {
+            loginPath = try await console.loginPath(key: provider.adminToken, provider: provider)
+        } catch {
+            throw CommandFailure(error.description)
+        }
         let folder = provider.configuration.providerDirectory
         let listened = Mutex(false)
         let metricsNote =
@@ -223,7 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
             let base = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
             io.write(
                 """
-                herald serve: console \(console.loginLink(base: base, key: provider.adminToken)) (signs in once)
+                herald serve: console \(base)\(loginPath) (signs in once)
                 herald serve: provider API on \(base)/v1 (health /healthz, metrics /metrics\(metricsNote))
                   \(ProviderBanner.adminTokenLine(provider))
                   data: \(folder.path)

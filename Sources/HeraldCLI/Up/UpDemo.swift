@@ -36,7 +36,9 @@ struct UpDemo: Service {
         if let config = UpCommand.notificationConfig(of: DemoApp.manifest) {
             try await system.provider.apps.setCategories(appID: app.id, notificationConfig: config)
         }
-        let demo = ListeningDemo(system: system, providerURL: providerURL, app: app, manifest: manifest)
+        let loginPath = try await system.console.loginPath(key: system.provider.adminToken, provider: system.provider)
+        let demo = ListeningDemo(
+            system: system, providerURL: providerURL, app: app, manifest: manifest, loginPath: loginPath)
         let io = CommandIO.current
         io.write(demo.banner)
         if RunningBinary.isDebugBuild { io.write("herald up: note: \(RunningBinary.releaseAdvice)\n") }
@@ -50,6 +52,8 @@ private struct ListeningDemo {
     let providerURL: String
     let app: ProviderApp
     let manifest: AppManifest
+    /// The console's one-time sign-in path for the admin token.
+    let loginPath: String
 
     private var command: UpCommand { system.command }
     private var root: URL { system.root }
@@ -62,7 +66,7 @@ private struct ListeningDemo {
     /// What `herald up` prints once the gateway and the provider listen.
     var banner: String {
         """
-        herald up: console \(console.loginLink(base: providerURL, key: provider.adminToken)) (signs in once)
+        herald up: console \(providerURL)\(loginPath) (signs in once)
         herald up: local APNs on https://127.0.0.1:\(gatewayPort) (CA \(gateway.certificateAuthority.caPath.path))
         herald up: provider API on \(providerURL)/v1 (metrics \(providerURL)/metrics)
         herald up: provider \(ProviderBanner.adminTokenLine(provider))

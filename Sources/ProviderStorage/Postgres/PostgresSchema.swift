@@ -39,5 +39,6 @@ package enum PostgresSchema {
         ("v20 pause reason", v20PauseReason),
         ("v21 provider settings", v21ProviderSettings),
         ("v22 notification trace", v22NotificationTrace),
+        ("v23 console sessions", v23ConsoleSessions),
     ]
 }

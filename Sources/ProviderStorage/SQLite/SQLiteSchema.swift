@@ -22,6 +22,7 @@ package enum SQLiteSchema {
         ("v14 pause reason", v14PauseReason),
         ("v15 provider settings", v15ProviderSettings),
         ("v16 notification trace", v16NotificationTrace),
+        ("v17 console sessions", v17ConsoleSessions),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

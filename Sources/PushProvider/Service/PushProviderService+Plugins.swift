@@ -57,3 +57,22 @@ extension PushProviderService {
         try await store.device(appID: appID, token: token)
     }
 }
+
+extension PushProviderService {
+    /// Where the console keeps its sessions, sign-in codes and failed sign-ins: the provider's database, so every
+    /// provider on it knows them.
+    package var consoleSessionStore: any ConsoleSessionStore { store }
+
+    /// `text` sealed with the master key (which every provider on one database shares), as base64.
+    package func seal(_ text: String) -> String {
+        secrets.seal(Data(text.utf8)).base64EncodedString()
+    }
+
+    /// The text ``seal(_:)`` sealed.
+    ///
+    /// - Throws: ``ProviderError`` when it is not base64 or was not sealed with this master key.
+    package func unseal(_ sealed: String) throws(ProviderError) -> String {
+        guard let data = Data(base64Encoded: sealed) else { throw .configuration("a sealed value is not base64") }
+        return String(decoding: try secrets.open(data), as: UTF8.self)
+    }
+}

@@ -19,3 +19,20 @@ extension PostgresSchema {
     /// created a notification (when traces are exported), which its sends continue.
     static let v22NotificationTrace: [String] = ["ALTER TABLE notifications ADD COLUMN trace_context text"]
 }
+
+extension PostgresSchema {
+    /// "v23 console sessions"; SQLite's "v17 console sessions". The console's sessions, one-time sign-in codes and
+    /// failed sign-ins, shared by every provider on the database (``ConsoleSessionStore``).
+    static let v23ConsoleSessions: [String] = [
+        """
+        CREATE TABLE console_sessions (
+            id_hash text PRIMARY KEY, csrf_token text NOT NULL, sealed_key text NOT NULL, key_hash text NOT NULL,
+            holder_app text, address text NOT NULL, expires_at timestamptz NOT NULL)
+        """,
+        "CREATE INDEX console_sessions_by_key ON console_sessions(key_hash)",
+        "CREATE INDEX console_sessions_by_address ON console_sessions(address)",
+        "CREATE TABLE console_login_codes (code_hash text PRIMARY KEY, sealed_key text NOT NULL, expires_at timestamptz NOT NULL)",
+        "CREATE TABLE console_sign_in_failures (address text NOT NULL, at timestamptz NOT NULL)",
+        "CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures(address, at)",
+    ]
+}

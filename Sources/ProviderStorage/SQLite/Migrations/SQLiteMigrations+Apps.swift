@@ -25,3 +25,22 @@ extension SQLiteSchema {
         try db.execute(sql: "ALTER TABLE notifications ADD COLUMN trace_context TEXT")
     }
 }
+
+extension SQLiteSchema {
+    /// "v17 console sessions"; PostgreSQL's "v23 console sessions". The console's sessions, one-time sign-in codes
+    /// and failed sign-ins, shared by every provider on the database (``ConsoleSessionStore``).
+    static func v17ConsoleSessions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE console_sessions (
+                    id_hash TEXT PRIMARY KEY, csrf_token TEXT NOT NULL, sealed_key TEXT NOT NULL,
+                    key_hash TEXT NOT NULL, holder_app TEXT, address TEXT NOT NULL, expires_at REAL NOT NULL);
+                CREATE INDEX console_sessions_by_key ON console_sessions(key_hash);
+                CREATE INDEX console_sessions_by_address ON console_sessions(address);
+                CREATE TABLE console_login_codes (
+                    code_hash TEXT PRIMARY KEY, sealed_key TEXT NOT NULL, expires_at REAL NOT NULL);
+                CREATE TABLE console_sign_in_failures (address TEXT NOT NULL, at REAL NOT NULL);
+                CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures(address, at);
+                """)
+    }
+}
