@@ -1,12 +1,14 @@
 import Foundation
 import HeraldTime
+import ProviderStorage
 import PushProvider
 import Synchronization
 
-/// The provider's own metrics (its `/metrics` text), sampled every 10 seconds for the last hour, for the Metrics page.
+/// The provider's own metrics (its `/metrics` text), sampled every 10 seconds for the last hour, for the Metrics page;
+/// each sample is kept in the provider's database too (``ConsoleMetricStore``), so a restart shows the hour before it.
 final class MetricsHistory: Sendable {
     /// One sample: totals since the provider started, and the queue depth then.
-    struct Sample: Encodable, Sendable {
+    struct Sample: Codable, Sendable {
         var at: Date
         var notifications: Double
         var accepted: Double
@@ -25,14 +27,48 @@ final class MetricsHistory: Sendable {
 
     private let samples = Mutex<[Sample]>([])
 
-    /// Samples until cancelled.
+    /// Samples until cancelled, after the samples of the last hour this provider kept before.
     func sample(provider: PushProviderService) async {
+        await restore(from: provider)
         let clock = provider.configuration.clock
         while !Task.isCancelled {
             let now = clock.currentDate
-            record(Self.parse(await provider.metricsExposition(), at: now))
+            await keep(Self.parse(await provider.metricsExposition(), at: now), in: provider)
             try? await clock.sleep(until: now.adding(Self.interval))
         }
+    }
+
+    /// Puts back the samples of the last hour that this provider kept in its database before it (re)started.
+    func restore(from provider: PushProviderService) async {
+        let since = provider.configuration.clock.currentDate.addingTimeInterval(-Self.kept)
+        guard
+            let stored = try? await provider.consoleMetricStore.metricSamples(
+                series: Self.series(of: provider), since: since)
+        else { return }
+        let decoder = JSONDecoder()
+        let earlier = stored.compactMap { try? decoder.decode(Sample.self, from: $0) }
+        samples.withLock { samples in
+            samples = Array((earlier + samples).suffix(Self.capacity))
+        }
+    }
+
+    /// Keeps `sample` in memory and in the provider's database (a database that does not answer loses only the
+    /// restart's view of it).
+    func keep(_ sample: Sample, in provider: PushProviderService) async {
+        record(sample)
+        guard let data = try? JSONEncoder().encode(sample) else { return }
+        try? await provider.consoleMetricStore.addMetricSample(
+            series: Self.series(of: provider), at: sample.at, sample: data,
+            keepingAfter: sample.at.addingTimeInterval(-Self.kept))
+    }
+
+    /// How long samples are kept: the page's hour.
+    static var kept: TimeInterval { Double(capacity) * Double(interval.components.seconds) }
+
+    /// The name of this provider's samples: its host and data folder, the same across its restarts, different for
+    /// every provider on one database.
+    static func series(of provider: PushProviderService) -> String {
+        "\(ProcessInfo.processInfo.hostName):\(provider.configuration.providerDirectory.path)"
     }
 
     /// Keeps `sample`, dropping the oldest beyond an hour.

@@ -63,6 +63,9 @@ extension PushProviderService {
     /// provider on it knows them.
     package var consoleSessionStore: any ConsoleSessionStore { store }
 
+    /// Where the console keeps its Metrics page's last hour: the provider's database, so a restart keeps it.
+    package var consoleMetricStore: any ConsoleMetricStore { store }
+
     /// `text` sealed with the master key (which every provider on one database shares), as base64.
     package func seal(_ text: String) -> String {
         secrets.seal(Data(text.utf8)).base64EncodedString()

@@ -22,7 +22,8 @@ extension PostgresSchema {
 
 extension PostgresSchema {
     /// "v23 console sessions"; SQLite's "v17 console sessions". The console's sessions, one-time sign-in codes and
-    /// failed sign-ins, shared by every provider on the database (``ConsoleSessionStore``).
+    /// failed sign-ins, shared by every provider on the database (``ConsoleSessionStore``), and its Metrics page's
+    /// last hour (``ConsoleMetricStore``).
     static let v23ConsoleSessions: [String] = [
         """
         CREATE TABLE console_sessions (
@@ -34,5 +35,7 @@ extension PostgresSchema {
         "CREATE TABLE console_login_codes (code_hash text PRIMARY KEY, sealed_key text NOT NULL, expires_at timestamptz NOT NULL)",
         "CREATE TABLE console_sign_in_failures (address text NOT NULL, at timestamptz NOT NULL)",
         "CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures(address, at)",
+        "CREATE TABLE console_metric_samples (series text NOT NULL, at timestamptz NOT NULL, sample text NOT NULL)",
+        "CREATE INDEX console_metric_samples_by_series ON console_metric_samples(series, at)",
     ]
 }

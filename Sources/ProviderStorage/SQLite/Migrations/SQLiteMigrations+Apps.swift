@@ -28,7 +28,8 @@ extension SQLiteSchema {
 
 extension SQLiteSchema {
     /// "v17 console sessions"; PostgreSQL's "v23 console sessions". The console's sessions, one-time sign-in codes
-    /// and failed sign-ins, shared by every provider on the database (``ConsoleSessionStore``).
+    /// and failed sign-ins, shared by every provider on the database (``ConsoleSessionStore``), and its Metrics
+    /// page's last hour (``ConsoleMetricStore``).
     static func v17ConsoleSessions(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -41,6 +42,8 @@ extension SQLiteSchema {
                     code_hash TEXT PRIMARY KEY, sealed_key TEXT NOT NULL, expires_at REAL NOT NULL);
                 CREATE TABLE console_sign_in_failures (address TEXT NOT NULL, at REAL NOT NULL);
                 CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures(address, at);
+                CREATE TABLE console_metric_samples (series TEXT NOT NULL, at REAL NOT NULL, sample BLOB NOT NULL);
+                CREATE INDEX console_metric_samples_by_series ON console_metric_samples(series, at);
                 """)
     }
 }
