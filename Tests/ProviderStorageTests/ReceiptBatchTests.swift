@@ -96,6 +96,16 @@ struct ReceiptBatchTests {
         #expect(batch.latestReceipt.keys.sorted() == ["app1"])
     }
 
+    @Test("a receipt naming an apns-id made before the mask (sent before an upgrade) is still its delivery's")
+    func legacyAPNSID() throws {
+        let legacy = DeliveryMessageID.Maker(notificationID: "n1", key: key).legacyString(for: 3)
+        let message = try #require(DeliveryMessageID(legacy, key: key))
+        try #require(message.isLegacy, "this key's legacy form of delivery 3 does not look masked")
+        let batch = ReceiptBatch(
+            [receipt(3, "delivered", apnsID: message)], deliveries: [3: delivery(3)], key: key)
+        #expect((try batch.answers[0].get())?.deliveryID == 3)
+    }
+
     @Test("times outside the window are kept in it; outcomes count once each")
     func windowAndOutcomes() {
         var outcome = receipt(1, "outcome")

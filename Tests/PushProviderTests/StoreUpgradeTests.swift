@@ -112,7 +112,7 @@ struct StoreUpgradeTests {
                 #expect(delivery["token"].string == token)
                 #expect(delivery["state"].string == "accepted")
                 let apnsID = try #require(delivery["apnsID"].string)
-                #expect(DeliveryMessageID(apnsID)?.deliveryID == Int64(number))
+                #expect(DeliveryMessageID(apnsID, key: harness.provider.store.messageKey)?.deliveryID == Int64(number))
                 let (found, trace) = try await harness.call(
                     "GET", "/v1/deliveries/\(apnsID)?app=old-app", key: harness.adminToken)
                 #expect(found == 200, "\(trace)")

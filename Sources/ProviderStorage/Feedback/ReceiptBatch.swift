@@ -44,8 +44,7 @@ package struct ReceiptBatch {
         for receipt in receipts {
             let id = receipt.claim.message.deliveryID
             guard var delivery = deliveries[id], delivery.appID == receipt.appID,
-                DeliveryMessageID(notificationID: delivery.notificationID, deliveryID: id, key: key).string
-                    == receipt.claim.message.string,
+                receipt.claim.message.isMade(forNotification: delivery.notificationID, key: key),
                 receipt.claim.allows(token: delivery.token)
             else {
                 answers.append(.success(nil))

@@ -81,7 +81,7 @@ struct FeedbackRoutes: ProviderRouteCollection {
         let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
         let now = self.now()
         let event = try Self.feedbackEvent(input, now: now)
-        guard let id = DeliveryMessageID(input.apnsID) else {
+        guard let id = DeliveryMessageID(input.apnsID, key: store.messageKey) else {
             throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
         }
         let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")

@@ -42,7 +42,7 @@ struct NotificationRoutes: ProviderRouteCollection {
             let (id, query) = (try await self.callersNotification(request, context).id, request.uri.queryParameters)
             let limit = Self.pageLimit(request)
             let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
-                guard let message = DeliveryMessageID(text) else {
+                guard let message = DeliveryMessageID(text, key: self.store.messageKey) else {
                     throw .field("after", "must be the apns-id of one of this notification's deliveries")
                 }
                 return message.deliveryID
@@ -70,7 +70,7 @@ struct NotificationRoutes: ProviderRouteCollection {
         router.get("deliveries/:apnsID") { request, context -> Response in
             let app = try await context.caller.serverApp(request, store: self.store)
             let text = try context.parameters.decoded("apnsID")
-            guard DeliveryMessageID(text) != nil else {
+            guard DeliveryMessageID(text, key: self.store.messageKey) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")
             }
             guard var trace = try await self.notifications.deliveryTrace(apnsID: text), trace.appID == app.app.id else {

@@ -31,7 +31,7 @@ struct VerdictRoutes: ProviderRouteCollection {
                 return text
             }
             let after = try query.get("after").map { text throws(ProviderError) -> Int64 in
-                guard let message = DeliveryMessageID(text) else {
+                guard let message = DeliveryMessageID(text, key: self.store.messageKey) else {
                     throw .field("after", "must be the apns-id of one of this notification's deliveries")
                 }
                 return message.deliveryID
@@ -57,7 +57,7 @@ struct VerdictRoutes: ProviderRouteCollection {
             let batch = try await store.deliveries(notificationID: notificationID, after: cursor, limit: 1000)
             for var trace in batch {
                 scanned += 1
-                cursor = DeliveryMessageID(trace.apnsID)?.deliveryID ?? cursor
+                cursor = DeliveryMessageID(trace.apnsID, key: self.store.messageKey)?.deliveryID ?? cursor
                 let verdict = DeliveryVerdict.of(trace, now: now)
                 if let wanted, !Self.matches(verdict.verdict, wanted) { continue }
                 trace.verdict = verdict

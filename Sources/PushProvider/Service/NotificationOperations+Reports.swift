@@ -44,18 +44,18 @@ extension NotificationOperations {
 
     /// The delivery that carried `apnsID`, of any app; `nil` when this provider sent none with it.
     package func deliveryTrace(apnsID: String) async throws(ProviderError) -> DeliveryTrace? {
-        guard let message = DeliveryMessageID(apnsID), let trace = try await store.delivery(id: message.deliveryID),
-            trace.apnsID == message.string
+        guard let message = DeliveryMessageID(apnsID, key: store.messageKey),
+            let trace = try await store.delivery(id: message.deliveryID),
+            message.isMade(forNotification: trace.notificationID, key: store.messageKey)
         else { return nil }
         return trace
     }
 
     /// The notification a pruned delivery belonged to, when `apnsID` is one this provider made and then pruned.
     package func prunedDelivery(apnsID: String) async throws(ProviderError) -> PrunedNotification? {
-        guard let message = DeliveryMessageID(apnsID) else { return nil }
+        guard let message = DeliveryMessageID(apnsID, key: store.messageKey) else { return nil }
         return try await store.prunedNotifications(covering: message.deliveryID).first { pruned in
-            DeliveryMessageID(notificationID: pruned.id, deliveryID: message.deliveryID, key: store.messageKey).string
-                == message.string
+            message.isMade(forNotification: pruned.id, key: store.messageKey)
         }
     }
 }
