@@ -6,12 +6,15 @@ import Testing
 
 /// Every way an operator hands over a key file wrong gets a message that leads with the cause and the fix.
 @Suite("A key file handed over wrong: the cause first, the fix after")
-struct KeyFileMessageTests {
+final class KeyFileMessageTests {
+    /// A folder for each test's files, removed after it (a suite instance lives for one test).
     let folder: URL = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-keys-\(UUID())")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }()
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
 
     func doctor(_ path: String) async -> String {
         let result = await runHerald([
