@@ -7,8 +7,9 @@ X-Forwarded-For names the client address):
    the provider's CPU seconds, and the real client's p50/p99;
 2. a webhook storm: DEVICES deliveries each answered with an action through the publishable key while the app's
    webhook receiver hangs (accepts, never answers) for DOWN seconds, then answers 204: every event delivered once per
-   webhook-id (repeats only as retries of the same id), the most connections the receiver saw open at once (the bound
-   is 4 per endpoint), the provider's open files and RSS before, at peak and after.
+   webhook-id (repeats only as retries of the same id), the most connections open at once as the sender holds them
+   (/proc/net/tcp every 10 ms; the bound is 4 per endpoint) and as the receiver counted them (it notices a closed one
+   up to 0.2 s late), the provider's open files and RSS before, at peak and after.
 
     swift build -c release --product herald
     python3 Benchmarks/public-edge.py [--flood 100000] [--devices 2000] [--down 60]
@@ -154,6 +155,32 @@ def rss_mb(pid):
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0
+
+
+def established_to(port):
+    """Open (ESTABLISHED) IPv4 connections to 127.0.0.1:`port` on this machine, from /proc/net/tcp: the sender's own
+    count of connections to the receiver, which sees a closed one only when it next looks."""
+    count = 0
+    with open("/proc/net/tcp") as table:
+        next(table)
+        for line in table:
+            fields = line.split()
+            if fields[3] == "01" and int(fields[2].split(":")[1], 16) == port:
+                count += 1
+    return count
+
+
+class ConnectionSampler(threading.Thread):
+    """The most connections to `port` open at once, sampled every 10 ms."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.port, self.most, self.stop = port, 0, threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            self.most = max(self.most, established_to(self.port))
+            time.sleep(0.01)
 
 
 def open_files(pid):
@@ -311,6 +338,8 @@ def main():
         if options.receipts_only:
             return
         fds, rss = [open_files(provider.pid)], [rss_mb(provider.pid)]
+        sampler = ConnectionSampler(receiver.server_address[1])
+        sampler.start()
         receiver.down.set()
         down_began = time.time()
         connection = http.client.HTTPConnection("127.0.0.1", port)
@@ -336,6 +365,7 @@ def main():
         print(json.dumps({"webhookStorm": {
             "events": len(deliveries), "deliveredIDs": len(set(ids)), "deliveredPOSTs": len(ids),
             "attempts": receiver.attempts, "mostOpenAtReceiver": receiver.most_open,
+            "mostOpenBySender": sampler.most,
             "secondsAfterBackUntilAll": round(time.time() - back, 1),
             "providerOpenFiles": {"before": fds[0], "peak": max(fds), "after": fds[-1]},
             "providerRSSMB": {"before": round(rss[0]), "peak": round(max(rss)), "after": round(rss[-1])}}}),

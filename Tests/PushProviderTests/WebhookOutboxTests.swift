@@ -157,10 +157,15 @@ struct WebhookOutboxTests {
                     "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookURL": hook.url("hook").absoluteString])
                 try await Self.respond(harness, action: "free")
                 #expect(try await hook.first("hook")["action"] as? String == "free")
-                // The first event's attempt is still running (not timed out, not failed): the second did not wait
-                // for it.
-                let pending = try await harness.call("GET", "/v1/apps/\(harness.appID)/webhooks").1["events"].array
+                // Once the second is sent (its event gone from the outbox), the first's attempt is still running (not
+                // timed out, not failed): the second did not wait for it.
+                var pending: [JSON] = []
+                try await harness.until("the second event marked sent") {
+                    pending = try await harness.call("GET", "/v1/apps/\(harness.appID)/webhooks").1["events"].array
+                    return pending.count == 1
+                }
                 #expect(pending.map { $0["attempts"].int } == [0], "\(pending)")
+                #expect(pending.first?["body"]["action"].string == "held")
                 #expect(hook.requests("hang").count == 1)
                 hook.release()
                 try await harness.until("the held event sent") {

@@ -65,6 +65,8 @@ struct WebhookSender: Sendable {
     let holding = HeldEvents()
     /// The endpoints being served now: their other events are not leased until they finish.
     let serving = ServedEndpoints()
+    /// Each endpoint's HTTP client, kept between its turns.
+    let clients = EndpointClients()
 
     /// Sends until cancelled, then gives back what it still holds, so another provider (or the next start) sends it
     /// at once instead of after the lease runs out. Each endpoint is served on its own, so a receiver that hangs
@@ -76,6 +78,7 @@ struct WebhookSender: Sendable {
                 if await startDue(in: &group) == 0 { await signal.wait(after: seen, upTo: settings.idle) }
             }
         }
+        await clients.closeAll()
         let left = holding.takeAll()
         guard !left.isEmpty else { return }
         // An unstructured task is not cancelled with this one: the write goes through while the provider stops.
@@ -86,7 +89,9 @@ struct WebhookSender: Sendable {
     /// Leases the due events once and sends them, waiting until they are sent; how many were leased.
     @discardableResult
     func sendDue() async -> Int {
-        await withDiscardingTaskGroup { group in await startDue(in: &group) }
+        let leased = await withDiscardingTaskGroup { group in await startDue(in: &group) }
+        await clients.closeAll()
+        return leased
     }
 
     /// Leases the due events of endpoints not being served and starts serving each of their endpoints in `group`
@@ -142,7 +147,7 @@ struct WebhookSender: Sendable {
             for event in events { await failed(event, "refused: \(error.message)", final: false) }
             return
         }
-        let client = makeClient(target)
+        let client = clients.client(for: text, at: target, busy: serving.current) { makeClient(target) }
         var next = events[...]
         var stopped = false
         while !next.isEmpty, !stopped, !Task.isCancelled {
@@ -159,8 +164,6 @@ struct WebhookSender: Sendable {
             try? await store.releaseWebhooks(ids: next.map(\.id), dueAt: now.addingTimeInterval(5))
             holding.remove(next.map(\.id))
         }
-        // Closed before the endpoint is free again: the next client's connections never add to this one's.
-        try? await client.shutdown()
     }
 
     /// One POST of `event`; whether the receiver answered 2xx (the event is then deleted; otherwise its failure is
