@@ -59,7 +59,9 @@ extension DeliveryEngine {
                 let positions = start..<(start + count)
                 start += count
                 probeWaits =
-                    await sendChunk(prepared, positions, with: client, appID: appID, into: buffer) || probeWaits
+                    await sendChunk(
+                        prepared, positions, with: client, appID: appID, into: buffer, withheld: withheld)
+                    || probeWaits
             }
         }
     }
@@ -123,7 +125,7 @@ extension DeliveryEngine {
     /// probe of APNs.
     private func sendChunk(
         _ prepared: PreparedBatch, _ positions: Range<Int>, with client: any DeliverySender, appID: String,
-        into buffer: ResultBuffer
+        into buffer: ResultBuffer, withheld: WithheldDeliveries
     ) async -> Bool {
         await limiter.acquire(positions.count, appID: appID, perSecond: prepared.rateLimit, clock: settings.clock)
         let tally = Mutex(ChunkTally())
@@ -151,11 +153,14 @@ extension DeliveryEngine {
                 buffer.append(.wait(id: delivery.id, reason: reason, notBefore: Self.pausedUntil))
             }
             await pauseForCredentials(appID: appID, reason: "InvalidProviderToken")
+            withheld.paused(appID)
             return false
         }
         let seen = tally.withLock { $0 }
         if let reason = seen.credentialRefusal {
             await pauseForCredentials(appID: appID, reason: reason)
+            // What the refusal parks is recorded after the batch: woken then if the app was resumed meanwhile.
+            withheld.paused(appID)
         } else if seen.answered > 0 {
             confirmedCredentials.withLock { _ = $0.insert(prepared.appRevision) }
         }

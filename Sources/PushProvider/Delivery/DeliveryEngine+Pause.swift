@@ -65,6 +65,12 @@ extension DeliveryEngine {
             guard try await store.pauseForCredentials(appID: appID, reason: reason, at: settings.clock.currentDate)
             else { return }
             let parked = try await store.park(appID: appID, reason: parking, until: Self.pausedUntil)
+            // Resumed between the pause and the park (here or by another provider): the resume woke nothing yet
+            // parked, so what this parked is woken now.
+            if try await store.app(id: appID)?.app.pausedAt == nil {
+                pausedApps.withLock { _ = $0.removeValue(forKey: appID) }
+                _ = try await store.wakeWaiting(appID: appID, reason: parking, now: settings.clock.currentDate)
+            }
             failures.metrics.credentialPaused(reason: reason)
             logger.warning(
                 "APNs refused the app's credentials; its sends are paused (no attempt spent) until its credentials change or it is resumed",

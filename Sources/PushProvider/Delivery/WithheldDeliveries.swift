@@ -12,7 +12,8 @@ final class WithheldDeliveries: Sendable {
         state.withLock { _ = $0.notifications.insert(notificationID) }
     }
 
-    /// Deliveries of paused app `appID` were withheld.
+    /// Deliveries of app `appID` were withheld or parked because it was paused (by an operator, or by APNs refusing its
+    /// credentials).
     func paused(_ appID: String) {
         state.withLock { _ = $0.apps.insert(appID) }
     }

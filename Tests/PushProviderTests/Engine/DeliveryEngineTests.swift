@@ -3,6 +3,7 @@ import APNSCore
 import Foundation
 import HeraldTime
 import ProviderStorage
+import Synchronization
 import Testing
 
 @testable import PushProvider
@@ -295,6 +296,30 @@ struct DeliveryEngineTests {
         #expect(h.rows(of: "n1").allSatisfy { $0.reason == "AppCredentials:\(reason)" && $0.delivery.attempts == 0 })
         #expect(h.queue.calls.filter { $0.hasPrefix("pauseForCredentials") } == ["pauseForCredentials a \(reason)"])
         #expect(try h.queue.app(id: "a")?.app.pauseReason == reason)
+    }
+
+    @Test("an app resumed between its pause for credentials and the parking of its deliveries: they are woken and sent")
+    func resumedWhileParking() async throws {
+        let h = EngineHarness(workers: 1)
+        h.queue.add(app: "a")
+        h.queue.add(notification: "n1", app: "a", tokens: (0..<5).map { "t\($0)" }, due: h.now)
+        // The first answer refuses the topic, the rest are accepted (the operator fixed it and resumed).
+        let refused = Mutex(false)
+        h.senders.answer { _, _ in
+            refused.withLock { done in
+                defer { done = true }
+                return done
+                    ? .accepted(APNSAcceptance(apnsID: UUID().uuidString))
+                    : .refused(403, APNSReason(rawValue: "TopicDisallowed"))
+            }
+        }
+        h.queue.resumeRightAfterNextPause()
+        try await h.running {
+            h.engine.notify()
+            try await h.until("every delivery sent") { h.rows(of: "n1").allSatisfy { $0.state == .accepted } }
+        }
+        #expect(h.queue.calls.contains("resumed a"))
+        #expect(h.rows(of: "n1").allSatisfy { $0.delivery.attempts == 1 })
     }
 
     @Test("a delivery that waited past its notification's apns-expiration is not sent, and says so")

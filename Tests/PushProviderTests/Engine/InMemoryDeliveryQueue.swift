@@ -39,6 +39,9 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
         var failed: [Call: Int] = [:]
         var calls: [String] = []
         var nextID: Int64 = 1
+        /// The app is resumed by someone else right after the next pause for its credentials (before its
+        /// deliveries are parked).
+        var resumeRightAfterPause = false
     }
 
     private let contents = Mutex(Contents())
@@ -99,6 +102,10 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
 
     /// How many calls of `call` failed so far.
     func failures(of call: Call) -> Int { contents.withLock { $0.failed[call] ?? 0 } }
+
+    /// Resumes the app right after the next pause for its credentials, before its deliveries are parked: an
+    /// operator's resume (or another provider's) racing the pause.
+    func resumeRightAfterNextPause() { contents.withLock { $0.resumeRightAfterPause = true } }
 
     /// Delivery `id` as it is now.
     func row(_ id: Int64) -> Row? { contents.withLock { $0.rows[id] } }
@@ -233,6 +240,12 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
             contents.apps[appID]?.app.pausedAt = at
             contents.apps[appID]?.app.pauseReason = reason
             contents.calls.append("pauseForCredentials \(appID) \(reason)")
+            if contents.resumeRightAfterPause {
+                contents.resumeRightAfterPause = false
+                contents.apps[appID]?.app.pausedAt = nil
+                contents.apps[appID]?.app.pauseReason = nil
+                contents.calls.append("resumed \(appID)")
+            }
             return true
         }
     }
