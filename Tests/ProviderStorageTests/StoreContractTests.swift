@@ -176,10 +176,11 @@ struct StoreContractTests {
             #expect(bodies.map { $0["event"] as? String } == ["opened", "action"])
             #expect(bodies[1]["text"] as? String == "hi" && bodies[1]["action"] as? String == "like")
             #expect(events.allSatisfy { $0.eventID.hasPrefix("msg_") && $0.url == "https://hooks.example/h" })
+            #expect(events.allSatisfy { $0.batchLimit == 1 }, "each event alone unless the app says otherwise")
             #expect(
                 try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 11, leaseFor: 60, skipping: []).isEmpty)
             try await store.webhookFailed(id: events[0].id, error: "503", retryAt: t0 + 20, at: t0 + 10)
-            try await store.webhookSent(id: events[1].id)
+            try await store.webhookSent(ids: [events[1].id])
             #expect(
                 try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 15, leaseFor: 60, skipping: []).isEmpty)
             let again = try await store.leaseWebhooks(owner: "b", limit: 10, now: t0 + 21, leaseFor: 60, skipping: [])
@@ -191,8 +192,13 @@ struct StoreContractTests {
             let counts = try await store.webhookCounts()
             #expect(counts.pending == 0 && counts.dead == 1 && counts.oldestPending == nil)
             #expect(try await store.retryDeadWebhooks(appID: fixture.appID, at: t0 + 30) == 1)
+            // The app's batch size as it is when the event is leased, kept across restarts of the store.
+            var batching = try #require(try await store.app(id: fixture.appID))
+            batching.app.webhookBatch = 10
+            try await store.updateApp(batching)
+            #expect(try await store.app(id: fixture.appID)?.app.webhookBatch == 10)
             let retried = try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 30, leaseFor: 60, skipping: [])
-            #expect(retried.count == 1 && retried.first?.attempts == 0)
+            #expect(retried.count == 1 && retried.first?.attempts == 0 && retried.first?.batchLimit == 10)
             try await store.releaseWebhooks(ids: retried.map(\.id), dueAt: t0 + 40)
             #expect(
                 try await store.leaseWebhooks(owner: "c", limit: 10, now: t0 + 35, leaseFor: 60, skipping: []).isEmpty)

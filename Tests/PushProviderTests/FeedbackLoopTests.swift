@@ -240,7 +240,7 @@ final class MemoryOutbox: WebhookOutbox {
             return state.events
         }
     }
-    func webhookSent(id: Int64) async throws(ProviderError) { state.withLock { $0.sent.append(id) } }
+    func webhookSent(ids: [Int64]) async throws(ProviderError) { state.withLock { $0.sent += ids } }
     func webhookFailed(id: Int64, error: String, retryAt: Date?, at: Date) async throws(ProviderError) {
         state.withLock { $0.failed.append(error) }
     }

@@ -174,4 +174,45 @@ struct WebhookOutboxTests {
             }
         }
     }
+
+    @Test(
+        "an app whose receiver takes batches: its waiting events go several a POST as {\"events\": [...]}, signed, each with its own webhookID"
+    )
+    func batched() async throws {
+        try await PostRecorder.running(paths: [], holding: ["hang"]) { hook in
+            try await ProviderHarness.with { harness in
+                for bad: Any in [0, 65, 1.5, "3"] {
+                    let (status, answer) = try await harness.call(
+                        "PATCH", "/v1/apps/\(harness.appID)", body: ["webhookBatch": bad])
+                    #expect(status == 400 && answer["error"]["field"].string == "webhookBatch", "\(bad): \(answer)")
+                }
+                let (status, app) = try await harness.call(
+                    "PATCH", "/v1/apps/\(harness.appID)",
+                    body: ["webhookURL": hook.url("hang").absoluteString, "webhookBatch": 3])
+                #expect(status == 200 && app["webhookBatch"].int == 3, "\(app)")
+                let secret = try #require(
+                    try await harness.call("POST", "/v1/apps/\(harness.appID)/webhook-secret").1["secret"].string)
+                try await Self.respond(harness, action: "a")
+                try await hook.until("the first POST, held") { hook.requests("hang").count == 1 }
+                // Four more responses wait while the receiver holds the first POST: three and one go after it.
+                for action in ["b", "c", "d", "e"] { try await Self.respond(harness, action: action) }
+                hook.release()
+                try await harness.until("the outbox empty") {
+                    try await harness.call("GET", "/v1/apps/\(harness.appID)/webhooks").1["events"].array.isEmpty
+                }
+                let requests = hook.requests("hang")
+                let batches = try requests.map { request in
+                    #expect(Self.signed(request.headers, request.body, by: secret), "\(request.headers)")
+                    #expect(request.headers["webhook-id"]?.hasPrefix("batch_") == true)
+                    return JSON(try JSONSerialization.jsonObject(with: request.body))["events"].array
+                }
+                // The batches of one turn go at once, over several connections: in any order.
+                let actions = batches.map { $0.map { $0["action"].string ?? "?" } }
+                #expect(actions.sorted { $0.joined() < $1.joined() } == [["a"], ["b", "c", "d"], ["e"]], "\(actions)")
+                let ids = batches.joined().compactMap { $0["webhookID"].string }
+                #expect(ids.count == 5 && Set(ids).count == 5 && ids.allSatisfy { $0.hasPrefix("msg_") })
+                #expect(batches.joined().allSatisfy { $0["event"].string == "action" && $0["apnsID"].string != nil })
+            }
+        }
+    }
 }

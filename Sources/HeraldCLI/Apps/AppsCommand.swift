@@ -52,6 +52,11 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "The app's own server, which receives every user response (https://).")
         var webhook: String?
 
+        @Option(
+            name: .customLong("webhook-batch"),
+            help: "Events one webhook POST may carry (1-64; 1: each alone, more: {\"events\": [...]}).")
+        var webhookBatch: Int?
+
         @Option(name: .customLong("rate-limit"), help: "At most this many notifications per second; 0: no limit.")
         var rateLimit: Int?
 
@@ -82,6 +87,7 @@ struct AppsCommand: AsyncParsableCommand {
                 members.append(("caPEM", .string(pem)))
             }
             if let webhook { members.append(("webhookURL", .string(webhook))) }
+            if let webhookBatch { members.append(("webhookBatch", .number(JSONNumber(webhookBatch)))) }
             if let rateLimit { members.append(("rateLimit", .number(JSONNumber(rateLimit)))) }
             let retention: [(key: String, value: JSONValue)] = [
                 ("deliveries", retentionDays), ("traces", traceRetentionDays), ("responses", responseRetentionDays),
@@ -110,7 +116,8 @@ struct AppsCommand: AsyncParsableCommand {
         let key = app["publishableKey"]?.string ?? "?"
         let rate = app["rateLimit"]?.number?.intValue ?? 0
         let webhook = app["webhookURL"]?.string ?? "none"
-        return line(app) + "  publishable key \(key)\n  rate limit \(rate)/s; webhook \(webhook)\n"
+        let batch = app["webhookBatch"]?.number?.intValue ?? 1
+        return line(app) + "  publishable key \(key)\n  rate limit \(rate)/s; webhook \(webhook) (\(batch) a POST)\n"
             + "  retention (days; - is the provider's default): deliveries \(days("deliveries")), traces "
             + "\(days("traces")), responses \(days("responses"))\n"
     }

@@ -20,6 +20,11 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package var publishableKey: String
     /// The app's own server, which receives every user response.
     package var webhookURL: String?
+    /// How many webhook events one POST to ``webhookURL`` may carry: `1` (the default) sends each alone; more, and
+    /// every POST carries a batch (`{"events": [...]}`) of up to this many.
+    package var webhookBatch = 1
+    /// The most ``webhookBatch`` may be: a sender leases 64 events at a time.
+    package static let maxWebhookBatch = 64
     /// At most this many notifications per second for the app; `0` means no limit.
     package var rateLimit: Int
     /// Where the app's channel management requests go: Apple's management host for its environment
@@ -39,8 +44,9 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     /// Every stored property, as given.
     package init(
         id: String, name: String, bundleID: String, environment: String, endpoint: String, hasCustomCA: Bool,
-        authentication: AuthenticationSummary, publishableKey: String, webhookURL: String? = nil, rateLimit: Int,
-        channelEndpoint: String? = nil, pausedAt: Date? = nil, pauseReason: String? = nil,
+        authentication: AuthenticationSummary, publishableKey: String, webhookURL: String? = nil,
+        webhookBatch: Int = 1, rateLimit: Int, channelEndpoint: String? = nil, pausedAt: Date? = nil,
+        pauseReason: String? = nil,
         retention: RetentionDays = RetentionDays(),
         createdAt: Date, updatedAt: Date
     ) {
@@ -56,6 +62,7 @@ package struct ProviderApp: Codable, Sendable, Hashable {
         self.authentication = authentication
         self.publishableKey = publishableKey
         self.webhookURL = webhookURL
+        self.webhookBatch = webhookBatch
         self.rateLimit = rateLimit
         self.channelEndpoint = channelEndpoint
         self.createdAt = createdAt

@@ -40,5 +40,6 @@ package enum PostgresSchema {
         ("v21 provider settings", v21ProviderSettings),
         ("v22 notification trace", v22NotificationTrace),
         ("v23 console sessions", v23ConsoleSessions),
+        ("v24 webhook batches", v24WebhookBatches),
     ]
 }

@@ -3,16 +3,18 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    private static let eventColumns =
-        "id, app_id, event_id, url, body, state, attempts, created_at, next_attempt_at, last_error"
+    private static let eventColumns = """
+        id, app_id, event_id, url, body, state, attempts, created_at, next_attempt_at, last_error,
+        coalesce((SELECT webhook_batch FROM apps WHERE apps.id = webhook_outbox.app_id), 1)
+        """
 
     private static func event(_ row: PostgresRow) throws -> OutboxEvent {
-        let (id, appID, eventID, url, body, state, attempts, created, next, error) = try row.decode(
-            (Int64, String, String, String, Data, String, Int, Date, Date, String?).self)
+        let (id, appID, eventID, url, body, state, attempts, created, next, error, batch) = try row.decode(
+            (Int64, String, String, String, Data, String, Int, Date, Date, String?, Int).self)
         return OutboxEvent(
             id: id, appID: appID, eventID: eventID, url: url, body: body,
             state: OutboxEvent.State(rawValue: state) ?? .pending, attempts: attempts, createdAt: created,
-            nextAttemptAt: next, lastError: error)
+            nextAttemptAt: next, lastError: error, batchLimit: batch)
     }
 
     /// Writes a webhook event for `body` to `url` in `connection`'s transaction (the one that records the response).
@@ -48,8 +50,9 @@ extension PostgresStore {
         }
     }
 
-    package func webhookSent(id: Int64) async throws(ProviderError) {
-        try await rows("DELETE FROM webhook_outbox WHERE id = \(id)")
+    package func webhookSent(ids: [Int64]) async throws(ProviderError) {
+        guard !ids.isEmpty else { return }
+        try await rows("DELETE FROM webhook_outbox WHERE id = ANY(\(ids))")
     }
 
     package func webhookFailed(id: Int64, error: String, retryAt: Date?, at: Date) async throws(ProviderError) {

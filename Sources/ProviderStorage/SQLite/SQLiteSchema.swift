@@ -23,6 +23,7 @@ package enum SQLiteSchema {
         ("v15 provider settings", v15ProviderSettings),
         ("v16 notification trace", v16NotificationTrace),
         ("v17 console sessions", v17ConsoleSessions),
+        ("v18 webhook batches", v18WebhookBatches),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

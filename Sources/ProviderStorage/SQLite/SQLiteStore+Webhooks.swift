@@ -3,14 +3,17 @@ import GRDB
 
 extension SQLiteStore {
     /// The columns an ``OutboxEvent`` is read from, in ``event(_:)``'s order.
-    private static let eventColumns =
-        "id, app_id, event_id, url, body, state, attempts, created_at, next_attempt_at, last_error"
+    private static let eventColumns = """
+        id, app_id, event_id, url, body, state, attempts, created_at, next_attempt_at, last_error,
+        coalesce((SELECT webhook_batch FROM apps WHERE apps.id = webhook_outbox.app_id), 1)
+        """
 
     private static func event(_ row: Row) -> OutboxEvent {
         OutboxEvent(
             id: row[0], appID: row[1], eventID: row[2], url: row[3], body: row[4],
             state: OutboxEvent.State(rawValue: row[5]) ?? .pending, attempts: row[6],
-            createdAt: Date(stored: row[7]), nextAttemptAt: Date(stored: row[8]), lastError: row[9])
+            createdAt: Date(stored: row[7]), nextAttemptAt: Date(stored: row[8]), lastError: row[9],
+            batchLimit: row[10])
     }
 
     /// Writes a webhook event for `body` to `url` in the transaction of `db` (the one that records the response).
@@ -45,8 +48,12 @@ extension SQLiteStore {
         }
     }
 
-    package func webhookSent(id: Int64) async throws(ProviderError) {
-        try await write { db in try db.execute(sql: "DELETE FROM webhook_outbox WHERE id = ?", arguments: [id]) }
+    package func webhookSent(ids: [Int64]) async throws(ProviderError) {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM webhook_outbox WHERE id IN (\(ids.map(String.init).joined(separator: ",")))")
+        }
     }
 
     package func webhookFailed(id: Int64, error: String, retryAt: Date?, at: Date) async throws(ProviderError) {

@@ -12,8 +12,8 @@ package protocol WebhookOutbox: Sendable {
     /// but none to the URLs in `skipping` (endpoints the sender is serving already: their events wait for it).
     func leaseWebhooks(owner: String, limit: Int, now: Date, leaseFor: TimeInterval, skipping: Set<String>)
         async throws(ProviderError) -> [OutboxEvent]
-    /// The receiver answered 2xx: the event is deleted.
-    func webhookSent(id: Int64) async throws(ProviderError)
+    /// The receiver answered 2xx: the events are deleted.
+    func webhookSent(ids: [Int64]) async throws(ProviderError)
     /// An attempt failed (`error` says how): tried again at `retryAt`, or dead when it is `nil`; the lease ends.
     func webhookFailed(id: Int64, error: String, retryAt: Date?, at: Date) async throws(ProviderError)
     /// Gives back leased events not attempted (a stopping sender, a receiver found down): due again at `at`, no
@@ -55,11 +55,14 @@ package struct OutboxEvent: Sendable, Hashable, Codable {
     package var nextAttemptAt: Date
     /// Why the last attempt failed.
     package var lastError: String?
+    /// How many events one POST may carry, as the app says now (``ProviderApp/webhookBatch``).
+    package var batchLimit: Int
 
     package init(
         id: Int64, appID: String, eventID: String, url: String, body: Data, state: State, attempts: Int,
-        createdAt: Date, nextAttemptAt: Date, lastError: String?
+        createdAt: Date, nextAttemptAt: Date, lastError: String?, batchLimit: Int = 1
     ) {
+        self.batchLimit = batchLimit
         self.id = id
         self.appID = appID
         self.eventID = eventID

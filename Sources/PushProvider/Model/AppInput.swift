@@ -11,6 +11,9 @@ struct AppInput: StrictInput, Sendable {
     var caPEM: String?
     var authentication: Authentication?
     var webhookURL: String?
+    /// How many events one POST to ``webhookURL`` may carry (``ProviderApp/webhookBatch``): 1 to
+    /// ``ProviderApp/maxWebhookBatch``.
+    var webhookBatch: Int?
     var rateLimit: Int?
     /// Where channel management requests go when ``endpoint`` is not Apple's: an `https://` URL on the same host (the
     /// local gateway's `--manage-port`); empty to remove.
@@ -41,8 +44,8 @@ struct AppInput: StrictInput, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, rateLimit, channelEndpoint,
-            retention
+        case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, webhookBatch, rateLimit,
+            channelEndpoint, retention
     }
 
     static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -129,6 +129,15 @@ package struct AppOperations: Sendable {
             if let url, let problem = webhookPolicy.problem(with: url) { throw .field("webhookURL", problem) }
             app.app.webhookURL = webhookURL.isEmpty ? nil : webhookURL
         }
+        if let batch = input.webhookBatch {
+            guard (1...ProviderApp.maxWebhookBatch).contains(batch) else {
+                throw .field(
+                    "webhookBatch",
+                    "must be 1 (each event in its own POST) to \(ProviderApp.maxWebhookBatch) (events a POST), not \(batch)"
+                )
+            }
+            app.app.webhookBatch = batch
+        }
         if let rateLimit = input.rateLimit {
             guard rateLimit >= 0 else { throw .field("rateLimit", "must be 0 (no limit) or a positive number") }
             app.app.rateLimit = rateLimit

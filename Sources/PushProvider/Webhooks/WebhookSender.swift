@@ -132,8 +132,9 @@ struct WebhookSender: Sendable {
         return events.count
     }
 
-    /// Sends one endpoint's events, at most ``Settings/connectionsPerEndpoint`` at once; after a failure, the ones
-    /// not yet tried are given back for later.
+    /// Sends one endpoint's events, one or a batch a request (``WebhookMessage``), at most
+    /// ``Settings/connectionsPerEndpoint`` requests at once; after a failure, the ones not yet tried are given back for
+    /// later.
     private func send(_ events: [OutboxEvent], to text: String) async {
         let now = clock.currentDate
         guard let url = URL(string: text) else {
@@ -148,30 +149,33 @@ struct WebhookSender: Sendable {
             return
         }
         let client = clients.client(for: text, at: target, busy: serving.current) { makeClient(target) }
-        var next = events[...]
+        var next = WebhookMessage.messages(events)[...]
         var stopped = false
         while !next.isEmpty, !stopped, !Task.isCancelled {
             let wave = next.prefix(settings.connectionsPerEndpoint)
             next = next.dropFirst(wave.count)
             let results = await withTaskGroup(of: Bool.self) { group in
-                for event in wave { group.addTask { await self.attempt(event, url: url, client: client) } }
+                for message in wave { group.addTask { await self.attempt(message, url: url, client: client) } }
                 return await group.reduce(into: [Bool]()) { $0.append($1) }
             }
             stopped = results.contains(false)
         }
         // Cancelled (the provider stops): what is left stays held, and ``run()`` gives it back as it ends.
-        if !next.isEmpty, !Task.isCancelled {
-            try? await store.releaseWebhooks(ids: next.map(\.id), dueAt: now.addingTimeInterval(5))
-            holding.remove(next.map(\.id))
+        let left = next.flatMap(\.events).map(\.id)
+        if !left.isEmpty, !Task.isCancelled {
+            try? await store.releaseWebhooks(ids: left, dueAt: now.addingTimeInterval(5))
+            holding.remove(left)
         }
     }
 
-    /// One POST of `event`; whether the receiver answered 2xx (the event is then deleted; otherwise its failure is
-    /// recorded).
-    private func attempt(_ event: OutboxEvent, url: URL, client: HTTPClient) async -> Bool {
-        guard let signing = await signingSecrets(event.appID) else {
-            await failed(
-                event, "the app's webhook secret could not be read (the provider's log says why)", final: false)
+    /// One POST of `message`; whether the receiver answered 2xx (its events are then deleted; otherwise each one's
+    /// failure is recorded).
+    private func attempt(_ message: WebhookMessage, url: URL, client: HTTPClient) async -> Bool {
+        guard let signing = await signingSecrets(message.appID) else {
+            for event in message.events {
+                await failed(
+                    event, "the app's webhook secret could not be read (the provider's log says why)", final: false)
+            }
             return false
         }
         let timestamp = Int(clock.currentDate.timeIntervalSince1970)
@@ -179,27 +183,28 @@ struct WebhookSender: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "Herald-Webhooks")
-        request.headers.add(name: "webhook-id", value: event.eventID)
+        request.headers.add(name: "webhook-id", value: message.id)
         request.headers.add(name: "webhook-timestamp", value: String(timestamp))
         request.headers.add(
             name: "webhook-signature",
             value: WebhookSignature.header(
-                id: event.eventID, timestamp: timestamp, body: event.body, secrets: signing))
-        request.body = .bytes(ByteBuffer(bytes: event.body))
+                id: message.id, timestamp: timestamp, body: message.body, secrets: signing))
+        request.body = .bytes(ByteBuffer(bytes: message.body))
         let problem: String
         do {
             let response = try await client.execute(request, timeout: settings.readTimeout)
             _ = try? await response.body.collect(upTo: 1 << 16)
             if (200..<300).contains(response.status.code) {
+                let ids = message.events.map(\.id)
                 do {
-                    try await store.webhookSent(id: event.id)
-                    holding.remove([event.id])
+                    try await store.webhookSent(ids: ids)
+                    holding.remove(ids)
                 } catch {
                     failures.report(
-                        .webhook, "a webhook event was sent but not marked sent; it will be sent again",
-                        metadata: ["webhook-id": "\(event.eventID)", "why": "\(error)"])
+                        .webhook, "webhook events were sent but not marked sent; they will be sent again",
+                        metadata: ["webhook-id": "\(message.id)", "why": "\(error)"])
                 }
-                metrics.webhookAttempt(result: "sent")
+                for _ in ids { metrics.webhookAttempt(result: "sent") }
                 return true
             }
             problem = "the receiver answered \(response.status.code)"
@@ -208,7 +213,7 @@ struct WebhookSender: Sendable {
             if Task.isCancelled { return false }
             problem = "no answer: \(error)"
         }
-        await failed(event, problem, final: false)
+        for event in message.events { await failed(event, problem, final: false) }
         return false
     }
 

@@ -30,3 +30,11 @@ extension PostgresSchema {
         "CREATE INDEX webhook_secrets_app ON webhook_secrets(app_id, created_at)",
     ]
 }
+
+extension PostgresSchema {
+    /// "v24 webhook batches"; SQLite's "v18 webhook batches". How many events one POST to an app's webhook may carry
+    /// (``ProviderApp/webhookBatch``).
+    static let v24WebhookBatches: [String] = [
+        "ALTER TABLE apps ADD COLUMN webhook_batch integer NOT NULL DEFAULT 1"
+    ]
+}

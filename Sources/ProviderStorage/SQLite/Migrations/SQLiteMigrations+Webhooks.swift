@@ -31,3 +31,11 @@ extension SQLiteSchema {
                 """)
     }
 }
+
+extension SQLiteSchema {
+    /// "v18 webhook batches"; PostgreSQL's "v24 webhook batches". How many events one POST to an app's webhook may
+    /// carry (``ProviderApp/webhookBatch``).
+    static func v18WebhookBatches(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE apps ADD COLUMN webhook_batch INTEGER NOT NULL DEFAULT 1")
+    }
+}
