@@ -227,10 +227,16 @@ struct NotificationLifecycleTests {
         }
     }
 
-    @Test("deleting an app needs the admin token and removes it with its devices and notifications")
+    @Test(
+        "deleting an app needs the admin token and removes it with its devices and notifications; its publishable key ends at once"
+    )
     func deleteApp() async throws {
         try await ProviderHarness.with { harness in
             _ = try await Self.devices(harness, 4)
+            let register = { (token: String) in
+                try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: ["token": token]).0
+            }
+            #expect(try await register(try harness.gatewayToken()) == 201, "the key's app is now remembered")
             let id = try #require(
                 try await harness.call(
                     "POST", "/v1/notifications", body: ["target": ["all": true], "content": ["body": "x"]]
@@ -241,9 +247,10 @@ struct NotificationLifecycleTests {
             let (status, deleted) = try await harness.call(
                 "DELETE", "/v1/apps/\(harness.appID)", key: harness.adminToken)
             #expect(status == 200, "\(deleted)")
-            #expect(deleted["devices"].int == 4)
+            #expect(try await register(try harness.gatewayToken()) == 401, "not a second later: at once")
+            #expect(deleted["devices"].int == 5)
             #expect(deleted["notifications"].int == 1)
-            #expect(deleted["deliveries"].int == 4)
+            #expect(deleted["deliveries"].int == 5)
             #expect(try await harness.call("GET", "/v1/apps/\(harness.appID)", key: harness.adminToken).0 == 404)
             #expect(try await harness.call("GET", "/v1/notifications/\(id)").0 == 401, "its API key went with it")
             let (again, _) = try await harness.call("DELETE", "/v1/apps/\(harness.appID)", key: harness.adminToken)

@@ -3,7 +3,8 @@ import Synchronization
 
 /// The apps of publishable keys looked up in the last second. The publishable-key routes (registrations, receipts,
 /// categories) are the busiest, and each request's key lookup cost a database read (a round trip on PostgreSQL);
-/// an app changed (paused, deleted, its settings) is seen by them at most ``lifetime`` later. Only keys that were
+/// an app changed (paused, deleted, its settings) through this provider is forgotten at once (``forget(appID:)``),
+/// through another provider on the database seen at most ``lifetime`` later. Only keys that were
 /// found are kept, at most ``capacity`` of them (all forgotten when full); secret keys are never kept here, so a
 /// revoked API key ends at once.
 final class PublishableKeyCache: Sendable {
@@ -24,5 +25,10 @@ final class PublishableKeyCache: Sendable {
             apps[key] = (app, now)
         }
         return app
+    }
+
+    /// Forgets the app `appID` (changed, paused or deleted): its key is read again at its next request.
+    func forget(appID: String) {
+        apps.withLock { apps in apps = apps.filter { $0.value.app.app.id != appID } }
     }
 }

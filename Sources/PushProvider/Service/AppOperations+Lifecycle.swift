@@ -11,6 +11,7 @@ extension AppOperations {
         guard try await store.setPaused(appID: app.app.id, at: now()) else {
             throw .notFound("no app with id \(app.app.id)")
         }
+        publishableKeys.forget(appID: app.app.id)
         engine.stopSending(appID: app.app.id)
         let parked = try await store.park(
             appID: app.app.id, reason: DeliveryVerdict.pausedReason, until: DeliveryEngine.pausedUntil)
@@ -25,6 +26,7 @@ extension AppOperations {
         guard try await store.setPaused(appID: app.app.id, at: nil) else {
             throw .notFound("no app with id \(app.app.id)")
         }
+        publishableKeys.forget(appID: app.app.id)
         engine.resumeSending(appID: app.app.id)
         var woken = 0
         for reason in CredentialPause.everyParkingReason {
@@ -42,6 +44,7 @@ extension AppOperations {
         try apply(input, to: &updated, creating: false, byAdmin: byAdmin)
         updated.app.updatedAt = now()
         try await store.updateApp(updated)
+        publishableKeys.forget(appID: app.app.id)
         let judged =
             [input.authentication != nil, input.bundleID != nil, input.environment != nil]
             + [input.endpoint != nil, input.caPEM != nil]
@@ -61,6 +64,7 @@ extension AppOperations {
         guard let deletion = try await store.deleteApp(id: app.app.id) else {
             throw .notFound("no app with id \(app.app.id)")
         }
+        publishableKeys.forget(appID: app.app.id)
         logger.notice(
             "app deleted",
             metadata: [

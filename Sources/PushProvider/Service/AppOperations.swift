@@ -21,6 +21,8 @@ package struct AppOperations: Sendable {
     /// Where webhooks may go.
     let webhookPolicy: OutboundPolicy
     let engine: DeliveryEngine
+    /// The apps of publishable keys looked up lately: an app changed here is forgotten there at once.
+    let publishableKeys: PublishableKeyCache
     /// Notified at every change the provider records.
     let changes: WorkSignal
     let logger: Logger

@@ -96,7 +96,8 @@ package final class PushProviderService: Sendable {
         apps = AppOperations(
             store: store, clock: configuration.clock, secrets: secrets,
             allowedEndpoints: configuration.allowedEndpoints,
-            webhookPolicy: webhookPolicy, engine: engine, changes: changes, logger: logger)
+            webhookPolicy: webhookPolicy, engine: engine, publishableKeys: publishableKeys, changes: changes,
+            logger: logger)
         notifications = NotificationOperations(
             store: store, clock: configuration.clock, engine: engine, scheduler: scheduler, metrics: metrics,
             changes: changes, logger: logger, tracer: configuration.tracer)
