@@ -145,6 +145,29 @@ def receipt_storm(port, api, pk, deliveries, processes=2, connections=32):
             "readP50Ms": round(statistics.median(reads), 1), "readP99Ms": round(reads[int(len(reads) * 0.99) - 1], 1)}
 
 
+class Rebroadcaster(threading.Thread):
+    """Broadcasts to every device, again as each broadcast is done, until stopped; counts the deliveries APNs accepted
+    while it ran (the last broadcast's up to when it was stopped)."""
+
+    def __init__(self, port, api_key):
+        super().__init__(daemon=True)
+        self.api, self.stop = Client("127.0.0.1", port, api_key), threading.Event()
+        self.started, self.accepted = 0, 0
+
+    def run(self):
+        while not self.stop.is_set():
+            status, sent = self.api.call("POST", "/v1/notifications",
+                                         {"target": {"all": True}, "content": {"body": "again"}})
+            assert status == 202, sent
+            self.started += 1
+            while True:
+                report = self.api.call("GET", f"/v1/notifications/{sent['id']}")[1]
+                if report["state"] == "done" or self.stop.is_set():
+                    self.accepted += report["stats"]["accepted"]
+                    break
+                time.sleep(0.2)
+
+
 def cpu_seconds(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -253,6 +276,10 @@ def main():
     parser.add_argument("--storm-connections", type=int, default=64,
                         help="connections of the receipt storm, over two load processes (64)")
     parser.add_argument("--receipts-only", action="store_true", help="stop after the receipt storm")
+    parser.add_argument("--during-broadcast", action="store_true",
+                        help="while the receipt storm runs, broadcast to every device again and again (each "
+                             "broadcast started as the one before is done): the storm's receipts compete with a "
+                             "running broadcast's writes")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     options = parser.parse_args()
     work = tempfile.mkdtemp()
@@ -331,10 +358,16 @@ def main():
         if options.receipts:
             storm = deliveries[:options.receipts]
             print(f"receipt storm begins (provider pid {provider.pid})", file=sys.stderr, flush=True)
-            print(json.dumps({"receiptStorm": {"database": options.database.split(":")[0],
-                                               **receipt_storm(port, api, pk, storm,
-                                                               connections=max(1, options.storm_connections // 2))}}),
-                  flush=True)
+            sender = Rebroadcaster(port, created["apiKey"]) if options.during_broadcast else None
+            if sender:
+                sender.start()
+            result = receipt_storm(port, api, pk, storm, connections=max(1, options.storm_connections // 2))
+            if sender:
+                sender.stop.set()
+                sender.join()
+                result["duringBroadcast"] = {"broadcasts": sender.started, "deliveriesAccepted": sender.accepted,
+                                             "acceptedPerSecond": round(sender.accepted / result["seconds"])}
+            print(json.dumps({"receiptStorm": {"database": options.database.split(":")[0], **result}}), flush=True)
         if options.receipts_only:
             return
         fds, rss = [open_files(provider.pid)], [rss_mb(provider.pid)]
