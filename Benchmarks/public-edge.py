@@ -146,16 +146,17 @@ def receipt_storm(port, api, pk, deliveries, processes=2, connections=32):
 
 
 class Rebroadcaster(threading.Thread):
-    """Broadcasts to every device, again as each broadcast is done, until stopped; counts the deliveries APNs accepted
-    while it ran (the last broadcast's up to when it was stopped)."""
+    """Broadcasts to every device `count` times, each as the one before is done, until stopped; counts the deliveries
+    APNs accepted (the last broadcast's up to when it was stopped) and how long the broadcasts ran."""
 
-    def __init__(self, port, api_key):
+    def __init__(self, port, api_key, count):
         super().__init__(daemon=True)
-        self.api, self.stop = Client("127.0.0.1", port, api_key), threading.Event()
-        self.started, self.accepted = 0, 0
+        self.api, self.stop, self.count = Client("127.0.0.1", port, api_key), threading.Event(), count
+        self.started, self.accepted, self.seconds = 0, 0, 0.0
 
     def run(self):
-        while not self.stop.is_set():
+        began = time.time()
+        while not self.stop.is_set() and self.started < self.count:
             status, sent = self.api.call("POST", "/v1/notifications",
                                          {"target": {"all": True}, "content": {"body": "again"}})
             assert status == 202, sent
@@ -166,6 +167,7 @@ class Rebroadcaster(threading.Thread):
                     self.accepted += report["stats"]["accepted"]
                     break
                 time.sleep(0.2)
+            self.seconds = time.time() - began
 
 
 def cpu_seconds(pid):
@@ -276,10 +278,10 @@ def main():
     parser.add_argument("--storm-connections", type=int, default=64,
                         help="connections of the receipt storm, over two load processes (64)")
     parser.add_argument("--receipts-only", action="store_true", help="stop after the receipt storm")
-    parser.add_argument("--during-broadcast", action="store_true",
-                        help="while the receipt storm runs, broadcast to every device again and again (each "
-                             "broadcast started as the one before is done): the storm's receipts compete with a "
-                             "running broadcast's writes")
+    parser.add_argument("--broadcasts-during", type=int, default=0, metavar="COUNT",
+                        help="as the receipt storm begins, broadcast to every device COUNT times, each as the one "
+                             "before is done (stopping with the storm): its receipts compete with a running "
+                             "broadcast's writes")
     parser.add_argument("--database", default="sqlite", help="sqlite or a postgres:// URL (a new schema per run)")
     options = parser.parse_args()
     work = tempfile.mkdtemp()
@@ -358,7 +360,8 @@ def main():
         if options.receipts:
             storm = deliveries[:options.receipts]
             print(f"receipt storm begins (provider pid {provider.pid})", file=sys.stderr, flush=True)
-            sender = Rebroadcaster(port, created["apiKey"]) if options.during_broadcast else None
+            sender = Rebroadcaster(port, created["apiKey"], options.broadcasts_during) \
+                if options.broadcasts_during else None
             if sender:
                 sender.start()
             result = receipt_storm(port, api, pk, storm, connections=max(1, options.storm_connections // 2))
@@ -366,7 +369,7 @@ def main():
                 sender.stop.set()
                 sender.join()
                 result["duringBroadcast"] = {"broadcasts": sender.started, "deliveriesAccepted": sender.accepted,
-                                             "acceptedPerSecond": round(sender.accepted / result["seconds"])}
+                                             "broadcastSeconds": round(sender.seconds, 1)}
             print(json.dumps({"receiptStorm": {"database": options.database.split(":")[0], **result}}), flush=True)
         if options.receipts_only:
             return
