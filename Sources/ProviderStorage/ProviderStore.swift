@@ -25,9 +25,13 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStor
     func updateApp(_ app: StoredApp) async throws(ProviderError)
     func apps() async throws(ProviderError) -> [StoredApp]
     func app(publishableKey: String) async throws(ProviderError) -> StoredApp?
-    func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp?
-    func insertAPIKey(appID: String, id: String, hash: String, at: Date) async throws(ProviderError)
+    /// The app of the API key whose SHA-256 is `apiKeyHash`, with the key's record (its ID and scopes).
+    func app(apiKeyHash: String) async throws(ProviderError) -> (app: StoredApp, key: APIKeyRecord)?
+    /// Keeps a new API key of the app by its hash; `scopes` `nil` for every scope.
+    func insertAPIKey(appID: String, id: String, hash: String, scopes: [String]?, at: Date) async throws(ProviderError)
     func deleteAPIKey(appID: String, id: String) async throws(ProviderError) -> Bool
+    /// The app's API keys, oldest first.
+    func apiKeys(appID: String) async throws(ProviderError) -> [APIKeyRecord]
     func setCategories(appID: String, json: Data, at: Date) async throws(ProviderError) -> Int
 
     // Devices

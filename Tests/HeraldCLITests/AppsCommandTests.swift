@@ -57,6 +57,20 @@ struct AppsCommandTests {
             #expect(resumed.status == 0, "\(resumed.errorOutput)")
             #expect(!(await runHerald(["apps", "list"] + where_).output.contains("PAUSED")))
 
+            // Keys: one restricted to sending, listed with its scope, deleted; the webhook batch in show.
+            let batched = await runHerald(["apps", "update", id, "--webhook-batch", "20"] + where_)
+            #expect(batched.status == 0, "\(batched.errorOutput)")
+            #expect(await runHerald(["apps", "show", id] + where_).output.contains("(20 a POST)"))
+            let key = await runHerald(["apps", "keys", "create", id, "--scope", "send"] + where_)
+            #expect(key.status == 0 && key.output.contains("API key sk_") && key.output.contains("  send  "), "\(key)")
+            let keyID = try #require(key.output.split(separator: "\n").dropFirst().first?.split(separator: " ").first)
+            let keys = await runHerald(["apps", "keys", "list", id] + where_)
+            #expect(keys.output.contains("every scope") && keys.output.contains("\(keyID)  send"), "\(keys.output)")
+            let badScope = await runHerald(["apps", "keys", "create", id, "--scope", "sned"] + where_)
+            #expect(badScope.status != 0 && badScope.errorOutput.contains("sned"), "\(badScope.errorOutput)")
+            #expect(await runHerald(["apps", "keys", "delete", id, String(keyID)] + where_).status == 0)
+            #expect(!(await runHerald(["apps", "keys", "list", id] + where_).output.contains(String(keyID))))
+
             let unsure = await runHerald(["apps", "delete", id] + where_)
             #expect(unsure.status != 0)
             #expect(unsure.errorOutput.contains("add --yes"), "\(unsure.errorOutput)")

@@ -13,7 +13,9 @@ struct AppsCommand: AsyncParsableCommand {
             `herald apps create --bundle-id com.example.app --auth-key TEAMID:KEYID:AuthKey_KEYID.p8` prints the \
             app's API key and publishable key once (the provider keeps only the API key's hash).
             """,
-        subcommands: [Create.self, List.self, Show.self, Update.self, Pause.self, Resume.self, Delete.self]
+        subcommands: [
+            Create.self, List.self, Show.self, Update.self, Pause.self, Resume.self, Delete.self, AppKeysCommand.self,
+        ]
     )
 
     /// What every subcommand shares: where the provider is, and how to print.

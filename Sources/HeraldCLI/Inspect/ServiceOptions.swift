@@ -98,7 +98,8 @@ struct ServiceCall {
             throw CommandFailure(
                 "cannot reach \(base): \(error)", next: "is it running? `herald status` shows what runs where")
         }
-        let json = try? JSONValue(parsing: answer.body)
+        // A 204 (a key deleted, ...) has no body: an empty object stands for it.
+        let json = answer.status == 204 ? JSONValue.object(JSONObject([])) : try? JSONValue(parsing: answer.body)
         guard (200..<300).contains(answer.status), let json else {
             let field = json?["error"]?["field"]?.string.map { "\($0): " } ?? ""
             let message = (json?["error"]?["message"]?.string).map { field + $0 } ?? json?["error"]?.string

@@ -41,5 +41,6 @@ package enum PostgresSchema {
         ("v22 notification trace", v22NotificationTrace),
         ("v23 console sessions", v23ConsoleSessions),
         ("v24 webhook batches", v24WebhookBatches),
+        ("v25 key scopes", v25KeyScopes),
     ]
 }

@@ -54,25 +54,6 @@ extension PostgresStore {
         try await apps("SELECT * FROM apps WHERE publishable_key = \(publishableKey)").first
     }
 
-    package func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp? {
-        try await apps(
-            "SELECT apps.* FROM apps JOIN api_keys ON api_keys.app_id = apps.id WHERE key_hash = \(apiKeyHash)"
-        ).first
-    }
-
-    package func insertAPIKey(appID: String, id: String, hash: String, at: Date) async throws(ProviderError) {
-        try await rows(
-            "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (\(id), \(appID), \(hash), \(at))")
-    }
-
-    package func deleteAPIKey(appID: String, id: String) async throws(ProviderError) -> Bool {
-        try await count(
-            """
-            WITH changed AS (DELETE FROM api_keys WHERE app_id = \(appID) AND id = \(id) RETURNING 1)
-            SELECT count(*) FROM changed
-            """) > 0
-    }
-
     package func setCategories(appID: String, json: Data, at: Date) async throws(ProviderError) -> Int {
         try await count(
             """
@@ -91,7 +72,7 @@ extension PostgresStore {
         }
     }
 
-    private static func app(from row: PostgresRandomAccessRow) throws -> StoredApp {
+    static func app(from row: PostgresRandomAccessRow) throws -> StoredApp {
         let caPEM = try row.column("ca_pem", as: String?.self)
         return StoredApp(
             app: ProviderApp(

@@ -24,6 +24,7 @@ package enum SQLiteSchema {
         ("v16 notification trace", v16NotificationTrace),
         ("v17 console sessions", v17ConsoleSessions),
         ("v18 webhook batches", v18WebhookBatches),
+        ("v19 key scopes", v19KeyScopes),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

@@ -59,31 +59,6 @@ extension SQLiteStore {
         }
     }
 
-    package func app(apiKeyHash: String) async throws(ProviderError) -> StoredApp? {
-        try await read { db in
-            try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT apps.* FROM apps JOIN api_keys ON api_keys.app_id = apps.id WHERE key_hash = ?"),
-                arguments: [apiKeyHash]
-            ).map(Self.app(from:))
-        }
-    }
-
-    package func insertAPIKey(appID: String, id: String, hash: String, at: Date) async throws(ProviderError) {
-        try await write { db in
-            try db.execute(
-                sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [id, appID, hash, at.stored])
-        }
-    }
-
-    package func deleteAPIKey(appID: String, id: String) async throws(ProviderError) -> Bool {
-        try await write { db in
-            try db.execute(sql: "DELETE FROM api_keys WHERE app_id = ? AND id = ?", arguments: [appID, id])
-            return db.changesCount > 0
-        }
-    }
-
     package func setCategories(appID: String, json: Data, at: Date) async throws(ProviderError) -> Int {
         try await write { db in
             try db.execute(
@@ -108,7 +83,7 @@ extension SQLiteStore {
         ]
     }
 
-    private static func app(from row: Row) -> StoredApp {
+    static func app(from row: Row) -> StoredApp {
         let categories: String = row["categories"]
         return StoredApp(
             app: ProviderApp(

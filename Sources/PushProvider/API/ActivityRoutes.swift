@@ -15,7 +15,7 @@ struct ActivityRoutes: UserProofRoutes {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("activities/tokens") { request, context -> Response in
             let caller = context.caller
-            let app = try await caller.anyApp(request, store: self.store)
+            let app = try await caller.anyApp(request, store: self.store, needs: .devices)
             let input = try await JSONCoding.decode(ActivityTokenInput.self, from: request)
             try input.check()
             if case .device = caller, let userID = input.userID {
@@ -28,7 +28,7 @@ struct ActivityRoutes: UserProofRoutes {
             return try JSONCoding.response(record, status: created ? .created : .ok)
         }
         router.get("activities/tokens") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .devices)
             let query = request.uri.queryParameters
             if let kind = query.get("kind"), ActivityTokenInput.Kind(rawValue: kind) == nil {
                 throw ProviderError.field("kind", "must be pushToStart or update; got \(kind)")
@@ -44,7 +44,7 @@ struct ActivityRoutes: UserProofRoutes {
         }
         router.delete("activities/tokens/:token") { request, context -> HTTPResponse.Status in
             let caller = context.caller
-            let app = try await caller.anyApp(request, store: self.store)
+            let app = try await caller.anyApp(request, store: self.store, needs: .devices)
             let token = try context.parameters.decoded("token").lowercased()
             try await self.deleteToken(
                 token, of: app, caller: caller, kinds: Self.activityKinds, what: "activity token", request: request)

@@ -19,7 +19,7 @@ struct AppCheckRoutes: ProviderRouteCollection {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("apps/:appID/check") { request, context -> Response in
             let app = try await context.caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"), needs: .apps)
             let checks: [DoctorCheck]
             do {
                 let endpoint = try APNSEndpoint(url: app.app.endpoint, additionalTrustRootsPEM: app.caPEM)

@@ -41,7 +41,7 @@ struct AppLifecycleRoutes: ProviderRouteCollection {
 
     private func app(_ request: Request, _ context: AuthenticatedRequestContext) async throws -> StoredApp {
         try await context.caller.serverApp(
-            request, store: store, pathAppID: try context.parameters.decoded("appID"))
+            request, store: store, pathAppID: try context.parameters.decoded("appID"), needs: .apps)
     }
 
     private func reread(_ app: StoredApp) async throws(ProviderError) -> ProviderApp {

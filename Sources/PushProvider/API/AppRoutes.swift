@@ -18,11 +18,6 @@ struct AppRoutes: ProviderRouteCollection {
         var apiKeyID: String
     }
 
-    private struct CreatedKey: Encodable {
-        var id: String
-        var apiKey: String
-    }
-
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("apps") { request, context -> Response in
             guard case .admin = context.caller else {
@@ -35,7 +30,12 @@ struct AppRoutes: ProviderRouteCollection {
         router.get("apps") { request, context -> Response in
             switch context.caller {
             case .admin: return try JSONCoding.response(try await self.store.apps().map(\.app))
-            case .server(let app): return try JSONCoding.response([app.app])
+            case .server(let app, let key):
+                guard APIKeyScope.granted(key.scopes).contains(.read) else {
+                    throw ProviderError.forbidden(
+                        "this API key (\(key.id)) lacks the scope \"read\" listing apps needs")
+                }
+                return try JSONCoding.response([app.app])
             case .device:
                 // The publishable key ships inside the app: the webhook URL, endpoint and key IDs are not for it.
                 throw ProviderError.forbidden(
@@ -45,32 +45,15 @@ struct AppRoutes: ProviderRouteCollection {
         }
         router.get("apps/:appID") { request, context -> Response in
             let app = try await context.caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"), needs: .read)
             return try JSONCoding.response(app.app)
         }
         router.patch("apps/:appID") { request, context -> Response in
             let caller = context.caller
             let app = try await caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"), needs: .apps)
             let input = try await JSONCoding.decode(AppInput.self, from: request)
             return try JSONCoding.response(try await self.apps.update(app, with: input, byAdmin: caller.isAdmin).app)
-        }
-        router.post("apps/:appID/keys") { request, context -> Response in
-            let app = try await context.caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
-            let key = KeyMaker.make(prefix: "sk_")
-            let id = "key_" + UUID().uuidString.prefix(8).lowercased()
-            try await self.store.insertAPIKey(appID: app.app.id, id: id, hash: KeyMaker.hash(key), at: self.now())
-            return try JSONCoding.response(CreatedKey(id: id, apiKey: key), status: .created)
-        }
-        router.delete("apps/:appID/keys/:keyID") { request, context -> HTTPResponse.Status in
-            let app = try await context.caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
-            let keyID = try context.parameters.decoded("keyID")
-            guard try await self.store.deleteAPIKey(appID: app.app.id, id: keyID) else {
-                throw ProviderError.notFound("app \(app.app.id) has no API key \(keyID)")
-            }
-            return .noContent
         }
     }
 }

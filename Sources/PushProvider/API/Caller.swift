@@ -7,8 +7,8 @@ import ProviderStorage
 enum Caller: Sendable {
     /// The admin token: every app.
     case admin
-    /// An app's secret API key (`sk_...`): its server-side endpoints.
-    case server(StoredApp)
+    /// An app's secret API key (`sk_...`): its server-side endpoints, those its scopes allow.
+    case server(StoredApp, key: APIKeyRecord)
     /// An app's publishable key (`pk_...`): what a device may call.
     case device(StoredApp)
 
@@ -37,15 +37,19 @@ enum Caller: Sendable {
         }
         if KeyMaker.matches(key, adminToken) { return .admin }
         if key.hasPrefix("pk_"), let app = try await publishableKeys.app(key, store: store) { return .device(app) }
-        if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .server(app) }
+        if key.hasPrefix("sk_"), let found = try await store.app(apiKeyHash: KeyMaker.hash(key)) {
+            return .server(found.app, key: found.key)
+        }
         throw .unauthorized("the key is not valid; check it or create a new API key")
     }
 
-    /// The app a server-side call acts on: the key's app, or for the admin the `app` query parameter.
+    /// The app a server-side call that `needs` a scope acts on: the key's app, or for the admin the `app` query
+    /// parameter.
     ///
-    /// - Throws: ``ProviderError`` when a publishable key is used or the admin names no app.
-    func serverApp(_ request: Request, store: any ProviderStore, pathAppID: String? = nil) async throws(ProviderError)
-        -> StoredApp
+    /// - Throws: ``ProviderError`` when a publishable key is used, an API key lacks the scope, or the admin names no
+    ///   app.
+    func serverApp(_ request: Request, store: any ProviderStore, pathAppID: String? = nil, needs scope: APIKeyScope)
+        async throws(ProviderError) -> StoredApp
     {
         switch self {
         case .admin:
@@ -54,7 +58,8 @@ enum Caller: Sendable {
             }
             guard let app = try await store.app(id: id) else { throw .notFound("no app with id \(id)") }
             return app
-        case .server(let app):
+        case .server(let app, let key):
+            try Self.check(key, has: scope)
             if let named = pathAppID ?? request.uri.queryParameters.get("app").map({ String($0) }), named != app.app.id
             {
                 throw .forbidden("this API key belongs to app \(app.app.id), not \(named)")
@@ -71,9 +76,29 @@ enum Caller: Sendable {
         return false
     }
 
-    /// The app a device-side call acts on: any of the app's keys.
-    func anyApp(_ request: Request, store: any ProviderStore) async throws(ProviderError) -> StoredApp {
+    /// The app a device-side call acts on: any of the app's keys (an API key with the scope the call `needs`).
+    func anyApp(_ request: Request, store: any ProviderStore, needs scope: APIKeyScope) async throws(ProviderError)
+        -> StoredApp
+    {
         if case .device(let app) = self { return app }
-        return try await serverApp(request, store: store)
+        return try await serverApp(request, store: store, needs: scope)
+    }
+
+    /// Whether the caller may manage the app's API keys: the admin token, or an API key with every scope (a restricted
+    /// key could otherwise make itself an unrestricted one).
+    func mayManageKeys() throws(ProviderError) {
+        guard case .server(_, let key) = self, key.scopes != nil else { return }
+        throw .forbidden(
+            "this API key (\(key.id)) is restricted to \(key.scopes?.joined(separator: ", ") ?? ""); making and "
+                + "deleting API keys needs a key with every scope or the admin token")
+    }
+
+    /// - Throws: ``ProviderError/forbidden(_:)`` naming `scope` when `key` was not made with it.
+    private static func check(_ key: APIKeyRecord, has scope: APIKeyScope) throws(ProviderError) {
+        guard !APIKeyScope.granted(key.scopes).contains(scope) else { return }
+        throw .forbidden(
+            "this API key (\(key.id)) lacks the scope \"\(scope.rawValue)\" this route needs; its scopes: "
+                + "\(key.scopes?.joined(separator: ", ") ?? "")). Use a key with it, or make one: POST "
+                + "/v1/apps/{id}/keys {\"scopes\": [\"\(scope.rawValue)\"]}")
     }
 }

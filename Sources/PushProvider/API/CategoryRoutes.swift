@@ -15,7 +15,7 @@ struct CategoryRoutes: ProviderRouteCollection {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         // What devices fetch at launch: the app's categories in NotificationConfig form, with an ETag.
         router.get("categories") { request, context -> Response in
-            let caller = try await context.caller.anyApp(request, store: self.store)
+            let caller = try await context.caller.anyApp(request, store: self.store, needs: .read)
             // A publishable key's app may be up to a second old (``PublishableKeyCache``): the categories are read as
             // they are now, so a device told they changed never fetches the old ones.
             guard let app = try await self.store.app(id: caller.app.id) else {
@@ -25,12 +25,12 @@ struct CategoryRoutes: ProviderRouteCollection {
         }
         router.get("apps/:appID/categories") { request, context -> Response in
             let app = try await context.caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"), needs: .read)
             return try Self.categoriesResponse(app, request: request)
         }
         router.put("apps/:appID/categories") { request, context -> Response in
             let app = try await context.caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"), needs: .apps)
             let body = try await JSONCoding.body(of: request, limit: 1 << 20)
             return try Self.categoriesResponse(
                 try await self.apps.setCategories(of: app, notificationConfig: body), request: nil)

@@ -17,7 +17,7 @@ struct ChannelRoutes: ProviderRouteCollection {
     /// with the app's credentials, and kept here so notifications can target them and the limit is known.
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("channels") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .send)
             let input = try await JSONCoding.decode(ChannelInput.self, from: request)
             let policy = try Self.storagePolicy(input.storagePolicy)
             if let name = input.name, !(1...256).contains(name.count) {
@@ -39,17 +39,17 @@ struct ChannelRoutes: ProviderRouteCollection {
             return try JSONCoding.response(record, status: .created)
         }
         router.get("channels") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .read)
             let channels = try await self.store.channels(appID: app.app.id)
             return try JSONCoding.response(
                 ChannelList(channels: channels, count: channels.count, limit: Self.channelLimit))
         }
         router.get("channels/:id") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .read)
             return try JSONCoding.response(try await self.channel(Self.channelID(context), of: app))
         }
         router.delete("channels/:id") { request, context -> HTTPResponse.Status in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .send)
             let channel = try await self.channel(Self.channelID(context), of: app)
             // Safety: stored only after APNs made it.
             let id = APNSChannelID(rawValue: channel.id)!

@@ -18,7 +18,7 @@ struct DeviceRoutes: UserProofRoutes {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("devices") { request, context -> Response in
             let caller = context.caller
-            let app = try await caller.anyApp(request, store: self.store)
+            let app = try await caller.anyApp(request, store: self.store, needs: .devices)
             let input = try await JSONCoding.decode(DeviceInput.self, from: request)
             try Self.check(input, for: app)
             if case .device = caller {
@@ -36,7 +36,7 @@ struct DeviceRoutes: UserProofRoutes {
             return try JSONCoding.response(device, status: created ? .created : .ok)
         }
         router.post("devices/import") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .devices)
             let input = try await DeviceImport(from: request)
             guard (1...Self.importLimit).contains(input.devices.count) else {
                 throw ProviderError.field(
@@ -53,7 +53,7 @@ struct DeviceRoutes: UserProofRoutes {
             return try JSONCoding.response(["imported": input.devices.count, "created": created])
         }
         router.get("devices") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .devices)
             let query = request.uri.queryParameters
             let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
             let active: Bool?
@@ -72,7 +72,7 @@ struct DeviceRoutes: UserProofRoutes {
             return try JSONCoding.response(devices)
         }
         router.get("devices/:token") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .devices)
             let token = try context.parameters.decoded("token")
             guard let device = try await self.store.device(appID: app.app.id, token: token) else {
                 throw ProviderError.notFound("app \(app.app.id) has no device \(token)")
@@ -81,7 +81,7 @@ struct DeviceRoutes: UserProofRoutes {
         }
         router.delete("devices/:token") { request, context -> HTTPResponse.Status in
             let caller = context.caller
-            let app = try await caller.anyApp(request, store: self.store)
+            let app = try await caller.anyApp(request, store: self.store, needs: .devices)
             let token = try context.parameters.decoded("token")
             if case .device = caller, let existing = try await self.store.device(appID: app.app.id, token: token) {
                 try self.checkOwnership(

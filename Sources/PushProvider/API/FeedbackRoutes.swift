@@ -77,7 +77,7 @@ struct FeedbackRoutes: ProviderRouteCollection {
 
     /// Records one receipt and answers it.
     private func record(_ request: Request, caller: Caller) async throws -> Response {
-        let app = try await caller.anyApp(request, store: self.store)
+        let app = try await caller.anyApp(request, store: self.store, needs: .devices)
         let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
         let now = self.now()
         let event = try Self.feedbackEvent(input, now: now)

@@ -25,17 +25,17 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
 
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.delete("notifications/:id") { request, context -> Response in
-            let notification = try await self.callersNotification(request, context)
+            let notification = try await self.callersNotification(request, context, needs: .send)
             return try JSONCoding.response(try await self.notifications.cancel(notification))
         }
         router.patch("notifications/:id") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
-            let notification = try await self.callersNotification(request, context)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .send)
+            let notification = try await self.callersNotification(request, context, needs: .send)
             let change = try await JSONCoding.decode(NotificationChange.self, from: request)
             return try JSONCoding.response(try await self.notifications.change(notification, with: change, app: app))
         }
         router.post("notifications/:id/resend") { request, context -> Response in
-            let notification = try await self.callersNotification(request, context)
+            let notification = try await self.callersNotification(request, context, needs: .send)
             let input = try await Self.resendInput(request)
             guard let app = try await self.store.app(id: notification.appID) else {
                 throw ProviderError.notFound("no app with id \(notification.appID)")
@@ -58,7 +58,7 @@ struct NotificationLifecycleRoutes: ProviderRouteCollection {
         }
         router.post("apps/:appID/resend") { request, context -> Response in
             let app = try await context.caller.serverApp(
-                request, store: self.store, pathAppID: try context.parameters.decoded("appID"))
+                request, store: self.store, pathAppID: try context.parameters.decoded("appID"), needs: .send)
             let input = try await Self.resendInput(request)
             let now = self.now()
             let (reasons, answered) = try NotificationOperations.resendReasons(

@@ -14,13 +14,13 @@ struct NotificationRoutes: ProviderRouteCollection {
 
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("notifications") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .send)
             let input = try await JSONCoding.decode(NotificationInput.self, from: request)
             let report = try await self.notifications.create(input, for: app)
             return try JSONCoding.response(report, status: .accepted)
         }
         router.get("notifications") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .read)
             let query = request.uri.queryParameters
             let limit = min(500, max(1, query.get("limit").flatMap { Int($0) } ?? 50))
             var before: Date?
@@ -68,7 +68,7 @@ struct NotificationRoutes: ProviderRouteCollection {
                 try await self.store.responses(notificationID: id, after: after ?? 0, limit: limit))
         }
         router.get("deliveries/:apnsID") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .read)
             let text = try context.parameters.decoded("apnsID")
             guard DeliveryMessageID(text, key: self.store.messageKey) != nil else {
                 throw ProviderError.field("apns-id", "\(text) is not an apns-id this provider made (a UUID)")

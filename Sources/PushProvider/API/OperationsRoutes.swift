@@ -36,7 +36,7 @@ struct OperationsRoutes: Sendable {
             let visible: (([Health.Outage]) -> [Health.Outage]?)
             switch await self.caller(request) {
             case .admin?: visible = { $0 }
-            case .server(let app)?: visible = { $0.filter { $0.app == app.app.id } }
+            case .server(let app, _)?: visible = { $0.filter { $0.app == app.app.id } }
             case .device?, nil: visible = { _ in nil }
             }
             // The provider itself is healthy (200) while APNs cannot be reached or refuses an app's credentials;

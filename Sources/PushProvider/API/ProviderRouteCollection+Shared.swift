@@ -4,13 +4,13 @@ import ProviderStorage
 
 /// What routes of more than one resource do: find the caller's notification (notifications, verdicts).
 extension ProviderRouteCollection {
-    /// The notification the path's `id` names, when it belongs to the caller's app.
+    /// The notification the path's `id` names, when it belongs to the caller's app and the caller has `scope`.
     ///
     /// - Throws: ``ProviderError`` when the caller may not read the app, or the app has no such notification.
-    func callersNotification(_ request: Request, _ context: AuthenticatedRequestContext) async throws
-        -> StoredNotification
-    {
-        let app = try await context.caller.serverApp(request, store: store)
+    func callersNotification(
+        _ request: Request, _ context: AuthenticatedRequestContext, needs scope: APIKeyScope = .read
+    ) async throws -> StoredNotification {
+        let app = try await context.caller.serverApp(request, store: store, needs: scope)
         let id = try context.parameters.decoded("id")
         guard let notification = try await store.notification(id: id), notification.appID == app.app.id else {
             throw ProviderError.notFound("app \(app.app.id) has no notification \(id)")

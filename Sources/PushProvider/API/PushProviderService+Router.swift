@@ -31,6 +31,7 @@ extension PushProviderService {
         let clock = configuration.clock
         let resources: [any ProviderRouteCollection] = [
             ActivityRoutes(store: store, clock: clock, secrets: secrets),
+            APIKeyRoutes(store: store, clock: clock),
             AppCheckRoutes(store: store, clock: clock, clients: clients, metrics: metrics),
             AppLifecycleRoutes(store: store, clock: clock, apps: apps),
             AppRoutes(store: store, clock: clock, apps: apps),

@@ -18,7 +18,7 @@ struct UserRoutes: ProviderRouteCollection {
         // The app's server vouches for a signed-in user (`?ttl=SECONDS`, 30 days by default): the token lets the
         // app bind its device to that user with the publishable key (UserToken).
         router.post("users/:userID/token") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .devices)
             let userID = try context.parameters.decoded("userID")
             guard !userID.isEmpty, userID.count <= 256 else {
                 throw ProviderError.field("userID", "a user ID is 1 to 256 characters")

@@ -83,7 +83,7 @@ struct WebhookRoutes: ProviderRouteCollection {
 
     private func app(_ request: Request, _ context: AuthenticatedRequestContext) async throws -> StoredApp {
         try await context.caller.serverApp(
-            request, store: store, pathAppID: try context.parameters.decoded("appID"))
+            request, store: store, pathAppID: try context.parameters.decoded("appID"), needs: .webhooks)
     }
 
     /// A query parameter that must be a whole number from 0 up.

@@ -15,7 +15,7 @@ struct WidgetRoutes: UserProofRoutes {
     func addRoutes(to router: RouterGroup<AuthenticatedRequestContext>) {
         router.post("widgets/tokens") { request, context -> Response in
             let caller = context.caller
-            let app = try await caller.anyApp(request, store: self.store)
+            let app = try await caller.anyApp(request, store: self.store, needs: .devices)
             let input = try await JSONCoding.decode(WidgetTokenInput.self, from: request)
             let stored = try input.checked()
             if case .device = caller, let userID = input.userID {
@@ -28,7 +28,7 @@ struct WidgetRoutes: UserProofRoutes {
             return try JSONCoding.response(WidgetTokenRecord(record), status: created ? .created : .ok)
         }
         router.get("widgets/tokens") { request, context -> Response in
-            let app = try await context.caller.serverApp(request, store: self.store)
+            let app = try await context.caller.serverApp(request, store: self.store, needs: .devices)
             let query = request.uri.queryParameters
             if let kind = query.get("kind"), WidgetTokenInput.Kind(rawValue: kind) == nil {
                 throw ProviderError.field("kind", "must be widgets or control; got \(kind)")
@@ -43,7 +43,7 @@ struct WidgetRoutes: UserProofRoutes {
         }
         router.delete("widgets/tokens/:token") { request, context -> HTTPResponse.Status in
             let caller = context.caller
-            let app = try await caller.anyApp(request, store: self.store)
+            let app = try await caller.anyApp(request, store: self.store, needs: .devices)
             try await self.deleteToken(
                 context.parameters.decoded("token").lowercased(), of: app, caller: caller, kinds: Self.widgetKinds,
                 what: "widget token", request: request)

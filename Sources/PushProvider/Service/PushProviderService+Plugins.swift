@@ -24,7 +24,9 @@ extension PushProviderService {
     ///   proves nothing).
     package func holder(of key: String) async throws(ProviderError) -> KeyHolder {
         if isAdminToken(key) { return .admin }
-        if key.hasPrefix("sk_"), let app = try await store.app(apiKeyHash: KeyMaker.hash(key)) { return .app(app.app) }
+        if key.hasPrefix("sk_"), let found = try await store.app(apiKeyHash: KeyMaker.hash(key)) {
+            return .app(found.app.app)
+        }
         if key.hasPrefix("pk_") {
             throw .unauthorized("a publishable key (pk_) cannot sign in; use the admin token or an app's API key (sk_)")
         }

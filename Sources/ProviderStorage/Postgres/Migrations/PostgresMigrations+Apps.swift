@@ -39,3 +39,9 @@ extension PostgresSchema {
         "CREATE INDEX console_metric_samples_by_series ON console_metric_samples(series, at)",
     ]
 }
+
+extension PostgresSchema {
+    /// "v25 key scopes"; SQLite's "v19 key scopes". What an API key may do (``APIKeyRecord/scopes``), names joined
+    /// by commas; NULL for everything (every key made before).
+    static let v25KeyScopes: [String] = ["ALTER TABLE api_keys ADD COLUMN scopes text"]
+}

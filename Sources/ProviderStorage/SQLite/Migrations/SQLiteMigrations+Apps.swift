@@ -47,3 +47,11 @@ extension SQLiteSchema {
                 """)
     }
 }
+
+extension SQLiteSchema {
+    /// "v19 key scopes"; PostgreSQL's "v25 key scopes". What an API key may do (``APIKeyRecord/scopes``), names
+    /// joined by commas; NULL for everything (every key made before).
+    static func v19KeyScopes(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE api_keys ADD COLUMN scopes TEXT")
+    }
+}
