@@ -2,7 +2,7 @@ package import Foundation
 
 /// Where the provider keeps apps, devices, notifications and the delivery queue. SQLite (``SQLiteStore``) is the
 /// embedded default; PostgreSQL (``PostgresStore``) lets several provider processes share one queue.
-package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStore, ConsoleMetricStore {
+package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStore, ConsoleMetricStore, AuditLog {
     /// Closes the store's connections; nothing may use it afterwards.
     func close() async
     /// Where the store reports how long its work takes (``StoreObservation``).

@@ -13,7 +13,7 @@ struct MigrationListTests {
                 "v5 responses", "v6 live activities", "v7 key fingerprint", "v8 delivery outcomes",
                 "v9 channel deliveries", "v10 receipts", "v11 lifecycle and retention", "v12 narrow deliveries",
                 "v13 webhook outbox", "v14 pause reason", "v15 provider settings", "v16 notification trace",
-                "v17 console sessions", "v18 webhook batches", "v19 key scopes",
+                "v17 console sessions", "v18 webhook batches", "v19 key scopes", "v20 audit log",
             ])
     }
 
@@ -27,7 +27,7 @@ struct MigrationListTests {
                 "v13 receipts", "v14 lifecycle and retention", "v15 deliveries vacuumed often", "v16 narrow deliveries",
                 "v17 deliveries written once", "v18 delivery ranges", "v19 webhook outbox", "v20 pause reason",
                 "v21 provider settings", "v22 notification trace", "v23 console sessions", "v24 webhook batches",
-                "v25 key scopes",
+                "v25 key scopes", "v26 audit log",
             ])
         #expect(PostgresSchema.migrations.allSatisfy { !$0.statements.isEmpty })
     }

@@ -1,5 +1,5 @@
+import APNSCore
 import ArgumentParser
-import HeraldJSON
 import NIOHTTP1
 
 /// `herald apps keys`: an app's API keys, made with every scope or restricted to some.

@@ -42,5 +42,6 @@ package enum PostgresSchema {
         ("v23 console sessions", v23ConsoleSessions),
         ("v24 webhook batches", v24WebhookBatches),
         ("v25 key scopes", v25KeyScopes),
+        ("v26 audit log", v26AuditLog),
     ]
 }

@@ -25,6 +25,7 @@ package enum SQLiteSchema {
         ("v17 console sessions", v17ConsoleSessions),
         ("v18 webhook batches", v18WebhookBatches),
         ("v19 key scopes", v19KeyScopes),
+        ("v20 audit log", v20AuditLog),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

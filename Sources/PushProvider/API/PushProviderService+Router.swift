@@ -25,6 +25,7 @@ extension PushProviderService {
         let api = router.group("v1")
             .add(middleware: PublicLimitMiddleware(provider: self, buckets: publicLimits, stage: .address))
             .add(middleware: CallerMiddleware(provider: self))
+            .add(middleware: AuditMiddleware(provider: self))
             .add(middleware: PublicLimitMiddleware(provider: self, buckets: publicLimits, stage: .app))
             .group(context: AuthenticatedRequestContext.self)
         // Each resource gets what its routes use.
@@ -35,6 +36,7 @@ extension PushProviderService {
             AppCheckRoutes(store: store, clock: clock, clients: clients, metrics: metrics),
             AppLifecycleRoutes(store: store, clock: clock, apps: apps),
             AppRoutes(store: store, clock: clock, apps: apps),
+            AuditRoutes(store: store, clock: clock),
             CategoryRoutes(store: store, clock: clock, apps: apps),
             ChannelRoutes(store: store, clock: clock, secrets: secrets, logger: logger),
             DeviceRoutes(store: store, clock: clock, secrets: secrets, changes: changes),

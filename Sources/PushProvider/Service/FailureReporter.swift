@@ -23,6 +23,8 @@ struct FailureReporter: Sendable {
         case prune
         /// Calling an app's webhook.
         case webhook
+        /// Writing a change to the audit log.
+        case audit
     }
 
     let logger: Logger

@@ -16,6 +16,8 @@ struct RetentionPruner: Sendable {
         /// How long a notification and its counts are kept once its deliveries' rows are gone: 400 days, so a year
         /// ago stays comparable.
         var historyDays = 400
+        /// How long the audit log's entries are kept (``AuditLog``), whatever the apps' retention.
+        var auditDays = 400
         /// How often a pass runs.
         var interval: Duration = .seconds(600)
         /// Rows deleted per statement (one short transaction each).
@@ -50,6 +52,7 @@ struct RetentionPruner: Sendable {
         var traces = 0
         var responses = 0
         var notifications = 0
+        var audit = 0
     }
 
     /// One pass over every app: what is past its retention at `now` is deleted.
@@ -61,13 +64,20 @@ struct RetentionPruner: Sendable {
                 guard !Task.isCancelled else { break }
                 try await prune(app, now: now, into: &pass)
             }
+            let auditBefore = now.addingTimeInterval(-Double(settings.auditDays) * 86_400)
+            while !Task.isCancelled {
+                let deleted = try await store.pruneAudit(before: auditBefore, limit: settings.batch)
+                pass.audit += deleted
+                guard deleted == settings.batch else { break }
+                try? await clock.sleep(for: settings.pause)
+            }
             if !Task.isCancelled { metrics.prunerPassed(at: clock.currentDate) }
         } catch {
             failures.report(.prune, "cannot prune records past their retention; trying again next pass", error: error)
         }
         for (kind, count) in [
             ("deliveries", pass.deliveries), ("traces", pass.traces), ("responses", pass.responses),
-            ("notifications", pass.notifications),
+            ("notifications", pass.notifications), ("audit", pass.audit),
         ] where count > 0 {
             metrics.pruned(kind, count: count)
         }
@@ -78,6 +88,7 @@ struct RetentionPruner: Sendable {
                 metadata: [
                     "deliveries": "\(pass.deliveries)", "traces": "\(pass.traces)",
                     "responses": "\(pass.responses)", "notifications": "\(pass.notifications)",
+                    "audit": "\(pass.audit)",
                 ])
         }
         return pass

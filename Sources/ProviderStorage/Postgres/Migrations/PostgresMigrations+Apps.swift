@@ -45,3 +45,19 @@ extension PostgresSchema {
     /// by commas; NULL for everything (every key made before).
     static let v25KeyScopes: [String] = ["ALTER TABLE api_keys ADD COLUMN scopes text"]
 }
+
+extension PostgresSchema {
+    /// "v26 audit log"; SQLite's "v20 audit log". Every change made with a secret (``AuditLog``); no foreign key: an
+    /// app's entries outlive it (its deletion is one of them).
+    static let v26AuditLog: [String] = [
+        """
+        CREATE TABLE audit_log (
+            id bigserial PRIMARY KEY, at timestamptz NOT NULL, actor text NOT NULL, key_id text,
+            console boolean NOT NULL, app_id text, kind text NOT NULL, method text NOT NULL, route text NOT NULL,
+            path text NOT NULL, status integer NOT NULL, address text NOT NULL
+        )
+        """,
+        "CREATE INDEX audit_log_at ON audit_log(at)",
+        "CREATE INDEX audit_log_app ON audit_log(app_id, id)",
+    ]
+}

@@ -55,3 +55,20 @@ extension SQLiteSchema {
         try db.execute(sql: "ALTER TABLE api_keys ADD COLUMN scopes TEXT")
     }
 }
+
+extension SQLiteSchema {
+    /// "v20 audit log"; PostgreSQL's "v26 audit log". Every change made with a secret (``AuditLog``); no foreign key:
+    /// an app's entries outlive it (its deletion is one of them).
+    static func v20AuditLog(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE audit_log (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, actor TEXT NOT NULL, key_id TEXT,
+                    console INTEGER NOT NULL, app_id TEXT, kind TEXT NOT NULL, method TEXT NOT NULL,
+                    route TEXT NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, address TEXT NOT NULL
+                );
+                CREATE INDEX audit_log_at ON audit_log(at);
+                CREATE INDEX audit_log_app ON audit_log(app_id, id);
+                """)
+    }
+}
