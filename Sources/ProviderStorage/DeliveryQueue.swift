@@ -15,6 +15,8 @@ package protocol DeliveryQueue: Sendable {
     func notification(id: String) async throws(ProviderError) -> StoredNotification?
     /// The end-to-end public keys (base64) of those of `tokens` that registered one, by token.
     func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+    /// The locales of the app's devices among `tokens` (those that registered one), by token.
+    func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
 
     // Leases and results
     /// Leases up to `limit` queued deliveries due at `now` to `owner` until `now + leaseFor`, counting an attempt

@@ -61,6 +61,11 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStor
     func responses(notificationID: String, after: Int64, limit: Int) async throws(ProviderError)
         -> [NotificationResponse]
     func dailyNotifications() async throws(ProviderError) -> [StoredNotification]
+    /// How many of the active devices `target` selects registered each locale (`""` for none).
+    func targetLocales(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
+        -> [String: Int]
+    /// Keeps how many of a notification's deliveries were for each language.
+    func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError)
     func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
         -> [String]
     func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])

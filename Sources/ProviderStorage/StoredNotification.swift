@@ -24,14 +24,22 @@ package struct StoredNotification: Sendable {
     /// The trace context of the span that created it (``TraceCarrier``: `traceparent: 00-…` lines), when traces are
     /// exported: its sends continue that trace.
     package var traceContext: String?
+    /// The payload in each language of its content (``NotificationInput/Content/languages``): a JSON object from a
+    /// language tag to that language's payload; `nil` for one text for every device.
+    package var localized: Data?
+    /// How many of its deliveries were for each language (its tags, and `default`), counted as it was queued.
+    package var languageCounts: [String: Int]?
 
     /// Every stored property, as given.
     package init(
         id: String, appID: String, target: String, payload: Data, pushType: String, priority: Int? = nil,
         expiration: Int? = nil, collapseID: String? = nil, encryptedKey: String? = nil, encrypted: Data? = nil,
         sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date, cancelledAt: Date? = nil,
-        prunedAt: Date? = nil, traceContext: String? = nil
+        prunedAt: Date? = nil, traceContext: String? = nil, localized: Data? = nil,
+        languageCounts: [String: Int]? = nil
     ) {
+        self.localized = localized
+        self.languageCounts = languageCounts
         self.traceContext = traceContext
         self.cancelledAt = cancelledAt
         self.prunedAt = prunedAt

@@ -91,10 +91,13 @@ package struct NotificationInput: StrictInput, Sendable {
         package var mediaURL: String?
         package var mutableContent: Bool?
         package var contentAvailable: Bool?
+        /// The alert in other languages: a JSON object from a language tag (`zh-Hans`, `pt-BR`) to `{"title",
+        /// "subtitle", "body"}`; each device gets the one its locale reads best, the alert above when none.
+        package var languages: JSONValue?
 
         package enum CodingKeys: String, CodingKey, CaseIterable {
             case title, subtitle, body, badge, sound, category, threadID, data, mediaURL, mutableContent,
-                contentAvailable
+                contentAvailable, languages
         }
 
         package static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -18,6 +18,9 @@ package struct NotificationReport: Codable, Sendable {
     /// When its deliveries' rows were last pruned (retention): its counts stay, the rows of each device are gone.
     package var prunedAt: Date?
     package var stats: Stats
+    /// How many of its deliveries were for each language of its content (its tags, and `default` for the alert
+    /// every other device got); `nil` for one text.
+    package var languages: [String: Int]?
     /// Said when the notification will reach nobody (its target matched no active device), so a typo in a user or
     /// tag is not a silent success.
     package var warning: String?

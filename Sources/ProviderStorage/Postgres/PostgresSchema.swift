@@ -43,5 +43,6 @@ package enum PostgresSchema {
         ("v24 webhook batches", v24WebhookBatches),
         ("v25 key scopes", v25KeyScopes),
         ("v26 audit log", v26AuditLog),
+        ("v27 notification languages", v27NotificationLanguages),
     ]
 }

@@ -66,10 +66,10 @@ extension PostgresStore {
             try await connection.rows(
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
-                    collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context)
+                    collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context, localized)
                 VALUES (\(n.id), \(n.appID), \(n.target), \(n.payload), \(n.pushType), \(n.priority),
                     \(n.expiration), \(n.collapseID), \(n.encryptedKey), \(n.encrypted), \(n.sendAt), \(n.dailyAt),
-                    \(n.createdAt), \(n.traceContext))
+                    \(n.createdAt), \(n.traceContext), \(n.localized))
                 """, logger)
             guard n.dailyAt == nil else { return 0 }
             // A token of lower-case hex digits is kept as the bytes it spells (half its size; `delivery_view` and the
@@ -221,7 +221,7 @@ extension PostgresStore {
     }
 
     /// Appends the conditions on a device row `d` that select a target's devices (beyond app and active).
-    private static func appendCondition(
+    static func appendCondition(
         for target: NotificationTarget, requireKey: Bool, to statement: inout PostgresStatement
     ) {
         if requireKey { statement.append(" AND d.public_key IS NOT NULL") }
@@ -259,6 +259,8 @@ extension PostgresStore {
             encrypted: try row.column("encrypted"), sendAt: try row.column("send_at"),
             dailyAt: try row.column("daily_at"), targeted: try row.column("targeted"),
             createdAt: try row.column("created_at"), cancelledAt: try row.column("cancelled_at"),
-            prunedAt: try row.column("pruned_at"), traceContext: try row.column("trace_context"))
+            prunedAt: try row.column("pruned_at"), traceContext: try row.column("trace_context"),
+            localized: try row.column("localized"),
+            languageCounts: LanguageCounts.decode(try row.column("language_counts", as: String?.self)))
     }
 }

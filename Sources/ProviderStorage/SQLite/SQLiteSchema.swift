@@ -26,6 +26,7 @@ package enum SQLiteSchema {
         ("v18 webhook batches", v18WebhookBatches),
         ("v19 key scopes", v19KeyScopes),
         ("v20 audit log", v20AuditLog),
+        ("v21 notification languages", v21NotificationLanguages),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

@@ -156,7 +156,7 @@ extension SQLiteStore {
         try await column("public_key", appID: appID, tokens: tokens)
     }
 
-    private func column(_ name: String, appID: String, tokens: [String]) async throws(ProviderError)
+    func column(_ name: String, appID: String, tokens: [String]) async throws(ProviderError)
         -> [String: String]
     {
         try await read { db in

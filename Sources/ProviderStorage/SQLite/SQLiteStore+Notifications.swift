@@ -9,14 +9,15 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
-                        collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context, localized)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     notification.id, notification.appID, notification.target, notification.payload,
                     notification.pushType, notification.priority, notification.expiration, notification.collapseID,
                     notification.encryptedKey, notification.encrypted, notification.sendAt.stored,
                     notification.dailyAt, notification.createdAt.stored, notification.traceContext,
+                    notification.localized,
                 ])
             guard notification.dailyAt == nil else { return 0 }
             let number = db.lastInsertedRowID
@@ -235,6 +236,7 @@ extension SQLiteStore {
             sendAt: Date(stored: row["send_at"]), dailyAt: row["daily_at"], targeted: row["targeted"],
             createdAt: Date(stored: row["created_at"]),
             cancelledAt: (row["cancelled_at"] as Double?).map(Date.init(stored:)),
-            prunedAt: (row["pruned_at"] as Double?).map(Date.init(stored:)), traceContext: row["trace_context"])
+            prunedAt: (row["pruned_at"] as Double?).map(Date.init(stored:)), traceContext: row["trace_context"],
+            localized: row["localized"], languageCounts: LanguageCounts.decode(row["language_counts"]))
     }
 }

@@ -47,6 +47,16 @@ struct PreparedBatch: Sendable {
         if templates.values.contains(where: { $0.encrypted != nil }) {
             keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.compactMap(\.address.deviceToken))
         }
+        // Content in several languages: each device's locale, read once for the batch.
+        var locales: [String: String] = [:]
+        let localizedIDs = Set(templates.filter { !$0.value.languages.isEmpty }.keys)
+        if !localizedIDs.isEmpty {
+            let tokens = deliveries.filter { localizedIDs.contains($0.notificationID) }.compactMap(
+                \.address.deviceToken)
+            locales = try await store.deviceLocales(appID: app.app.id, tokens: tokens)
+        }
+        // The language each locale reads, found once per notification and locale.
+        var languageChoices: [String: String?] = [:]
         notifications.reserveCapacity(deliveries.count)
         self.deliveries.reserveCapacity(deliveries.count)
         waitLimits.reserveCapacity(deliveries.count)
@@ -93,9 +103,11 @@ struct PreparedBatch: Sendable {
                 notifications.append(
                     APNSNotification(deviceToken: token, headers: headers, payload: payload))
             } else {
-                let body =
-                    template.carriesReceiptID ? Self.body(template.body, receiptID: messageIDText) : template.body
-                notifications.append(APNSNotification(deviceToken: token, headers: headers, payload: body))
+                let (body, carriesReceiptID) = template.body(for: locales[token], choices: &languageChoices)
+                notifications.append(
+                    APNSNotification(
+                        deviceToken: token, headers: headers,
+                        payload: carriesReceiptID ? Self.body(body, receiptID: messageIDText) : body))
             }
             self.deliveries.append(delivery)
             waitLimits.append(template.waitLimit)
@@ -160,9 +172,29 @@ struct PreparedBatch: Sendable {
         var waitLimit: Date
         /// The notification's own `apns-expiration`, when it has one other than `0` (now or never).
         var expiresAt: Date?
+        /// Its payload in each language of its content, by tag (lowercased), and whether it carries the `apns-id`.
+        var languages: [String: (body: ByteBuffer, carriesReceiptID: Bool)] = [:]
+        var notificationID: String
+
+        /// The payload a device with `locale` gets, and whether its `apns-id` goes in it; `choices` keeps the
+        /// language each locale read, so a batch matches each locale once.
+        func body(for locale: String?, choices: inout [String: String?]) -> (ByteBuffer, Bool) {
+            guard !languages.isEmpty, let locale else { return (body, carriesReceiptID) }
+            let key = notificationID + "\u{0}" + locale
+            let tag: String?
+            if let chosen = choices[key] {
+                tag = chosen
+            } else {
+                tag = LanguageTag.best(for: locale, among: Set(languages.keys))
+                choices[key] = .some(tag)
+            }
+            guard let tag, let localized = languages[tag] else { return (body, carriesReceiptID) }
+            return localized
+        }
 
         init(_ stored: StoredNotification, bundleID: String, messageKey: SymmetricKey) {
             messageIDs = DeliveryMessageID.Maker(notificationID: stored.id, key: messageKey)
+            notificationID = stored.id
             let pushType = APNSPushType(rawValue: stored.pushType)
             headers = APNSRequestHeaders(
                 pushType: pushType, priority: stored.priority.map(APNSPriority.init(rawValue:)),
@@ -187,6 +219,15 @@ struct PreparedBatch: Sendable {
                 && payload.root[PreparedBatch.receiptIDKey] == nil
             if let key = stored.encryptedKey, let plaintext = stored.encrypted {
                 encrypted = (key, plaintext)
+            }
+            if let localized = stored.localized, case .object(let map)? = try? JSONValue(parsing: localized) {
+                for member in map.members {
+                    let body = member.value.encoded()
+                    languages[member.key.lowercased()] = (
+                        ByteBuffer(bytes: body),
+                        carriesReceiptID && body.count + PreparedBatch.receiptIDSize <= pushType.maximumPayloadSize
+                    )
+                }
             }
         }
     }

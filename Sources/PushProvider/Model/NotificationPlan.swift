@@ -16,6 +16,8 @@ struct NotificationPlan: Sendable {
     var encrypted: (key: String, plaintext: Data)?
     var sendAt: Date
     var dailyAt: DailyTime?
+    /// The alert in other languages, when the content gave some.
+    var localized: LocalizedContent?
 
     /// Checks a request for `app`.
     ///
@@ -66,17 +68,30 @@ struct NotificationPlan: Sendable {
         }
         try Self.checkEvent(payload, target: &target)
         self.target = target
-        let body = payload.encoded()
-        let report = APNSLinter.lint(
-            APNSLinter.Request(
-                body: body, pushType: requestedPushType, priority: input.priority.map(String.init),
-                topic: requestedPushType.flatMap { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) }
-                    ?? bundleID,
-                expiration: input.expiration.map(String.init), collapseID: input.collapseID, now: now))
-        if let error = report.errors.first {
-            throw .invalid(
-                field: Self.field(for: error),
-                message: "\(error.message) (APNs would answer \(error.reason?.rawValue ?? "400"))")
+        let lint = { (body: Data) throws(ProviderError) -> APNSLinter.Report in
+            let report = APNSLinter.lint(
+                APNSLinter.Request(
+                    body: body, pushType: requestedPushType, priority: input.priority.map(String.init),
+                    topic: requestedPushType.flatMap { APNSPushType(rawValue: $0).topic(forBundleID: bundleID) }
+                        ?? bundleID,
+                    expiration: input.expiration.map(String.init), collapseID: input.collapseID, now: now))
+            if let error = report.errors.first {
+                throw .invalid(
+                    field: Self.field(for: error),
+                    message: "\(error.message) (APNs would answer \(error.reason?.rawValue ?? "400"))")
+            }
+            return report
+        }
+        let report = try lint(payload.encoded())
+        if let languages = input.content?.languages {
+            guard !target.isLiveActivity, target.widgetPushType == nil, input.encrypted == nil else {
+                throw .field(
+                    "content.languages",
+                    "goes with an alert to devices: a Live Activity, a widget reload or encrypted content takes none")
+            }
+            localized = try LocalizedContent(languages, default: payload) { body throws(ProviderError) in
+                _ = try lint(body)
+            }
         }
         // APNs accepts a widget push that WidgetKit would do nothing with; the provider composes it, so it refuses.
         if target.widgetPushType != nil,

@@ -25,11 +25,13 @@ extension NotificationOperations {
             state = notification.sendAt > now() ? .scheduled : .sending
         }
         let summary = (try? NotificationTarget.parse(stored: notification.target))?.summary ?? notification.target
-        return NotificationReport(
+        var report = NotificationReport(
             id: notification.id, appID: notification.appID, target: summary, pushType: notification.pushType,
             collapseID: notification.collapseID, sendAt: notification.sendAt, dailyAt: notification.dailyAt,
             createdAt: notification.createdAt, state: state, cancelledAt: notification.cancelledAt,
             prunedAt: notification.prunedAt, stats: stats)
+        report.languages = notification.languageCounts
+        return report
     }
 
     /// A page of an app's notifications, newest first, as `GET /v1/notifications` shows them.

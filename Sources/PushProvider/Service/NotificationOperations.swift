@@ -39,7 +39,8 @@ package struct NotificationOperations: Sendable {
             id: UUID().uuidString, appID: app.app.id, target: plan.target.stored, payload: plan.payload,
             pushType: plan.pushType, priority: plan.priority, expiration: plan.expiration,
             collapseID: plan.collapseID, encryptedKey: plan.encrypted?.key, encrypted: plan.encrypted?.plaintext,
-            sendAt: plan.sendAt, dailyAt: plan.dailyAt?.text, targeted: 0, createdAt: now)
+            sendAt: plan.sendAt, dailyAt: plan.dailyAt?.text, targeted: 0, createdAt: now,
+            localized: plan.localized?.stored)
         // The fan-out, in the trace of the request that creates it (or a trace of its own); its sends continue it.
         let fanOut = tracer?.startSpan("herald fan-out", parent: InstrumentationContext.current ?? .topLevel)
         if let fanOut {
@@ -53,6 +54,16 @@ package struct NotificationOperations: Sendable {
                 stored, target: plan.target, requireKey: plan.encrypted != nil)
             fanOut?.attributes["herald.deliveries"] = targeted
             fanOut?.end()
+            if let localized = plan.localized, plan.dailyAt == nil {
+                // Queued already: counts that cannot be written are said in the log, not as the request's failure.
+                do {
+                    try await countLanguages(stored.id, localized, target: plan.target, targeted: targeted, app: app)
+                } catch {
+                    logger.warning(
+                        "a notification's deliveries could not be counted by language",
+                        metadata: ["notification": "\(stored.id)", "why": "\(error)"])
+                }
+            }
         } catch {
             fanOut?.recordError(error)
             fanOut?.end()
@@ -131,5 +142,25 @@ package struct NotificationOperations: Sendable {
                 "channel \(id) stores no message (storage policy 0), so APNs refuses a nonzero expiration "
                     + "(BadExpirationDate): give 0 or leave it out")
         }
+    }
+
+    /// Counts a notification's deliveries by the language each device reads (``LanguageTag/best(for:among:)``):
+    /// from the locales its target's devices registered; a device with none, or with a language not given, and a
+    /// token no device registered count as `default`.
+    private func countLanguages(
+        _ id: String, _ localized: LocalizedContent, target: NotificationTarget, targeted: Int, app: StoredApp
+    ) async throws(ProviderError) {
+        let tags = Dictionary(localized.payloads.map { ($0.tag.lowercased(), $0.tag) }, uniquingKeysWith: { a, _ in a })
+        var counts = Dictionary(uniqueKeysWithValues: localized.payloads.map { ($0.tag, 0) })
+        var matched = 0
+        for (locale, count) in try await store.targetLocales(appID: app.app.id, target: target, requireKey: false) {
+            guard let best = LanguageTag.best(for: locale, among: Set(tags.keys)), let tag = tags[best] else {
+                continue
+            }
+            counts[tag, default: 0] += count
+            matched += count
+        }
+        counts["default"] = max(0, targeted - matched)
+        try await store.setLanguageCounts(notificationID: id, counts: counts)
     }
 }

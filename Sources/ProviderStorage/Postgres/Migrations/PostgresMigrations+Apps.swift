@@ -61,3 +61,12 @@ extension PostgresSchema {
         "CREATE INDEX audit_log_app ON audit_log(app_id, id)",
     ]
 }
+
+extension PostgresSchema {
+    /// "v27 notification languages"; SQLite's "v21 notification languages". A notification's payload in each
+    /// language of its content, and its deliveries counted by language.
+    static let v27NotificationLanguages: [String] = [
+        "ALTER TABLE notifications ADD COLUMN localized bytea",
+        "ALTER TABLE notifications ADD COLUMN language_counts text",
+    ]
+}

@@ -72,3 +72,15 @@ extension SQLiteSchema {
                 """)
     }
 }
+
+extension SQLiteSchema {
+    /// "v21 notification languages"; PostgreSQL's "v27 notification languages". A notification's payload in each
+    /// language of its content, and its deliveries counted by language.
+    static func v21NotificationLanguages(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE notifications ADD COLUMN localized BLOB;
+                ALTER TABLE notifications ADD COLUMN language_counts TEXT;
+                """)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import PostgresNIO
+
+/// What content in several languages needs: the devices' locales, counted at the fan-out and read at the send.
+extension PostgresStore {
+    package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
+        let rows = try await rows(
+            """
+            SELECT token, locale FROM devices
+            WHERE app_id = \(appID) AND token = ANY(\(tokens)) AND locale IS NOT NULL
+            """)
+        do {
+            var found: [String: String] = [:]
+            for row in rows {
+                let (token, locale) = try row.decode((String, String).self)
+                found[token] = locale
+            }
+            return found
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    package func targetLocales(appID: String, target: NotificationTarget, requireKey: Bool)
+        async throws(ProviderError) -> [String: Int]
+    {
+        var statement = PostgresStatement()
+        let app = statement.bind(appID)
+        statement.append("SELECT coalesce(d.locale, ''), count(*) FROM devices d WHERE d.app_id = \(app) AND d.active")
+        if case .tokens(let tokens) = target {
+            let list = statement.bind(tokens)
+            statement.append(" AND d.token = ANY(\(list))")
+        }
+        Self.appendCondition(for: target, requireKey: requireKey, to: &statement)
+        statement.append(" GROUP BY 1")
+        let rows = try await rows(statement.query)
+        do {
+            var counts: [String: Int] = [:]
+            for row in rows {
+                let (locale, count) = try row.decode((String, Int).self)
+                counts[locale] = count
+            }
+            return counts
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    package func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError) {
+        try await rows(
+            "UPDATE notifications SET language_counts = \(LanguageCounts.encode(counts)) WHERE id = \(notificationID)")
+    }
+}

@@ -1,0 +1,97 @@
+import APNSCore
+import APNSGateway
+import Courier
+import Foundation
+import GatewayTestSupport
+import TestPacing
+import Testing
+
+@testable import PushProvider
+
+@Suite("Content per language: each device gets the alert its locale reads best, counted by language", .startsServers)
+struct NotificationLanguageTests {
+    @Test(
+        "region, then script, then language, then the default; Chinese by its region's script; counts add up to targeted"
+    )
+    func bestMatch() async throws {
+        try await ProviderHarness.with { harness in
+            let locales: [String?] = ["en_US", "zh-Hans-CN", "zh_TW", "pt_BR", "pt_PT", "fr_FR", nil, "PT-br"]
+            var tokens: [String] = []
+            for locale in locales {
+                let token = try harness.gatewayToken()
+                var body: [String: Any] = ["token": token]
+                if let locale { body["locale"] = locale }
+                #expect(try await harness.call("POST", "/v1/devices", key: harness.publishableKey, body: body).0 == 201)
+                tokens.append(token)
+            }
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: [
+                    "target": ["all": true],
+                    "content": [
+                        "title": "Hello", "body": "default", "badge": 3,
+                        "languages": [
+                            "zh-Hans": ["body": "你好"], "zh-hant": ["title": "妳好", "body": "繁體"],
+                            "pt": ["body": "Olá"], "pt-BR": ["body": "Oi"],
+                        ],
+                    ],
+                ])
+            #expect(status == 202, "\(created)")
+            let id = try #require(created["id"].string)
+            let report = try await harness.finished(id)
+            #expect(report["stats"]["accepted"].int == locales.count)
+            let languages = report["languages"]
+            #expect(languages["zh-Hans"].int == 1 && languages["zh-Hant"].int == 1, "\(report)")
+            #expect(languages["pt"].int == 1 && languages["pt-BR"].int == 2 && languages["default"].int == 3)
+            let expected = ["default", "你好", "繁體", "Oi", "Olá", "default", "default", "Oi"]
+            for (token, body) in zip(tokens, expected) {
+                let stored = try #require(
+                    harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)))
+                let payload = JSON(try JSONSerialization.jsonObject(with: Data(stored.payload)))
+                #expect(payload["aps"]["alert"]["body"].string == body, "\(token): \(payload)")
+                // The rest of the content is every language's; the alert is the language's whole.
+                #expect(
+                    payload["aps"]["badge"].int == 3
+                        && payload["herald-id"].string?.lowercased() == stored.apnsID.uuidString.lowercased(),
+                    "\(payload)")
+                #expect(
+                    payload["aps"]["alert"]["title"].string == (body == "繁體" ? "妳好" : body == "default" ? "Hello" : nil)
+                )
+            }
+        }
+    }
+
+    @Test(
+        "a bad language map is 400 naming the field: empty, unknown tag, twice, 51, other fields, too big, not for an activity"
+    )
+    func badMaps() async throws {
+        try await ProviderHarness.with { harness in
+            let many = Dictionary(
+                uniqueKeysWithValues: Locale.LanguageCode.isoLanguageCodes.prefix(51).map {
+                    ($0.identifier, ["body": "x"])
+                })
+            let cases: [(Any, String)] = [
+                ([String: Any](), "content.languages"), (["xx": ["body": "a"]], "content.languages"),
+                (["en-Latn-US-x-private": ["body": "a"]], "content.languages"),
+                (["en": ["body": "a"], "EN": ["body": "b"]], "content.languages"), (many, "content.languages"),
+                (["en": ["body": "a", "sound": "x"]], "content.languages.en.sound"),
+                (["en": "hi"], "content.languages.en"),
+                (["en": ["body": String(repeating: "x", count: 5000)]], "content.languages.en"),
+                ("en", "content.languages"),
+            ]
+            for (languages, field) in cases {
+                let (status, answer) = try await harness.call(
+                    "POST", "/v1/notifications",
+                    body: ["target": ["all": true], "content": ["body": "default", "languages": languages]])
+                #expect(status == 400 && answer["error"]["field"].string == field, "\(languages): \(answer)")
+            }
+            let (status, answer) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: [
+                    "target": ["all": true], "content": ["body": "x", "languages": ["fr": ["body": "y"]]],
+                    "encrypted": ["secret": 1],
+                ])
+            #expect(status == 400 && answer["error"]["field"].string == "content.languages", "\(answer)")
+        }
+    }
+}
