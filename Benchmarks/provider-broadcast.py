@@ -103,8 +103,13 @@ def otlp_receiver():
     return received, server.server_address[1]
 
 
-def register_devices(gw, api, count):
-    """`count` tokens issued by the gateway (100,000 a call) and imported into the provider (50,000 a call)."""
+LANGUAGES = [("de", "de_DE"), ("fr", "fr_FR"), ("ja", "ja_JP"), ("zh-Hans", "zh-Hans-CN"), ("pt-BR", "pt_BR")]
+
+
+def register_devices(gw, api, count, languages=0):
+    """`count` tokens issued by the gateway (100,000 a call) and imported into the provider (50,000 a call); with
+    `languages`, each device has a locale: those of the first `languages` of LANGUAGES and en_US, in turn."""
+    locales = [locale for _, locale in LANGUAGES[:languages]] + ["en_US"] if languages else None
     tokens = []
     while len(tokens) < count:
         status, answer = gw.call("POST", "/admin/devices", {"topic": "com.example.bench", "environment": "development",
@@ -113,7 +118,9 @@ def register_devices(gw, api, count):
         tokens += answer["tokens"]
     for start_index in range(0, len(tokens), 50000):
         chunk = tokens[start_index:start_index + 50000]
-        status, answer = api.call("POST", "/v1/devices/import", {"devices": [{"token": t} for t in chunk]})
+        devices = [{"token": t, **({"locale": locales[(start_index + i) % len(locales)]} if locales else {})}
+                   for i, t in enumerate(chunk)]
+        status, answer = api.call("POST", "/v1/devices/import", {"devices": devices})
         assert status == 200, answer
     return tokens
 
@@ -375,6 +382,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--languages", type=int, default=0, metavar="N",
+                        help="the content in N languages besides the default (at most 5), and devices whose locales "
+                             "read each of them or none (in turn)")
     parser.add_argument("--rtt-ms", type=float, default=0,
                         help="put the gateway this round trip away (Benchmarks/latency-proxy.py), as APNs is")
     parser.add_argument("--restart-database", metavar="COMMAND",
@@ -472,7 +482,7 @@ def main():
                                "privateKey": open(key).read()}})
         assert status == 201, created
         api = Client("127.0.0.1", port, created["apiKey"])
-        tokens = register_devices(gw, api, options.devices)
+        tokens = register_devices(gw, api, options.devices, options.languages)
         import_rss = restart_peak_rss([provider] + others)
         print(f"{len(tokens)} devices registered; broadcasting", flush=True)
         if options.watch:
@@ -487,8 +497,12 @@ def main():
         cpu_before = {name: cpu_seconds(pids()) for name, pids in measured.items()}
         began = time.monotonic()
         trace = {"traceparent": f"00-{uuid.uuid4().hex}-{uuid.uuid4().hex[:16]}-01"} if options.traced else None
-        status, notification = api.call("POST", "/v1/notifications", {
-            "target": {"all": True}, "content": {"title": "Broadcast", "body": "to everyone"}}, extra=trace)
+        content = {"title": "Broadcast", "body": "to everyone"}
+        if options.languages:
+            content["languages"] = {tag: {"title": f"Broadcast ({tag})", "body": f"to everyone, in {tag}"}
+                                    for tag, _ in LANGUAGES[:options.languages]}
+        status, notification = api.call("POST", "/v1/notifications", {"target": {"all": True}, "content": content},
+                                        extra=trace)
         assert status == 202, notification
         created_at = time.monotonic()
         probe = Probe(port, admin, created["app"]["id"], notification["id"]) if options.probe else None
@@ -562,6 +576,7 @@ def main():
                           "accepted": stats["accepted"], "rejected": stats["rejected"],
                           "peakRSSMegabytes": round(rss, 1), "importPeakRSSMegabytes": round(import_rss, 1),
                           "killed": killed, "traced": options.traced, "traceRatio": options.trace_ratio,
+                          **({"languages": report.get("languages")} if options.languages else {}),
                           **({"otlpExportsSoFar": spans["exports"], "otlpBytesSoFar": spans["bytes"]} if spans else {}),
                           "cpuMicrosecondsPerDelivery": cpu_per_delivery(measured, cpu_before, options.devices)}),
               flush=True)

@@ -29,6 +29,11 @@ package struct StoredNotification: Sendable {
     package var localized: Data?
     /// How many of its deliveries were for each language (its tags, and `default`), counted as it was queued.
     package var languageCounts: [String: Int]?
+    /// Its own quiet window (replacing the app's), ``quietHoursOff`` to send in the app's quiet window too, `nil`
+    /// for the app's.
+    package var quietHours: String?
+    /// ``quietHours`` of a notification sent whatever the app's quiet window.
+    package static let quietHoursOff = "off"
 
     /// Every stored property, as given.
     package init(
@@ -36,8 +41,9 @@ package struct StoredNotification: Sendable {
         expiration: Int? = nil, collapseID: String? = nil, encryptedKey: String? = nil, encrypted: Data? = nil,
         sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date, cancelledAt: Date? = nil,
         prunedAt: Date? = nil, traceContext: String? = nil, localized: Data? = nil,
-        languageCounts: [String: Int]? = nil
+        languageCounts: [String: Int]? = nil, quietHours: String? = nil
     ) {
+        self.quietHours = quietHours
         self.localized = localized
         self.languageCounts = languageCounts
         self.traceContext = traceContext

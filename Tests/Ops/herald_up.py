@@ -38,15 +38,16 @@ def call(method, url, token=None, body=None, headers=None):
         return error.code, error.read().decode(errors="replace")
 
 
-def wait(what, condition, seconds=180):
-    """`condition()`'s first true value, checked every 0.2 s; the test fails naming `what` past `seconds`."""
+def wait(what, condition, seconds=180, detail=None):
+    """`condition()`'s first true value, checked every 0.2 s; the test fails naming `what` (and `detail()`, what
+    was still missing) past `seconds`."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
         time.sleep(0.2)
-    sys.exit(f"FAIL: {what} within {seconds} s")
+    sys.exit(f"FAIL: {what} within {seconds} s" + (f" ({detail()})" if detail else ""))
 
 
 class HeraldUp:

@@ -60,6 +60,11 @@ def attributes(span):
     return values
 
 
+# Every span one push's trace has, from the API request to the device's receipts.
+WANTED = {"POST /v1/notifications", "herald fan-out", "apns send", "apns request", "apns accept", "device receive",
+          "service extension", "display", "herald receipt"}
+
+
 def main():
     receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
@@ -85,11 +90,11 @@ def main():
             for service, span in SPANS:
                 SERVICES[span.span_id.hex()] = service
             names = {span.name for span in spans}
-            wanted = {"POST /v1/notifications", "herald fan-out", "apns send", "apns request", "apns accept",
-                      "device receive", "service extension", "display", "herald receipt"}
-            return spans if wanted <= names else None
+            missing[:] = sorted(WANTED - names)
+            return spans if not missing else None
 
-        spans = wait("the trace's spans reached the receiver", ours, 60)
+        missing = []
+        spans = wait("the trace's spans reached the receiver", ours, 120, lambda: f"missing: {', '.join(missing)}")
         by_id = {span.span_id.hex(): span for span in spans}
         api = next(span for span in spans if span.name == "POST /v1/notifications")
         assert api.parent_span_id.hex() == caller_span, "the API span continues the caller's traceparent"

@@ -26,6 +26,8 @@ package struct NotificationInput: StrictInput, Sendable {
     package var sendAt: Date?
     /// `HH:MM`: send every day at this local time in each device's time zone (UTC for devices without one).
     package var dailyAt: String?
+    /// Its own quiet window (`{"start", "end", "action"}`) instead of the app's, or `false` to send in the app's.
+    package var quietHours: JSONValue?
 
     package struct Target: StrictInput, Sendable {
         package var token: String?
@@ -105,7 +107,7 @@ package struct NotificationInput: StrictInput, Sendable {
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case target, payload, content, encrypted, encryptedKey, pushType, priority, expiration, collapseID, sendAt,
-            dailyAt
+            dailyAt, quietHours
     }
 
     package static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

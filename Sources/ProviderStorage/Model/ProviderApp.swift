@@ -27,6 +27,8 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package static let maxWebhookBatch = 64
     /// At most this many notifications per second for the app; `0` means no limit.
     package var rateLimit: Int
+    /// The quiet window of its alerts in each device's time zone; `nil` for none.
+    package var quietHours: QuietHours? = nil
     /// Where the app's channel management requests go: Apple's management host for its environment
     /// when the app sends to Apple; for another endpoint (the local gateway) its management port, on the same host.
     package var channelEndpoint: String? = nil
@@ -45,7 +47,8 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package init(
         id: String, name: String, bundleID: String, environment: String, endpoint: String, hasCustomCA: Bool,
         authentication: AuthenticationSummary, publishableKey: String, webhookURL: String? = nil,
-        webhookBatch: Int = 1, rateLimit: Int, channelEndpoint: String? = nil, pausedAt: Date? = nil,
+        webhookBatch: Int = 1, rateLimit: Int, quietHours: QuietHours? = nil, channelEndpoint: String? = nil,
+        pausedAt: Date? = nil,
         pauseReason: String? = nil,
         retention: RetentionDays = RetentionDays(),
         createdAt: Date, updatedAt: Date
@@ -64,6 +67,7 @@ package struct ProviderApp: Codable, Sendable, Hashable {
         self.webhookURL = webhookURL
         self.webhookBatch = webhookBatch
         self.rateLimit = rateLimit
+        self.quietHours = quietHours
         self.channelEndpoint = channelEndpoint
         self.createdAt = createdAt
         self.updatedAt = updatedAt

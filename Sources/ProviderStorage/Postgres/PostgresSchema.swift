@@ -44,5 +44,6 @@ package enum PostgresSchema {
         ("v25 key scopes", v25KeyScopes),
         ("v26 audit log", v26AuditLog),
         ("v27 notification languages", v27NotificationLanguages),
+        ("v28 quiet hours", v28QuietHours),
     ]
 }

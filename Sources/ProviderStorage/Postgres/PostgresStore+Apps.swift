@@ -11,12 +11,12 @@ extension PostgresStore {
                 INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                     sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
                     created_at, updated_at, channel_endpoint, key_fingerprint, retention_deliveries, retention_traces,
-                    retention_responses, webhook_batch)
+                    retention_responses, webhook_batch, quiet_hours)
                 VALUES (\(a.id), \(a.name), \(a.bundleID), \(a.environment), \(a.endpoint), \(app.caPEM),
                     \(auth.kind), \(auth.teamID), \(auth.keyID), \(app.sealedCredentials), \(a.publishableKey),
                     \(a.webhookURL), \(a.rateLimit), \(categories), \(app.categoriesVersion), \(a.createdAt),
                     \(a.updatedAt), \(a.channelEndpoint), \(auth.fingerprint), \(a.retention.deliveries),
-                    \(a.retention.traces), \(a.retention.responses), \(a.webhookBatch))
+                    \(a.retention.traces), \(a.retention.responses), \(a.webhookBatch), \(a.quietHours?.stored))
                 """, logger)
             try await connection.rows(
                 """
@@ -37,7 +37,7 @@ extension PostgresStore {
                 rate_limit = \(a.rateLimit), channel_endpoint = \(a.channelEndpoint), updated_at = \(a.updatedAt),
                 key_fingerprint = \(auth.fingerprint), retention_deliveries = \(a.retention.deliveries),
                 retention_traces = \(a.retention.traces), retention_responses = \(a.retention.responses),
-                webhook_batch = \(a.webhookBatch)
+                webhook_batch = \(a.webhookBatch), quiet_hours = \(a.quietHours?.stored)
             WHERE id = \(a.id)
             """)
     }
@@ -84,7 +84,9 @@ extension PostgresStore {
                     keyID: try row.column("key_id"), fingerprint: try row.column("key_fingerprint")),
                 publishableKey: try row.column("publishable_key"), webhookURL: try row.column("webhook_url"),
                 webhookBatch: try row.column("webhook_batch"),
-                rateLimit: try row.column("rate_limit"), channelEndpoint: try row.column("channel_endpoint"),
+                rateLimit: try row.column("rate_limit"),
+                quietHours: QuietHours(stored: try row.column("quiet_hours", as: String?.self)),
+                channelEndpoint: try row.column("channel_endpoint"),
                 pausedAt: try row.column("paused_at"), pauseReason: try row.column("pause_reason"),
                 retention: RetentionDays(
                     deliveries: try row.column("retention_deliveries"), traces: try row.column("retention_traces"),

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresNIO
 
-/// What content in several languages needs: the devices' locales, counted at the fan-out and read at the send.
+/// What sending by each device's own settings needs: its locale (content in several languages, counted at the fan-out
+/// and read at the send) and its time zone (quiet hours).
 extension PostgresStore {
     package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
         let rows = try await rows(
@@ -49,5 +50,25 @@ extension PostgresStore {
     package func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError) {
         try await rows(
             "UPDATE notifications SET language_counts = \(LanguageCounts.encode(counts)) WHERE id = \(notificationID)")
+    }
+}
+
+extension PostgresStore {
+    package func deviceTimeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
+        let rows = try await rows(
+            """
+            SELECT token, time_zone FROM devices
+            WHERE app_id = \(appID) AND token = ANY(\(tokens)) AND time_zone IS NOT NULL
+            """)
+        do {
+            var found: [String: String] = [:]
+            for row in rows {
+                let (token, zone) = try row.decode((String, String).self)
+                found[token] = zone
+            }
+            return found
+        } catch {
+            throw Self.failure(error)
+        }
     }
 }

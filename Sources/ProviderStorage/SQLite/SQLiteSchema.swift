@@ -27,6 +27,7 @@ package enum SQLiteSchema {
         ("v19 key scopes", v19KeyScopes),
         ("v20 audit log", v20AuditLog),
         ("v21 notification languages", v21NotificationLanguages),
+        ("v22 quiet hours", v22QuietHours),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

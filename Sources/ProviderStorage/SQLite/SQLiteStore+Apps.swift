@@ -9,8 +9,8 @@ extension SQLiteStore {
                     INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                         sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
                         created_at, updated_at, channel_endpoint, key_fingerprint, retention_deliveries,
-                        retention_traces, retention_responses, webhook_batch)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        retention_traces, retention_responses, webhook_batch, quiet_hours)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: Self.arguments(app))
             try db.execute(
                 sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
@@ -25,7 +25,7 @@ extension SQLiteStore {
                     UPDATE apps SET name = ?, bundle_id = ?, environment = ?, endpoint = ?, ca_pem = ?, auth_kind = ?,
                         team_id = ?, key_id = ?, sealed_credentials = ?, webhook_url = ?, rate_limit = ?,
                         channel_endpoint = ?, updated_at = ?, key_fingerprint = ?, retention_deliveries = ?,
-                        retention_traces = ?, retention_responses = ?, webhook_batch = ?
+                        retention_traces = ?, retention_responses = ?, webhook_batch = ?, quiet_hours = ?
                     WHERE id = ?
                     """,
                 arguments: [
@@ -33,7 +33,8 @@ extension SQLiteStore {
                     app.app.authentication.kind, app.app.authentication.teamID, app.app.authentication.keyID,
                     app.sealedCredentials, app.app.webhookURL, app.app.rateLimit, app.app.channelEndpoint,
                     app.app.updatedAt.stored, app.app.authentication.fingerprint, app.app.retention.deliveries,
-                    app.app.retention.traces, app.app.retention.responses, app.app.webhookBatch, app.app.id,
+                    app.app.retention.traces, app.app.retention.responses, app.app.webhookBatch,
+                    app.app.quietHours?.stored, app.app.id,
                 ])
         }
     }
@@ -79,7 +80,7 @@ extension SQLiteStore {
             String(decoding: app.categories, as: UTF8.self), app.categoriesVersion, app.app.createdAt.stored,
             app.app.updatedAt.stored, app.app.channelEndpoint, app.app.authentication.fingerprint,
             app.app.retention.deliveries, app.app.retention.traces, app.app.retention.responses,
-            app.app.webhookBatch,
+            app.app.webhookBatch, app.app.quietHours?.stored,
         ]
     }
 
@@ -94,6 +95,7 @@ extension SQLiteStore {
                     fingerprint: row["key_fingerprint"]),
                 publishableKey: row["publishable_key"], webhookURL: row["webhook_url"],
                 webhookBatch: row["webhook_batch"], rateLimit: row["rate_limit"],
+                quietHours: QuietHours(stored: row["quiet_hours"]),
                 channelEndpoint: row["channel_endpoint"],
                 pausedAt: (row["paused_at"] as Double?).map(Date.init(stored:)), pauseReason: row["pause_reason"],
                 retention: RetentionDays(

@@ -9,15 +9,16 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
-                        collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context, localized)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context, localized,
+                        quiet_hours)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     notification.id, notification.appID, notification.target, notification.payload,
                     notification.pushType, notification.priority, notification.expiration, notification.collapseID,
                     notification.encryptedKey, notification.encrypted, notification.sendAt.stored,
                     notification.dailyAt, notification.createdAt.stored, notification.traceContext,
-                    notification.localized,
+                    notification.localized, notification.quietHours,
                 ])
             guard notification.dailyAt == nil else { return 0 }
             let number = db.lastInsertedRowID
@@ -237,6 +238,7 @@ extension SQLiteStore {
             createdAt: Date(stored: row["created_at"]),
             cancelledAt: (row["cancelled_at"] as Double?).map(Date.init(stored:)),
             prunedAt: (row["pruned_at"] as Double?).map(Date.init(stored:)), traceContext: row["trace_context"],
-            localized: row["localized"], languageCounts: LanguageCounts.decode(row["language_counts"]))
+            localized: row["localized"], languageCounts: LanguageCounts.decode(row["language_counts"]),
+            quietHours: row["quiet_hours"])
     }
 }

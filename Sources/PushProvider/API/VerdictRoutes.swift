@@ -59,7 +59,7 @@ struct VerdictRoutes: ProviderRouteCollection {
                 scanned += 1
                 cursor = DeliveryMessageID(trace.apnsID, key: self.store.messageKey)?.deliveryID ?? cursor
                 let verdict = DeliveryVerdict.of(trace, now: now)
-                if let wanted, !Self.matches(verdict.verdict, wanted) { continue }
+                if let wanted, !Self.matches(verdict, wanted) { continue }
                 trace.verdict = verdict
                 found.append(trace)
                 if found.count == limit { break pages }
@@ -75,9 +75,14 @@ struct VerdictRoutes: ProviderRouteCollection {
         return VerdictPage(deliveries: found, next: next, scanned: scanned)
     }
 
-    /// A breakdown's `queued` lists every delivery not sent yet: scheduled, retrying, waiting for APNs or queued.
-    private static func matches(_ verdict: String, _ wanted: String) -> Bool {
-        verdict == wanted || (wanted == "queued" && ["scheduled", "retrying", "waitingForAPNs"].contains(verdict))
+    /// A breakdown's `queued` lists every delivery not sent yet: scheduled, retrying, waiting for APNs or for the
+    /// end of its device's quiet hours, or queued; its `quietHours` those its quiet hours dropped.
+    private static func matches(_ verdict: DeliveryVerdict, _ wanted: String) -> Bool {
+        if verdict.verdict == DeliveryVerdict.Kind.quietHours.rawValue {
+            return wanted == (verdict.decided ? verdict.verdict : "queued")
+        }
+        return verdict.verdict == wanted
+            || (wanted == "queued" && ["scheduled", "retrying", "waitingForAPNs"].contains(verdict.verdict))
     }
 
     /// The most deliveries one verdicts request looks at.

@@ -41,7 +41,8 @@ struct PreparedBatch: Sendable {
         var keys: [String: String] = [:]
         for notificationID in Set(deliveries.map(\.notificationID)) {
             guard let stored = try await store.notification(id: notificationID) else { continue }
-            templates[notificationID] = Template(stored, bundleID: app.app.bundleID, messageKey: store.messageKey)
+            templates[notificationID] = Template(
+                stored, bundleID: app.app.bundleID, messageKey: store.messageKey, appQuietHours: app.app.quietHours)
             if let trace = stored.traceContext { traceContexts[notificationID] = trace }
         }
         if templates.values.contains(where: { $0.encrypted != nil }) {
@@ -55,6 +56,14 @@ struct PreparedBatch: Sendable {
                 \.address.deviceToken)
             locales = try await store.deviceLocales(appID: app.app.id, tokens: tokens)
         }
+        // Quiet hours: each device's time zone, read once for the batch, and the end of the window each zone is in.
+        var timeZones: [String: String] = [:]
+        let quietIDs = Set(templates.filter { $0.value.quietHours != nil }.keys)
+        if !quietIDs.isEmpty {
+            let tokens = deliveries.filter { quietIDs.contains($0.notificationID) }.compactMap(\.address.deviceToken)
+            timeZones = try await store.deviceTimeZones(appID: app.app.id, tokens: tokens)
+        }
+        var windowEnds: [String: Date?] = [:]
         // The language each locale reads, found once per notification and locale.
         var languageChoices: [String: String?] = [:]
         notifications.reserveCapacity(deliveries.count)
@@ -86,6 +95,19 @@ struct PreparedBatch: Sendable {
                 self.deliveries.append(delivery)
                 waitLimits.append(template.waitLimit)
                 continue
+            }
+            if let quiet = template.quietHours, let zone = timeZones[token] {
+                let key = delivery.notificationID + "\u{0}" + zone
+                if windowEnds[key] == nil {
+                    windowEnds[key] = .some(TimeZone(identifier: zone).flatMap { quiet.end(holding: now, in: $0) })
+                }
+                if case .some(.some(let end)) = windowEnds[key] {
+                    failures.append(
+                        quiet.drops
+                            ? Self.failure(delivery, Self.quietHoursReason, at: now)
+                            : .wait(id: delivery.id, reason: Self.quietHoursReason, notBefore: end))
+                    continue
+                }
             }
             var headers = template.headers
             headers.apnsID = messageID
@@ -127,6 +149,8 @@ struct PreparedBatch: Sendable {
 
     /// The `reason` of a delivery not sent because its notification's `apns-expiration` passed while it waited.
     static let expiredReason = "ExpiredBeforeSent"
+    /// The `reason` of a delivery held (or dropped) because it fell in its device's quiet hours.
+    static let quietHoursReason = "QuietHours"
 
     /// The payload key that carries a delivery's `apns-id` to the app (HeraldKit reads it for its receipts): iOS
     /// does not hand an app the `apns-id` header, and a request's identifier is the collapse ID when there is one.
@@ -172,6 +196,9 @@ struct PreparedBatch: Sendable {
         var waitLimit: Date
         /// The notification's own `apns-expiration`, when it has one other than `0` (now or never).
         var expiresAt: Date?
+        /// The quiet window its deliveries keep (its own, else the app's): `nil` when it has none, turned it off, or
+        /// is not an alert a person would be woken by (another push type, `time-sensitive` or `critical`).
+        var quietHours: QuietHours?
         /// Its payload in each language of its content, by tag (lowercased), and whether it carries the `apns-id`.
         var languages: [String: (body: ByteBuffer, carriesReceiptID: Bool)] = [:]
         var notificationID: String
@@ -192,7 +219,7 @@ struct PreparedBatch: Sendable {
             return localized
         }
 
-        init(_ stored: StoredNotification, bundleID: String, messageKey: SymmetricKey) {
+        init(_ stored: StoredNotification, bundleID: String, messageKey: SymmetricKey, appQuietHours: QuietHours?) {
             messageIDs = DeliveryMessageID.Maker(notificationID: stored.id, key: messageKey)
             notificationID = stored.id
             let pushType = APNSPushType(rawValue: stored.pushType)
@@ -219,6 +246,12 @@ struct PreparedBatch: Sendable {
                 && payload.root[PreparedBatch.receiptIDKey] == nil
             if let key = stored.encryptedKey, let plaintext = stored.encrypted {
                 encrypted = (key, plaintext)
+            }
+            let level = payload.aps["interruption-level"]?.string
+            if pushType == .alert, level != "time-sensitive", level != "critical",
+                stored.quietHours != StoredNotification.quietHoursOff
+            {
+                quietHours = QuietHours(stored: stored.quietHours) ?? appQuietHours
             }
             if let localized = stored.localized, case .object(let map)? = try? JSONValue(parsing: localized) {
                 for member in map.members {

@@ -1,3 +1,4 @@
+import APNSCore
 import ProviderStorage
 
 /// The body of `POST /v1/apps` and `PATCH /v1/apps/{id}`: every field optional on update.
@@ -15,6 +16,8 @@ struct AppInput: StrictInput, Sendable {
     /// ``ProviderApp/maxWebhookBatch``.
     var webhookBatch: Int?
     var rateLimit: Int?
+    /// The quiet window of the app's alerts in each device's time zone (``QuietHours``); `""` removes it.
+    var quietHours: JSONValue?
     /// Where channel management requests go when ``endpoint`` is not Apple's: an `https://` URL on the same host (the
     /// local gateway's `--manage-port`); empty to remove.
     var channelEndpoint: String?
@@ -45,7 +48,7 @@ struct AppInput: StrictInput, Sendable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, webhookBatch, rateLimit,
-            channelEndpoint, retention
+            quietHours, channelEndpoint, retention
     }
 
     static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -18,6 +18,8 @@ struct NotificationPlan: Sendable {
     var dailyAt: DailyTime?
     /// The alert in other languages, when the content gave some.
     var localized: LocalizedContent?
+    /// Its own quiet window, as stored (``StoredNotification/quietHours``): JSON, `off`, or `nil` for the app's.
+    var quietHours: String?
 
     /// Checks a request for `app`.
     ///
@@ -107,6 +109,11 @@ struct NotificationPlan: Sendable {
         collapseID = input.collapseID
         sendAt = input.sendAt ?? now
         dailyAt = try input.dailyAt.map { text throws(ProviderError) in try DailyTime(parsing: text) }
+        switch input.quietHours {
+        case nil: quietHours = nil
+        case .bool(false)?: quietHours = StoredNotification.quietHoursOff
+        case let value?: quietHours = try QuietHours.parse(value, field: "quietHours").stored
+        }
     }
 
     /// The push type asked for: `liveactivity` for a Live Activity target and `widgets` or `controls` for a widgets

@@ -140,6 +140,11 @@ package struct AppOperations: Sendable {
             }
             app.app.webhookBatch = batch
         }
+        switch input.quietHours {
+        case nil: break
+        case .string("")?: app.app.quietHours = nil
+        case let value?: app.app.quietHours = try QuietHours.parse(value, field: "quietHours")
+        }
         if let rateLimit = input.rateLimit {
             guard rateLimit >= 0 else { throw .field("rateLimit", "must be 0 (no limit) or a positive number") }
             app.app.rateLimit = rateLimit

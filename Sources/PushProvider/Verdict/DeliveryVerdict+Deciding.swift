@@ -67,6 +67,15 @@ extension DeliveryVerdict {
                     + "(herald doctor --app, /healthz)",
                 waitingFor: "APNs to be reachable (next try at \(at))")
         }
+        if trace.reason == PreparedBatch.quietHoursReason {
+            return .init(
+                .quietHours,
+                "waiting: it fell in the device's quiet hours (in its own time zone); it is sent when they end, at "
+                    + "\(at), spending no attempt",
+                next: "nothing to do; send what must go through at once as time-sensitive (interruption-level), or "
+                    + "give the notification \"quietHours\": false",
+                waitingFor: "the end of the device's quiet hours, \(at)")
+        }
         if trace.reason == DeliveryEngine.cancelledReason {
             return .init(
                 .cancelled,

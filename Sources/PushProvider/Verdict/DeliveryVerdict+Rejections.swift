@@ -21,6 +21,15 @@ extension DeliveryVerdict {
                     + "apns-expiration, or \(Int(APNSReachability.defaultWait / 3600)) hours without one)",
                 next: "check the provider's route to APNs (herald doctor --app); create it again if it still matters")
         }
+        if reason == PreparedBatch.quietHoursReason {
+            return .init(
+                .quietHours,
+                "not sent: it fell in the device's quiet hours (in its own time zone), and the quiet window drops "
+                    + "alerts rather than hold them",
+                next: "send what must go through as time-sensitive (interruption-level), give the notification "
+                    + "\"quietHours\": false, or make the window wait: PATCH /v1/apps/{id} {\"quietHours\": {..., "
+                    + "\"action\": \"wait\"}}")
+        }
         if reason == PreparedBatch.expiredReason {
             return .init(
                 .gaveUp,

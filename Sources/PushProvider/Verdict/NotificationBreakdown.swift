@@ -59,8 +59,11 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
         var gone: [String: Int] = [:]
         var gaveUp: [String: Int] = [:]
         var rejected: [String: Int] = [:]
+        var quiet = 0
         for (reason, count) in stats.rejected {
-            if Self.goneReasons.contains(reason) {
+            if reason == PreparedBatch.quietHoursReason {
+                quiet += count
+            } else if Self.goneReasons.contains(reason) {
                 gone[reason] = count
             } else if Self.retriedReasons.contains(reason) || reason == PreparedBatch.expiredReason {
                 gaveUp[reason] = count
@@ -89,7 +92,8 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
                         - outcome(.activityThrottled)), nil
             ),
             (.rejected, rejected.values.reduce(0, +), rejected), (.tokenGone, gone.values.reduce(0, +), gone),
-            (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.cancelled, stats.cancelled, nil),
+            (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.quietHours, quiet, nil),
+            (.cancelled, stats.cancelled, nil),
             (.queued, stats.queued, nil),
             (.sending, stats.inFlight, nil),
         ]
@@ -124,7 +128,9 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
         .rejected: "rejected by APNs", .tokenGone: "the token is no longer valid (410): the provider stopped using it",
         .gaveUp: "APNs kept refusing for a while (429, 500, 503), or could not be reached until it expired; the "
             + "provider gave up",
+        .quietHours: "not sent: it fell in the device's quiet hours, which drop alerts",
         .cancelled: "never sent: the notification was cancelled",
-        .queued: "not sent yet: scheduled, waiting for a retry, paused, or in the queue", .sending: "being sent",
+        .queued: "not sent yet: scheduled, waiting for a retry or the end of quiet hours, paused, or in the queue",
+        .sending: "being sent",
     ]
 }

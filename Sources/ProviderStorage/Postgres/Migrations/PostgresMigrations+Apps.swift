@@ -70,3 +70,12 @@ extension PostgresSchema {
         "ALTER TABLE notifications ADD COLUMN language_counts text",
     ]
 }
+
+extension PostgresSchema {
+    /// "v28 quiet hours"; SQLite's "v22 quiet hours". An app's quiet window (``QuietHours``, JSON) and a
+    /// notification's own.
+    static let v28QuietHours: [String] = [
+        "ALTER TABLE apps ADD COLUMN quiet_hours text",
+        "ALTER TABLE notifications ADD COLUMN quiet_hours text",
+    ]
+}

@@ -84,3 +84,15 @@ extension SQLiteSchema {
                 """)
     }
 }
+
+extension SQLiteSchema {
+    /// "v22 quiet hours"; PostgreSQL's "v28 quiet hours". An app's quiet window (``QuietHours``, JSON) and a
+    /// notification's own.
+    static func v22QuietHours(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE apps ADD COLUMN quiet_hours TEXT;
+                ALTER TABLE notifications ADD COLUMN quiet_hours TEXT;
+                """)
+    }
+}
