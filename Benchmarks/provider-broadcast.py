@@ -106,9 +106,10 @@ def otlp_receiver():
 LANGUAGES = [("de", "de_DE"), ("fr", "fr_FR"), ("ja", "ja_JP"), ("zh-Hans", "zh-Hans-CN"), ("pt-BR", "pt_BR")]
 
 
-def register_devices(gw, api, count, languages=0):
+def register_devices(gw, api, count, languages=0, quiet_third=False):
     """`count` tokens issued by the gateway (100,000 a call) and imported into the provider (50,000 a call); with
-    `languages`, each device has a locale: those of the first `languages` of LANGUAGES and en_US, in turn."""
+    `languages`, each device has a locale: those of the first `languages` of LANGUAGES and en_US, in turn; with
+    `quiet_third`, every third device is in UTC (inside quiet_window()) and the others twelve hours ahead."""
     locales = [locale for _, locale in LANGUAGES[:languages]] + ["en_US"] if languages else None
     tokens = []
     while len(tokens) < count:
@@ -118,11 +119,20 @@ def register_devices(gw, api, count, languages=0):
         tokens += answer["tokens"]
     for start_index in range(0, len(tokens), 50000):
         chunk = tokens[start_index:start_index + 50000]
-        devices = [{"token": t, **({"locale": locales[(start_index + i) % len(locales)]} if locales else {})}
+        devices = [{"token": t, **({"locale": locales[(start_index + i) % len(locales)]} if locales else {}),
+                    **({"timeZone": "UTC" if (start_index + i) % 3 == 0 else "Etc/GMT-12"} if quiet_third else {})}
                    for i, t in enumerate(chunk)]
         status, answer = api.call("POST", "/v1/devices/import", {"devices": devices})
         assert status == 200, answer
     return tokens
+
+
+def quiet_window():
+    """Quiet hours from an hour before now to an hour after, UTC: a device in UTC is inside, one in Etc/GMT-12 not."""
+    now = time.gmtime()
+    minutes = now.tm_hour * 60 + now.tm_min
+    text = lambda m: f"{m % 1440 // 60:02d}:{m % 60:02d}"
+    return {"start": text(minutes - 60), "end": text(minutes + 60), "action": "wait"}
 
 
 class HistoryWatcher:
@@ -382,6 +392,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--quiet-third", action="store_true",
+                        help="the app has quiet hours around now (UTC) and every third device is inside them: those "
+                             "wait (the run ends when the others are accepted)")
     parser.add_argument("--languages", type=int, default=0, metavar="N",
                         help="the content in N languages besides the default (at most 5), and devices whose locales "
                              "read each of them or none (in turn)")
@@ -482,7 +495,11 @@ def main():
                                "privateKey": open(key).read()}})
         assert status == 201, created
         api = Client("127.0.0.1", port, created["apiKey"])
-        tokens = register_devices(gw, api, options.devices, options.languages)
+        tokens = register_devices(gw, api, options.devices, options.languages, options.quiet_third)
+        held = len(range(0, options.devices, 3)) if options.quiet_third else 0
+        if options.quiet_third:
+            status, answer = api.call("PATCH", f"/v1/apps/{created['app']['id']}", {"quietHours": quiet_window()})
+            assert status == 200, answer
         import_rss = restart_peak_rss([provider] + others)
         print(f"{len(tokens)} devices registered; broadcasting", flush=True)
         if options.watch:
@@ -562,7 +579,7 @@ def main():
                                             f"{work}/serve2.out")
                 api = Client("127.0.0.1", port, created["apiKey"])
                 continue
-            if report["state"] == "done":
+            if report["state"] == "done" or (held and stats["accepted"] >= options.devices - held):
                 break
             time.sleep(options.poll)
         seconds = time.monotonic() - began
@@ -577,6 +594,7 @@ def main():
                           "peakRSSMegabytes": round(rss, 1), "importPeakRSSMegabytes": round(import_rss, 1),
                           "killed": killed, "traced": options.traced, "traceRatio": options.trace_ratio,
                           **({"languages": report.get("languages")} if options.languages else {}),
+                          **({"heldByQuietHours": stats["queued"]} if held else {}),
                           **({"otlpExportsSoFar": spans["exports"], "otlpBytesSoFar": spans["bytes"]} if spans else {}),
                           "cpuMicrosecondsPerDelivery": cpu_per_delivery(measured, cpu_before, options.devices)}),
               flush=True)
