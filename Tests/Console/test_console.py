@@ -439,6 +439,27 @@ def test_webhook_events_not_delivered_are_listed_with_their_error(page):
     expect(page.get_by_role("status").filter(has_text="Saved")).to_be_visible()
 
 
+def test_a_key_restricted_to_sending_is_listed_with_its_scope_and_the_audit_log_shows_who_made_it(page):
+    page.goto(state["base"] + "/console/apps")
+    choose_demo_app(page)
+    keys = page.get_by_role("list", name="API keys")
+    expect(keys).to_contain_text("every scope")
+    page.get_by_label("send", exact=True).check()
+    page.get_by_role("button", name="Create API key").click()
+    made = page.get_by_role("status").filter(has_text="only send")
+    expect(made).to_contain_text("sk_")
+    expect(keys).to_contain_text("only: send")
+    audit = page.get_by_role("list", name="Audit log")
+    expect(audit).to_contain_text("POST /v1/apps/{appID}/keys → 201")
+    expect(audit).to_contain_text("(console)")
+    shot(page, "apps-keys-audit")
+    key_id = made.locator("p").first.inner_text().split()[3]
+    page.get_by_label("Key ID to revoke").fill(key_id)
+    page.get_by_role("button", name="Revoke").click()
+    expect(keys).not_to_contain_text("only: send")
+    expect(audit).to_contain_text("DELETE /v1/apps/{appID}/keys/{keyID} → 204")
+
+
 def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_session(page):
     page.goto(state["base"] + "/console/compose")
     status = page.evaluate("""async () => (await fetch('/v1/notifications?app=x', {method: 'POST',

@@ -57,7 +57,7 @@ async function choose(chosen) {
   const categories = await api("GET", `/v1/apps/${encodeURIComponent(app.id)}/categories`);
   $("categories").value = categories.ok ? JSON.stringify(categories.data, null, 2) : "";
   preview();
-  await showWebhooks();
+  await Promise.all([showWebhooks(), showKeys(), showAudit()]);
 }
 
 /** The buttons each category shows, from the JSON being edited. */
@@ -135,18 +135,48 @@ async function saveApp(event) {
   app = apps.find((item) => item.id === app.id) ?? app;
 }
 
+/** The app's API keys: each one's ID, scopes and age (never the key). A restricted key's session cannot list them. */
+async function showKeys() {
+  if (!app) return;
+  const answer = await api("GET", `/v1/apps/${encodeURIComponent(app.id)}/keys`);
+  if (!answer.ok) { $("api-keys").replaceChildren(el("li", {}, answer.message)); return; }
+  $("api-keys").replaceChildren(...answer.data.map((key) => el("li", { class: "card" },
+    el("p", { class: "mono" }, key.id),
+    el("p", {}, `${key.restricted ? `only: ${key.scopes.join(", ")}` : "every scope"} · made ${time(key.createdAt)}`))));
+}
+
 async function createKey() {
   if (!app) return;
-  const answer = await api("POST", `/v1/apps/${encodeURIComponent(app.id)}/keys`);
+  const scopes = [...document.querySelectorAll("input[name=scope]:checked")].map((box) => box.value);
+  const answer = await api("POST", `/v1/apps/${encodeURIComponent(app.id)}/keys`, scopes.length ? { scopes } : undefined);
   if (!answer.ok) { say($("app-result"), answer.message); return; }
   $("app-result").replaceChildren(el("div", { role: "status", class: "ok" },
-    el("p", {}, `New API key ${answer.data.id}, shown this once:`), el("p", { class: "mono" }, answer.data.apiKey)));
+    el("p", {}, `New API key ${answer.data.id} (${answer.data.restricted ? `only ${answer.data.scopes.join(", ")}` : "every scope"}), shown this once:`),
+    el("p", { class: "mono" }, answer.data.apiKey)));
+  await showKeys();
+  await showAudit();
 }
 
 async function revokeKey(event) {
   event.preventDefault();
   const answer = await api("DELETE", `/v1/apps/${encodeURIComponent(app.id)}/keys/${encodeURIComponent($("key-id").value.trim())}`);
   say($("app-result"), answer.ok ? `Revoked ${$("key-id").value}.` : answer.message, answer.ok ? "status" : "alert");
+  await showKeys();
+  await showAudit();
+}
+
+/** The app's last 50 changes made with a secret: who (the key's ID or the admin, and whether through the console),
+ * what, from where, when. */
+async function showAudit() {
+  if (!app) return;
+  const answer = await api("GET", `/v1/audit?app=${encodeURIComponent(app.id)}&limit=50`);
+  if (!answer.ok) { say($("audit-summary"), answer.message); return; }
+  $("audit-summary").textContent = answer.data.length === 0 ? "No change recorded in the last 30 days."
+    : `The last ${answer.data.length} change${answer.data.length === 1 ? "" : "s"} in 30 days, newest first.`;
+  $("audit-entries").replaceChildren(...answer.data.map((entry) => el("li", { class: "card" },
+    el("p", { class: "mono" }, `${entry.route} → ${entry.status}`),
+    el("p", {}, `${entry.actor === "admin" ? "the admin token" : entry.keyID}${entry.console ? " (console)" : ""}`
+      + ` from ${entry.address} · ${time(entry.at)}`))));
 }
 
 async function saveCategories(event) {
@@ -192,6 +222,7 @@ async function start() {
   $("categories-form").addEventListener("submit", saveCategories);
   $("categories").addEventListener("input", preview);
   $("refresh-webhooks").addEventListener("click", showWebhooks);
+  $("refresh-audit").addEventListener("click", showAudit);
   $("retry-webhooks").addEventListener("click", retryWebhooks);
 }
 
