@@ -17,8 +17,9 @@ package protocol DeliveryQueue: Sendable {
     func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
     /// The locales of the app's devices among `tokens` (those that registered one), by token.
     func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
-    /// The time zones of the app's devices among `tokens` (those that registered one), by token.
-    func deviceTimeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+    /// The time zones of the app's devices among `tokens` (those that registered one), by token: a daily
+    /// notification's send times, quiet hours.
+    func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
 
     // Leases and results
     /// Leases up to `limit` queued deliveries due at `now` to `owner` until `now + leaseFor`, counting an attempt

@@ -44,7 +44,6 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStor
     func deleteDevice(appID: String, token: String) async throws(ProviderError) -> Bool
     /// Marks a device inactive with a reason (its app registered a new token in its place).
     func deactivateDevice(appID: String, token: String, reason: String, at: Date) async throws(ProviderError) -> Bool
-    func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
 
     // Notifications and the queue
     func insertNotification(_ notification: StoredNotification, target: NotificationTarget, requireKey: Bool)

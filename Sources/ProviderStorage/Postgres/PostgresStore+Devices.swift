@@ -150,7 +150,7 @@ extension PostgresStore {
             """)
     }
 
-    private func pairs(_ query: PostgresQuery) async throws(ProviderError) -> [String: String] {
+    func pairs(_ query: PostgresQuery) async throws(ProviderError) -> [String: String] {
         let rows = try await rows(query)
         do {
             var found: [String: String] = [:]

@@ -1,25 +1,14 @@
 import Foundation
 import PostgresNIO
 
-/// What sending by each device's own settings needs: its locale (content in several languages, counted at the fan-out
-/// and read at the send) and its time zone (quiet hours).
+/// What content in several languages needs: the devices' locales, counted at the fan-out and read at the send.
 extension PostgresStore {
     package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
-        let rows = try await rows(
+        try await pairs(
             """
             SELECT token, locale FROM devices
             WHERE app_id = \(appID) AND token = ANY(\(tokens)) AND locale IS NOT NULL
             """)
-        do {
-            var found: [String: String] = [:]
-            for row in rows {
-                let (token, locale) = try row.decode((String, String).self)
-                found[token] = locale
-            }
-            return found
-        } catch {
-            throw Self.failure(error)
-        }
     }
 
     package func targetLocales(appID: String, target: NotificationTarget, requireKey: Bool)
@@ -50,25 +39,5 @@ extension PostgresStore {
     package func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError) {
         try await rows(
             "UPDATE notifications SET language_counts = \(LanguageCounts.encode(counts)) WHERE id = \(notificationID)")
-    }
-}
-
-extension PostgresStore {
-    package func deviceTimeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
-        let rows = try await rows(
-            """
-            SELECT token, time_zone FROM devices
-            WHERE app_id = \(appID) AND token = ANY(\(tokens)) AND time_zone IS NOT NULL
-            """)
-        do {
-            var found: [String: String] = [:]
-            for row in rows {
-                let (token, zone) = try row.decode((String, String).self)
-                found[token] = zone
-            }
-            return found
-        } catch {
-            throw Self.failure(error)
-        }
     }
 }

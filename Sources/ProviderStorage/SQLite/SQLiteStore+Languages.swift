@@ -1,8 +1,7 @@
 import Foundation
 import GRDB
 
-/// What sending by each device's own settings needs: its locale (content in several languages, counted at the fan-out
-/// and read at the send) and its time zone (quiet hours).
+/// What content in several languages needs: the devices' locales, counted at the fan-out and read at the send.
 extension SQLiteStore {
     package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
         try await column("locale", appID: appID, tokens: tokens)
@@ -38,11 +37,5 @@ extension SQLiteStore {
                 sql: "UPDATE notifications SET language_counts = ? WHERE id = ?",
                 arguments: [LanguageCounts.encode(counts), notificationID])
         }
-    }
-}
-
-extension SQLiteStore {
-    package func deviceTimeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
-        try await column("time_zone", appID: appID, tokens: tokens)
     }
 }

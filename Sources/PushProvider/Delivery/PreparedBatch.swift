@@ -61,7 +61,7 @@ struct PreparedBatch: Sendable {
         let quietIDs = Set(templates.filter { $0.value.quietHours != nil }.keys)
         if !quietIDs.isEmpty {
             let tokens = deliveries.filter { quietIDs.contains($0.notificationID) }.compactMap(\.address.deviceToken)
-            timeZones = try await store.deviceTimeZones(appID: app.app.id, tokens: tokens)
+            timeZones = try await store.timeZones(appID: app.app.id, tokens: tokens)
         }
         var windowEnds: [String: Date?] = [:]
         // The language each locale reads, found once per notification and locale.
