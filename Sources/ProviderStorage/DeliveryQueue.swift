@@ -17,6 +17,8 @@ package protocol DeliveryQueue: Sendable {
     func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
     /// The locales of the app's devices among `tokens` (those that registered one), by token.
     func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+    /// The attributes of the app's devices among `tokens` (those that have some), by token, as stored (JSON).
+    func deviceAttributes(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
     /// The time zones of the app's devices among `tokens` (those that registered one), by token: a daily
     /// notification's send times, quiet hours.
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]

@@ -32,6 +32,8 @@ package struct StoredNotification: Sendable {
     /// Its own quiet window (replacing the app's), ``quietHoursOff`` to send in the app's quiet window too, `nil`
     /// for the app's.
     package var quietHours: String?
+    /// Whether its text names device attributes (`{{firstName|there}}`), filled in for each device as it is sent.
+    package var variables = false
     /// ``quietHours`` of a notification sent whatever the app's quiet window.
     package static let quietHoursOff = "off"
 
@@ -41,8 +43,9 @@ package struct StoredNotification: Sendable {
         expiration: Int? = nil, collapseID: String? = nil, encryptedKey: String? = nil, encrypted: Data? = nil,
         sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date, cancelledAt: Date? = nil,
         prunedAt: Date? = nil, traceContext: String? = nil, localized: Data? = nil,
-        languageCounts: [String: Int]? = nil, quietHours: String? = nil
+        languageCounts: [String: Int]? = nil, quietHours: String? = nil, variables: Bool = false
     ) {
+        self.variables = variables
         self.quietHours = quietHours
         self.localized = localized
         self.languageCounts = languageCounts

@@ -14,8 +14,18 @@ extension DeviceInput {
     package static let maximumTagsFromDevice = 16
     package static let maximumTagLengthFromDevice = 64
 
+    /// The most attributes one device may carry, the longest name and the longest value.
+    package static let maximumAttributes = 16
+    package static let maximumAttributeName = 32
+    package static let maximumAttributeValue = 256
+
     /// The stricter rules for a registration made with the publishable key (after ``check(bundleID:environment:)``).
     package func checkFromDevice() throws(ProviderError) {
+        if attributes != nil {
+            throw .forbidden(
+                "attributes are set by the app's server with its API key, never with the publishable key (anyone can "
+                    + "read it out of the app and would write into your users' notifications)")
+        }
         guard let tags else { return }
         guard tags.count <= Self.maximumTagsFromDevice else {
             throw .field(
@@ -50,6 +60,7 @@ extension DeviceInput {
                 throw .field("tags[\(long)]", "a tag is 1 to \(Self.maximumTagLength) characters")
             }
         }
+        try checkAttributes()
         if let userID, userID.isEmpty || userID.count > 256 {
             throw .field("userID", "a user ID is 1 to 256 characters")
         }
@@ -74,6 +85,33 @@ extension DeviceInput {
             guard let data = Data(base64Encoded: key),
                 (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil
             else { throw .field("publicKey", "must be a 32-byte X25519 public key in base64") }
+        }
+    }
+
+    /// At most ``maximumAttributes`` attributes, each named by a letter and up to 31 letters, digits or `_`, each
+    /// value up to ``maximumAttributeValue`` characters.
+    private func checkAttributes() throws(ProviderError) {
+        guard let attributes else { return }
+        guard attributes.count <= Self.maximumAttributes else {
+            throw .field(
+                "attributes",
+                "a device has at most \(Self.maximumAttributes) attributes; this one has \(attributes.count)")
+        }
+        for (name, value) in attributes {
+            let valid =
+                (1...Self.maximumAttributeName).contains(name.count) && name.first?.isASCII == true
+                && name.first?.isLetter == true
+                && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            guard valid else {
+                throw .field(
+                    "attributes",
+                    "\"\(name.prefix(40))\" is not an attribute name: a letter, then up to "
+                        + "\(Self.maximumAttributeName - 1) letters, digits or _")
+            }
+            guard value.count <= Self.maximumAttributeValue else {
+                throw .field("attributes.\(name)", "is at most \(Self.maximumAttributeValue) characters")
+            }
+            try ProviderError.refuseNUL(value, field: "attributes.\(name)")
         }
     }
 }

@@ -26,6 +26,19 @@ extension DeviceInput {
         environment = try string(.environment)
         userToken = try string(.userToken)
         replaces = try string(.replaces)
+        switch object[CodingKeys.attributes.rawValue] {
+        case nil, .null?: attributes = nil
+        case .object(let members)?:
+            var attributes: [String: String] = [:]
+            for member in members.members {
+                guard case .string(let value) = member.value else {
+                    throw .invalid(field: "\(field).attributes.\(member.key)", message: "must be a string")
+                }
+                attributes[member.key] = value
+            }
+            self.attributes = attributes
+        default: throw .invalid(field: "\(field).attributes", message: "must be an object of strings")
+        }
         switch object[CodingKeys.tags.rawValue] {
         case nil, .null?: tags = nil
         case .array(let values)?:

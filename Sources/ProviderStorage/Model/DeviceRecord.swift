@@ -12,6 +12,9 @@ package struct DeviceRecord: Codable, Sendable, Hashable {
     package var appVersion: String?
     /// The device's X25519 public key (base64) for end-to-end encrypted fields.
     package var publicKey: String?
+    /// What the app's server said of the device's person (`firstName`, ...), which a notification's text names as
+    /// `{{firstName|there}}`; set with the API key only.
+    package var attributes: [String: String]?
     /// `false` once APNs answered `410 Unregistered` or `BadDeviceToken` for it.
     package var active: Bool
     package var deactivatedAt: Date?
@@ -29,6 +32,9 @@ package struct DeviceInput: StrictInput, Sendable {
     package var timeZone: String?
     package var appVersion: String?
     package var publicKey: String?
+    /// What a notification's text may name (`{{firstName|there}}`): set with the app's API key, never the
+    /// publishable key; replaces the device's whole map when given.
+    package var attributes: [String: String]?
     /// Checked against the app's bundle ID when given (a simulated device sends it).
     package var bundleID: String?
     /// Checked against the app's environment when given.
@@ -46,7 +52,8 @@ package struct DeviceInput: StrictInput, Sendable {
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case token, userID, tags, locale, timeZone, appVersion, publicKey, bundleID, environment, userToken, replaces
+        case token, userID, tags, locale, timeZone, appVersion, publicKey, bundleID, environment, userToken, replaces,
+            attributes
     }
 
     package static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -45,5 +45,6 @@ package enum PostgresSchema {
         ("v26 audit log", v26AuditLog),
         ("v27 notification languages", v27NotificationLanguages),
         ("v28 quiet hours", v28QuietHours),
+        ("v29 variables", v29Variables),
     ]
 }

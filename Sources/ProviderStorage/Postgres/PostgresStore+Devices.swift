@@ -27,11 +27,11 @@ extension PostgresStore {
                     """
                     WITH written AS (
                         INSERT INTO devices AS v (app_id, token, user_id, tags, locale, time_zone, app_version,
-                            public_key, active, registered_at, updated_at)
+                            public_key, active, registered_at, updated_at, attributes)
                         SELECT \(appID), r.token, r.user_id, coalesce(r.tags, '[]'), r.locale, r.time_zone,
-                            r.app_version, r.public_key, true, \(at), \(at)
+                            r.app_version, r.public_key, true, \(at), \(at), r.attributes
                         FROM jsonb_to_recordset(\(json)::jsonb) AS r(token text, user_id text, tags text, locale text,
-                            time_zone text, app_version text, public_key text)
+                            time_zone text, app_version text, public_key text, attributes text)
                         ON CONFLICT (app_id, token) DO UPDATE SET
                             user_id = coalesce(excluded.user_id, v.user_id),
                             -- Tags change only when given: `retagged` lists the registrations that gave them.
@@ -40,6 +40,7 @@ extension PostgresStore {
                             time_zone = coalesce(excluded.time_zone, v.time_zone),
                             app_version = coalesce(excluded.app_version, v.app_version),
                             public_key = coalesce(excluded.public_key, v.public_key),
+                            attributes = coalesce(excluded.attributes, v.attributes),
                             active = CASE WHEN v.deactivated_at IS NULL OR v.deactivated_at < excluded.registered_at
                                 THEN true ELSE v.active END,
                             deactivated_at = CASE WHEN v.deactivated_at < excluded.registered_at
@@ -180,6 +181,7 @@ extension PostgresStore {
             tags: tags.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? [],
             locale: try row.column("locale"), timeZone: try row.column("time_zone"),
             appVersion: try row.column("app_version"), publicKey: try row.column("public_key"),
+            attributes: DeviceAttributes.decode(try row.column("attributes", as: String?.self)),
             active: try row.column("active"), deactivatedAt: try row.column("deactivated_at"),
             deactivationReason: try row.column("deactivation_reason"), registeredAt: try row.column("registered_at"),
             updatedAt: try row.column("updated_at"))
@@ -200,6 +202,7 @@ extension PostgresStore {
             for (key, value) in [
                 ("user_id", input.userID), ("tags", tags), ("locale", input.locale), ("time_zone", input.timeZone),
                 ("app_version", input.appVersion), ("public_key", input.publicKey),
+                ("attributes", input.attributes.map(DeviceAttributes.encode)),
             ] {
                 guard let value else { continue }
                 output.append(contentsOf: #",""#.utf8)

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresNIO
 
-/// What content in several languages needs: the devices' locales, counted at the fan-out and read at the send.
+/// What a notification written for each device needs: the devices' locales (its languages, counted at the fan-out and
+/// read at the send) and attributes (its variables).
 extension PostgresStore {
     package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
         try await pairs(
@@ -39,5 +40,15 @@ extension PostgresStore {
     package func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError) {
         try await rows(
             "UPDATE notifications SET language_counts = \(LanguageCounts.encode(counts)) WHERE id = \(notificationID)")
+    }
+}
+
+extension PostgresStore {
+    package func deviceAttributes(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
+        try await pairs(
+            """
+            SELECT token, attributes FROM devices
+            WHERE app_id = \(appID) AND token = ANY(\(tokens)) AND attributes IS NOT NULL
+            """)
     }
 }

@@ -28,6 +28,7 @@ package enum SQLiteSchema {
         ("v20 audit log", v20AuditLog),
         ("v21 notification languages", v21NotificationLanguages),
         ("v22 quiet hours", v22QuietHours),
+        ("v23 variables", v23Variables),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

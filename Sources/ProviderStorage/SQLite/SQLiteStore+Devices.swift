@@ -37,16 +37,17 @@ extension SQLiteStore {
             String(decoding: (try? JSONEncoder().encode(tags)) ?? Data(), as: UTF8.self)
         }
         let stamp = at.stored
+        let attributes = input.attributes.map(DeviceAttributes.encode)
         try db.cachedStatement(
             sql: """
                 INSERT INTO devices (app_id, token, user_id, tags, locale, time_zone, app_version, public_key,
-                    active, registered_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                    active, registered_at, updated_at, attributes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
                 ON CONFLICT (app_id, token) DO NOTHING
                 """
         ).execute(arguments: [
             appID, token, input.userID, tagsJSON ?? "[]", input.locale, input.timeZone, input.appVersion,
-            input.publicKey, stamp, stamp,
+            input.publicKey, stamp, stamp, attributes,
         ])
         let created = db.changesCount > 0
         if !created {
@@ -63,12 +64,13 @@ extension SQLiteStore {
                         deactivated_at = CASE WHEN deactivated_at < ?7 THEN NULL ELSE deactivated_at END,
                         deactivation_reason = CASE WHEN deactivated_at < ?7 THEN NULL ELSE deactivation_reason END,
                         registered_at = ?7,
-                        updated_at = ?7
+                        updated_at = ?7,
+                        attributes = coalesce(?10, attributes)
                     WHERE app_id = ?8 AND token = ?9
                     """
             ).execute(arguments: [
                 input.userID, tagsJSON, input.locale, input.timeZone, input.appVersion, input.publicKey, stamp,
-                appID, token,
+                appID, token, attributes,
             ])
         }
         if let tags = input.tags {
@@ -182,7 +184,8 @@ extension SQLiteStore {
             token: row["token"], userID: row["user_id"],
             tags: (try? JSONDecoder().decode([String].self, from: Data(tags.utf8))) ?? [], locale: row["locale"],
             timeZone: row["time_zone"], appVersion: row["app_version"], publicKey: row["public_key"],
-            active: row["active"], deactivatedAt: (row["deactivated_at"] as Double?).map(Date.init(stored:)),
+            attributes: DeviceAttributes.decode(row["attributes"]), active: row["active"],
+            deactivatedAt: (row["deactivated_at"] as Double?).map(Date.init(stored:)),
             deactivationReason: row["deactivation_reason"], registeredAt: Date(stored: row["registered_at"]),
             updatedAt: Date(stored: row["updated_at"]))
     }

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 
-/// What content in several languages needs: the devices' locales, counted at the fan-out and read at the send.
+/// What a notification written for each device needs: the devices' locales (its languages, counted at the fan-out and
+/// read at the send) and attributes (its variables).
 extension SQLiteStore {
     package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
         try await column("locale", appID: appID, tokens: tokens)
@@ -37,5 +38,11 @@ extension SQLiteStore {
                 sql: "UPDATE notifications SET language_counts = ? WHERE id = ?",
                 arguments: [LanguageCounts.encode(counts), notificationID])
         }
+    }
+}
+
+extension SQLiteStore {
+    package func deviceAttributes(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
+        try await column("attributes", appID: appID, tokens: tokens)
     }
 }

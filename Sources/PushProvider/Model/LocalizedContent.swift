@@ -12,6 +12,8 @@ struct LocalizedContent: Sendable {
 
     /// Each language's payload, by its tag in canonical case, in the order given.
     var payloads: [(tag: String, payload: APNSPayload)] = []
+    /// Whether a language's text names device attributes (``TextVariables``).
+    var variables = false
 
     /// Checks `languages` against the default `payload`.
     ///
@@ -40,6 +42,7 @@ struct LocalizedContent: Sendable {
             }
             var localized = payload
             localized.root["aps"] = .object(try Self.aps(payload.aps, alert: member.value, field: place))
+            if try TextVariables.check(member.value, field: place) { variables = true }
             do {
                 try lint(localized.encoded())
             } catch {

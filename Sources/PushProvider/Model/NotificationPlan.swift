@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import NIOCore
 import ProviderStorage
 
 /// A notification request checked against the lint rules and ready to store: the exact payload, the headers, and
@@ -20,6 +21,8 @@ struct NotificationPlan: Sendable {
     var localized: LocalizedContent?
     /// Its own quiet window, as stored (``StoredNotification/quietHours``): JSON, `off`, or `nil` for the app's.
     var quietHours: String?
+    /// Whether its content's text names device attributes (``TextVariables``).
+    var variables = false
 
     /// Checks a request for `app`.
     ///
@@ -70,7 +73,16 @@ struct NotificationPlan: Sendable {
         }
         try Self.checkEvent(payload, target: &target)
         self.target = target
-        let lint = { (body: Data) throws(ProviderError) -> APNSLinter.Report in
+        // Content's text may name device attributes: what is linted is what a device without them gets.
+        let fromContent = input.content != nil
+        if fromContent { variables = try TextVariables.check(.object(payload.root), field: "payload") }
+        if variables, input.encrypted != nil {
+            throw .field("encrypted", "goes without variables ({{name|default}}): the device decrypts its own text")
+        }
+        let lint = { (text: Data) throws(ProviderError) -> APNSLinter.Report in
+            let body =
+                fromContent
+                ? Data(TextVariables.render(ByteBuffer(bytes: text), attributes: nil).readableBytesView) : text
             let report = APNSLinter.lint(
                 APNSLinter.Request(
                     body: body, pushType: requestedPushType, priority: input.priority.map(String.init),
@@ -94,6 +106,7 @@ struct NotificationPlan: Sendable {
             localized = try LocalizedContent(languages, default: payload) { body throws(ProviderError) in
                 _ = try lint(body)
             }
+            variables = variables || localized?.variables == true
         }
         // APNs accepts a widget push that WidgetKit would do nothing with; the provider composes it, so it refuses.
         if target.widgetPushType != nil,

@@ -129,6 +129,7 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
 
     func publicKeys(appID: String, tokens: [String]) -> [String: String] { [:] }
     func deviceLocales(appID: String, tokens: [String]) -> [String: String] { [:] }
+    func deviceAttributes(appID: String, tokens: [String]) -> [String: String] { [:] }
     func timeZones(appID: String, tokens: [String]) -> [String: String] { [:] }
 
     func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) throws(ProviderError)

@@ -79,3 +79,12 @@ extension PostgresSchema {
         "ALTER TABLE notifications ADD COLUMN quiet_hours text",
     ]
 }
+
+extension PostgresSchema {
+    /// "v29 variables"; SQLite's "v23 variables". A device's attributes (JSON), which a notification's text names,
+    /// and whether a notification's text names any.
+    static let v29Variables: [String] = [
+        "ALTER TABLE devices ADD COLUMN attributes text",
+        "ALTER TABLE notifications ADD COLUMN variables boolean NOT NULL DEFAULT false",
+    ]
+}

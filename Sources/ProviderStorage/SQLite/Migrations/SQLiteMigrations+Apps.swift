@@ -96,3 +96,15 @@ extension SQLiteSchema {
                 """)
     }
 }
+
+extension SQLiteSchema {
+    /// "v23 variables"; PostgreSQL's "v29 variables". A device's attributes (JSON), which a notification's text
+    /// names, and whether a notification's text names any.
+    static func v23Variables(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE devices ADD COLUMN attributes TEXT;
+                ALTER TABLE notifications ADD COLUMN variables INTEGER NOT NULL DEFAULT 0;
+                """)
+    }
+}
