@@ -106,10 +106,11 @@ def otlp_receiver():
 LANGUAGES = [("de", "de_DE"), ("fr", "fr_FR"), ("ja", "ja_JP"), ("zh-Hans", "zh-Hans-CN"), ("pt-BR", "pt_BR")]
 
 
-def register_devices(gw, api, count, languages=0, quiet_third=False):
+def register_devices(gw, api, count, languages=0, quiet_third=False, variable=False):
     """`count` tokens issued by the gateway (100,000 a call) and imported into the provider (50,000 a call); with
     `languages`, each device has a locale: those of the first `languages` of LANGUAGES and en_US, in turn; with
-    `quiet_third`, every third device is in UTC (inside quiet_window()) and the others twelve hours ahead."""
+    `quiet_third`, every third device is in UTC (inside quiet_window()) and the others twelve hours ahead; with
+    `variable`, each device has the attribute firstName."""
     locales = [locale for _, locale in LANGUAGES[:languages]] + ["en_US"] if languages else None
     tokens = []
     while len(tokens) < count:
@@ -120,7 +121,8 @@ def register_devices(gw, api, count, languages=0, quiet_third=False):
     for start_index in range(0, len(tokens), 50000):
         chunk = tokens[start_index:start_index + 50000]
         devices = [{"token": t, **({"locale": locales[(start_index + i) % len(locales)]} if locales else {}),
-                    **({"timeZone": "UTC" if (start_index + i) % 3 == 0 else "Etc/GMT-12"} if quiet_third else {})}
+                    **({"timeZone": "UTC" if (start_index + i) % 3 == 0 else "Etc/GMT-12"} if quiet_third else {}),
+                    **({"attributes": {"firstName": f"User {start_index + i}"}} if variable else {})}
                    for i, t in enumerate(chunk)]
         status, answer = api.call("POST", "/v1/devices/import", {"devices": devices})
         assert status == 200, answer
@@ -392,6 +394,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=100000)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--variable", action="store_true",
+                        help="each device has the attribute firstName, and the title names it ({{firstName|there}})")
     parser.add_argument("--quiet-third", action="store_true",
                         help="the app has quiet hours around now (UTC) and every third device is inside them: those "
                              "wait (the run ends when the others are accepted)")
@@ -495,7 +499,7 @@ def main():
                                "privateKey": open(key).read()}})
         assert status == 201, created
         api = Client("127.0.0.1", port, created["apiKey"])
-        tokens = register_devices(gw, api, options.devices, options.languages, options.quiet_third)
+        tokens = register_devices(gw, api, options.devices, options.languages, options.quiet_third, options.variable)
         held = len(range(0, options.devices, 3)) if options.quiet_third else 0
         if options.quiet_third:
             status, answer = api.call("PATCH", f"/v1/apps/{created['app']['id']}", {"quietHours": quiet_window()})
@@ -514,7 +518,7 @@ def main():
         cpu_before = {name: cpu_seconds(pids()) for name, pids in measured.items()}
         began = time.monotonic()
         trace = {"traceparent": f"00-{uuid.uuid4().hex}-{uuid.uuid4().hex[:16]}-01"} if options.traced else None
-        content = {"title": "Broadcast", "body": "to everyone"}
+        content = {"title": "Hi {{firstName|there}}" if options.variable else "Broadcast", "body": "to everyone"}
         if options.languages:
             content["languages"] = {tag: {"title": f"Broadcast ({tag})", "body": f"to everyone, in {tag}"}
                                     for tag, _ in LANGUAGES[:options.languages]}
