@@ -42,6 +42,11 @@ struct AuditLogTests {
                 #expect(entry["appID"].string == harness.appID && entry["address"].string == "127.0.0.1")
                 #expect(entry["console"].bool == false && (entry["status"].int ?? 0) < 300)
             }
+            // What each changed, by the body's fields (never their values), as the body ordered them.
+            #expect(
+                entries.map { Set($0["fields"].array.compactMap(\.string)) } == [
+                    ["scopes"], ["rateLimit"], ["target", "content"],
+                ])
             let text = String(describing: log)
             #expect(!text.contains(harness.apiKey) && !text.contains(restricted), "never a secret")
             // The admin sees every app's, its own creation of the app among them.

@@ -30,6 +30,9 @@ package struct AuditEntry: Sendable, Hashable, Codable {
     package var method: String
     package var route: String
     package var path: String
+    /// The fields the request's JSON body gave (its top-level keys, never their values, which may be secrets);
+    /// `nil` for a request without one, or one too long to read twice (an import).
+    package var fields: [String]?
     /// The answer's status.
     package var status: Int
     /// The client's address (behind a trusted proxy, the one it names).
@@ -37,8 +40,9 @@ package struct AuditEntry: Sendable, Hashable, Codable {
 
     package init(
         id: Int64 = 0, at: Date, actor: String, keyID: String?, console: Bool, appID: String?, kind: String,
-        method: String, route: String, path: String, status: Int, address: String
+        method: String, route: String, path: String, fields: [String]? = nil, status: Int, address: String
     ) {
+        self.fields = fields
         self.id = id
         self.at = at
         self.actor = actor

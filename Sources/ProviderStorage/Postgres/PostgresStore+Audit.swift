@@ -5,16 +5,19 @@ extension PostgresStore {
     package func recordAudit(_ entry: AuditEntry) async throws(ProviderError) {
         try await rows(
             """
-            INSERT INTO audit_log (at, actor, key_id, console, app_id, kind, method, route, path, status, address)
+            INSERT INTO audit_log (at, actor, key_id, console, app_id, kind, method, route, path, status, address,
+                fields)
             VALUES (\(entry.at), \(entry.actor), \(entry.keyID), \(entry.console), \(entry.appID), \(entry.kind),
-                \(entry.method), \(entry.route), \(entry.path), \(entry.status), \(entry.address))
+                \(entry.method), \(entry.route), \(entry.path), \(entry.status), \(entry.address),
+                \(entry.fields?.joined(separator: ",")))
             """)
     }
 
     package func auditEntries(_ query: AuditQuery) async throws(ProviderError) -> [AuditEntry] {
         let rows = try await rows(
             """
-            SELECT id, at, actor, key_id, console, app_id, kind, method, route, path, status, address FROM audit_log
+            SELECT id, at, actor, key_id, console, app_id, kind, method, route, path, status, address, fields
+            FROM audit_log
             WHERE at >= \(query.from) AND at <= \(query.to)
                 AND (\(query.appID)::text IS NULL OR app_id = \(query.appID))
                 AND (\(query.kind)::text IS NULL OR kind = \(query.kind))
@@ -24,13 +27,16 @@ extension PostgresStore {
             """)
         do {
             return try rows.map { row in
-                let (id, at, actor, keyID, console, appID, kind, method, route, path, status, address) =
+                let (id, at, actor, keyID, console, appID, kind, method, route, path, status, address, fields) =
                     try row.decode(
-                        (Int64, Date, String, String?, Bool, String?, String, String, String, String, Int, String).self
-                    )
+                        (
+                            Int64, Date, String, String?, Bool, String?, String, String, String, String, Int, String,
+                            String?
+                        ).self)
                 return AuditEntry(
                     id: id, at: at, actor: actor, keyID: keyID, console: console, appID: appID, kind: kind,
-                    method: method, route: route, path: path, status: status, address: address)
+                    method: method, route: route, path: path,
+                    fields: fields.map { $0.split(separator: ",").map(String.init) }, status: status, address: address)
             }
         } catch {
             throw Self.failure(error)

@@ -6,12 +6,13 @@ extension SQLiteStore {
         try await write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO audit_log (at, actor, key_id, console, app_id, kind, method, route, path, status, address)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO audit_log (at, actor, key_id, console, app_id, kind, method, route, path, status, address,
+                        fields)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     entry.at.stored, entry.actor, entry.keyID, entry.console, entry.appID, entry.kind, entry.method,
-                    entry.route, entry.path, entry.status, entry.address,
+                    entry.route, entry.path, entry.status, entry.address, entry.fields?.joined(separator: ","),
                 ])
         }
     }
@@ -21,7 +22,7 @@ extension SQLiteStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, at, actor, key_id, console, app_id, kind, method, route, path, status, address
+                    SELECT id, at, actor, key_id, console, app_id, kind, method, route, path, status, address, fields
                     FROM audit_log
                     WHERE at >= ? AND at <= ? AND (? IS NULL OR app_id = ?) AND (? IS NULL OR kind = ?)
                         AND (? IS NULL OR key_id = ?) AND (? IS NULL OR id < ?)
@@ -34,7 +35,9 @@ extension SQLiteStore {
             ).map { row in
                 AuditEntry(
                     id: row[0], at: Date(stored: row[1]), actor: row[2], keyID: row[3], console: row[4], appID: row[5],
-                    kind: row[6], method: row[7], route: row[8], path: row[9], status: row[10], address: row[11])
+                    kind: row[6], method: row[7], route: row[8], path: row[9],
+                    fields: (row[12] as String?).map { $0.split(separator: ",").map(String.init) }, status: row[10],
+                    address: row[11])
             }
         }
     }

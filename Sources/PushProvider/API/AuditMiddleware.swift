@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HTTPTypes
 import HeraldTime
@@ -15,10 +16,24 @@ struct AuditMiddleware: RouterMiddleware {
         _ request: Request, context: ProviderRequestContext,
         next: (Request, ProviderRequestContext) async throws -> Response
     ) async throws -> Response {
+        guard ![.get, .head].contains(request.method), Self.audited(context.caller) else {
+            return try await next(request, context)
+        }
+        // The body's fields are named in the entry: a body short enough is read here and handed on as read.
+        var request = request
+        var fields: [String]?
+        if let length = request.headers[.contentLength].flatMap(Int.init), length <= Self.fieldsReadLimit {
+            let buffer = try await request.body.collect(upTo: Self.fieldsReadLimit)
+            request.body = RequestBody(buffer: buffer)
+            if case .object(let object)? = try? JSONValue(parsing: Data(buffer.readableBytesView)) {
+                fields = object.members.map(\.key)
+            }
+        }
         let response = try await next(request, context)
-        guard ![.get, .head].contains(request.method), response.status.code < 400,
-            let entry = entry(request, context, status: response.status.code)
-        else { return response }
+        guard response.status.code < 400, var entry = entry(request, context, status: response.status.code) else {
+            return response
+        }
+        entry.fields = fields
         do {
             try await provider.store.recordAudit(entry)
         } catch {
@@ -27,6 +42,17 @@ struct AuditMiddleware: RouterMiddleware {
                 metadata: ["route": "\(entry.route)"])
         }
         return response
+    }
+
+    /// The longest body whose fields an entry names.
+    static let fieldsReadLimit = 64 * 1024
+
+    /// Whether `caller` holds a secret (the admin token or an API key): what a publishable key does is not audited.
+    private static func audited(_ caller: Caller?) -> Bool {
+        switch caller {
+        case .admin?, .server?: true
+        case .device?, nil: false
+        }
     }
 
     /// The entry of a change `request` made, or `nil` for a caller not audited.

@@ -174,7 +174,7 @@ async function showAudit() {
   $("audit-summary").textContent = answer.data.length === 0 ? "No change recorded in the last 30 days."
     : `The last ${answer.data.length} change${answer.data.length === 1 ? "" : "s"} in 30 days, newest first.`;
   $("audit-entries").replaceChildren(...answer.data.map((entry) => el("li", { class: "card" },
-    el("p", { class: "mono" }, `${entry.route} → ${entry.status}`),
+    el("p", { class: "mono" }, `${entry.route} → ${entry.status}${entry.fields?.length ? ` (${entry.fields.join(", ")})` : ""}`),
     el("p", {}, `${entry.actor === "admin" ? "the admin token" : entry.keyID}${entry.console ? " (console)" : ""}`
       + ` from ${entry.address} · ${time(entry.at)}`))));
 }

@@ -54,7 +54,7 @@ extension PostgresSchema {
         CREATE TABLE audit_log (
             id bigserial PRIMARY KEY, at timestamptz NOT NULL, actor text NOT NULL, key_id text,
             console boolean NOT NULL, app_id text, kind text NOT NULL, method text NOT NULL, route text NOT NULL,
-            path text NOT NULL, status integer NOT NULL, address text NOT NULL
+            path text NOT NULL, status integer NOT NULL, address text NOT NULL, fields text
         )
         """,
         "CREATE INDEX audit_log_at ON audit_log(at)",

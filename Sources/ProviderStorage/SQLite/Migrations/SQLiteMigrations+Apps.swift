@@ -65,7 +65,8 @@ extension SQLiteSchema {
                 CREATE TABLE audit_log (
                     id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, actor TEXT NOT NULL, key_id TEXT,
                     console INTEGER NOT NULL, app_id TEXT, kind TEXT NOT NULL, method TEXT NOT NULL,
-                    route TEXT NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, address TEXT NOT NULL
+                    route TEXT NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, address TEXT NOT NULL,
+                    fields TEXT
                 );
                 CREATE INDEX audit_log_at ON audit_log(at);
                 CREATE INDEX audit_log_app ON audit_log(app_id, id);
