@@ -15,10 +15,9 @@ package protocol DeliveryQueue: Sendable {
     func notification(id: String) async throws(ProviderError) -> StoredNotification?
     /// The end-to-end public keys (base64) of those of `tokens` that registered one, by token.
     func publicKeys(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
-    /// The locales of the app's devices among `tokens` (those that registered one), by token.
-    func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
-    /// The attributes of the app's devices among `tokens` (those that have some), by token, as stored (JSON).
-    func deviceAttributes(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
+    /// The settings a notification is written by for each of the app's devices among `tokens` (those that have any:
+    /// a locale, a time zone, attributes), by token.
+    func deviceSettings(appID: String, tokens: [String]) async throws(ProviderError) -> [String: DeviceSettings]
     /// The time zones of the app's devices among `tokens` (those that registered one), by token: a daily
     /// notification's send times, quiet hours.
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]

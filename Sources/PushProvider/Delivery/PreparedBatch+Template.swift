@@ -25,6 +25,8 @@ extension PreparedBatch {
         var expiresAt: Date?
         /// Whether its text names device attributes (``TextVariables``), filled in for each device.
         var variables: Bool
+        /// Whether what each device gets depends on the device's settings (its language, variables or quiet hours).
+        var isPersonal: Bool { variables || quietHours != nil || !languages.isEmpty }
         /// APNs' size limit of its push type.
         var maximumSize: Int
 

@@ -48,27 +48,13 @@ struct PreparedBatch: Sendable {
         if templates.values.contains(where: { $0.encrypted != nil }) {
             keys = try await store.publicKeys(appID: app.app.id, tokens: deliveries.compactMap(\.address.deviceToken))
         }
-        // Content in several languages: each device's locale, read once for the batch.
-        var locales: [String: String] = [:]
-        let localizedIDs = Set(templates.filter { !$0.value.languages.isEmpty }.keys)
-        if !localizedIDs.isEmpty {
-            let tokens = deliveries.filter { localizedIDs.contains($0.notificationID) }.compactMap(
-                \.address.deviceToken)
-            locales = try await store.deviceLocales(appID: app.app.id, tokens: tokens)
-        }
-        // Variables: each device's attributes, read once for the batch.
-        var attributes: [String: String] = [:]
-        let variableIDs = Set(templates.filter { $0.value.variables }.keys)
-        if !variableIDs.isEmpty {
-            let tokens = deliveries.filter { variableIDs.contains($0.notificationID) }.compactMap(\.address.deviceToken)
-            attributes = try await store.deviceAttributes(appID: app.app.id, tokens: tokens)
-        }
-        // Quiet hours: each device's time zone, read once for the batch, and the end of the window each zone is in.
-        var timeZones: [String: String] = [:]
-        let quietIDs = Set(templates.filter { $0.value.quietHours != nil }.keys)
-        if !quietIDs.isEmpty {
-            let tokens = deliveries.filter { quietIDs.contains($0.notificationID) }.compactMap(\.address.deviceToken)
-            timeZones = try await store.timeZones(appID: app.app.id, tokens: tokens)
+        // What is written for each device (its language, its variables, its quiet hours): its settings, read once
+        // for the batch.
+        var settings: [String: DeviceSettings] = [:]
+        let personalIDs = Set(templates.filter(\.value.isPersonal).keys)
+        if !personalIDs.isEmpty {
+            let tokens = deliveries.filter { personalIDs.contains($0.notificationID) }.compactMap(\.address.deviceToken)
+            settings = try await store.deviceSettings(appID: app.app.id, tokens: tokens)
         }
         var windowEnds: [String: Date?] = [:]
         // The language each locale reads, found once per notification and locale.
@@ -103,7 +89,7 @@ struct PreparedBatch: Sendable {
                 waitLimits.append(template.waitLimit)
                 continue
             }
-            if let quiet = template.quietHours, let zone = timeZones[token] {
+            if let quiet = template.quietHours, let zone = settings[token]?.timeZone {
                 let key = delivery.notificationID + "\u{0}" + zone
                 if windowEnds[key] == nil {
                     windowEnds[key] = .some(TimeZone(identifier: zone).flatMap { quiet.end(holding: now, in: $0) })
@@ -132,9 +118,10 @@ struct PreparedBatch: Sendable {
                 notifications.append(
                     APNSNotification(deviceToken: token, headers: headers, payload: payload))
             } else {
-                var (body, carriesReceiptID) = template.body(for: locales[token], choices: &languageChoices)
+                var (body, carriesReceiptID) = template.body(for: settings[token]?.locale, choices: &languageChoices)
                 if template.variables {
-                    (body, carriesReceiptID) = template.render(body, carriesReceiptID, attributes: attributes[token])
+                    (body, carriesReceiptID) = template.render(
+                        body, carriesReceiptID, attributes: settings[token]?.attributes)
                 }
                 notifications.append(
                     APNSNotification(

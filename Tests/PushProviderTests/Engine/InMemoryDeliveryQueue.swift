@@ -128,8 +128,7 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
     }
 
     func publicKeys(appID: String, tokens: [String]) -> [String: String] { [:] }
-    func deviceLocales(appID: String, tokens: [String]) -> [String: String] { [:] }
-    func deviceAttributes(appID: String, tokens: [String]) -> [String: String] { [:] }
+    func deviceSettings(appID: String, tokens: [String]) -> [String: DeviceSettings] { [:] }
     func timeZones(appID: String, tokens: [String]) -> [String: String] { [:] }
 
     func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) throws(ProviderError)

@@ -1,11 +1,31 @@
 import Foundation
 import GRDB
 
-/// What a notification written for each device needs: the devices' locales (its languages, counted at the fan-out and
-/// read at the send) and attributes (its variables).
+/// What a notification written for each device needs: the devices' settings (locale, time zone, attributes), read at the
+/// send, and their locales counted by language at the fan-out.
 extension SQLiteStore {
-    package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
-        try await column("locale", appID: appID, tokens: tokens)
+    package func deviceSettings(appID: String, tokens: [String]) async throws(ProviderError)
+        -> [String: DeviceSettings]
+    {
+        try await read { db in
+            var found: [String: DeviceSettings] = [:]
+            for chunk in stride(from: 0, to: tokens.count, by: 500) {
+                let part = Array(tokens[chunk..<min(chunk + 500, tokens.count)])
+                let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT token, locale, time_zone, attributes FROM devices
+                        WHERE app_id = ? AND token IN (\(marks))
+                            AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL)
+                        """,
+                    arguments: StatementArguments([appID] + part))
+                while let row = try rows.next() {
+                    found[row[0]] = DeviceSettings(locale: row[1], timeZone: row[2], attributes: row[3])
+                }
+            }
+            return found
+        }
     }
 
     package func targetLocales(appID: String, target: NotificationTarget, requireKey: Bool)
@@ -38,11 +58,5 @@ extension SQLiteStore {
                 sql: "UPDATE notifications SET language_counts = ? WHERE id = ?",
                 arguments: [LanguageCounts.encode(counts), notificationID])
         }
-    }
-}
-
-extension SQLiteStore {
-    package func deviceAttributes(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
-        try await column("attributes", appID: appID, tokens: tokens)
     }
 }

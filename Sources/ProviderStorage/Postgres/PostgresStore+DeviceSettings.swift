@@ -1,15 +1,28 @@
 import Foundation
 import PostgresNIO
 
-/// What a notification written for each device needs: the devices' locales (its languages, counted at the fan-out and
-/// read at the send) and attributes (its variables).
+/// What a notification written for each device needs: the devices' settings (locale, time zone, attributes), read at the
+/// send, and their locales counted by language at the fan-out.
 extension PostgresStore {
-    package func deviceLocales(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
-        try await pairs(
+    package func deviceSettings(appID: String, tokens: [String]) async throws(ProviderError)
+        -> [String: DeviceSettings]
+    {
+        let rows = try await rows(
             """
-            SELECT token, locale FROM devices
-            WHERE app_id = \(appID) AND token = ANY(\(tokens)) AND locale IS NOT NULL
+            SELECT token, locale, time_zone, attributes FROM devices
+            WHERE app_id = \(appID) AND token = ANY(\(tokens))
+                AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL)
             """)
+        do {
+            var found: [String: DeviceSettings] = [:]
+            for row in rows {
+                let (token, locale, zone, attributes) = try row.decode((String, String?, String?, String?).self)
+                found[token] = DeviceSettings(locale: locale, timeZone: zone, attributes: attributes)
+            }
+            return found
+        } catch {
+            throw Self.failure(error)
+        }
     }
 
     package func targetLocales(appID: String, target: NotificationTarget, requireKey: Bool)
@@ -40,15 +53,5 @@ extension PostgresStore {
     package func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError) {
         try await rows(
             "UPDATE notifications SET language_counts = \(LanguageCounts.encode(counts)) WHERE id = \(notificationID)")
-    }
-}
-
-extension PostgresStore {
-    package func deviceAttributes(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String] {
-        try await pairs(
-            """
-            SELECT token, attributes FROM devices
-            WHERE app_id = \(appID) AND token = ANY(\(tokens)) AND attributes IS NOT NULL
-            """)
     }
 }
