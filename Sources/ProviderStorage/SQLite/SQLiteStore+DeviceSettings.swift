@@ -31,23 +31,11 @@ extension SQLiteStore {
     package func targetLocales(appID: String, target: NotificationTarget, requireKey: Bool)
         async throws(ProviderError) -> [String: Int]
     {
-        var arguments: [(any DatabaseValueConvertible)?] = [appID]
-        let condition: String
-        if case .tokens(let tokens) = target {
-            let marks = Array(repeating: "?", count: tokens.count).joined(separator: ",")
-            condition = " AND d.token IN (\(marks))" + (requireKey ? " AND d.public_key IS NOT NULL" : "")
-            arguments += tokens
-        } else {
-            condition = Self.condition(for: target, requireKey: requireKey, arguments: &arguments)
-        }
-        let sql = """
-            SELECT coalesce(d.locale, ''), count(*) FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)
-            GROUP BY 1
-            """
-        let statementArguments = StatementArguments(arguments)
+        let (condition, arguments) = Self.activeDevices(appID: appID, target: target, requireKey: requireKey)
+        let sql = "SELECT coalesce(d.locale, ''), count(*) FROM devices d WHERE \(condition) GROUP BY 1"
         return try await read { db in
             var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: sql, arguments: statementArguments) { counts[row[0]] = row[1] }
+            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) { counts[row[0]] = row[1] }
             return counts
         }
     }

@@ -94,6 +94,16 @@ extension SQLiteStore {
     package func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
         -> [String]
     {
+        let (condition, arguments) = Self.activeDevices(appID: appID, target: target, requireKey: requireKey)
+        let sql = "SELECT d.token FROM devices d WHERE \(condition)"
+        return try await read { db in try String.fetchAll(db, sql: sql, arguments: arguments) }
+    }
+
+    /// The condition on `devices d` of the app's active devices `target` selects (tokens named one by one among
+    /// them), with its arguments.
+    static func activeDevices(appID: String, target: NotificationTarget, requireKey: Bool) -> (
+        String, StatementArguments
+    ) {
         var arguments: [(any DatabaseValueConvertible)?] = [appID]
         let condition: String
         if case .tokens(let tokens) = target {
@@ -103,9 +113,7 @@ extension SQLiteStore {
         } else {
             condition = Self.condition(for: target, requireKey: requireKey, arguments: &arguments)
         }
-        let sql = "SELECT d.token FROM devices d WHERE d.app_id = ? AND d.active = 1 \(condition)"
-        let statementArguments = StatementArguments(arguments)
-        return try await read { db in try String.fetchAll(db, sql: sql, arguments: statementArguments) }
+        return ("d.app_id = ? AND d.active = 1 \(condition)", StatementArguments(arguments))
     }
 
     package func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])
