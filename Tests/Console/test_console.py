@@ -200,6 +200,23 @@ def test_history_and_the_delivery_log_show_the_answers(page):
     expect(page.get_by_role("alert")).to_contain_text("not a UUID")
 
 
+def test_history_shows_a_notification_in_several_languages_counted_by_language(page, herald):
+    admin = (pathlib.Path(herald["data"]) / "provider" / "admin-token").read_text().strip()
+    app = json.load(urllib.request.urlopen(urllib.request.Request(
+        state["base"] + "/v1/apps", headers={"Authorization": f"Bearer {admin}"})))[0]["id"]
+    body = json.dumps({"target": {"all": True}, "content": {"title": "Hello", "body": "default",
+                       "languages": {"zh-Hans": {"body": "你好"}, "fr": {"body": "Bonjour"}}}}).encode()
+    request = urllib.request.Request(state["base"] + f"/v1/notifications?app={app}", data=body, method="POST",
+                                     headers={"Authorization": f"Bearer {admin}", "Content-Type": "application/json"})
+    created = json.load(urllib.request.urlopen(request))
+    page.goto(state["base"] + "/console/history")
+    choose = page.get_by_label("App", exact=True)
+    choose.select_option(value=app)
+    row = page.locator(f"tr[data-id='{created['id']}']")
+    expect(row).to_contain_text(re.compile(r"Languages: fr \d+, zh-Hans \d+, default \d+"), timeout=15000)
+    shot(page, "history-languages")
+
+
 def test_history_and_metrics_read_without_javascript(browser, context, page):
     """The server renders History's first page (the apps, the latest notifications with their counts) and Metrics'
     last hour."""

@@ -47,8 +47,14 @@ function row(report) {
   const stats = report.stats;
   const rejected = Object.entries(stats.rejected).map(([reason, count]) => `${reason} ${count}`).join(", ") || "0";
   const actions = Object.entries(stats.actions).map(([action, count]) => `${action || "open"} ${count}`).join(", ") || "0";
+  // Content in several languages: its deliveries by language, as they were queued.
+  const languages = report.languages
+    ? el("div", { class: "languages" }, "Languages: " + Object.entries(report.languages)
+      .sort(([a], [b]) => (a === "default") - (b === "default") || a.localeCompare(b))
+      .map(([tag, count]) => `${tag} ${count}`).join(", "))
+    : "";
   return el("tr", { "data-id": report.id },
-    el("td", {}, time(report.createdAt)), el("td", {}, report.target), el("td", {}, report.pushType),
+    el("td", {}, time(report.createdAt)), el("td", {}, report.target, languages), el("td", {}, report.pushType),
     el("td", {}, report.state), el("td", {}, stats.targeted), el("td", {}, stats.queued), el("td", {}, stats.inFlight),
     el("td", {}, stats.accepted), el("td", {}, rejected), el("td", {}, stats.delivered), el("td", {}, stats.displayed),
     el("td", {}, stats.opened), el("td", {}, actions), el("td", {}, stats.replies),
