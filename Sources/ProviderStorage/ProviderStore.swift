@@ -63,8 +63,8 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStor
     /// How many of the active devices `target` selects registered each locale (`""` for none).
     func targetLocales(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
         -> [String: Int]
-    /// Keeps how many of a notification's deliveries were for each language.
-    func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError)
+    /// Keeps how many of a notification's deliveries were for each language (`nil`: it has one text).
+    func setLanguageCounts(notificationID: String, counts: [String: Int]?) async throws(ProviderError)
     func targetTokens(appID: String, target: NotificationTarget, requireKey: Bool) async throws(ProviderError)
         -> [String]
     func insertOccurrences(notificationID: String, appID: String, occurrence: String, times: [(String, Date)])

@@ -3,6 +3,7 @@ import APNSGateway
 import Courier
 import Foundation
 import GatewayTestSupport
+import HeraldTime
 import TestPacing
 import Testing
 
@@ -92,6 +93,43 @@ struct NotificationLanguageTests {
                     "encrypted": ["secret": 1],
                 ])
             #expect(status == 400 && answer["error"]["field"].string == "content.languages", "\(answer)")
+        }
+    }
+
+    @Test("a scheduled notification whose content changes sends the new languages and variables, counted again")
+    func changedContent() async throws {
+        let clock = ManualClock(
+            start: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), realTimeToo: true)
+        try await ProviderHarness.with(configure: { $0.clock = clock }) { harness in
+            var tokens: [String] = []
+            for (locale, name) in [("fr_FR", "Léa"), ("de_DE", "Jan")] {
+                let token = try harness.gatewayToken()
+                let body: [String: Any] = ["token": token, "locale": locale, "attributes": ["firstName": name]]
+                #expect(try await harness.call("POST", "/v1/devices", body: body).0 == 201)
+                tokens.append(token)
+            }
+            let later = clock.currentDate.addingTimeInterval(3600)
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: [
+                    "target": ["all": true], "sendAt": ProviderClockTests.text(later),
+                    "content": ["body": "old", "languages": ["fr": ["body": "ancien"]]],
+                ])
+            #expect(status == 202 && created["languages"]["fr"].int == 1, "\(created)")
+            let id = try #require(created["id"].string)
+            let (changedStatus, changed) = try await harness.call(
+                "PATCH", "/v1/notifications/\(id)",
+                body: ["content": ["body": "new", "languages": ["de": ["body": "Hallo {{firstName|du}}"]]]])
+            #expect(changedStatus == 200, "\(changed)")
+            #expect(changed["languages"]["de"].int == 1 && changed["languages"]["fr"].isNull, "\(changed)")
+            clock.advance(to: later.addingTimeInterval(1))
+            _ = try await harness.finished(id)
+            let bodies = try tokens.map { token in
+                let stored = try #require(
+                    harness.gateway.server.store.storedNotification(for: try APNSDeviceToken(hex: token)))
+                return JSON(try JSONSerialization.jsonObject(with: Data(stored.payload)))["aps"]["alert"]["body"].string
+            }
+            #expect(bodies == ["new", "Hallo Jan"], "the French of before is gone, the German names its reader")
         }
     }
 }

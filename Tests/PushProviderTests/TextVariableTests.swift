@@ -87,6 +87,7 @@ struct TextVariableTests {
                 (["body": "Hi {{firstName|x"], "payload.aps.alert.body"),
                 (["body": "{{a|\(String(repeating: "d", count: 65))}}"], "payload.aps.alert.body"),
                 (["body": "x", "data": ["deep": ["{{v}}"]]], "payload.deep[0]"),
+                (["body": "{{a|b}}", "data": ["{{k": "v"]], "payload.{{k"),
                 (["body": "x", "languages": ["fr": ["body": "{{nom}}"]]], "content.languages.fr.body"),
             ]
             for (content, field) in cases {

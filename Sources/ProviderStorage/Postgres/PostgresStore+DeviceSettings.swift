@@ -50,8 +50,8 @@ extension PostgresStore {
         }
     }
 
-    package func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError) {
-        try await rows(
-            "UPDATE notifications SET language_counts = \(LanguageCounts.encode(counts)) WHERE id = \(notificationID)")
+    package func setLanguageCounts(notificationID: String, counts: [String: Int]?) async throws(ProviderError) {
+        let stored = counts.map(LanguageCounts.encode)
+        try await rows("UPDATE notifications SET language_counts = \(stored) WHERE id = \(notificationID)")
     }
 }

@@ -106,7 +106,7 @@ extension PostgresStore {
                 """
                 UPDATE notifications SET payload = \(payload), push_type = \(n.pushType), priority = \(n.priority),
                     expiration = \(n.expiration), collapse_id = \(n.collapseID), send_at = \(n.sendAt),
-                    daily_at = \(n.dailyAt)
+                    daily_at = \(n.dailyAt), localized = \(n.localized), variables = \(n.variables)
                 WHERE id = \(n.id)
                 """, logger)
             return true

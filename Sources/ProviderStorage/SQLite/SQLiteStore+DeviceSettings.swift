@@ -40,11 +40,11 @@ extension SQLiteStore {
         }
     }
 
-    package func setLanguageCounts(notificationID: String, counts: [String: Int]) async throws(ProviderError) {
+    package func setLanguageCounts(notificationID: String, counts: [String: Int]?) async throws(ProviderError) {
         try await write { db in
             try db.execute(
                 sql: "UPDATE notifications SET language_counts = ? WHERE id = ?",
-                arguments: [LanguageCounts.encode(counts), notificationID])
+                arguments: [counts.map(LanguageCounts.encode), notificationID])
         }
     }
 }

@@ -47,12 +47,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE notifications SET payload = ?, push_type = ?, priority = ?, expiration = ?, collapse_id = ?,
-                        send_at = ?, daily_at = ?
+                        send_at = ?, daily_at = ?, localized = ?, variables = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     notification.payload, notification.pushType, notification.priority, notification.expiration,
-                    notification.collapseID, notification.sendAt.stored, notification.dailyAt, notification.id,
+                    notification.collapseID, notification.sendAt.stored, notification.dailyAt, notification.localized,
+                    notification.variables, notification.id,
                 ])
             return true
         }

@@ -115,6 +115,11 @@ struct NotificationChange: StrictInput, Sendable {
         let plan = try NotificationPlan(input, bundleID: bundleID, now: now)
         var changed = notification
         changed.payload = plan.payload
+        if payload != nil || content != nil {
+            // New text: its languages and variables are the new content's (none for a raw payload).
+            changed.localized = plan.localized?.stored
+            changed.variables = plan.variables
+        }
         changed.pushType = plan.pushType
         changed.priority = plan.priority
         changed.expiration = plan.expiration

@@ -19,6 +19,10 @@ enum TextVariables {
         case .string(let text): return try check(text, field: field)
         case .object(let object):
             var found = false
+            // Every `{{` of a payload is then a variable checked here: the render never searches in vain.
+            if let key = object.members.first(where: { $0.key.contains("{{") })?.key {
+                throw .field("\(field).\(key.prefix(40))", "a key names no variable: write {{ in values only")
+            }
             for member in object.members where try check(member.value, field: "\(field).\(member.key)") {
                 found = true
             }

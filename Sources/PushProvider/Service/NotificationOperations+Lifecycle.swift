@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldSupport
 import Logging
@@ -90,11 +91,29 @@ extension NotificationOperations {
         if newDailyTime {
             await scheduler.scheduleDue(now: now, only: notification.id)
         }
+        if changed.localized != notification.localized, changed.dailyAt == nil {
+            try await recountLanguages(changed)
+        }
         engine.notify()
         guard let stored = try await store.notification(id: notification.id) else {
             throw .notFound("notification \(notification.id) was deleted meanwhile")
         }
         return try await report(stored)
+    }
+
+    /// Counts a changed notification's deliveries by language again, or forgets the counts of one whose new text has
+    /// no languages.
+    private func recountLanguages(_ notification: StoredNotification) async throws(ProviderError) {
+        guard let localized = notification.localized,
+            case .object(let map)? = try? JSONValue(parsing: localized),
+            let target = try? NotificationTarget.parse(stored: notification.target)
+        else {
+            try await store.setLanguageCounts(notificationID: notification.id, counts: nil)
+            return
+        }
+        try await countLanguages(
+            notification.id, tags: map.members.map(\.key), target: target, targeted: notification.targeted,
+            appID: notification.appID)
     }
 
     /// Sends again the deliveries of `notifications` the provider gave up on (for `reasons`, answered within

@@ -57,7 +57,9 @@ package struct NotificationOperations: Sendable {
             if let localized = plan.localized, plan.dailyAt == nil {
                 // Queued already: counts that cannot be written are said in the log, not as the request's failure.
                 do {
-                    try await countLanguages(stored.id, localized, target: plan.target, targeted: targeted, app: app)
+                    try await countLanguages(
+                        stored.id, tags: localized.payloads.map(\.tag), target: plan.target, targeted: targeted,
+                        appID: app.app.id)
                 } catch {
                     logger.warning(
                         "a notification's deliveries could not be counted by language",
@@ -147,13 +149,13 @@ package struct NotificationOperations: Sendable {
     /// Counts a notification's deliveries by the language each device reads (``LanguageTag/best(for:among:)``):
     /// from the locales its target's devices registered; a device with none, or with a language not given, and a
     /// token no device registered count as `default`.
-    private func countLanguages(
-        _ id: String, _ localized: LocalizedContent, target: NotificationTarget, targeted: Int, app: StoredApp
-    ) async throws(ProviderError) {
-        let tags = Dictionary(localized.payloads.map { ($0.tag.lowercased(), $0.tag) }, uniquingKeysWith: { a, _ in a })
-        var counts = Dictionary(uniqueKeysWithValues: localized.payloads.map { ($0.tag, 0) })
+    func countLanguages(_ id: String, tags given: [String], target: NotificationTarget, targeted: Int, appID: String)
+        async throws(ProviderError)
+    {
+        let tags = Dictionary(given.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        var counts = Dictionary(given.map { ($0, 0) }, uniquingKeysWith: { a, _ in a })
         var matched = 0
-        for (locale, count) in try await store.targetLocales(appID: app.app.id, target: target, requireKey: false) {
+        for (locale, count) in try await store.targetLocales(appID: appID, target: target, requireKey: false) {
             guard let best = LanguageTag.best(for: locale, among: Set(tags.keys)), let tag = tags[best] else {
                 continue
             }
