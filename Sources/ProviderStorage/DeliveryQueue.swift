@@ -22,6 +22,16 @@ package protocol DeliveryQueue: Sendable {
     /// notification's send times, quiet hours.
     func timeZones(appID: String, tokens: [String]) async throws(ProviderError) -> [String: String]
 
+    // Frequency caps (``FrequencyCap``)
+    /// The notifications of `category` that went to each of `subjects` since `since`, by subject (one that got none
+    /// is left out).
+    func capSends(appID: String, category: String, subjects: [String], since: Date)
+        async throws(ProviderError) -> [String: Set<String>]
+    /// Writes that notification `notificationID` of `category` went to each of `subjects` at `at` (once each: again
+    /// is nothing).
+    func recordCapSends(appID: String, category: String, notificationID: String, subjects: [String], at: Date)
+        async throws(ProviderError)
+
     // Leases and results
     /// Leases up to `limit` queued deliveries due at `now` to `owner` until `now + leaseFor`, counting an attempt
     /// for each, oldest due first.

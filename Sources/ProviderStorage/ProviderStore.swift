@@ -104,6 +104,9 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStor
     /// The number deleted.
     func pruneDeliveries(notificationID: String, occurrenceBefore: String?, limit: Int, at: Date)
         async throws(ProviderError) -> Int
+    /// Deletes up to `limit` entries of the frequency caps' send log made before `before` (older than any cap's
+    /// window). The number deleted.
+    func pruneCapLog(before: Date, limit: Int) async throws(ProviderError) -> Int
     /// Deletes up to `limit` of the app's device reports of `events` dated before `before`. The number deleted.
     func pruneReports(appID: String, events: [String], before: Date, limit: Int) async throws(ProviderError) -> Int
     /// Deletes up to `limit` of the app's pruned notifications created (and, a daily one, cancelled) before

@@ -34,6 +34,8 @@ package struct StoredNotification: Sendable {
     package var quietHours: String?
     /// Whether its text names device attributes (`{{firstName|there}}`), filled in for each device as it is sent.
     package var variables = false
+    /// The category its app's frequency caps count it in (``FrequencyCap``); `nil` for one no cap counts.
+    package var capCategory: String?
     /// ``quietHours`` of a notification sent whatever the app's quiet window.
     package static let quietHoursOff = "off"
 
@@ -43,8 +45,10 @@ package struct StoredNotification: Sendable {
         expiration: Int? = nil, collapseID: String? = nil, encryptedKey: String? = nil, encrypted: Data? = nil,
         sendAt: Date, dailyAt: String? = nil, targeted: Int, createdAt: Date, cancelledAt: Date? = nil,
         prunedAt: Date? = nil, traceContext: String? = nil, localized: Data? = nil,
-        languageCounts: [String: Int]? = nil, quietHours: String? = nil, variables: Bool = false
+        languageCounts: [String: Int]? = nil, quietHours: String? = nil, variables: Bool = false,
+        capCategory: String? = nil
     ) {
+        self.capCategory = capCategory
         self.variables = variables
         self.quietHours = quietHours
         self.localized = localized

@@ -21,7 +21,7 @@ package struct DeliveryVerdict: Codable, Sendable, Hashable {
         case activityUpdated, activityIgnored, activityThrottled
         case background, notShown, delivered
         case storedOffline, replaced, coalesced, expired, discarded, awaitingDevice
-        case rejected, tokenGone, gaveUp, quietHours, cancelled
+        case rejected, tokenGone, gaveUp, quietHours, capped, cancelled
         case scheduled, retrying, waitingForAPNs, waitingForCredentials, paused, queued, sending
     }
 

@@ -28,6 +28,9 @@ package struct NotificationInput: StrictInput, Sendable {
     package var dailyAt: String?
     /// Its own quiet window (`{"start", "end", "action"}`) instead of the app's, or `false` to send in the app's.
     package var quietHours: JSONValue?
+    /// The category its app's frequency caps count it in (``FrequencyCap``): `marketing`, `digest`; none for a
+    /// notification no cap holds back (a receipt, a reset code).
+    package var capCategory: String?
 
     package struct Target: StrictInput, Sendable {
         package var token: String?
@@ -107,7 +110,7 @@ package struct NotificationInput: StrictInput, Sendable {
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case target, payload, content, encrypted, encryptedKey, pushType, priority, expiration, collapseID, sendAt,
-            dailyAt, quietHours
+            dailyAt, quietHours, capCategory
     }
 
     package static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -21,6 +21,8 @@ package struct NotificationReport: Codable, Sendable {
     /// How many of its deliveries were for each language of its content (its tags, and `default` for the alert
     /// every other device got); `nil` for one text.
     package var languages: [String: Int]?
+    /// The category its app's frequency caps count it in (``FrequencyCap``), when it has one.
+    package var capCategory: String?
     /// Said when the notification will reach nobody (its target matched no active device), so a typo in a user or
     /// tag is not a silent success.
     package var warning: String?

@@ -29,6 +29,8 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package var rateLimit: Int
     /// The quiet window of its alerts in each device's time zone; `nil` for none.
     package var quietHours: QuietHours? = nil
+    /// How many alerts of each category a user or device may get in a window (``FrequencyCap``); `nil` for none.
+    package var frequencyCaps: [FrequencyCap]? = nil
     /// Where the app's channel management requests go: Apple's management host for its environment
     /// when the app sends to Apple; for another endpoint (the local gateway) its management port, on the same host.
     package var channelEndpoint: String? = nil
@@ -47,7 +49,8 @@ package struct ProviderApp: Codable, Sendable, Hashable {
     package init(
         id: String, name: String, bundleID: String, environment: String, endpoint: String, hasCustomCA: Bool,
         authentication: AuthenticationSummary, publishableKey: String, webhookURL: String? = nil,
-        webhookBatch: Int = 1, rateLimit: Int, quietHours: QuietHours? = nil, channelEndpoint: String? = nil,
+        webhookBatch: Int = 1, rateLimit: Int, quietHours: QuietHours? = nil, frequencyCaps: [FrequencyCap]? = nil,
+        channelEndpoint: String? = nil,
         pausedAt: Date? = nil,
         pauseReason: String? = nil,
         retention: RetentionDays = RetentionDays(),
@@ -68,6 +71,7 @@ package struct ProviderApp: Codable, Sendable, Hashable {
         self.webhookBatch = webhookBatch
         self.rateLimit = rateLimit
         self.quietHours = quietHours
+        self.frequencyCaps = frequencyCaps
         self.channelEndpoint = channelEndpoint
         self.createdAt = createdAt
         self.updatedAt = updatedAt

@@ -46,5 +46,6 @@ package enum PostgresSchema {
         ("v27 notification languages", v27NotificationLanguages),
         ("v28 quiet hours", v28QuietHours),
         ("v29 variables", v29Variables),
+        ("v30 frequency caps", v30FrequencyCaps),
     ]
 }

@@ -11,12 +11,13 @@ extension PostgresStore {
                 INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                     sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
                     created_at, updated_at, channel_endpoint, key_fingerprint, retention_deliveries, retention_traces,
-                    retention_responses, webhook_batch, quiet_hours)
+                    retention_responses, webhook_batch, quiet_hours, frequency_caps)
                 VALUES (\(a.id), \(a.name), \(a.bundleID), \(a.environment), \(a.endpoint), \(app.caPEM),
                     \(auth.kind), \(auth.teamID), \(auth.keyID), \(app.sealedCredentials), \(a.publishableKey),
                     \(a.webhookURL), \(a.rateLimit), \(categories), \(app.categoriesVersion), \(a.createdAt),
                     \(a.updatedAt), \(a.channelEndpoint), \(auth.fingerprint), \(a.retention.deliveries),
-                    \(a.retention.traces), \(a.retention.responses), \(a.webhookBatch), \(a.quietHours?.stored))
+                    \(a.retention.traces), \(a.retention.responses), \(a.webhookBatch), \(a.quietHours?.stored),
+                    \(FrequencyCap.stored(a.frequencyCaps)))
                 """, logger)
             try await connection.rows(
                 """
@@ -37,7 +38,8 @@ extension PostgresStore {
                 rate_limit = \(a.rateLimit), channel_endpoint = \(a.channelEndpoint), updated_at = \(a.updatedAt),
                 key_fingerprint = \(auth.fingerprint), retention_deliveries = \(a.retention.deliveries),
                 retention_traces = \(a.retention.traces), retention_responses = \(a.retention.responses),
-                webhook_batch = \(a.webhookBatch), quiet_hours = \(a.quietHours?.stored)
+                webhook_batch = \(a.webhookBatch), quiet_hours = \(a.quietHours?.stored),
+                frequency_caps = \(FrequencyCap.stored(a.frequencyCaps))
             WHERE id = \(a.id)
             """)
     }
@@ -86,6 +88,7 @@ extension PostgresStore {
                 webhookBatch: try row.column("webhook_batch"),
                 rateLimit: try row.column("rate_limit"),
                 quietHours: QuietHours(stored: try row.column("quiet_hours", as: String?.self)),
+                frequencyCaps: FrequencyCap.caps(stored: try row.column("frequency_caps", as: String?.self)),
                 channelEndpoint: try row.column("channel_endpoint"),
                 pausedAt: try row.column("paused_at"), pauseReason: try row.column("pause_reason"),
                 retention: RetentionDays(

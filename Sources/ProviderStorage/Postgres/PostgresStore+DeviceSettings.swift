@@ -9,15 +9,16 @@ extension PostgresStore {
     {
         let rows = try await rows(
             """
-            SELECT token, locale, time_zone, attributes FROM devices
+            SELECT token, locale, time_zone, attributes, user_id FROM devices
             WHERE app_id = \(appID) AND token = ANY(\(tokens))
-                AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL)
+                AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL OR user_id IS NOT NULL)
             """)
         do {
             var found: [String: DeviceSettings] = [:]
             for row in rows {
-                let (token, locale, zone, attributes) = try row.decode((String, String?, String?, String?).self)
-                found[token] = DeviceSettings(locale: locale, timeZone: zone, attributes: attributes)
+                let (token, locale, zone, attributes, user) = try row.decode(
+                    (String, String?, String?, String?, String?).self)
+                found[token] = DeviceSettings(locale: locale, timeZone: zone, attributes: attributes, userID: user)
             }
             return found
         } catch {

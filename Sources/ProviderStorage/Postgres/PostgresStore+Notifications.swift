@@ -67,10 +67,11 @@ extension PostgresStore {
                 """
                 INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
                     collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context, localized,
-                    quiet_hours, variables)
+                    quiet_hours, variables, cap_category)
                 VALUES (\(n.id), \(n.appID), \(n.target), \(n.payload), \(n.pushType), \(n.priority),
                     \(n.expiration), \(n.collapseID), \(n.encryptedKey), \(n.encrypted), \(n.sendAt), \(n.dailyAt),
-                    \(n.createdAt), \(n.traceContext), \(n.localized), \(n.quietHours), \(n.variables))
+                    \(n.createdAt), \(n.traceContext), \(n.localized), \(n.quietHours), \(n.variables),
+                    \(n.capCategory))
                 """, logger)
             guard n.dailyAt == nil else { return 0 }
             // A token of lower-case hex digits is kept as the bytes it spells (half its size; `delivery_view` and the
@@ -263,6 +264,7 @@ extension PostgresStore {
             prunedAt: try row.column("pruned_at"), traceContext: try row.column("trace_context"),
             localized: try row.column("localized"),
             languageCounts: LanguageCounts.decode(try row.column("language_counts", as: String?.self)),
-            quietHours: try row.column("quiet_hours"), variables: try row.column("variables"))
+            quietHours: try row.column("quiet_hours"), variables: try row.column("variables"),
+            capCategory: try row.column("cap_category"))
     }
 }

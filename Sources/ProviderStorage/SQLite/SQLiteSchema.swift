@@ -29,6 +29,7 @@ package enum SQLiteSchema {
         ("v21 notification languages", v21NotificationLanguages),
         ("v22 quiet hours", v22QuietHours),
         ("v23 variables", v23Variables),
+        ("v24 frequency caps", v24FrequencyCaps),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

@@ -9,8 +9,8 @@ extension SQLiteStore {
                     INSERT INTO apps (id, name, bundle_id, environment, endpoint, ca_pem, auth_kind, team_id, key_id,
                         sealed_credentials, publishable_key, webhook_url, rate_limit, categories, categories_version,
                         created_at, updated_at, channel_endpoint, key_fingerprint, retention_deliveries,
-                        retention_traces, retention_responses, webhook_batch, quiet_hours)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        retention_traces, retention_responses, webhook_batch, quiet_hours, frequency_caps)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: Self.arguments(app))
             try db.execute(
                 sql: "INSERT INTO api_keys (id, app_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
@@ -25,7 +25,8 @@ extension SQLiteStore {
                     UPDATE apps SET name = ?, bundle_id = ?, environment = ?, endpoint = ?, ca_pem = ?, auth_kind = ?,
                         team_id = ?, key_id = ?, sealed_credentials = ?, webhook_url = ?, rate_limit = ?,
                         channel_endpoint = ?, updated_at = ?, key_fingerprint = ?, retention_deliveries = ?,
-                        retention_traces = ?, retention_responses = ?, webhook_batch = ?, quiet_hours = ?
+                        retention_traces = ?, retention_responses = ?, webhook_batch = ?, quiet_hours = ?,
+                        frequency_caps = ?
                     WHERE id = ?
                     """,
                 arguments: [
@@ -34,7 +35,7 @@ extension SQLiteStore {
                     app.sealedCredentials, app.app.webhookURL, app.app.rateLimit, app.app.channelEndpoint,
                     app.app.updatedAt.stored, app.app.authentication.fingerprint, app.app.retention.deliveries,
                     app.app.retention.traces, app.app.retention.responses, app.app.webhookBatch,
-                    app.app.quietHours?.stored, app.app.id,
+                    app.app.quietHours?.stored, FrequencyCap.stored(app.app.frequencyCaps), app.app.id,
                 ])
         }
     }
@@ -80,7 +81,7 @@ extension SQLiteStore {
             String(decoding: app.categories, as: UTF8.self), app.categoriesVersion, app.app.createdAt.stored,
             app.app.updatedAt.stored, app.app.channelEndpoint, app.app.authentication.fingerprint,
             app.app.retention.deliveries, app.app.retention.traces, app.app.retention.responses,
-            app.app.webhookBatch, app.app.quietHours?.stored,
+            app.app.webhookBatch, app.app.quietHours?.stored, FrequencyCap.stored(app.app.frequencyCaps),
         ]
     }
 
@@ -96,6 +97,7 @@ extension SQLiteStore {
                 publishableKey: row["publishable_key"], webhookURL: row["webhook_url"],
                 webhookBatch: row["webhook_batch"], rateLimit: row["rate_limit"],
                 quietHours: QuietHours(stored: row["quiet_hours"]),
+                frequencyCaps: FrequencyCap.caps(stored: row["frequency_caps"]),
                 channelEndpoint: row["channel_endpoint"],
                 pausedAt: (row["paused_at"] as Double?).map(Date.init(stored:)), pauseReason: row["pause_reason"],
                 retention: RetentionDays(

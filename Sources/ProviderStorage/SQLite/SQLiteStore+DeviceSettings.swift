@@ -15,13 +15,15 @@ extension SQLiteStore {
                 let rows = try Row.fetchCursor(
                     db,
                     sql: """
-                        SELECT token, locale, time_zone, attributes FROM devices
+                        SELECT token, locale, time_zone, attributes, user_id FROM devices
                         WHERE app_id = ? AND token IN (\(marks))
-                            AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL)
+                            AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL
+                                OR user_id IS NOT NULL)
                         """,
                     arguments: StatementArguments([appID] + part))
                 while let row = try rows.next() {
-                    found[row[0]] = DeviceSettings(locale: row[1], timeZone: row[2], attributes: row[3])
+                    found[row[0]] = DeviceSettings(
+                        locale: row[1], timeZone: row[2], attributes: row[3], userID: row[4])
                 }
             }
             return found

@@ -10,8 +10,8 @@ extension SQLiteStore {
                 sql: """
                     INSERT INTO notifications (id, app_id, target, payload, push_type, priority, expiration,
                         collapse_id, encrypted_key, encrypted, send_at, daily_at, created_at, trace_context, localized,
-                        quiet_hours, variables)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        quiet_hours, variables, cap_category)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     notification.id, notification.appID, notification.target, notification.payload,
@@ -19,6 +19,7 @@ extension SQLiteStore {
                     notification.encryptedKey, notification.encrypted, notification.sendAt.stored,
                     notification.dailyAt, notification.createdAt.stored, notification.traceContext,
                     notification.localized, notification.quietHours, notification.variables,
+                    notification.capCategory,
                 ])
             guard notification.dailyAt == nil else { return 0 }
             let number = db.lastInsertedRowID
@@ -247,6 +248,6 @@ extension SQLiteStore {
             cancelledAt: (row["cancelled_at"] as Double?).map(Date.init(stored:)),
             prunedAt: (row["pruned_at"] as Double?).map(Date.init(stored:)), traceContext: row["trace_context"],
             localized: row["localized"], languageCounts: LanguageCounts.decode(row["language_counts"]),
-            quietHours: row["quiet_hours"], variables: row["variables"])
+            quietHours: row["quiet_hours"], variables: row["variables"], capCategory: row["cap_category"])
     }
 }

@@ -25,8 +25,9 @@ extension PreparedBatch {
         var expiresAt: Date?
         /// Whether its text names device attributes (``TextVariables``), filled in for each device.
         var variables: Bool
-        /// Whether what each device gets depends on the device's settings (its language, variables or quiet hours).
-        var isPersonal: Bool { variables || quietHours != nil || !languages.isEmpty }
+        /// Whether what each device gets depends on the device's settings (its language, variables, quiet hours or
+        /// the user a frequency cap counts).
+        var isPersonal: Bool { variables || quietHours != nil || !languages.isEmpty || capRule != nil }
         /// APNs' size limit of its push type.
         var maximumSize: Int
 
@@ -42,6 +43,8 @@ extension PreparedBatch {
         /// The quiet window its deliveries keep (its own, else the app's): `nil` when it has none, turned it off, or
         /// is not an alert a person would be woken by (another push type, `time-sensitive` or `critical`).
         var quietHours: QuietHours?
+        /// The app's frequency caps of its category, when it is an alert in one that has caps.
+        var capRule: FrequencyCapGate.Rule?
         /// Its payload in each language of its content, by tag (lowercased), and whether it carries the `apns-id`.
         var languages: [String: (body: ByteBuffer, carriesReceiptID: Bool)] = [:]
         var notificationID: String
@@ -62,7 +65,8 @@ extension PreparedBatch {
             return localized
         }
 
-        init(_ stored: StoredNotification, bundleID: String, messageKey: SymmetricKey, appQuietHours: QuietHours?) {
+        init(_ stored: StoredNotification, app: ProviderApp, messageKey: SymmetricKey) {
+            let bundleID = app.bundleID
             messageIDs = DeliveryMessageID.Maker(notificationID: stored.id, key: messageKey)
             notificationID = stored.id
             variables = stored.variables
@@ -96,7 +100,13 @@ extension PreparedBatch {
             if pushType == .alert, level != "time-sensitive", level != "critical",
                 stored.quietHours != StoredNotification.quietHoursOff
             {
-                quietHours = QuietHours(stored: stored.quietHours) ?? appQuietHours
+                quietHours = QuietHours(stored: stored.quietHours) ?? app.quietHours
+            }
+            if pushType == .alert, let category = stored.capCategory,
+                let caps = app.frequencyCaps?.filter({ $0.category == category }), !caps.isEmpty
+            {
+                capRule = FrequencyCapGate.Rule(
+                    category: category, caps: caps, enforced: level != "time-sensitive" && level != "critical")
             }
             if let localized = stored.localized, case .object(let map)? = try? JSONValue(parsing: localized) {
                 for member in map.members {

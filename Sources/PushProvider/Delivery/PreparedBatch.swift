@@ -41,8 +41,7 @@ struct PreparedBatch: Sendable {
         var keys: [String: String] = [:]
         for notificationID in Set(deliveries.map(\.notificationID)) {
             guard let stored = try await store.notification(id: notificationID) else { continue }
-            templates[notificationID] = Template(
-                stored, bundleID: app.app.bundleID, messageKey: store.messageKey, appQuietHours: app.app.quietHours)
+            templates[notificationID] = Template(stored, app: app.app, messageKey: store.messageKey)
             if let trace = stored.traceContext { traceContexts[notificationID] = trace }
         }
         if templates.values.contains(where: { $0.encrypted != nil }) {
@@ -56,6 +55,8 @@ struct PreparedBatch: Sendable {
             let tokens = deliveries.filter { personalIDs.contains($0.notificationID) }.compactMap(\.address.deviceToken)
             settings = try await store.deviceSettings(appID: app.app.id, tokens: tokens)
         }
+        var caps = FrequencyCapGate(rules: templates.compactMapValues(\.capRule))
+        try await caps.load(deliveries, settings: settings, appID: app.app.id, store: store, now: now)
         var windowEnds: [String: Date?] = [:]
         // The language each locale reads, found once per notification and locale.
         var languageChoices: [String: String?] = [:]
@@ -102,6 +103,10 @@ struct PreparedBatch: Sendable {
                     continue
                 }
             }
+            guard caps.admits(delivery.notificationID, token: token, userID: settings[token]?.userID) else {
+                failures.append(Self.failure(delivery, Self.cappedReason, at: now))
+                continue
+            }
             var headers = template.headers
             headers.apnsID = messageID
             if let (key, plaintext) = template.encrypted {
@@ -131,6 +136,7 @@ struct PreparedBatch: Sendable {
             self.deliveries.append(delivery)
             waitLimits.append(template.waitLimit)
         }
+        try await caps.record(appID: app.app.id, store: store, now: now)
         handTraceToLocalAPNs()
     }
 
@@ -148,6 +154,8 @@ struct PreparedBatch: Sendable {
     static let expiredReason = "ExpiredBeforeSent"
     /// The `reason` of a delivery held (or dropped) because it fell in its device's quiet hours.
     static let quietHoursReason = "QuietHours"
+    /// The `reason` of a delivery not sent because its user or device had its category's frequency cap already.
+    static let cappedReason = "Capped"
 
     /// The payload key that carries a delivery's `apns-id` to the app (HeraldKit reads it for its receipts): iOS
     /// does not hand an app the `apns-id` header, and a request's identifier is the collapse ID when there is one.

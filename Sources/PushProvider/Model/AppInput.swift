@@ -18,6 +18,9 @@ struct AppInput: StrictInput, Sendable {
     var rateLimit: Int?
     /// The quiet window of the app's alerts in each device's time zone (``QuietHours``); `""` removes it.
     var quietHours: JSONValue?
+    /// How many alerts of each category one user or device may get in a window (``FrequencyCap``): a list that
+    /// replaces the app's; `[]` or `""` removes them.
+    var frequencyCaps: JSONValue?
     /// Where channel management requests go when ``endpoint`` is not Apple's: an `https://` URL on the same host (the
     /// local gateway's `--manage-port`); empty to remove.
     var channelEndpoint: String?
@@ -48,7 +51,7 @@ struct AppInput: StrictInput, Sendable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, bundleID, environment, endpoint, caPEM, authentication, webhookURL, webhookBatch, rateLimit,
-            quietHours, channelEndpoint, retention
+            quietHours, frequencyCaps, channelEndpoint, retention
     }
 
     static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -32,6 +32,7 @@ package struct AppSettings: Sendable {
         AppInput(
             name: name, bundleID: bundleID, environment: environment, endpoint: endpoint, caPEM: caPEM ?? "",
             authentication: .init(kind: "token", teamID: teamID, keyID: keyID, privateKey: privateKeyPEM),
-            webhookURL: nil, webhookBatch: nil, rateLimit: nil, quietHours: nil, channelEndpoint: channelEndpoint ?? "")
+            webhookURL: nil, webhookBatch: nil, rateLimit: nil, quietHours: nil, frequencyCaps: nil,
+            channelEndpoint: channelEndpoint ?? "")
     }
 }

@@ -23,6 +23,8 @@ struct NotificationPlan: Sendable {
     var quietHours: String?
     /// Whether its content's text names device attributes (``TextVariables``).
     var variables = false
+    /// The category its app's frequency caps count it in.
+    var capCategory: String?
 
     /// Checks a request for `app`.
     ///
@@ -126,6 +128,9 @@ struct NotificationPlan: Sendable {
         case nil: quietHours = nil
         case .bool(false)?: quietHours = StoredNotification.quietHoursOff
         case let value?: quietHours = try QuietHours.parse(value, field: "quietHours").stored
+        }
+        capCategory = try input.capCategory.map { name throws(ProviderError) in
+            try FrequencyCap.checkCategory(name, field: "capCategory")
         }
     }
 

@@ -145,6 +145,9 @@ package struct AppOperations: Sendable {
         case .string("")?: app.app.quietHours = nil
         case let value?: app.app.quietHours = try QuietHours.parse(value, field: "quietHours")
         }
+        if let caps = input.frequencyCaps {
+            app.app.frequencyCaps = try FrequencyCap.parse(caps, field: "frequencyCaps")
+        }
         if let rateLimit = input.rateLimit {
             guard rateLimit >= 0 else { throw .field("rateLimit", "must be 0 (no limit) or a positive number") }
             app.app.rateLimit = rateLimit

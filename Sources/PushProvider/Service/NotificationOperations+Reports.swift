@@ -31,6 +31,7 @@ extension NotificationOperations {
             createdAt: notification.createdAt, state: state, cancelledAt: notification.cancelledAt,
             prunedAt: notification.prunedAt, stats: stats)
         report.languages = notification.languageCounts
+        report.capCategory = notification.capCategory
         return report
     }
 

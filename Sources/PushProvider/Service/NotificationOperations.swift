@@ -40,7 +40,8 @@ package struct NotificationOperations: Sendable {
             pushType: plan.pushType, priority: plan.priority, expiration: plan.expiration,
             collapseID: plan.collapseID, encryptedKey: plan.encrypted?.key, encrypted: plan.encrypted?.plaintext,
             sendAt: plan.sendAt, dailyAt: plan.dailyAt?.text, targeted: 0, createdAt: now,
-            localized: plan.localized?.stored, quietHours: plan.quietHours, variables: plan.variables)
+            localized: plan.localized?.stored, quietHours: plan.quietHours, variables: plan.variables,
+            capCategory: plan.capCategory)
         // The fan-out, in the trace of the request that creates it (or a trace of its own); its sends continue it.
         let fanOut = tracer?.startSpan("herald fan-out", parent: InstrumentationContext.current ?? .topLevel)
         if let fanOut {

@@ -53,6 +53,8 @@ struct RetentionPruner: Sendable {
         var responses = 0
         var notifications = 0
         var audit = 0
+        /// Entries of the frequency caps' send log older than the longest window.
+        var capLog = 0
     }
 
     /// One pass over every app: what is past its retention at `now` is deleted.
@@ -65,11 +67,12 @@ struct RetentionPruner: Sendable {
                 try await prune(app, now: now, into: &pass)
             }
             let auditBefore = now.addingTimeInterval(-Double(settings.auditDays) * 86_400)
-            while !Task.isCancelled {
-                let deleted = try await store.pruneAudit(before: auditBefore, limit: settings.batch)
-                pass.audit += deleted
-                guard deleted == settings.batch else { break }
-                try? await clock.sleep(for: settings.pause)
+            pass.audit = try await pruneInBatches { limit throws(ProviderError) in
+                try await store.pruneAudit(before: auditBefore, limit: limit)
+            }
+            let capLogBefore = now.addingTimeInterval(-TimeInterval(FrequencyCap.maxWindow))
+            pass.capLog = try await pruneInBatches { limit throws(ProviderError) in
+                try await store.pruneCapLog(before: capLogBefore, limit: limit)
             }
             if !Task.isCancelled { metrics.prunerPassed(at: clock.currentDate) }
         } catch {
@@ -77,7 +80,7 @@ struct RetentionPruner: Sendable {
         }
         for (kind, count) in [
             ("deliveries", pass.deliveries), ("traces", pass.traces), ("responses", pass.responses),
-            ("notifications", pass.notifications), ("audit", pass.audit),
+            ("notifications", pass.notifications), ("audit", pass.audit), ("capLog", pass.capLog),
         ] where count > 0 {
             metrics.pruned(kind, count: count)
         }
@@ -88,10 +91,22 @@ struct RetentionPruner: Sendable {
                 metadata: [
                     "deliveries": "\(pass.deliveries)", "traces": "\(pass.traces)",
                     "responses": "\(pass.responses)", "notifications": "\(pass.notifications)",
-                    "audit": "\(pass.audit)",
+                    "audit": "\(pass.audit)", "capLog": "\(pass.capLog)",
                 ])
         }
         return pass
+    }
+
+    /// Calls `delete` with the batch size until it deletes less (a pause between two); what it deleted in all.
+    private func pruneInBatches(_ delete: (Int) async throws(ProviderError) -> Int) async throws(ProviderError) -> Int {
+        var total = 0
+        while !Task.isCancelled {
+            let deleted = try await delete(settings.batch)
+            total += deleted
+            guard deleted == settings.batch else { break }
+            try? await clock.sleep(for: settings.pause)
+        }
+        return total
     }
 
     private func prune(_ app: StoredApp, now: Date, into pass: inout Pass) async throws(ProviderError) {

@@ -30,6 +30,14 @@ extension DeliveryVerdict {
                     + "\"quietHours\": false, or make the window wait: PATCH /v1/apps/{id} {\"quietHours\": {..., "
                     + "\"action\": \"wait\"}}")
         }
+        if reason == PreparedBatch.cappedReason {
+            return .init(
+                .capped,
+                "not sent: its user (or device) had already got as many notifications of its capCategory as the "
+                    + "app's frequency cap allows in the cap's window",
+                next: "send what must go through without a capCategory, or as time-sensitive (interruption-level); "
+                    + "or raise the cap: PATCH /v1/apps/{id} {\"frequencyCaps\": [...]}")
+        }
         if reason == PreparedBatch.expiredReason {
             return .init(
                 .gaveUp,

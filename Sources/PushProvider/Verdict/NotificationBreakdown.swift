@@ -60,9 +60,12 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
         var gaveUp: [String: Int] = [:]
         var rejected: [String: Int] = [:]
         var quiet = 0
+        var capped = 0
         for (reason, count) in stats.rejected {
             if reason == PreparedBatch.quietHoursReason {
                 quiet += count
+            } else if reason == PreparedBatch.cappedReason {
+                capped += count
             } else if Self.goneReasons.contains(reason) {
                 gone[reason] = count
             } else if Self.retriedReasons.contains(reason) || reason == PreparedBatch.expiredReason {
@@ -93,7 +96,7 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
             ),
             (.rejected, rejected.values.reduce(0, +), rejected), (.tokenGone, gone.values.reduce(0, +), gone),
             (.gaveUp, gaveUp.values.reduce(0, +), gaveUp), (.quietHours, quiet, nil),
-            (.cancelled, stats.cancelled, nil),
+            (.capped, capped, nil), (.cancelled, stats.cancelled, nil),
             (.queued, stats.queued, nil),
             (.sending, stats.inFlight, nil),
         ]
@@ -129,6 +132,7 @@ package struct NotificationBreakdown: Codable, Sendable, Hashable {
         .gaveUp: "APNs kept refusing for a while (429, 500, 503), or could not be reached until it expired; the "
             + "provider gave up",
         .quietHours: "not sent: it fell in the device's quiet hours, which drop alerts",
+        .capped: "not sent: its user or device had its category's frequency cap already",
         .cancelled: "never sent: the notification was cancelled",
         .queued: "not sent yet: scheduled, waiting for a retry or the end of quiet hours, paused, or in the queue",
         .sending: "being sent",

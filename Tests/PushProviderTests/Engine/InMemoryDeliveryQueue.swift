@@ -39,6 +39,8 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
         var failed: [Call: Int] = [:]
         var calls: [String] = []
         var nextID: Int64 = 1
+        /// The frequency caps' send log: app, category, subject, notification, and when.
+        var capLog: [String: Date] = [:]
         /// The app is resumed by someone else right after the next pause for its credentials (before its
         /// deliveries are parked).
         var resumeRightAfterPause = false
@@ -130,6 +132,28 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
     func publicKeys(appID: String, tokens: [String]) -> [String: String] { [:] }
     func deviceSettings(appID: String, tokens: [String]) -> [String: DeviceSettings] { [:] }
     func timeZones(appID: String, tokens: [String]) -> [String: String] { [:] }
+
+    func capSends(appID: String, category: String, subjects: [String], since: Date) -> [String: Set<String>] {
+        contents.withLock { contents in
+            var sends: [String: Set<String>] = [:]
+            for (key, at) in contents.capLog where at >= since {
+                let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+                if parts[0] == appID, parts[1] == category, subjects.contains(parts[2]) {
+                    sends[parts[2], default: []].insert(parts[3])
+                }
+            }
+            return sends
+        }
+    }
+
+    func recordCapSends(appID: String, category: String, notificationID: String, subjects: [String], at: Date) {
+        contents.withLock { contents in
+            for subject in subjects {
+                let key = [appID, category, subject, notificationID].joined(separator: "\u{0}")
+                if contents.capLog[key] == nil { contents.capLog[key] = at }
+            }
+        }
+    }
 
     func lease(owner: String, limit: Int, now: Date, leaseFor: TimeInterval) throws(ProviderError)
         -> [LeasedDelivery]

@@ -88,3 +88,20 @@ extension PostgresSchema {
         "ALTER TABLE notifications ADD COLUMN variables boolean NOT NULL DEFAULT false",
     ]
 }
+
+extension PostgresSchema {
+    /// "v30 frequency caps"; SQLite's "v24 frequency caps". An app's caps (``FrequencyCap``, JSON), a notification's
+    /// cap category, and the log of which notification of a category went to whom: what a cap counts.
+    static let v30FrequencyCaps: [String] = [
+        "ALTER TABLE apps ADD COLUMN frequency_caps text",
+        "ALTER TABLE notifications ADD COLUMN cap_category text",
+        """
+        CREATE TABLE cap_log (
+            app_id text NOT NULL REFERENCES apps(id) ON DELETE CASCADE, category text NOT NULL,
+            subject text NOT NULL, notification_id text NOT NULL, at timestamptz NOT NULL,
+            PRIMARY KEY (app_id, category, subject, notification_id)
+        )
+        """,
+        "CREATE INDEX cap_log_at ON cap_log(at)",
+    ]
+}

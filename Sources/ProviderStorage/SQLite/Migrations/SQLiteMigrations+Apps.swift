@@ -109,3 +109,21 @@ extension SQLiteSchema {
                 """)
     }
 }
+
+extension SQLiteSchema {
+    /// "v24 frequency caps"; PostgreSQL's "v30 frequency caps". An app's caps (``FrequencyCap``, JSON), a
+    /// notification's cap category, and the log of which notification of a category went to whom: what a cap counts.
+    static func v24FrequencyCaps(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE apps ADD COLUMN frequency_caps TEXT;
+                ALTER TABLE notifications ADD COLUMN cap_category TEXT;
+                CREATE TABLE cap_log (
+                    app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, category TEXT NOT NULL,
+                    subject TEXT NOT NULL, notification_id TEXT NOT NULL, at REAL NOT NULL,
+                    PRIMARY KEY (app_id, category, subject, notification_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX cap_log_at ON cap_log(at);
+                """)
+    }
+}

@@ -1,0 +1,53 @@
+package import Foundation
+import GRDB
+
+/// The frequency caps' send log (``FrequencyCap``): which notification of a category went to whom, and when.
+extension SQLiteStore {
+    package func capSends(appID: String, category: String, subjects: [String], since: Date)
+        async throws(ProviderError) -> [String: Set<String>]
+    {
+        try await read { db in
+            var sends: [String: Set<String>] = [:]
+            for chunk in stride(from: 0, to: subjects.count, by: 500) {
+                let part = Array(subjects[chunk..<min(chunk + 500, subjects.count)])
+                let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT subject, notification_id FROM cap_log
+                        WHERE app_id = ? AND category = ? AND subject IN (\(marks)) AND at >= ?
+                        """,
+                    arguments: StatementArguments([appID, category] + part + [since.stored]))
+                while let row = try rows.next() { sends[row[0], default: []].insert(row[1]) }
+            }
+            return sends
+        }
+    }
+
+    package func recordCapSends(
+        appID: String, category: String, notificationID: String, subjects: [String], at: Date
+    ) async throws(ProviderError) {
+        guard !subjects.isEmpty else { return }
+        try await write { db in
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO cap_log (app_id, category, subject, notification_id, at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """)
+            for subject in subjects {
+                try insert.execute(arguments: [appID, category, subject, notificationID, at.stored])
+            }
+        }
+    }
+
+    package func pruneCapLog(before: Date, limit: Int) async throws(ProviderError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM cap_log WHERE (app_id, category, subject, notification_id) IN (
+                        SELECT app_id, category, subject, notification_id FROM cap_log WHERE at < ? LIMIT ?)
+                    """, arguments: [before.stored, limit])
+            return db.changesCount
+        }
+    }
+}
