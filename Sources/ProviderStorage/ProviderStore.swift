@@ -104,6 +104,13 @@ package protocol ProviderStore: DeliveryQueue, WebhookOutbox, ConsoleSessionStor
     /// The number deleted.
     func pruneDeliveries(notificationID: String, occurrenceBefore: String?, limit: Int, at: Date)
         async throws(ProviderError) -> Int
+    // Users' attributes
+    /// Replaces the attributes of the app's user `userID` (an empty map removes them) at `at`.
+    func setUserAttributes(appID: String, userID: String, attributes: [String: String], at: Date)
+        async throws(ProviderError)
+    /// The attributes of the app's user `userID` (none: an empty map).
+    func userAttributes(appID: String, userID: String) async throws(ProviderError) -> UserAttributes
+
     /// Deletes up to `limit` entries of the frequency caps' send log made before `before` (older than any cap's
     /// window). The number deleted.
     func pruneCapLog(before: Date, limit: Int) async throws(ProviderError) -> Int

@@ -217,6 +217,39 @@ def test_history_shows_a_notification_in_several_languages_counted_by_language(p
     shot(page, "history-languages")
 
 
+def test_compose_has_a_tab_per_language_each_linted_then_sent_and_counted_by_language(page):
+    page.goto(state["base"] + "/console/compose")
+    page.get_by_label("Target", exact=True).select_option("all")
+    page.get_by_label("Title", exact=True).fill("Dinner")
+    page.get_by_label("Body", exact=True).fill("It is ready")
+    tag = page.get_by_label("Add a language", exact=False)
+    tag.fill("not a tag!")
+    page.get_by_role("button", name="Add language").click()
+    expect(page.get_by_role("alert")).to_contain_text("is not a language tag")
+    tag.fill("fr")
+    page.get_by_role("button", name="Add language").click()
+    expect(page.get_by_role("tab", name="fr")).to_have_attribute("aria-selected", "true")
+    page.get_by_label("Title in fr", exact=True).fill("Dîner")
+    page.get_by_label("Body in fr", exact=True).fill("x" * 5000)
+    language_lint = page.get_by_role("status", name="Language lint")
+    expect(language_lint).to_contain_text("PayloadTooLarge")
+    expect(page.get_by_role("tab", name="fr ⚠")).to_be_visible()
+    page.get_by_label("Body in fr", exact=True).fill("Il est prêt")
+    expect(language_lint).to_contain_text("No problems")
+    tag.fill("zh_Hans")
+    page.get_by_role("button", name="Add language").click()
+    page.get_by_label("Body in zh-Hans", exact=True).fill("晚饭好了")
+    expect(page.get_by_role("tab", name="zh-Hans")).to_have_attribute("aria-selected", "true")
+    shot(page, "compose-languages")
+    page.get_by_role("button", name="Send", exact=True).click()
+    sent = page.get_by_role("status").filter(has_text="Sent: notification")
+    expect(sent).to_be_visible()
+    notification = sent.inner_text().split("notification ")[1].split(" ")[0]
+    page.goto(state["base"] + "/console/history")
+    row = page.locator(f"tr[data-id='{notification}']")
+    expect(row).to_contain_text(re.compile(r"Languages: fr \d+, zh-Hans \d+, default \d+"), timeout=15000)
+
+
 def test_history_and_metrics_read_without_javascript(browser, context, page):
     """The server renders History's first page (the apps, the latest notifications with their counts) and Metrics'
     last hour."""

@@ -15,6 +15,7 @@ struct MigrationListTests {
                 "v13 webhook outbox", "v14 pause reason", "v15 provider settings", "v16 notification trace",
                 "v17 console sessions", "v18 webhook batches", "v19 key scopes", "v20 audit log",
                 "v21 notification languages", "v22 quiet hours", "v23 variables", "v24 frequency caps",
+                "v25 user attributes",
             ])
     }
 
@@ -29,7 +30,7 @@ struct MigrationListTests {
                 "v17 deliveries written once", "v18 delivery ranges", "v19 webhook outbox", "v20 pause reason",
                 "v21 provider settings", "v22 notification trace", "v23 console sessions", "v24 webhook batches",
                 "v25 key scopes", "v26 audit log", "v27 notification languages", "v28 quiet hours", "v29 variables",
-                "v30 frequency caps",
+                "v30 frequency caps", "v31 user attributes",
             ])
         #expect(PostgresSchema.migrations.allSatisfy { !$0.statements.isEmpty })
     }

@@ -96,6 +96,50 @@ struct NotificationLanguageTests {
         }
     }
 
+    @Test("languages beside a raw payload: each device gets its language with the payload's other keys; bad: 400")
+    func besideAPayload() async throws {
+        try await ProviderHarness.with { harness in
+            var tokens: [String] = []
+            for locale in ["fr_FR", "en_US"] {
+                let token = try harness.gatewayToken()
+                #expect(
+                    try await harness.call("POST", "/v1/devices", body: ["token": token, "locale": locale]).0 == 201)
+                tokens.append(token)
+            }
+            let payload: [String: Any] = [
+                "aps": ["alert": ["title": "Hello", "body": "Dinner is ready"], "interruption-level": "passive"],
+                "orderID": 17,
+            ]
+            let (status, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: [
+                    "target": ["all": true], "payload": payload,
+                    "languages": ["fr": ["title": "Bonjour", "body": "Le dîner est prêt"]],
+                ])
+            #expect(status == 202, "\(created)")
+            let report = try await harness.finished(try #require(created["id"].string))
+            #expect(report["languages"]["fr"].int == 1 && report["languages"]["default"].int == 1, "\(report)")
+            let french = try TextVariableTests.received(harness, tokens[0])
+            #expect(french["aps"]["alert"]["title"].string == "Bonjour" && french["orderID"].int == 17, "\(french)")
+            #expect(french["aps"]["interruption-level"].string == "passive")
+            #expect(try TextVariableTests.received(harness, tokens[1])["aps"]["alert"]["title"].string == "Hello")
+            for (body, field) in [
+                (["target": ["all": true], "payload": payload, "languages": ["xx": ["body": "a"]]], "languages"),
+                (
+                    ["target": ["all": true], "payload": payload, "languages": ["fr": ["sound": "a"]]],
+                    "languages.fr.sound"
+                ),
+                (
+                    ["target": ["all": true], "content": ["body": "x"], "languages": ["fr": ["body": "a"]]],
+                    "languages"
+                ),
+            ] as [([String: Any], String)] {
+                let (refused, answer) = try await harness.call("POST", "/v1/notifications", body: body)
+                #expect(refused == 400 && answer["error"]["field"].string == field, "\(body): \(answer)")
+            }
+        }
+    }
+
     @Test("a scheduled notification whose content changes sends the new languages and variables, counted again")
     func changedContent() async throws {
         let clock = ManualClock(

@@ -59,7 +59,7 @@ struct TextVariableTests {
     func tooBig() async throws {
         try await ProviderHarness.with { harness in
             let token = try harness.gatewayToken()
-            let long = String(repeating: "x", count: DeviceInput.maximumAttributeValue)
+            let long = String(repeating: "x", count: DeviceAttributes.maximumAttributeValue)
             let attributes = Dictionary(uniqueKeysWithValues: (0..<16).map { ("a\($0)", long) })
             #expect(
                 try await harness.call("POST", "/v1/devices", body: ["token": token, "attributes": attributes]).0 == 201

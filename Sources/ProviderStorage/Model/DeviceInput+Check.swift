@@ -14,11 +14,6 @@ extension DeviceInput {
     package static let maximumTagsFromDevice = 16
     package static let maximumTagLengthFromDevice = 64
 
-    /// The most attributes one device may carry, the longest name and the longest value.
-    package static let maximumAttributes = 16
-    package static let maximumAttributeName = 32
-    package static let maximumAttributeValue = 256
-
     /// The stricter rules for a registration made with the publishable key (after ``check(bundleID:environment:)``).
     package func checkFromDevice() throws(ProviderError) {
         if attributes != nil {
@@ -88,30 +83,7 @@ extension DeviceInput {
         }
     }
 
-    /// At most ``maximumAttributes`` attributes, each named by a letter and up to 31 letters, digits or `_`, each
-    /// value up to ``maximumAttributeValue`` characters.
     private func checkAttributes() throws(ProviderError) {
-        guard let attributes else { return }
-        guard attributes.count <= Self.maximumAttributes else {
-            throw .field(
-                "attributes",
-                "a device has at most \(Self.maximumAttributes) attributes; this one has \(attributes.count)")
-        }
-        for (name, value) in attributes {
-            let valid =
-                (1...Self.maximumAttributeName).contains(name.count) && name.first?.isASCII == true
-                && name.first?.isLetter == true
-                && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-            guard valid else {
-                throw .field(
-                    "attributes",
-                    "\"\(name.prefix(40))\" is not an attribute name: a letter, then up to "
-                        + "\(Self.maximumAttributeName - 1) letters, digits or _")
-            }
-            guard value.count <= Self.maximumAttributeValue else {
-                throw .field("attributes.\(name)", "is at most \(Self.maximumAttributeValue) characters")
-            }
-            try ProviderError.refuseNUL(value, field: "attributes.\(name)")
-        }
+        if let attributes { try DeviceAttributes.check(attributes, of: "a device") }
     }
 }

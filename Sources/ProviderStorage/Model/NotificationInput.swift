@@ -31,6 +31,9 @@ package struct NotificationInput: StrictInput, Sendable {
     /// The category its app's frequency caps count it in (``FrequencyCap``): `marketing`, `digest`; none for a
     /// notification no cap holds back (a receipt, a reset code).
     package var capCategory: String?
+    /// With a raw ``payload``: its alert in other languages, as ``Content/languages`` is with content (a language tag
+    /// to `{"title", "subtitle", "body"}`); the payload is then composed text, whose variables are filled in.
+    package var languages: JSONValue?
 
     package struct Target: StrictInput, Sendable {
         package var token: String?
@@ -110,7 +113,7 @@ package struct NotificationInput: StrictInput, Sendable {
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case target, payload, content, encrypted, encryptedKey, pushType, priority, expiration, collapseID, sendAt,
-            dailyAt, quietHours, capCategory
+            dailyAt, quietHours, capCategory, languages
     }
 
     package static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }

@@ -47,5 +47,6 @@ package enum PostgresSchema {
         ("v28 quiet hours", v28QuietHours),
         ("v29 variables", v29Variables),
         ("v30 frequency caps", v30FrequencyCaps),
+        ("v31 user attributes", v31UserAttributes),
     ]
 }

@@ -9,16 +9,20 @@ extension PostgresStore {
     {
         let rows = try await rows(
             """
-            SELECT token, locale, time_zone, attributes, user_id FROM devices
-            WHERE app_id = \(appID) AND token = ANY(\(tokens))
-                AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL OR user_id IS NOT NULL)
+            SELECT d.token, d.locale, d.time_zone, d.attributes, d.user_id, u.attributes
+            FROM devices d LEFT JOIN user_attributes u ON u.app_id = d.app_id AND u.user_id = d.user_id
+            WHERE d.app_id = \(appID) AND d.token = ANY(\(tokens))
+                AND (d.locale IS NOT NULL OR d.time_zone IS NOT NULL OR d.attributes IS NOT NULL
+                    OR d.user_id IS NOT NULL)
             """)
         do {
             var found: [String: DeviceSettings] = [:]
             for row in rows {
-                let (token, locale, zone, attributes, user) = try row.decode(
-                    (String, String?, String?, String?, String?).self)
-                found[token] = DeviceSettings(locale: locale, timeZone: zone, attributes: attributes, userID: user)
+                let (token, locale, zone, attributes, user, userAttributes) = try row.decode(
+                    (String, String?, String?, String?, String?, String?).self)
+                found[token] = DeviceSettings(
+                    locale: locale, timeZone: zone, attributes: attributes, userID: user,
+                    userAttributes: userAttributes)
             }
             return found
         } catch {

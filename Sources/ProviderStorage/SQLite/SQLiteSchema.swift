@@ -30,6 +30,7 @@ package enum SQLiteSchema {
         ("v22 quiet hours", v22QuietHours),
         ("v23 variables", v23Variables),
         ("v24 frequency caps", v24FrequencyCaps),
+        ("v25 user attributes", v25UserAttributes),
     ]
 
     /// A migrator that applies ``migrations`` not applied yet.

@@ -15,15 +15,18 @@ extension SQLiteStore {
                 let rows = try Row.fetchCursor(
                     db,
                     sql: """
-                        SELECT token, locale, time_zone, attributes, user_id FROM devices
-                        WHERE app_id = ? AND token IN (\(marks))
-                            AND (locale IS NOT NULL OR time_zone IS NOT NULL OR attributes IS NOT NULL
-                                OR user_id IS NOT NULL)
+                        SELECT d.token, d.locale, d.time_zone, d.attributes, d.user_id, u.attributes
+                        FROM devices d
+                        LEFT JOIN user_attributes u ON u.app_id = d.app_id AND u.user_id = d.user_id
+                        WHERE d.app_id = ? AND d.token IN (\(marks))
+                            AND (d.locale IS NOT NULL OR d.time_zone IS NOT NULL OR d.attributes IS NOT NULL
+                                OR d.user_id IS NOT NULL)
                         """,
                     arguments: StatementArguments([appID] + part))
                 while let row = try rows.next() {
                     found[row[0]] = DeviceSettings(
-                        locale: row[1], timeZone: row[2], attributes: row[3], userID: row[4])
+                        locale: row[1], timeZone: row[2], attributes: row[3], userID: row[4],
+                        userAttributes: row[5])
                 }
             }
             return found

@@ -34,6 +34,8 @@ package final class SQLiteStore: ProviderStore {
                 // (1,000,000 devices: peak 203 MB against 112 MB).
                 if !db.configuration.readonly {
                     try db.execute(sql: "PRAGMA wal_autocheckpoint = 32768")
+                } else {
+                    try db.execute(sql: "PRAGMA cache_size = -512")
                 }
             }
             pool = try DatabasePool(path: path, configuration: configuration)

@@ -31,11 +31,12 @@ extension PreparedBatch {
         /// APNs' size limit of its push type.
         var maximumSize: Int
 
-        /// `body` with a device's `attributes` (as stored) in its variables, and whether its `apns-id` still fits;
-        /// with the defaults when the device's values would make it too big.
-        func render(_ body: ByteBuffer, _ carriesReceiptID: Bool, attributes: String?) -> (ByteBuffer, Bool) {
-            let values = attributes.flatMap { try? JSONValue(parsing: Data($0.utf8)) }?.object
-            var rendered = TextVariables.render(body, attributes: values)
+        /// `body` with a device's attributes (its own, else its user's: ``DeviceSettings``) in its variables, and
+        /// whether its `apns-id` still fits; with the defaults when the device's values would make it too big.
+        func render(_ body: ByteBuffer, _ carriesReceiptID: Bool, settings: DeviceSettings?) -> (ByteBuffer, Bool) {
+            let parse = { (text: String?) in text.flatMap { try? JSONValue(parsing: Data($0.utf8)) }?.object }
+            var rendered = TextVariables.render(
+                body, attributes: parse(settings?.attributes), userAttributes: parse(settings?.userAttributes))
             if rendered.readableBytes > maximumSize { rendered = TextVariables.render(body, attributes: nil) }
             return (rendered, carriesReceiptID && rendered.readableBytes + PreparedBatch.receiptIDSize <= maximumSize)
         }

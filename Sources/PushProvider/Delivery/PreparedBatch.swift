@@ -125,8 +125,7 @@ struct PreparedBatch: Sendable {
             } else {
                 var (body, carriesReceiptID) = template.body(for: settings[token]?.locale, choices: &languageChoices)
                 if template.variables {
-                    (body, carriesReceiptID) = template.render(
-                        body, carriesReceiptID, attributes: settings[token]?.attributes)
+                    (body, carriesReceiptID) = template.render(body, carriesReceiptID, settings: settings[token])
                 }
                 notifications.append(
                     APNSNotification(

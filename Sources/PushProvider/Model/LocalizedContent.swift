@@ -15,14 +15,15 @@ struct LocalizedContent: Sendable {
     /// Whether a language's text names device attributes (``TextVariables``).
     var variables = false
 
-    /// Checks `languages` against the default `payload`.
+    /// Checks `languages` (the request's `field`: `content.languages`, or `languages` beside a payload) against the
+    /// default `payload`.
     ///
-    /// - Throws: ``ProviderError`` naming `content.languages` (or one language in it) for a map that is empty, too
-    ///   big, names a tag twice or one that is not a language, or an alert that is not title, subtitle and body.
-    init(_ languages: JSONValue, default payload: APNSPayload, lint: (Data) throws(ProviderError) -> Void)
-        throws(ProviderError)
-    {
-        let field = "content.languages"
+    /// - Throws: ``ProviderError`` naming `field` (or one language in it) for a map that is empty, too big, names a
+    ///   tag twice or one that is not a language, or an alert that is not title, subtitle and body.
+    init(
+        _ languages: JSONValue, field: String, default payload: APNSPayload,
+        lint: (Data) throws(ProviderError) -> Void
+    ) throws(ProviderError) {
         guard case .object(let map) = languages else {
             throw .field(field, "must be an object from a language tag to {\"title\", \"subtitle\", \"body\"}")
         }

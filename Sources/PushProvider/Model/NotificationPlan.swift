@@ -76,7 +76,8 @@ struct NotificationPlan: Sendable {
         try Self.checkEvent(payload, target: &target)
         self.target = target
         // Content's text may name device attributes: what is linted is what a device without them gets.
-        let fromContent = input.content != nil
+        // A payload that comes with languages is composed text too.
+        let fromContent = input.content != nil || input.languages != nil
         if fromContent { variables = try TextVariables.check(.object(payload.root), field: "payload") }
         if variables, input.encrypted != nil {
             throw .field("encrypted", "goes without variables ({{name|default}}): the device decrypts its own text")
@@ -99,14 +100,19 @@ struct NotificationPlan: Sendable {
             return report
         }
         let report = try lint(payload.encoded())
-        if let languages = input.content?.languages {
+        if input.content != nil, input.languages != nil {
+            throw .field("languages", "goes beside a payload; with content, give the languages as content.languages")
+        }
+        if let (languages, field) = input.content?.languages.map({ ($0, "content.languages") })
+            ?? input.languages.map({ ($0, "languages") })
+        {
             guard !target.isLiveActivity, target.widgetPushType == nil, input.encrypted == nil else {
                 throw .field(
-                    "content.languages",
+                    field,
                     "goes with an alert to devices: a Live Activity, a widget reload or encrypted content takes none")
             }
-            localized = try LocalizedContent(languages, default: payload) { body throws(ProviderError) in
-                _ = try lint(body)
+            localized = try LocalizedContent(languages, field: field, default: payload) {
+                body throws(ProviderError) in _ = try lint(body)
             }
             variables = variables || localized?.variables == true
         }

@@ -53,7 +53,7 @@ enum TextVariables {
                 throw .field(
                     field,
                     "{{\(inner.prefix(40))}} names no attribute: a name is a letter, then up to "
-                        + "\(DeviceInput.maximumAttributeName - 1) letters, digits or _")
+                        + "\(DeviceAttributes.maximumAttributeName - 1) letters, digits or _")
             }
             guard parts.count == 2 else {
                 throw .field(
@@ -71,13 +71,14 @@ enum TextVariables {
     }
 
     private static func isName(_ name: Substring) -> Bool {
-        (1...DeviceInput.maximumAttributeName).contains(name.count) && name.first?.isLetter == true
+        (1...DeviceAttributes.maximumAttributeName).contains(name.count) && name.first?.isLetter == true
             && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 
     /// `body` (an encoded payload) with each `{{name|default}}` replaced by the attribute `name` of `attributes`
-    /// (a device's, as stored: a JSON object) written as JSON text, or by its default.
-    static func render(_ body: ByteBuffer, attributes: JSONObject?) -> ByteBuffer {
+    /// (a device's, as stored: a JSON object), else of `userAttributes` (its user's), written as JSON text, or by its
+    /// default.
+    static func render(_ body: ByteBuffer, attributes: JSONObject?, userAttributes: JSONObject? = nil) -> ByteBuffer {
         let bytes = Array(body.readableBytesView)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 64)
@@ -90,7 +91,7 @@ enum TextVariables {
                 index += 1
                 continue
             }
-            if case .string(let value)? = attributes?[name] {
+            if case .string(let value)? = attributes?[name] ?? userAttributes?[name] {
                 var quoted: [UInt8] = []
                 JSONValue.writeString(value, into: &quoted)
                 output.append(contentsOf: quoted.dropFirst().dropLast())

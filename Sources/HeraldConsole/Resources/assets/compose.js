@@ -1,5 +1,6 @@
 // Compose: the fields and the raw JSON kept in sync, live lint as you type, send through the provider, exports.
 import { api, el, say, loadApps } from "/console/assets/console.js";
+import { languagesBody, languagesDraft, lintLanguages, restoreLanguages, setUpLanguages } from "/console/assets/compose-languages.js";
 
 const $ = (id) => document.getElementById(id);
 const form = $("compose");
@@ -115,12 +116,18 @@ function fieldFor(location) {
   return map[location] ?? "payload";
 }
 
-async function lint() {
-  const answer = await api("POST", "/console/api/lint", {
-    payload: payloadText(), pushType: $("push-type").value, priority: $("priority").value,
+/** Lints `payload` (text) with the headers of the page. */
+function lintRequest(payload) {
+  return api("POST", "/console/api/lint", {
+    payload, pushType: $("push-type").value, priority: $("priority").value,
     topic: app ? topicFor(app.bundleID, $("push-type").value) : "", expiration: $("expiration").value,
     collapseID: $("collapse-id").value, apnsID: $("apns-id").value,
   });
+}
+
+async function lint() {
+  const answer = await lintRequest(payloadText());
+  await lintLanguages(payloadText(), lintRequest);
   for (const node of document.querySelectorAll(".findings")) node.replaceChildren();
   if (!answer.ok) { say($("lint"), answer.message); return; }
   const report = answer.data;
@@ -170,6 +177,8 @@ function notificationBody() {
   const expiration = $("expiration").value.trim();
   if (expiration) body.expiration = /^\d+$/.test(expiration) ? Number(expiration) : expiration;
   if ($("collapse-id").value) body.collapseID = $("collapse-id").value;
+  const languages = languagesBody();
+  if (languages) body.languages = languages;
   return body;
 }
 
@@ -292,6 +301,7 @@ const draftFields = [...fieldIDs, "payload", "priority", "expiration", "collapse
 function saveDraft() {
   const draft = { app: $("app").value };
   for (const id of draftFields) draft[id] = $(id).value;
+  draft.languages = languagesDraft();
   sessionStorage.setItem(draftKey, JSON.stringify(draft));
 }
 
@@ -302,6 +312,7 @@ function restoreDraft() {
   let draft;
   try { draft = JSON.parse(text); } catch { return false; }
   for (const id of draftFields) if (typeof draft[id] === "string") $(id).value = draft[id];
+  restoreLanguages(draft.languages);
   showTarget();
   payloadChanged();
   say($("result"), "Your session had ended; what you were composing is back.");
@@ -321,6 +332,7 @@ async function start() {
   for (const id of fieldIDs) $(id).addEventListener("input", fieldsChanged);
   for (const id of ["priority", "expiration", "collapse-id", "apns-id", "push-type"]) $(id).addEventListener("input", scheduleLint);
   $("payload").addEventListener("input", payloadChanged);
+  setUpLanguages(scheduleLint);
   $("target-kind").addEventListener("change", showTarget);
   form.addEventListener("submit", send);
   $("copy-curl").addEventListener("click", copyCurl);

@@ -105,3 +105,16 @@ extension PostgresSchema {
         "CREATE INDEX cap_log_at ON cap_log(at)",
     ]
 }
+
+extension PostgresSchema {
+    /// "v31 user attributes"; SQLite's "v25 user attributes". A user's attributes (JSON), which a notification's
+    /// variables name for each of the user's devices (a device's own attribute of the same name wins).
+    static let v31UserAttributes: [String] = [
+        """
+        CREATE TABLE user_attributes (
+            app_id text NOT NULL REFERENCES apps(id) ON DELETE CASCADE, user_id text NOT NULL,
+            attributes text NOT NULL, updated_at timestamptz NOT NULL, PRIMARY KEY (app_id, user_id)
+        )
+        """
+    ]
+}

@@ -127,3 +127,18 @@ extension SQLiteSchema {
                 """)
     }
 }
+
+extension SQLiteSchema {
+    /// "v25 user attributes"; PostgreSQL's "v31 user attributes". A user's attributes (JSON), which a notification's
+    /// variables name for each of the user's devices (a device's own attribute of the same name wins).
+    static func v25UserAttributes(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE user_attributes (
+                    app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, user_id TEXT NOT NULL,
+                    attributes TEXT NOT NULL, updated_at REAL NOT NULL,
+                    PRIMARY KEY (app_id, user_id)
+                ) WITHOUT ROWID;
+                """)
+    }
+}
