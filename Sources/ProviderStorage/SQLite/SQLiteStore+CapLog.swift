@@ -8,9 +8,7 @@ extension SQLiteStore {
     {
         try await read { db in
             var sends: [String: Set<String>] = [:]
-            for chunk in stride(from: 0, to: subjects.count, by: 500) {
-                let part = Array(subjects[chunk..<min(chunk + 500, subjects.count)])
-                let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+            try Self.inLists(subjects) { part, marks in
                 let rows = try Row.fetchCursor(
                     db,
                     sql: """

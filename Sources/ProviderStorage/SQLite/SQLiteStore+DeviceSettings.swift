@@ -9,9 +9,7 @@ extension SQLiteStore {
     {
         try await read { db in
             var found: [String: DeviceSettings] = [:]
-            for chunk in stride(from: 0, to: tokens.count, by: 500) {
-                let part = Array(tokens[chunk..<min(chunk + 500, tokens.count)])
-                let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+            try Self.inLists(tokens) { part, marks in
                 let rows = try Row.fetchCursor(
                     db,
                     sql: """
