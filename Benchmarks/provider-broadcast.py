@@ -399,6 +399,9 @@ def main():
     parser.add_argument("--quiet-third", action="store_true",
                         help="the app has quiet hours around now (UTC) and every third device is inside them: those "
                              "wait (the run ends when the others are accepted)")
+    parser.add_argument("--capped", action="store_true",
+                        help="the app caps the category marketing at 3 a day per user and the broadcast is one of it "
+                             "(none of the devices has had one: every device is checked and logged, none held back)")
     parser.add_argument("--languages", type=int, default=0, metavar="N",
                         help="the content in N languages besides the default (at most 5), and devices whose locales "
                              "read each of them or none (in turn)")
@@ -504,6 +507,10 @@ def main():
         if options.quiet_third:
             status, answer = api.call("PATCH", f"/v1/apps/{created['app']['id']}", {"quietHours": quiet_window()})
             assert status == 200, answer
+        if options.capped:
+            caps = [{"category": "marketing", "limit": 3, "window": "1d", "per": "user"}]
+            status, answer = api.call("PATCH", f"/v1/apps/{created['app']['id']}", {"frequencyCaps": caps})
+            assert status == 200, answer
         import_rss = restart_peak_rss([provider] + others)
         print(f"{len(tokens)} devices registered; broadcasting", flush=True)
         if options.watch:
@@ -522,7 +529,9 @@ def main():
         if options.languages:
             content["languages"] = {tag: {"title": f"Broadcast ({tag})", "body": f"to everyone, in {tag}"}
                                     for tag, _ in LANGUAGES[:options.languages]}
-        status, notification = api.call("POST", "/v1/notifications", {"target": {"all": True}, "content": content},
+        status, notification = api.call("POST", "/v1/notifications",
+                                        {"target": {"all": True}, "content": content,
+                                         **({"capCategory": "marketing"} if options.capped else {})},
                                         extra=trace)
         assert status == 202, notification
         created_at = time.monotonic()
