@@ -32,10 +32,10 @@ package struct FrequencyCap: Codable, Sendable, Hashable {
     package var perUser: Bool { per == "user" }
 
     /// The subject a delivery counts against: the device's user (`u:` and the ID) for a cap per user when the device
-    /// has one, else the device (`d:` and its token).
+    /// has one, else the device (its token: hex digits, so never a user's `u:`).
     package func subject(token: String, userID: String?) -> String {
         if perUser, let userID { return "u:" + userID }
-        return "d:" + token
+        return token
     }
 
     /// A list of caps as stored: JSON.

@@ -27,13 +27,20 @@ extension SQLiteStore {
     ) async throws(ProviderError) {
         guard !subjects.isEmpty else { return }
         try await write { db in
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO cap_log (app_id, category, subject, notification_id, at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT DO NOTHING
-                    """)
-            for subject in subjects {
-                try insert.execute(arguments: [appID, category, subject, notificationID, at.stored])
+            // 100 rows a statement: a broadcast in a capped category logs every device it reaches.
+            for start in stride(from: 0, to: subjects.count, by: 100) {
+                let part = subjects[start..<min(start + 100, subjects.count)]
+                let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: part.count).joined(separator: ", ")
+                let insert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO cap_log (app_id, category, subject, notification_id, at) VALUES \(rows)
+                        ON CONFLICT DO NOTHING
+                        """)
+                var arguments = StatementArguments()
+                for subject in part {
+                    arguments += [appID, category, subject, notificationID, at.stored]
+                }
+                try insert.execute(arguments: arguments)
             }
         }
     }

@@ -15,14 +15,22 @@ struct FrequencyCapGate {
 
     /// The rules by notification ID.
     private let rules: [String: Rule]
+    /// The categories of more than one of the batch's notifications: only there can the batch itself add to a count.
+    private let shared: Set<String>
     /// What the log holds, by notification ID, then the index of the cap, then subject: the notifications of the
     /// category the subject got in that cap's window.
     private var logged: [String: [[String: Set<String>]]] = [:]
-    /// What this batch sends, by category, then subject: the notifications.
+    /// What this batch sends of a shared category, by category, then subject: the notifications.
     private var sending: [String: [String: Set<String>]] = [:]
+    /// What the batch writes to the log: the subjects of each notification.
+    private var toLog: [String: Set<String>] = [:]
 
     init(rules: [String: Rule]) {
         self.rules = rules
+        var seen = Set<String>()
+        var shared = Set<String>()
+        for rule in rules.values where !seen.insert(rule.category).inserted { shared.insert(rule.category) }
+        self.shared = shared
     }
 
     /// Reads the log for the subjects of `deliveries` (their users from `settings`).
@@ -48,32 +56,34 @@ struct FrequencyCapGate {
     /// caps has the limit of other notifications of the category already; else it counts as sent.
     mutating func admits(_ notificationID: String, token: String, userID: String?) -> Bool {
         guard let rule = rules[notificationID] else { return true }
+        let isShared = shared.contains(rule.category)
         if rule.enforced, let perCap = logged[notificationID] {
             for (index, cap) in rule.caps.enumerated() {
                 let subject = cap.subject(token: token, userID: userID)
-                var others = perCap[index][subject, default: []].union(sending[rule.category]?[subject] ?? [])
-                others.remove(notificationID)
-                if others.count >= cap.limit { return false }
+                let before = perCap[index][subject]
+                var others = before?.count ?? 0
+                if before?.contains(notificationID) == true { others -= 1 }
+                if isShared, let batch = sending[rule.category]?[subject] {
+                    others += batch.filter { $0 != notificationID && before?.contains($0) != true }.count
+                }
+                if others >= cap.limit { return false }
             }
         }
         for cap in rule.caps {
-            sending[rule.category, default: [:]][cap.subject(token: token, userID: userID), default: []].insert(
-                notificationID)
+            let subject = cap.subject(token: token, userID: userID)
+            toLog[notificationID, default: []].insert(subject)
+            if isShared { sending[rule.category, default: [:]][subject, default: []].insert(notificationID) }
         }
         return true
     }
 
     /// Writes what the batch sends to the log.
     func record(appID: String, store: any DeliveryQueue, now: Date) async throws(ProviderError) {
-        for (category, subjects) in sending {
-            var byNotification: [String: [String]] = [:]
-            for (subject, notifications) in subjects {
-                for notification in notifications { byNotification[notification, default: []].append(subject) }
-            }
-            for (notification, subjects) in byNotification {
-                try await store.recordCapSends(
-                    appID: appID, category: category, notificationID: notification, subjects: subjects, at: now)
-            }
+        for (notificationID, subjects) in toLog {
+            guard let rule = rules[notificationID] else { continue }
+            try await store.recordCapSends(
+                appID: appID, category: rule.category, notificationID: notificationID, subjects: Array(subjects),
+                at: now)
         }
     }
 }
