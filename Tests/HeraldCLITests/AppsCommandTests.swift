@@ -61,6 +61,27 @@ struct AppsCommandTests {
             let batched = await runHerald(["apps", "update", id, "--webhook-batch", "20"] + where_)
             #expect(batched.status == 0, "\(batched.errorOutput)")
             #expect(await runHerald(["apps", "show", id] + where_).output.contains("(20 a POST)"))
+            // Quiet hours and frequency caps: set, shown, checked by the provider, removed.
+            let rules = await runHerald(
+                [
+                    "apps", "update", id, "--quiet-hours", "22:00-08:00/drop", "--frequency-cap", "marketing:3/1d",
+                    "--frequency-cap", "news:1/3600:device",
+                ] + where_)
+            #expect(rules.status == 0, "\(rules.errorOutput)")
+            let withRules = await runHerald(["apps", "show", id] + where_).output
+            #expect(withRules.contains("quiet hours 22:00-08:00 (drop)"), "\(withRules)")
+            #expect(
+                withRules.contains("marketing 3 per 86400 s per user, news 1 per 3600 s per device"), "\(withRules)")
+            let zeroCap = await runHerald(["apps", "update", id, "--frequency-cap", "marketing:0/1d"] + where_)
+            #expect(zeroCap.status != 0 && zeroCap.errorOutput.contains("frequencyCaps[0].limit"), "\(zeroCap)")
+            let garbled = await runHerald(["apps", "update", id, "--frequency-cap", "marketing"] + where_)
+            #expect(garbled.status != 0 && garbled.errorOutput.contains("CATEGORY:LIMIT/WINDOW"), "\(garbled)")
+            let cleared = await runHerald(
+                ["apps", "update", id, "--quiet-hours", "none", "--frequency-cap", "none"] + where_)
+            #expect(cleared.status == 0, "\(cleared.errorOutput)")
+            #expect(
+                await runHerald(["apps", "show", id] + where_).output.contains(
+                    "quiet hours none; frequency caps none"))
             let key = await runHerald(["apps", "keys", "create", id, "--scope", "send"] + where_)
             #expect(key.status == 0 && key.output.contains("API key sk_") && key.output.contains("  send  "), "\(key)")
             let keyID = try #require(key.output.split(separator: "\n").dropFirst().first?.split(separator: " ").first)

@@ -71,6 +71,8 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(name: .customLong("response-retention-days"), help: "Days its users' responses are kept (1-3650).")
         var responseRetentionDays: Int?
 
+        @OptionGroup var sendingRules: AppSendingRules
+
         @OptionGroup var credentials: AppCredentialOptions
 
         @Flag(
@@ -95,6 +97,7 @@ struct AppsCommand: AsyncParsableCommand {
                 ("deliveries", retentionDays), ("traces", traceRetentionDays), ("responses", responseRetentionDays),
             ].compactMap { kind, days in days.map { (kind, .number(JSONNumber($0))) } }
             if !retention.isEmpty { members.append(("retention", .object(JSONObject(retention)))) }
+            members += try sendingRules.members()
             if let authentication = try credentials.authentication() {
                 members.append(("authentication", authentication))
             }
@@ -119,7 +122,18 @@ struct AppsCommand: AsyncParsableCommand {
         let rate = app["rateLimit"]?.number?.intValue ?? 0
         let webhook = app["webhookURL"]?.string ?? "none"
         let batch = app["webhookBatch"]?.number?.intValue ?? 1
+        let quiet = app["quietHours"].flatMap { window in
+            window["start"]?.string.map {
+                "\($0)-\(window["end"]?.string ?? "?") (\(window["action"]?.string ?? "wait"))"
+            }
+        }
+        let caps = (app["frequencyCaps"]?.array ?? []).map { cap in
+            let window = cap["window"]?.number?.intValue.map { "\($0) s" } ?? "?"
+            return "\(cap["category"]?.string ?? "?") \(cap["limit"]?.number?.intValue ?? 0) per \(window) per "
+                + (cap["per"]?.string ?? "user")
+        }
         return line(app) + "  publishable key \(key)\n  rate limit \(rate)/s; webhook \(webhook) (\(batch) a POST)\n"
+            + "  quiet hours \(quiet ?? "none"); frequency caps \(caps.isEmpty ? "none" : caps.joined(separator: ", "))\n"
             + "  retention (days; - is the provider's default): deliveries \(days("deliveries")), traces "
             + "\(days("traces")), responses \(days("responses"))\n"
     }
