@@ -510,6 +510,28 @@ def test_a_key_restricted_to_sending_is_listed_with_its_scope_and_the_audit_log_
     expect(audit).to_contain_text("DELETE /v1/apps/{appID}/keys/{keyID} → 204")
 
 
+def test_quiet_hours_and_frequency_caps_are_set_shown_and_refused_with_the_field_on_the_apps_page(page):
+    page.goto(state["base"] + "/console/apps")
+    choose_demo_app(page)
+    quiet = page.get_by_label("Quiet hours in each device's time zone", exact=False)
+    caps = page.get_by_label("Frequency caps", exact=False)
+    quiet.fill("22:00-08:00")
+    page.get_by_label("In quiet hours, alerts").select_option("drop")
+    caps.fill('[{"category": "marketing", "limit": 3, "window": "1d"}]')
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status").filter(has_text="Saved")).to_be_visible()
+    cards = page.locator("#apps")
+    expect(cards).to_contain_text("Quiet hours: 22:00–08:00 (drop) · frequency caps: marketing 3 per 86400 s per user")
+    shot(page, "apps-quiet-hours-caps")
+    caps.fill('[{"category": "marketing", "limit": 0, "window": "1d"}]')
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text("frequencyCaps[0].limit")
+    quiet.fill("")
+    caps.fill("")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(cards).to_contain_text("Quiet hours: none · frequency caps: none")
+
+
 def test_changes_without_the_csrf_token_are_refused_and_sign_out_ends_the_session(page):
     page.goto(state["base"] + "/console/compose")
     status = page.evaluate("""async () => (await fetch('/v1/notifications?app=x', {method: 'POST',

@@ -140,6 +140,38 @@ struct NotificationLanguageTests {
         }
     }
 
+    @Test("a scheduled notification takes languages beside its kept payload, its own quiet window and a cap category")
+    func changedRules() async throws {
+        try await ProviderHarness.with { harness in
+            let token = try harness.gatewayToken()
+            #expect(try await harness.call("POST", "/v1/devices", body: ["token": token, "locale": "fr_FR"]).0 == 201)
+            let (_, created) = try await harness.call(
+                "POST", "/v1/notifications",
+                body: [
+                    "target": ["all": true], "payload": ["aps": ["alert": ["title": "Hello"]]],
+                    "sendAt": Date().addingTimeInterval(3600).formatted(.iso8601),
+                ])
+            let id = try #require(created["id"].string, "\(created)")
+            let (status, changed) = try await harness.call(
+                "PATCH", "/v1/notifications/\(id)",
+                body: [
+                    "languages": ["fr": ["title": "Bonjour"]], "quietHours": false, "capCategory": "marketing",
+                ])
+            #expect(status == 200, "\(changed)")
+            #expect(changed["capCategory"].string == "marketing" && changed["languages"]["fr"].int == 1, "\(changed)")
+            let (cleared, noCategory) = try await harness.call(
+                "PATCH", "/v1/notifications/\(id)", body: ["capCategory": ""])
+            #expect(cleared == 200 && noCategory["capCategory"].isNull, "\(noCategory)")
+            for (body, field) in [
+                (["capCategory": "two words"], "capCategory"), (["quietHours": ["start": "22:00"]], "quietHours.end"),
+                (["languages": ["xx": ["title": "?"]]], "languages"),
+            ] as [([String: Any], String)] {
+                let (refused, answer) = try await harness.call("PATCH", "/v1/notifications/\(id)", body: body)
+                #expect(refused == 400 && answer["error"]["field"].string == field, "\(body): \(answer)")
+            }
+        }
+    }
+
     @Test("a scheduled notification whose content changes sends the new languages and variables, counted again")
     func changedContent() async throws {
         let clock = ManualClock(

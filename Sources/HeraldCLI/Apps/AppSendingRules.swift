@@ -1,5 +1,5 @@
-import ArgumentParser
 import APNSCore
+import ArgumentParser
 
 /// The options of `herald apps create` and `update` for when and how often an app's alerts may reach a person: its
 /// quiet hours and its frequency caps (docs/api.md). The provider checks the values and names what is wrong.

@@ -106,7 +106,8 @@ extension PostgresStore {
                 """
                 UPDATE notifications SET payload = \(payload), push_type = \(n.pushType), priority = \(n.priority),
                     expiration = \(n.expiration), collapse_id = \(n.collapseID), send_at = \(n.sendAt),
-                    daily_at = \(n.dailyAt), localized = \(n.localized), variables = \(n.variables)
+                    daily_at = \(n.dailyAt), localized = \(n.localized), variables = \(n.variables),
+                    quiet_hours = \(n.quietHours), cap_category = \(n.capCategory)
                 WHERE id = \(n.id)
                 """, logger)
             return true

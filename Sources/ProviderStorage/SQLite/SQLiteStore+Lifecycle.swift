@@ -47,13 +47,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE notifications SET payload = ?, push_type = ?, priority = ?, expiration = ?, collapse_id = ?,
-                        send_at = ?, daily_at = ?, localized = ?, variables = ?
+                        send_at = ?, daily_at = ?, localized = ?, variables = ?, quiet_hours = ?, cap_category = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     notification.payload, notification.pushType, notification.priority, notification.expiration,
                     notification.collapseID, notification.sendAt.stored, notification.dailyAt, notification.localized,
-                    notification.variables, notification.id,
+                    notification.variables, notification.quietHours, notification.capCategory, notification.id,
                 ])
             return true
         }

@@ -17,18 +17,24 @@ struct NotificationChange: StrictInput, Sendable {
     var target: JSONValue?
     var encrypted: JSONValue?
     var encryptedKey: String?
+    /// With a payload (the new one or the kept one): its alert in other languages, as at creation.
+    var languages: JSONValue?
+    /// Its own quiet window (`{"start", "end", "action"}`), or `false` to send in the app's too.
+    var quietHours: JSONValue?
+    /// The category its app's frequency caps count it in; `""` for none.
+    var capCategory: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case payload, content, pushType, priority, expiration, collapseID, sendAt, dailyAt, target, encrypted,
-            encryptedKey
+            encryptedKey, languages, quietHours, capCategory
     }
 
     static var fields: [String] { CodingKeys.allCases.map(\.rawValue) }
 
     /// Whether it changes the payload or a header (not only the time).
     var changesContent: Bool {
-        payload != nil || content != nil || pushType != nil || priority != nil || expiration != nil
-            || collapseID != nil
+        payload != nil || content != nil || languages != nil || pushType != nil || priority != nil
+            || expiration != nil || collapseID != nil
     }
 
     /// The notification with the change applied, checked as `POST /v1/notifications` checks a new one.
@@ -65,6 +71,15 @@ struct NotificationChange: StrictInput, Sendable {
                         + "when created without one")
             }
             changed.sendAt = sendAt
+        }
+        switch quietHours {
+        case nil: break
+        case .bool(false)?: changed.quietHours = StoredNotification.quietHoursOff
+        case let value?: changed.quietHours = try QuietHours.parse(value, field: "quietHours").stored
+        }
+        if let capCategory {
+            changed.capCategory =
+                capCategory.isEmpty ? nil : try FrequencyCap.checkCategory(capCategory, field: "capCategory")
         }
         if let dailyAt {
             guard notification.dailyAt != nil else {
@@ -104,6 +119,7 @@ struct NotificationChange: StrictInput, Sendable {
         if let collapseID = collapseID ?? notification.collapseID {
             members.append(("collapseID", .string(collapseID)))
         }
+        if let languages { members.append(("languages", languages)) }
         let input: NotificationInput
         do {
             input = try JSONCoding.decode(NotificationInput.self, from: JSONValue.object(JSONObject(members)).encoded())
@@ -115,8 +131,8 @@ struct NotificationChange: StrictInput, Sendable {
         let plan = try NotificationPlan(input, bundleID: bundleID, now: now)
         var changed = notification
         changed.payload = plan.payload
-        if payload != nil || content != nil {
-            // New text: its languages and variables are the new content's (none for a raw payload).
+        if payload != nil || content != nil || languages != nil {
+            // New text: its languages and variables are the new content's (a raw payload's: those beside it).
             changed.localized = plan.localized?.stored
             changed.variables = plan.variables
         }

@@ -15,6 +15,8 @@ function card(item) {
       : "Certificate authentication"),
     el("p", {}, `Publishable key (ships in the app): ${item.publishableKey}`),
     el("p", {}, `Webhook: ${item.webhookURL ?? "none"} · rate limit: ${item.rateLimit || "none"}`),
+    el("p", {}, `Quiet hours: ${item.quietHours ? `${item.quietHours.start}–${item.quietHours.end} (${item.quietHours.action})` : "none"}`
+      + ` · frequency caps: ${(item.frequencyCaps ?? []).map((cap) => `${cap.category} ${cap.limit} per ${cap.window} s per ${cap.per}`).join(", ") || "none"}`),
     item.pausedAt ? el("p", { class: "paused" }, `Paused since ${time(item.pausedAt)}: its notifications wait in the queue.`) : "",
     el("button", { type: "button", onclick: () => pauseOrResume(item) }, item.pausedAt ? `Resume ${item.name}` : `Pause ${item.name}`),
     " ", el("button", { type: "button", class: "destructive", onclick: () => deleteApp(item) }, `Delete ${item.name}`));
@@ -51,6 +53,9 @@ async function choose(chosen) {
   if (!app) return;
   $("edit-webhook").value = app.webhookURL ?? "";
   $("edit-rate").value = app.rateLimit;
+  $("edit-quiet").value = app.quietHours ? `${app.quietHours.start}-${app.quietHours.end}` : "";
+  $("edit-quiet-action").value = app.quietHours?.action ?? "wait";
+  $("edit-caps").value = app.frequencyCaps ? JSON.stringify(app.frequencyCaps) : "";
   $("edit-environment").value = app.environment;
   $("edit-team").value = app.authentication.teamID ?? "";
   $("edit-key-id").value = app.authentication.keyID ?? "";
@@ -119,6 +124,14 @@ async function saveApp(event) {
   if (!app) return;
   const body = { webhookURL: $("edit-webhook").value, rateLimit: Number($("edit-rate").value || 0) };
   if ($("edit-environment").value !== app.environment) body.environment = $("edit-environment").value;
+  const quiet = $("edit-quiet").value.trim();
+  const [start, end] = quiet.split("-").map((part) => part.trim());
+  body.quietHours = quiet ? { start: start ?? "", end: end ?? "", action: $("edit-quiet-action").value } : "";
+  const caps = $("edit-caps").value.trim();
+  try { body.frequencyCaps = caps ? JSON.parse(caps) : []; } catch (error) {
+    say($("app-result"), `The frequency caps are not JSON: ${error.message}`);
+    return;
+  }
   const file = $("edit-key-file").files[0];
   if (file) {
     const made = await credentials(file, $("edit-team").value, $("edit-key-id").value, $("edit-password").value);
