@@ -31,6 +31,7 @@ extension PostgresStore {
             """
             INSERT INTO cap_log (app_id, category, subject, notification_id, at)
             SELECT \(appID), \(category), subject, \(notificationID), \(at) FROM unnest(\(subjects)::text[]) AS subject
+            ORDER BY subject
             ON CONFLICT DO NOTHING
             """)
     }

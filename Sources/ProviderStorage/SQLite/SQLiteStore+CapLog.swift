@@ -27,9 +27,11 @@ extension SQLiteStore {
     ) async throws(ProviderError) {
         guard !subjects.isEmpty else { return }
         try await write { db in
-            // 100 rows a statement: a broadcast in a capped category logs every device it reaches.
-            for start in stride(from: 0, to: subjects.count, by: 100) {
-                let part = subjects[start..<min(start + 100, subjects.count)]
+            // 100 rows a statement: a broadcast in a capped category logs every device it reaches; in key order, so
+            // each page of the log's key is read and written once a batch, not once a row.
+            let sorted = subjects.sorted()
+            for start in stride(from: 0, to: sorted.count, by: 100) {
+                let part = sorted[start..<min(start + 100, sorted.count)]
                 let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: part.count).joined(separator: ", ")
                 let insert = try db.cachedStatement(
                     sql: """
