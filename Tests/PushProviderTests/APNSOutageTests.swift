@@ -71,4 +71,42 @@ struct APNSOutageTests {
             try await back.server.shutdown()
         }
     }
+
+    @Test(
+        "a capped notification that waited out an outage goes to the user's devices when APNs returns (its own log entry does not cap it); the next one is capped"
+    )
+    func cappedNotificationWaitsOutAnOutage() async throws {
+        try await ProviderHarness.with { harness in
+            let (patched, app) = try await harness.call(
+                "PATCH", "/v1/apps/\(harness.appID)",
+                body: ["frequencyCaps": [["category": "marketing", "limit": 1, "window": "1d"]]])
+            #expect(patched == 200, "\(app)")
+            for _ in 0..<2 {
+                let body: [String: Any] = ["token": try harness.gatewayToken(), "userID": "ana"]
+                #expect(try await harness.call("POST", "/v1/devices", body: body).0 == 201)
+            }
+            try await harness.gateway.server.shutdown()
+            let marketing: [String: Any] = [
+                "target": ["user": "ana"], "content": ["body": "sale"], "capCategory": "marketing",
+            ]
+            let (status, created) = try await harness.call("POST", "/v1/notifications", body: marketing)
+            #expect(status == 202, "\(created)")
+            let id = try #require(created["id"].string)
+            try await harness.until("both deliveries wait for APNs") {
+                let deliveries = try await harness.call("GET", "/v1/notifications/\(id)/deliveries").1.array
+                return deliveries.count == 2
+                    && deliveries.allSatisfy { $0["verdict"]["verdict"].string == "waitingForAPNs" }
+            }
+            let back = try await TestGateway.start(directory: harness.gateway.directory, key: harness.gateway.key) {
+                $0.port = harness.gateway.port
+            }
+            let finished = try await harness.finished(id)
+            #expect(finished["stats"]["accepted"].int == 2, "\(finished)")
+            #expect(finished["stats"]["rejected"]["Capped"].int == nil, "\(finished)")
+            let (_, next) = try await harness.call("POST", "/v1/notifications", body: marketing)
+            let capped = try await harness.finished(try #require(next["id"].string))
+            #expect(capped["stats"]["rejected"]["Capped"].int == 2, "\(capped)")
+            try await back.server.shutdown()
+        }
+    }
 }
