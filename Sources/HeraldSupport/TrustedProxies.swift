@@ -60,14 +60,21 @@ package struct TrustedProxies: Sendable, Equatable {
     /// not itself a trusted proxy (what the nearest proxy saw; anything to its left the client could have written).
     package func client(socketAddress: String?, forwardedFor: [String]) -> String {
         guard let socket = socketAddress else { return "unknown" }
-        guard isTrusted(socket) else { return socket }
-        let hops = forwardedFor.flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !networks.isEmpty, isTrusted(socket) else { return socket }
+        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map(Self.withoutSpaces)
         for hop in hops.reversed() {
             guard Self.bytes(of: hop) != nil else { return socket }
             if !isTrusted(hop) { return hop }
         }
         return socket
+    }
+
+    /// A header value's element without the spaces and tabs HTTP allows around it.
+    private static func withoutSpaces(_ element: Substring) -> String {
+        var text = element
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return String(text)
     }
 
     /// Whether `address` is in one of the trusted networks.

@@ -1,5 +1,5 @@
 import APNSCore
-package import Crypto
+import Crypto
 import Foundation
 
 /// The `apns-id` of a delivery, a UUID of version 8 (RFC 9562's custom form): 74 bits of an HMAC (keyed by the
@@ -21,7 +21,7 @@ package struct DeliveryMessageID: Hashable, Sendable {
     package let isLegacy: Bool
 
     /// The `apns-id` made for delivery `deliveryID` of notification `notificationID`.
-    package init(notificationID: String, deliveryID: Int64, key: SymmetricKey) {
+    package init(notificationID: String, deliveryID: Int64, key: MessageKey) {
         self = Maker(notificationID: notificationID, key: key).messageID(for: deliveryID)
     }
 
@@ -34,7 +34,7 @@ package struct DeliveryMessageID: Hashable, Sendable {
     /// Reads the delivery's number from an `apns-id` (unmasked with `key`); `nil` for text that is not a UUID.
     /// Whether it is the apns-id this provider made for that delivery is checked against the delivery
     /// (``isMade(forNotification:key:)``).
-    package init?(_ apnsID: String, key: SymmetricKey) {
+    package init?(_ apnsID: String, key: MessageKey) {
         var text: [UInt8] = []
         text.reserveCapacity(36)
         var bytes: [UInt8] = []
@@ -59,14 +59,14 @@ package struct DeliveryMessageID: Hashable, Sendable {
         guard text.count == 36, bytes.count == 16 else { return nil }
         let shown = bytes[10...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         isLegacy = !Self.isMasked(bytes)
-        let number = isLegacy ? shown : shown ^ Self.mask(of: bytes.prefix(10), key: Self.maskKey(key))
+        let number = isLegacy ? shown : shown ^ Self.mask(of: bytes.prefix(10), key: key)
         deliveryID = Int64(bitPattern: number)
         string = String(decoding: text, as: UTF8.self)
     }
 
     /// Whether this is the `apns-id` this provider made for its delivery of notification `notificationID` (in the
     /// form it was read in).
-    package func isMade(forNotification notificationID: String, key: SymmetricKey) -> Bool {
+    package func isMade(forNotification notificationID: String, key: MessageKey) -> Bool {
         let maker = Maker(notificationID: notificationID, key: key)
         let made = isLegacy ? maker.legacyString(for: deliveryID) : maker.messageID(for: deliveryID).string
         return made == string
@@ -78,11 +78,11 @@ package struct DeliveryMessageID: Hashable, Sendable {
         private let prefix: HMAC<SHA256>
         private let masking: HMAC<SHA256>
 
-        package init(notificationID: String, key: SymmetricKey) {
-            var hmac = HMAC<SHA256>(key: key)
+        package init(notificationID: String, key: MessageKey) {
+            var hmac = key.keyed
             hmac.update(data: Array("\(notificationID)/".utf8))
             prefix = hmac
-            masking = HMAC<SHA256>(key: DeliveryMessageID.maskKey(key))
+            masking = key.masking
         }
 
         /// The `apns-id` of delivery `deliveryID`.
@@ -129,15 +129,11 @@ package struct DeliveryMessageID: Hashable, Sendable {
     /// The low 48 bits: the delivery's number in an `apns-id`.
     static let numberMask: UInt64 = 0xFFFF_FFFF_FFFF
 
-    /// The key of the mask, derived from the message key.
-    static func maskKey(_ key: SymmetricKey) -> SymmetricKey {
-        SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: Array("herald apns-id mask".utf8), using: key))
-    }
-
     /// The 48-bit mask of an `apns-id` whose first 10 bytes are `first`.
-    static func mask(of first: some Collection<UInt8>, key: SymmetricKey) -> UInt64 {
-        let code = HMAC<SHA256>.authenticationCode(for: Array(first), using: key)
-        return code.withUnsafeBytes { number(of: $0.prefix(6)) }
+    static func mask(of first: ArraySlice<UInt8>, key: MessageKey) -> UInt64 {
+        var hmac = key.masking
+        first.withUnsafeBytes { hmac.update(data: $0) }
+        return hmac.finalize().withUnsafeBytes { number(of: $0.prefix(6)) }
     }
 
     /// Whether the first 10 of `bytes` carry version 8 and variant 10: the masked form.

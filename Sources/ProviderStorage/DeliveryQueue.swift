@@ -1,4 +1,3 @@
-package import Crypto
 package import Foundation
 
 /// What the delivery engine needs of a store, and all it may call: the queue's leases and their results, and the
@@ -7,7 +6,7 @@ package import Foundation
 package protocol DeliveryQueue: Sendable {
     // What a leased delivery is sent with
     /// The key deliveries' `apns-id`s are made with (``DeliveryMessageID``), derived from the master key.
-    var messageKey: SymmetricKey { get }
+    var messageKey: MessageKey { get }
 
     /// The app with its sealed credentials; `nil` when it was deleted.
     func app(id: String) async throws(ProviderError) -> StoredApp?

@@ -6,13 +6,14 @@ import Testing
 
 @Suite("A delivery's apns-id")
 struct DeliveryMessageIDTests {
-    let key = SymmetricKey(data: Array(repeating: UInt8(7), count: 32))
+    let secret = SymmetricKey(data: Array(repeating: UInt8(7), count: 32))
+    var key: MessageKey { MessageKey(secret) }
 
     /// The form the apns-id has always had (and devices and stored reports hold): the HMAC's first 10 bytes in
     /// hexadecimal, 8-4-4-4, then the delivery's number in 12 hexadecimal digits; written here with Foundation's
     /// formatting, as the first version made it.
     func reference(_ notificationID: String, _ deliveryID: Int64) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(notificationID)/\(deliveryID)".utf8), using: key)
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(notificationID)/\(deliveryID)".utf8), using: secret)
         let hex = Array(mac.prefix(10)).map { String(format: "%02X", $0) }.joined()
         let number = String(UInt64(truncatingIfNeeded: deliveryID) & 0xFFFF_FFFF_FFFF, radix: 16, uppercase: true)
         let tail = String(repeating: "0", count: max(0, 12 - number.count)) + number
@@ -53,7 +54,7 @@ struct DeliveryMessageIDTests {
         #expect(try #require(DeliveryMessageID(made.string.lowercased(), key: key)) == made)
         #expect(made.isMade(forNotification: "n", key: key))
         #expect(!made.isMade(forNotification: "m", key: key), "another notification's")
-        let other = SymmetricKey(data: Array(repeating: UInt8(8), count: 32))
+        let other = MessageKey(SymmetricKey(data: Array(repeating: UInt8(8), count: 32)))
         let misread = try #require(DeliveryMessageID(made.string, key: other))
         #expect(!misread.isMade(forNotification: "n", key: other), "another provider's key")
         // Made before the mask (the number in the clear): still read, and still its delivery's.

@@ -9,7 +9,7 @@ import Testing
 /// receipt by receipt.
 @Suite("Receipts in one batch: the same facts as one at a time")
 struct ReceiptBatchTests {
-    let key = SymmetricKey(size: .bits256)
+    let key = MessageKey(SymmetricKey(size: .bits256))
     let queued = Date(timeIntervalSince1970: 1_800_000_000)
     var now: Date { queued.addingTimeInterval(60) }
 

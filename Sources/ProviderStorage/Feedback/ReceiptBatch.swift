@@ -1,4 +1,3 @@
-package import Crypto
 package import Foundation
 
 /// One receipt a device reported: for app `appID`, what it claims (``FeedbackClaim``) and what it says happened.
@@ -38,7 +37,7 @@ package struct ReceiptBatch {
 
     /// Decides the batch. `deliveries` holds every delivery the receipts name that exists (by delivery ID, with its
     /// feedback rows); `key` makes the apns-ids to check the claims against.
-    package init(_ receipts: [FeedbackReceipt], deliveries: [Int64: ReceiptDelivery], key: SymmetricKey) {
+    package init(_ receipts: [FeedbackReceipt], deliveries: [Int64: ReceiptDelivery], key: MessageKey) {
         var deliveries = deliveries
         var changedIDs: [Int64] = []
         for receipt in receipts {
@@ -61,7 +60,7 @@ package struct ReceiptBatch {
     }
 
     /// Records one receipt whose claim holds on `delivery` (changed in place) and answers it.
-    private mutating func record(_ receipt: FeedbackReceipt, on delivery: inout ReceiptDelivery, key: SymmetricKey)
+    private mutating func record(_ receipt: FeedbackReceipt, on delivery: inout ReceiptDelivery, key: MessageKey)
         -> Result<DeliveryContext?, ProviderError>
     {
         var event = receipt.event

@@ -58,9 +58,16 @@ extension PostgresStore {
         }
         guard !found.isEmpty else { return found }
         for row in try await connection.rows(
+            // One index lookup a delivery, whatever the planner believes of the table: with `delivery_id = ANY(...)`
+            // it takes each listed ID for 0.5 % of the rows while `feedback` has no statistics yet (a table that
+            // fills during a storm) and reads the whole table instead (half the statements of a 100,000-device
+            // storm did, 4.9 ms each on average); `OFFSET 0` keeps the lookup a lookup (without it the planner
+            // turns the join into a hash join over the whole table again).
             """
-            SELECT id, delivery_id, event, action, reply, at FROM feedback
-            WHERE delivery_id = ANY(\(Array(found.keys))) ORDER BY id
+            SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at
+            FROM unnest(\(Array(found.keys))::bigint[]) AS u(id)
+            CROSS JOIN LATERAL (SELECT * FROM feedback WHERE delivery_id = u.id OFFSET 0) f
+            ORDER BY f.id
             """, logger)
         {
             let (rowID, deliveryID, event, action, reply, at) = try row.decode(
@@ -85,7 +92,7 @@ extension PostgresStore {
             WITH inserted AS (
                 INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at)
                 SELECT delivery_id, notification_id, event, action, reply, to_timestamp(at)
-                FROM jsonb_to_recordset(\(ReceiptRows.json(batch.inserted.map(ReceiptRows.Feedback.init)))::jsonb)
+                FROM jsonb_to_recordset(\(ReceiptRows.feedback(batch.inserted))::jsonb)
                     AS u(delivery_id bigint, notification_id text, event text, action text, reply text, at float8)
                 RETURNING 1),
             changed AS (
@@ -94,7 +101,7 @@ extension PostgresStore {
                     opened_at = coalesce(d.opened_at, to_timestamp(u.opened_at)),
                     dismissed_at = coalesce(d.dismissed_at, to_timestamp(u.dismissed_at)),
                     action = u.action, reply = u.reply, outcome = u.outcome, outcome_detail = u.outcome_detail
-                FROM jsonb_to_recordset(\(ReceiptRows.json(batch.changed.map(ReceiptRows.Delivery.init)))::jsonb)
+                FROM jsonb_to_recordset(\(ReceiptRows.deliveries(batch.changed))::jsonb)
                     AS u(id bigint, delivered_at float8, displayed_at float8, opened_at float8, dismissed_at float8,
                         action text, reply text, outcome text, outcome_detail text)
                 WHERE d.id = u.id

@@ -56,7 +56,7 @@ extension PostgresStore {
         }
     }
 
-    private static func trace(from row: PostgresRandomAccessRow, key: SymmetricKey) throws -> DeliveryTrace {
+    private static func trace(from row: PostgresRandomAccessRow, key: MessageKey) throws -> DeliveryTrace {
         let notificationID: String = try row.column("notification_id")
         return DeliveryTrace(
             apnsID: DeliveryMessageID(notificationID: notificationID, deliveryID: try row.column("id"), key: key)

@@ -10,7 +10,7 @@ import Synchronization
 package final class PostgresStore: ProviderStore {
     let client: PostgresClient
     package let logger: Logger
-    package let messageKey: SymmetricKey
+    package let messageKey: MessageKey
     private let running: Task<Void, Never>
     /// One connection's settings, for the connection that listens for other providers' work (``workAnnouncements()``).
     let listenerConfiguration: PostgresConnection.Configuration
@@ -25,7 +25,7 @@ package final class PostgresStore: ProviderStore {
     ///
     /// - Throws: ``ProviderError`` when the URL is wrong or the database cannot be reached or migrated.
     package init(url: String, logger: Logger, messageKey: SymmetricKey) async throws(ProviderError) {
-        self.messageKey = messageKey
+        self.messageKey = MessageKey(messageKey)
         let parsed = try PostgresDatabaseURL(url)
         // The pool retries a refused connection for a minute; one connection first reports a wrong address,
         // password or database name at once, and brings the tables up to date before the pool starts.

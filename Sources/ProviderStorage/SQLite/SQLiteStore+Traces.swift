@@ -41,7 +41,7 @@ extension SQLiteStore {
         LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = token_text(d.token) AND v.active = 0
         """
 
-    private static func trace(from row: Row, key: SymmetricKey) throws -> DeliveryTrace {
+    private static func trace(from row: Row, key: MessageKey) throws -> DeliveryTrace {
         let notificationID: String = row["notification_id"]
         func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(stored:)) }
         return DeliveryTrace(

@@ -8,7 +8,7 @@ import HeraldSupport
 /// share a queue only through PostgreSQL.
 package final class SQLiteStore: ProviderStore {
     let pool: DatabasePool
-    package let messageKey: SymmetricKey
+    package let messageKey: MessageKey
     package let observation = StoreObservation()
     /// One: SQLite writes take turns.
     package let receiptWriters = 1
@@ -18,7 +18,7 @@ package final class SQLiteStore: ProviderStore {
     ///
     /// - Throws: ``ProviderError`` when the file cannot be opened.
     package init(path: String, messageKey: SymmetricKey) throws(ProviderError) {
-        self.messageKey = messageKey
+        self.messageKey = MessageKey(messageKey)
         do {
             try PrivateFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
             var configuration = Configuration()

@@ -1,5 +1,4 @@
 import APNSCore
-package import Crypto
 package import Foundation
 
 /// The webhook outbox: each person's response to a notification of an app with a `webhookURL` becomes an event,
@@ -117,7 +116,7 @@ package struct WebhookEventBody: Encodable, Sendable {
 extension FeedbackEvent {
     /// The webhook body of this response on the delivery `context` describes; `nil` for what is not a person's
     /// response (delivered, displayed, an outcome), which no webhook carries.
-    package func webhookBody(_ context: DeliveryContext, key: SymmetricKey) -> WebhookEventBody? {
+    package func webhookBody(_ context: DeliveryContext, key: MessageKey) -> WebhookEventBody? {
         guard Self.responses.contains(event) else { return nil }
         return WebhookEventBody(
             event: event, notificationID: context.notificationID, deliveryID: context.deliveryID,

@@ -66,7 +66,7 @@ extension PreparedBatch {
             return localized
         }
 
-        init(_ stored: StoredNotification, app: ProviderApp, messageKey: SymmetricKey) {
+        init(_ stored: StoredNotification, app: ProviderApp, messageKey: MessageKey) {
             let bundleID = app.bundleID
             messageIDs = DeliveryMessageID.Maker(notificationID: stored.id, key: messageKey)
             notificationID = stored.id

@@ -25,8 +25,10 @@ final class ProviderMetrics: APNSClientObserver, StoreObserver {
     let credentialPausedApps: Gauge
     private let connectFailures: Counter
     private let connectionWait: DurationHistogram
-    /// The counters of `sends_total` used so far, by their labels: looked up once per answer from APNs.
-    private let sends = Mutex<[[String]: Counter]>([:])
+    /// The labelled counters and histograms used so far, by series name and label values: the registry's lookup
+    /// (a lock, the labels checked, a dictionary of strings) is made once per series, not once per request.
+    private let counters = Mutex<[[String]: Counter]>([:])
+    private let histograms = Mutex<[[String]: DurationHistogram]>([:])
 
     /// The buckets of every duration histogram: from a local APNs' answer to a slow database's.
     static let durationBuckets: [Duration] = [
@@ -54,8 +56,18 @@ final class ProviderMetrics: APNSClientObserver, StoreObserver {
 
     /// Adds `count` to `series` with these label values (one for each of its ``MetricSeries/labels``, in order).
     func count(_ series: MetricSeries, _ values: String..., by count: Int = 1) {
-        registry.makeCounter(descriptor: series.descriptor, labels: Array(zip(series.labels, values)))
-            .increment(by: Int64(count))
+        counter(series, values).increment(by: Int64(count))
+    }
+
+    /// The counter of `series` with these label values, made on first use.
+    private func counter(_ series: MetricSeries, _ values: [String]) -> Counter {
+        counters.withLock { counters in
+            let key = [series.name] + values
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(descriptor: series.descriptor, labels: Array(zip(series.labels, values)))
+            counters[key] = counter
+            return counter
+        }
     }
 
     /// Sets the gauge `series` (a series without labels).
@@ -65,9 +77,16 @@ final class ProviderMetrics: APNSClientObserver, StoreObserver {
 
     /// Records `duration` in the histogram `series` with these label values.
     func record(_ series: MetricSeries, _ values: String..., duration: Duration) {
-        registry.makeDurationHistogram(
-            descriptor: series.descriptor, labels: Array(zip(series.labels, values)), buckets: Self.durationBuckets
-        ).record(duration)
+        let histogram = histograms.withLock { histograms in
+            let key = [series.name] + values
+            if let histogram = histograms[key] { return histogram }
+            let histogram = registry.makeDurationHistogram(
+                descriptor: series.descriptor, labels: Array(zip(series.labels, values)),
+                buckets: Self.durationBuckets)
+            histograms[key] = histogram
+            return histogram
+        }
+        histogram.record(duration)
     }
 
     // MARK: APNs (APNSClientObserver)
@@ -89,15 +108,7 @@ final class ProviderMetrics: APNSClientObserver, StoreObserver {
         }
         self.latency.record(latency)
         let (pushType, priority) = Self.labels(of: notification)
-        let key = [outcome.name, outcome.reason, pushType, priority]
-        let counter = sends.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = registry.makeCounter(
-                descriptor: MetricSeries.sends.descriptor, labels: Array(zip(MetricSeries.sends.labels, key)))
-            counters[key] = counter
-            return counter
-        }
-        counter.increment()
+        counter(.sends, [outcome.name, outcome.reason, pushType, priority]).increment()
     }
 
     /// A notification's push type and priority as labels: a known push type or `other`, `10`, `5`, `1` or `other`.

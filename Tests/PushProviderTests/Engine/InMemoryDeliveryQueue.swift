@@ -47,7 +47,7 @@ final class InMemoryDeliveryQueue: DeliveryQueue {
     }
 
     private let contents = Mutex(Contents())
-    let messageKey = SymmetricKey(size: .bits256)
+    let messageKey = MessageKey(SymmetricKey(size: .bits256))
     /// Notified on every call the engine makes: what a test waits on.
     let changed = WorkSignal()
 
