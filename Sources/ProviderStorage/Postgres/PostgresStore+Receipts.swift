@@ -57,19 +57,7 @@ extension PostgresStore {
                 outcome: outcome, outcomeDetail: detail, feedback: [])
         }
         guard !found.isEmpty else { return found }
-        for row in try await connection.rows(
-            // One index lookup a delivery, whatever the planner believes of the table: with `delivery_id = ANY(...)`
-            // it takes each listed ID for 0.5 % of the rows while `feedback` has no statistics yet (a table that
-            // fills during a storm) and reads the whole table instead (half the statements of a 100,000-device
-            // storm did, 4.9 ms each on average); `OFFSET 0` keeps the lookup a lookup (without it the planner
-            // turns the join into a hash join over the whole table again).
-            """
-            SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at
-            FROM unnest(\(Array(found.keys))::bigint[]) AS u(id)
-            CROSS JOIN LATERAL (SELECT * FROM feedback WHERE delivery_id = u.id OFFSET 0) f
-            ORDER BY f.id
-            """, logger)
-        {
+        for row in try await connection.rows(feedbackRows(of: Array(found.keys)), logger) {
             let (rowID, deliveryID, event, action, reply, at) = try row.decode(
                 (Int64, Int64, String, String?, String?, Date).self)
             guard let delivery = found[deliveryID] else { continue }
@@ -79,6 +67,20 @@ extension PostgresStore {
                     action: action, reply: reply, at: at))
         }
         return found
+    }
+
+    /// The feedback rows of these deliveries, in row order. One index lookup a delivery, whatever the planner
+    /// believes of the table: with `delivery_id = ANY(...)` it takes each listed ID for 0.5 % of the rows while
+    /// `feedback` has no statistics yet (a table that fills during a storm) and reads the whole table instead (half
+    /// the statements of a 100,000-device storm did, 4.9 ms each on average); `OFFSET 0` keeps the lookup a lookup
+    /// (without it the planner turns the join into a hash join over the whole table again).
+    static func feedbackRows(of deliveryIDs: [Int64]) -> PostgresQuery {
+        """
+        SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at
+        FROM unnest(\(deliveryIDs)::bigint[]) AS u(id)
+        CROSS JOIN LATERAL (SELECT * FROM feedback WHERE delivery_id = u.id OFFSET 0) f
+        ORDER BY f.id
+        """
     }
 
     /// Writes what `batch` decided in one statement (each kind of row a data-modifying `WITH` part; an empty list is
