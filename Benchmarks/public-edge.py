@@ -71,42 +71,48 @@ class Prober(threading.Thread):
             time.sleep(0.02)
 
 
-def storm_process(port, pk, deliveries, connections, first, results):
+def storm_process(port, pk, deliveries, connections, first, ready, go, results):
     """One load process: `connections` keep-alive HTTP/1.1 connections, each posting its share of the deliveries'
-    receipts (delivered, then displayed) one after the other; statuses counted into `results`."""
+    receipts (delivered, then displayed) one after the other; statuses counted into `results`. Every request is
+    written out before `go` (the load generator shares the provider's two cores: what it spends is not the storm)."""
     import asyncio
 
-    async def connection(share):
+    def request(number, delivery, event):
+        body = json.dumps({"event": event, "apnsID": delivery["apnsID"], "token": delivery["token"]}).encode()
+        return (f"POST /v1/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {pk}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                f"X-Forwarded-For: 100.64.{number // 250 % 250}.{number % 250}\r\n\r\n").encode() + body
+
+    async def connection(requests):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         counts = {}
-        for number, delivery in share:
-            for event in ("delivered", "displayed"):
-                body = json.dumps({"event": event, "apnsID": delivery["apnsID"], "token": delivery["token"]}).encode()
-                writer.write(f"POST /v1/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {pk}\r\n"
-                             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-                             f"X-Forwarded-For: 100.64.{number // 250 % 250}.{number % 250}\r\n\r\n".encode() + body)
-                head = await reader.readuntil(b"\r\n\r\n")
-                status = int(head.split(b" ", 2)[1])
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                await reader.readexactly(length)
-                counts[status] = counts.get(status, 0) + 1
+        for message in requests:
+            writer.write(message)
+            head = await reader.readuntil(b"\r\n\r\n")
+            status = int(head[9:12])
+            start = head.lower().find(b"content-length:")
+            length = int(head[start + 15:head.index(b"\r\n", start)]) if start >= 0 else 0
+            await reader.readexactly(length)
+            counts[status] = counts.get(status, 0) + 1
         writer.close()
         return counts
 
-    async def run():
-        numbered = list(enumerate(deliveries, start=first))
-        shares = [numbered[index::connections] for index in range(connections)]
+    async def run(shares):
         totals = {}
         for counts in await asyncio.gather(*(connection(share) for share in shares)):
             for status, count in counts.items():
                 totals[status] = totals.get(status, 0) + count
         results.put(totals)
 
-    asyncio.run(run())
+    numbered = list(enumerate(deliveries, start=first))
+    shares = [[request(number, delivery, event) for number, delivery in numbered[index::connections]
+               for event in ("delivered", "displayed")] for index in range(connections)]
+    ready.release()
+    go.wait()
+    asyncio.run(run(shares))
 
 
-def receipt_storm(port, api, pk, deliveries, processes=2, connections=32):
+def receipt_storm(port, api, pk, deliveries, processes=2, connections=32, on_start=None):
     """Every delivery reported delivered then displayed, by `processes` load processes of `connections` connections
     each (a storm is many phones at once), each delivery from an address of its own, while another connection reads
     the notification's report: receipts/s, statuses, the reads' p50/p99."""
@@ -120,23 +126,28 @@ def receipt_storm(port, api, pk, deliveries, processes=2, connections=32):
             reads.append((time.perf_counter() - began) * 1000)
             time.sleep(0.05)
 
-    watcher = threading.Thread(target=reader, daemon=True)
-    watcher.start()
-    results = multiprocessing.Queue()
+    results, ready, go = multiprocessing.Queue(), multiprocessing.Semaphore(0), multiprocessing.Event()
     size = -(-len(deliveries) // processes)
     workers = [multiprocessing.Process(target=storm_process, args=(
-        port, pk, deliveries[index * size:(index + 1) * size], connections, index * size, results))
+        port, pk, deliveries[index * size:(index + 1) * size], connections, index * size, ready, go, results))
         for index in range(processes)]
-    began = time.time()
     for worker in workers:
         worker.start()
+    for _ in workers:
+        ready.acquire()
+    watcher = threading.Thread(target=reader, daemon=True)
+    watcher.start()
+    began = time.time()
+    go.set()
+    if on_start:
+        on_start()
     counts = {}
     for _ in workers:
         for status, count in results.get().items():
             counts[status] = counts.get(status, 0) + count
+    seconds = time.time() - began
     for worker in workers:
         worker.join()
-    seconds = time.time() - began
     done.set()
     watcher.join()
     reads.sort()
@@ -362,10 +373,9 @@ def main():
             print(f"receipt storm begins (provider pid {provider.pid})", file=sys.stderr, flush=True)
             sender = Rebroadcaster(port, created["apiKey"], options.broadcasts_during) \
                 if options.broadcasts_during else None
-            if sender:
-                sender.start()
             cpu = cpu_seconds(provider.pid)
-            result = receipt_storm(port, api, pk, storm, connections=max(1, options.storm_connections // 2))
+            result = receipt_storm(port, api, pk, storm, connections=max(1, options.storm_connections // 2),
+                                   on_start=sender.start if sender else None)
             result["providerCPUMicrosecondsPerReceipt"] = round(
                 (cpu_seconds(provider.pid) - cpu) * 1e6 / result["receipts"], 1)
             if sender:

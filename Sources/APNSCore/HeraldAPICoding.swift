@@ -14,6 +14,20 @@ extension Date {
     package var iso8601CursorBound: Date { addingTimeInterval(-Self.textSlack) }
 
     private static let textSlack: TimeInterval = 0.000_001
+
+    /// A time as Herald's HTTP APIs read it: ISO 8601, with or without fractional seconds; `nil` for other text.
+    package init?(apiTime text: String) {
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            self = date
+        } else if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) {
+            self = date
+        } else {
+            return nil
+        }
+    }
+
+    /// What an API error says of a time that is not one.
+    package static let apiTimeExpected = "expected an ISO 8601 time such as 2026-11-21T07:00:00Z"
 }
 
 extension JSONEncoder {
@@ -36,13 +50,8 @@ extension JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return date
-            }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "expected an ISO 8601 time such as 2026-11-21T07:00:00Z")
+            if let date = Date(apiTime: try container.decode(String.self)) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: Date.apiTimeExpected)
         }
         return decoder
     }

@@ -85,7 +85,9 @@ package struct TrustedProxies: Sendable, Equatable {
 
     /// An IPv4 or IPv6 address's bytes (an IPv4-mapped IPv6 address as its IPv4 bytes); `nil` for anything else.
     static func bytes(of text: String) -> [UInt8]? {
-        guard !text.contains("%"), let address = try? SocketAddress(ipAddress: text, port: 0) else { return nil }
+        guard !text.utf8.contains(UInt8(ascii: "%")), let address = try? SocketAddress(ipAddress: text, port: 0) else {
+            return nil
+        }
         switch address {
         case .v4(let v4):
             return withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }

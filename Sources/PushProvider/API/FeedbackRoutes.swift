@@ -20,35 +20,6 @@ struct FeedbackRoutes: ProviderRouteCollection {
     /// Where a receipt of a traced notification is traced, in that notification's trace; `nil`: traces are off.
     let tracer: HeraldTracer?
 
-    /// `POST /v1/feedback`: what a device reports about a notification, in `herald device --report-url`'s form.
-    struct FeedbackInput: Decodable {
-        /// `delivered`, `displayed`, `response` (with `action`), `opened`, `dismissed` or `action`.
-        var event: String
-        /// The notification's `apns-id`, as the device received it.
-        var apnsID: String
-        /// For a response: `default` (opened), `dismiss`, or an action identifier.
-        var action: String?
-        /// A text-input action's reply.
-        var text: String?
-        var time: Date?
-        /// The device token the notification reached: with the publishable key, the proof that the caller holds
-        /// the delivery's device.
-        var token: String?
-        /// For `event: outcome`: what became of it (``DeliveryOutcome``), and the device's words for it.
-        var outcome: String?
-        var detail: String?
-    }
-
-    /// The answer to a report: the event recorded, whether it was recorded before (then nothing was counted again),
-    /// whether a reply's text replaced the one recorded, and the time recorded when it is not the one given.
-    struct Answer: Encodable {
-        var recorded: String
-        var repeated: Bool?
-        var replaced: String?
-        var time: Date?
-        var timeAdjusted: String?
-    }
-
     /// The longest reply text recorded: UNTextInputNotificationResponse sets none, a server must.
     static let replyLimit = 4096
     /// The longest action identifier.
@@ -78,7 +49,9 @@ struct FeedbackRoutes: ProviderRouteCollection {
     /// Records one receipt and answers it.
     private func record(_ request: Request, caller: Caller) async throws -> Response {
         let app = try await caller.anyApp(request, store: self.store, needs: .devices)
-        let input = try await JSONCoding.decode(FeedbackInput.self, from: request, limit: 16 << 10)
+        let input = try FeedbackInput(
+            json: try JSONCoding.checkedTree(
+                FeedbackInput.self, from: try await JSONCoding.body(of: request, limit: 16 << 10)))
         let now = self.now()
         let event = try Self.feedbackEvent(input, now: now)
         guard let id = DeliveryMessageID(input.apnsID, key: store.messageKey) else {
@@ -109,14 +82,14 @@ struct FeedbackRoutes: ProviderRouteCollection {
             answer.repeated = true
             answer.replaced = context.replacedReply ? "text" : nil
             if context.replacedReply { self.changes.notify() }
-            return try JSONCoding.response(answer, status: .accepted)
+            return JSONCoding.response(json: answer.json, status: .accepted)
         }
         self.changes.notify()
         // A response of an app with a webhook was written to the outbox with it: the sender wakes for it.
         if context.webhookURL != nil, FeedbackEvent.responses.contains(event.event) {
             self.webhooks.signal.notify()
         }
-        return try JSONCoding.response(answer, status: .accepted)
+        return JSONCoding.response(json: answer.json, status: .accepted)
     }
 
     /// A `herald receipt` span in the trace the notification was created in (so the trace runs from the API request

@@ -22,6 +22,13 @@ package enum JSONCoding {
             status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
+    /// `json` as an answer: for a route that builds its answer's tree itself (keys in the order given).
+    static func response(json: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: json.encoded())))
+    }
+
     /// Reads the request body (at most `limit` bytes, 1 MiB by default) as `T`.
     ///
     /// - Throws: ``ProviderError`` saying where the body is not JSON (line and column), naming a field that is
