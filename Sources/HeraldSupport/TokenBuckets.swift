@@ -39,13 +39,16 @@ package final class TokenBuckets: Sendable {
         self.keyCapacity = max(1, keyCapacity)
     }
 
-    /// Takes a token from `key`'s bucket at `now` (seconds on any clock that does not go back).
+    /// Takes a token from `key`'s bucket at `now` (seconds on any clock that does not go back). With `shares` above
+    /// 1 this process keeps that share of the limit (its rate and burst divided by it, a burst of at least 1): the
+    /// limit is a whole service's, kept by `shares` processes that each see part of its traffic.
     ///
     /// - Returns: `nil` when a token was taken (or the limit is off); otherwise the seconds until one will be there.
-    package func take(_ key: String, now: Double) -> Double? {
+    package func take(_ key: String, now: Double, shares: Int = 1) -> Double? {
         guard !limit.isOff else { return nil }
-        let rate = Double(limit.perMinute) / 60
-        let burst = Double(limit.burst)
+        let shares = Double(max(1, shares))
+        let rate = Double(limit.perMinute) / 60 / shares
+        let burst = max(1, Double(limit.burst) / shares)
         return buckets.withLock { buckets -> Double? in
             var bucket = buckets[key] ?? Bucket(tokens: burst, at: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.at) * rate)

@@ -17,6 +17,22 @@ struct TokenBucketsTests {
         #expect(buckets.take("a", now: 10_000) != nil)
     }
 
+    @Test("shared by 3 processes, each keeps a third of the rate and the burst (at least 1); 0 or -1 shares is 1")
+    func shares() throws {
+        let buckets = TokenBuckets(.init(perMinute: 6, burst: 3))
+        #expect(buckets.take("a", now: 0, shares: 3) == nil)
+        let wait = try #require(buckets.take("a", now: 0, shares: 3))
+        #expect(abs(wait - 30) < 1e-9, "2 a minute: one every 30 s")
+        let tiny = TokenBuckets(.init(perMinute: 1, burst: 1))
+        #expect(tiny.take("a", now: 0, shares: 1_000_000) == nil, "a burst of at least one")
+        #expect(tiny.take("a", now: 0, shares: 1_000_000) != nil)
+        for shares in [0, -1, Int.min] {
+            let whole = TokenBuckets(.init(perMinute: 6, burst: 3))
+            for _ in 0..<3 { #expect(whole.take("a", now: 0, shares: shares) == nil) }
+            #expect(whole.take("a", now: 0, shares: shares) != nil)
+        }
+    }
+
     @Test("0 a minute is no limit")
     func off() {
         let buckets = TokenBuckets(.init(perMinute: 0))

@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
+import HeraldSupport
 import Logging
 import ProviderStorage
+import Synchronization
 import TestPacing
 import Testing
 
@@ -72,6 +74,41 @@ struct SharedServiceTests {
             exporting += 1
         }
         #expect(exporting == 1)
+        for provider in providers { await provider.store.close() }
+    }
+
+    @Test("two live providers keep a publishable-key limit together: each allows half, the service the whole")
+    func publicLimitsAreTheService() async throws {
+        let masterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        var logger = Logger(label: "shared")
+        logger.logLevel = .critical
+        var limited = configuration(masterKey: masterKey)
+        limited.publicLimits.registrationsPerAddress = .init(perMinute: 4)
+        let providers = [
+            try await PushProviderService(configuration: limited, logger: logger),
+            try await PushProviderService(configuration: limited, logger: logger),
+        ]
+        for provider in providers {
+            _ = try await provider.store.heartbeat(owner: provider.engine.owner, staleAfter: 5)
+        }
+        // What each one's heartbeat loop reads every few seconds.
+        for provider in providers {
+            provider.engine.liveProviders.store(
+                try await provider.store.liveProviders(staleAfter: 5), ordering: .relaxed)
+        }
+        var allowed = 0
+        var refusal: String?
+        for _ in 0..<4 {
+            for provider in providers {
+                if let refused = provider.publicLimits.refusal(.registration, address: "203.0.113.7") {
+                    refusal = refused.error.description
+                } else {
+                    allowed += 1
+                }
+            }
+        }
+        #expect(allowed == 4, "4 a minute for the service, not 4 for each of 2 providers")
+        #expect(refusal?.contains("across 2 providers") == true, "\(refusal ?? "")")
         for provider in providers { await provider.store.close() }
     }
 }

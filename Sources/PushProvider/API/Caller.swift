@@ -15,10 +15,14 @@ enum Caller: Sendable {
     /// The key `request` presents: `Authorization: Bearer KEY`, `X-Herald-Key`, or `?key=`; `nil` for none.
     static func presentedKey(_ request: Request) -> String? {
         let bearer = request.headers[.authorization].flatMap { value -> String? in
-            let parts = value.split(separator: " ", maxSplits: 1)
-            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+            // The scheme is case-insensitive (RFC 9110): compared byte by byte, nothing allocated (every request).
+            let scheme = value.utf8.prefix(7)
+            guard scheme.count == 7, scheme.last == UInt8(ascii: " "),
+                zip(scheme.prefix(6), "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 })
+            else { return nil }
+            return String(value.utf8.dropFirst(7))
         }
-        return bearer ?? request.headers[HTTPField.Name("X-Herald-Key")!] ?? request.uri.queryParameters.get("key")
+        return bearer ?? request.headers[.heraldKey] ?? request.uri.queryParameters.get("key")
     }
 
     /// Resolves the caller of `request`.
@@ -101,4 +105,9 @@ enum Caller: Sendable {
                 + "\(key.scopes?.joined(separator: ", ") ?? "")). Use a key with it, or make one: POST "
                 + "/v1/apps/{id}/keys {\"scopes\": [\"\(scope.rawValue)\"]}")
     }
+}
+
+extension HTTPField.Name {
+    /// `X-Herald-Key`: a key given in a header of its own instead of `Authorization`.
+    static let heraldKey = Self("X-Herald-Key")!
 }

@@ -45,7 +45,9 @@ struct PublicLimitMiddleware: RouterMiddleware {
     }
 }
 
-/// The buckets behind ``PublicLimits``, one set per provider.
+/// The buckets behind ``PublicLimits``, one set per provider. The limits are the service's: with several providers on
+/// one database (behind one load balancer), each keeps its share, the limit divided by the providers alive now (their
+/// heartbeats), so that N providers together allow what one would, not N times it.
 final class PublicLimitBuckets: Sendable {
     private let registrationsPerAddress: TokenBuckets
     private let registrationsPerApp: TokenBuckets
@@ -53,8 +55,11 @@ final class PublicLimitBuckets: Sendable {
     private let readsPerAddress: TokenBuckets
     /// The time buckets fill on: monotonic, whatever the wall clock does.
     private let start = ContinuousClock.now
+    /// How many providers share the limits now (1 on SQLite).
+    private let providers: @Sendable () -> Int
 
-    init(_ limits: PublicLimits) {
+    init(_ limits: PublicLimits, providers: @escaping @Sendable () -> Int = { 1 }) {
+        self.providers = providers
         registrationsPerAddress = TokenBuckets(limits.registrationsPerAddress)
         registrationsPerApp = TokenBuckets(limits.registrationsPerApp)
         reportsPerAddress = TokenBuckets(limits.reportsPerAddress)
@@ -91,14 +96,16 @@ final class PublicLimitBuckets: Sendable {
         -> (limit: String, error: ProviderError)?
     {
         let now = (ContinuousClock.now - start) / .seconds(1)
+        let shares = providers()
         for (buckets, key, name, option) in checks {
-            guard let wait = buckets.take(key, now: now) else { continue }
+            guard let wait = buckets.take(key, now: now, shares: shares) else { continue }
             let seconds = Int(wait.rounded(.up))
+            let share = shares > 1 ? " across \(shares) providers (each keeps 1/\(shares) of it)" : ""
             return (
                 name,
                 .tooManyRequests(
-                    "too many requests with the publishable key: the limit of \(name) is \(buckets.limit); try again "
-                        + "in \(max(1, seconds)) s (Retry-After). A real app's phones stay far below it; the "
+                    "too many requests with the publishable key: the limit of \(name) is \(buckets.limit)\(share); "
+                        + "try again in \(max(1, seconds)) s (Retry-After). A real app's phones stay far below it; the "
                         + "provider's operator sets it with \(option)", retryAfter: seconds)
             )
         }

@@ -60,7 +60,6 @@ package final class PushProviderService: Sendable {
     {
         self.configuration = configuration
         self.logger = logger
-        publicLimits = PublicLimitBuckets(configuration.publicLimits)
         let clock = configuration.clock
         changes = WorkSignal(sleep: { try await clock.sleep(for: $0) })
         let directory = configuration.providerDirectory
@@ -92,6 +91,9 @@ package final class PushProviderService: Sendable {
             settings: webhookSettings, clock: configuration.clock,
             signal: WorkSignal(sleep: { try await clock.sleep(for: $0) }), changes: changes)
         receipts = ReceiptBatcher(store: store, writers: store.receiptWriters)
+        publicLimits = PublicLimitBuckets(configuration.publicLimits) { [engine] in
+            engine.liveProviders.load(ordering: .relaxed)
+        }
         scheduler = DailyScheduler(store: store, engine: engine, failures: failures, clock: configuration.clock)
         apps = AppOperations(
             store: store, clock: configuration.clock, secrets: secrets,
