@@ -22,58 +22,64 @@ extension PostgresStore {
     }
 
     /// The deliveries with these IDs as receipts read them, with their feedback rows, locked until the transaction
-    /// ends: one statement, a row for each feedback row of a delivery (one with none for a delivery without).
+    /// ends.
     private static func receiptDeliveries(_ ids: [Int64], _ connection: PostgresConnection, _ logger: Logger)
         async throws -> [Int64: ReceiptDelivery]
     {
         var found: [Int64: ReceiptDelivery] = [:]
-        for row in try await connection.rows(receiptDeliveriesQuery(ids), logger) {
+        for row in try await connection.rows(
+            """
+            SELECT d.id, n.id, n.app_id, n.created_at, \(unescaped: deliveryToken), v.user_id, a.webhook_url,
+                d.delivered_at, d.displayed_at, d.opened_at, d.dismissed_at, d.action, d.reply, d.outcome,
+                d.outcome_detail
+            FROM deliveries d JOIN notifications n ON n.number = d.notification
+            JOIN apps a ON a.id = n.app_id
+            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = \(unescaped: deliveryToken)
+            WHERE d.id = ANY(\(ids)) ORDER BY d.id
+            FOR UPDATE OF d
+            """, logger)
+        {
             let (
                 id, notificationID, appID, queuedAt, token, userID, webhookURL, delivered, displayed, opened,
-                dismissed, action, reply, outcome, detail, rowID, rowEvent, rowAction, rowReply, rowAt
+                dismissed, action, reply, outcome, detail
             ) = try row.decode(
                 (
                     Int64, String, String, Date, String?, String?, String?, Date?, Date?, Date?, Date?, String?,
-                    String?, String?, String?, Int64?, String?, String?, String?, Date?
+                    String?, String?, String?
                 ).self)
-            if found[id] == nil {
-                var stamps: [String: Date] = [:]
-                for (column, at) in zip(ReceiptDelivery.stampColumns, [delivered, displayed, opened, dismissed]) {
-                    stamps[column] = at
-                }
-                found[id] = ReceiptDelivery(
-                    deliveryID: id, notificationID: notificationID, appID: appID, queuedAt: queuedAt,
-                    token: token ?? "", userID: userID, webhookURL: webhookURL, stamps: stamps, action: action,
-                    reply: reply, outcome: outcome, outcomeDetail: detail, feedback: [])
+            var stamps: [String: Date] = [:]
+            for (column, at) in zip(ReceiptDelivery.stampColumns, [delivered, displayed, opened, dismissed]) {
+                stamps[column] = at
             }
-            if let rowID, let rowEvent, let rowAt {
-                found[id]?.feedback.append(
-                    ReceiptDelivery.Feedback(
-                        rowID: rowID, deliveryID: id, notificationID: notificationID, event: rowEvent,
-                        action: rowAction, reply: rowReply, at: rowAt))
-            }
+            found[id] = ReceiptDelivery(
+                deliveryID: id, notificationID: notificationID, appID: appID, queuedAt: queuedAt, token: token ?? "",
+                userID: userID, webhookURL: webhookURL, stamps: stamps, action: action, reply: reply,
+                outcome: outcome, outcomeDetail: detail, feedback: [])
+        }
+        guard !found.isEmpty else { return found }
+        for row in try await connection.rows(feedbackRows(of: Array(found.keys)), logger) {
+            let (rowID, deliveryID, event, action, reply, at) = try row.decode(
+                (Int64, Int64, String, String?, String?, Date).self)
+            guard let delivery = found[deliveryID] else { continue }
+            found[deliveryID]?.feedback.append(
+                ReceiptDelivery.Feedback(
+                    rowID: rowID, deliveryID: deliveryID, notificationID: delivery.notificationID, event: event,
+                    action: action, reply: reply, at: at))
         }
         return found
     }
 
-    /// The statement of ``receiptDeliveries(_:_:_:)``: deliveries by ID (their rows locked), each with its feedback
-    /// rows in row order. The feedback rows are one index lookup a delivery, whatever the planner believes of the
-    /// table: read with `delivery_id = ANY(...)` it took each listed ID for 0.5 % of the rows while `feedback` had no
-    /// statistics yet (a table that fills during a storm) and read the whole table instead (half the statements of a
-    /// 100,000-device storm did, 4.9 ms each on average); `OFFSET 0` keeps the lookup a lookup (without it the
-    /// planner may turn it into a hash join over the whole table again).
-    static func receiptDeliveriesQuery(_ ids: [Int64]) -> PostgresQuery {
+    /// The feedback rows of these deliveries, in row order. One index lookup a delivery, whatever the planner
+    /// believes of the table: with `delivery_id = ANY(...)` it takes each listed ID for 0.5 % of the rows while
+    /// `feedback` has no statistics yet (a table that fills during a storm) and reads the whole table instead (half
+    /// the statements of a 100,000-device storm did, 4.9 ms each on average); `OFFSET 0` keeps the lookup a lookup
+    /// (without it the planner turns the join into a hash join over the whole table again).
+    static func feedbackRows(of deliveryIDs: [Int64]) -> PostgresQuery {
         """
-        SELECT d.id, n.id, n.app_id, n.created_at, \(unescaped: deliveryToken), v.user_id, a.webhook_url,
-            d.delivered_at, d.displayed_at, d.opened_at, d.dismissed_at, d.action, d.reply, d.outcome,
-            d.outcome_detail, f.id, f.event, f.action, f.reply, f.at
-        FROM deliveries d JOIN notifications n ON n.number = d.notification
-        JOIN apps a ON a.id = n.app_id
-        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = \(unescaped: deliveryToken)
-        LEFT JOIN LATERAL (
-            SELECT id, event, action, reply, at FROM feedback WHERE delivery_id = d.id OFFSET 0) f ON true
-        WHERE d.id = ANY(\(ids)) ORDER BY d.id, f.id
-        FOR UPDATE OF d
+        SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at
+        FROM unnest(\(deliveryIDs)::bigint[]) AS u(id)
+        CROSS JOIN LATERAL (SELECT * FROM feedback WHERE delivery_id = u.id OFFSET 0) f
+        ORDER BY f.id
         """
     }
 
