@@ -390,6 +390,8 @@ let package = Package(
                 "PushProvider", "ProviderStorage", "APNSCore", "APNSClient", "APNSGateway", "Courier",
                 "DeviceSimulator", "HeraldKit", "UserNotifications", "ActivityKit",
                 "GatewayTestSupport", "HeraldTesting", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
