@@ -67,7 +67,9 @@ extension DeliveryEngine {
     }
 
     /// The app's batch made ready to send: its sender and its notifications. `nil` when there is nothing to send:
-    /// the app is paused (its deliveries wait, no attempt spent), or it or its credentials cannot be read (retried).
+    /// the app is paused (its deliveries wait, no attempt spent), the database failed (they wait too: a database
+    /// restarting for minutes is a wait, never a loss), or the app or its credentials cannot be used (retried, each
+    /// time an attempt).
     private func prepare(_ deliveries: [LeasedDelivery], appID: String, into buffer: ResultBuffer) async
         -> (PreparedBatch, any DeliverySender)?
     {
@@ -88,10 +90,18 @@ extension DeliveryEngine {
             for failure in prepared.failures { buffer.append(failure) }
             return (prepared, client)
         } catch {
+            let storage = (error as? ProviderError)?.code == .storage
             failures.report(
-                .prepare, "cannot send; the deliveries are retried", error: error,
-                metadata: ["app": "\(appID)", "count": "\(deliveries.count)"])
-            for delivery in deliveries { buffer.append(answers.retryOrGiveUp(delivery, reason: "ProviderError")) }
+                .prepare,
+                storage ? "cannot read the batch; the deliveries wait" : "cannot send; the deliveries are retried",
+                error: error, metadata: ["app": "\(appID)", "count": "\(deliveries.count)"])
+            let waitUntil = settings.clock.currentDate.addingTimeInterval(Self.storageWait)
+            for delivery in deliveries {
+                buffer.append(
+                    storage
+                        ? .wait(id: delivery.id, reason: "ProviderError", notBefore: waitUntil)
+                        : answers.retryOrGiveUp(delivery, reason: "ProviderError"))
+            }
             return nil
         }
     }

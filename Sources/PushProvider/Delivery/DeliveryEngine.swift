@@ -212,6 +212,9 @@ final class DeliveryEngine: Sendable {
     /// to now.
     static let pausedUntil = Date(timeIntervalSince1970: 32_503_680_000)  // 3000-01-01
 
+    /// How long a batch the database failed to prepare waits before it is leased again (no attempt spent).
+    static let storageWait: TimeInterval = 5
+
     /// Sends one leased batch and records its results.
     private func send(_ leased: [LeasedDelivery]) async {
         let buffer = ResultBuffer()

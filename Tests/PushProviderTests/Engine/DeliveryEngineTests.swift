@@ -258,7 +258,7 @@ struct DeliveryEngineTests {
         #expect(h.senders.sent.count == 1)
     }
 
-    @Test("an app that cannot be read: its deliveries are retried as ProviderError; no token: the app pauses")
+    @Test("an app the database cannot read: its deliveries wait as ProviderError; no token: the app pauses")
     func preparingAndSigningFail() async throws {
         let h = EngineHarness(workers: 1)
         h.queue.add(app: "a")
@@ -266,10 +266,15 @@ struct DeliveryEngineTests {
         h.queue.fail(.app, times: 1)
         try await h.running {
             h.engine.notify()
-            try await h.until("retried") { h.rows(of: "n1").allSatisfy { $0.reason == "ProviderError" } }
-            #expect(h.rows(of: "n1").allSatisfy { $0.state == .queued && $0.notBefore == h.start + 2 })
+            try await h.until("waiting") { h.rows(of: "n1").allSatisfy { $0.reason == "ProviderError" } }
+            // The database failed: a wait, no attempt spent (before: a retry 2 s later, an attempt each time).
+            #expect(
+                h.rows(of: "n1").allSatisfy {
+                    $0.state == .queued && $0.notBefore == h.start + DeliveryEngine.storageWait
+                        && $0.delivery.attempts == 0
+                })
             h.senders.failSigning(true)
-            h.advance(by: .seconds(2))
+            h.advance(by: .seconds(DeliveryEngine.storageWait))
             try await h.until("waiting for credentials") {
                 h.rows(of: "n1").allSatisfy { $0.reason == "AppCredentials:InvalidProviderToken" }
             }
@@ -277,6 +282,29 @@ struct DeliveryEngineTests {
         #expect(h.rows(of: "n1").allSatisfy { $0.state == .queued && $0.notBefore == DeliveryEngine.pausedUntil })
         #expect(h.queue.calls.contains("pauseForCredentials a InvalidProviderToken"))
         #expect(h.senders.sent.isEmpty)
+    }
+
+    @Test("a database failing a batch more times than a delivery has attempts: each a wait, then it is sent once")
+    func storageOutageIsAWait() async throws {
+        let h = EngineHarness(workers: 1)
+        h.queue.add(app: "a")
+        h.queue.add(notification: "n1", app: "a", tokens: ["t1"], due: h.now)
+        let outages = DeliveryEngine.Settings().maximumAttempts + 2
+        h.queue.fail(.app, times: outages)
+        try await h.running {
+            h.engine.notify()
+            for outage in 1...outages {
+                try await h.until("outage \(outage) waited") {
+                    h.queue.failures(of: .app) == outage
+                        && h.rows(of: "n1").allSatisfy { $0.state == .queued && $0.reason == "ProviderError" }
+                }
+                h.advance(by: .seconds(DeliveryEngine.storageWait))
+            }
+            try await h.until("accepted") { h.all(of: "n1", are: .accepted) }
+        }
+        // Before: the fifth failure gave it up (rejected ProviderError) with no APNs answer ever asked for.
+        #expect(h.rows(of: "n1").map(\.delivery.attempts) == [1])
+        #expect(h.senders.sent.map(\.token) == ["t1"])
     }
 
     @Test(
