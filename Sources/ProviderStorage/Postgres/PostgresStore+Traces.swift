@@ -3,14 +3,19 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
+    /// A delivery's trace as its readers select it: the delivery with its notification, and its device's retirement.
+    private static let traceRows = """
+        SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at,
+            n.expiration AS expiration, v.deactivated_at AS token_retired_at,
+            v.deactivation_reason AS token_retired_because
+        FROM delivery_view d JOIN notifications n ON n.number = d.notification
+        LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND NOT v.active
+        """
+
     package func delivery(id: Int64) async throws(ProviderError) -> DeliveryTrace? {
         let found = try await rows(
             """
-            SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at,
-                n.expiration AS expiration, v.deactivated_at AS token_retired_at,
-                v.deactivation_reason AS token_retired_because
-            FROM delivery_view d JOIN notifications n ON n.number = d.notification
-            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND NOT v.active
+            \(unescaped: Self.traceRows)
             WHERE d.id = \(id)
             """)
         guard let row = found.first else { return nil }
@@ -41,11 +46,7 @@ extension PostgresStore {
     {
         let found = try await rows(
             """
-            SELECT d.*, n.id AS notification_id, n.app_id AS app_id, n.created_at AS queued_at,
-                n.expiration AS expiration, v.deactivated_at AS token_retired_at,
-                v.deactivation_reason AS token_retired_because
-            FROM delivery_view d JOIN notifications n ON n.number = d.notification
-            LEFT JOIN devices v ON v.app_id = n.app_id AND v.token = d.token AND NOT v.active
+            \(unescaped: Self.traceRows)
             WHERE d.notification = (SELECT number FROM notifications WHERE id = \(notificationID)) AND d.id > \(after)
             ORDER BY d.id LIMIT \(limit)
             """)
