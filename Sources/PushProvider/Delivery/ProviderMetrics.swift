@@ -61,12 +61,22 @@ final class ProviderMetrics: APNSClientObserver, StoreObserver {
 
     /// The counter of `series` with these label values, made on first use.
     private func counter(_ series: MetricSeries, _ values: [String]) -> Counter {
-        counters.withLock { counters in
+        Self.cached(in: counters, series, values) { labels in
+            registry.makeCounter(descriptor: series.descriptor, labels: labels)
+        }
+    }
+
+    /// The metric of `series` with these label values from `cache`, made with its labels on first use.
+    private static func cached<Metric>(
+        in cache: borrowing Mutex<[[String]: Metric]>, _ series: MetricSeries, _ values: [String],
+        make: ([(String, String)]) -> Metric
+    ) -> Metric {
+        cache.withLock { cache in
             let key = [series.name] + values
-            if let counter = counters[key] { return counter }
-            let counter = registry.makeCounter(descriptor: series.descriptor, labels: Array(zip(series.labels, values)))
-            counters[key] = counter
-            return counter
+            if let metric = cache[key] { return metric }
+            let metric = make(Array(zip(series.labels, values)))
+            cache[key] = metric
+            return metric
         }
     }
 
@@ -77,16 +87,10 @@ final class ProviderMetrics: APNSClientObserver, StoreObserver {
 
     /// Records `duration` in the histogram `series` with these label values.
     func record(_ series: MetricSeries, _ values: String..., duration: Duration) {
-        let histogram = histograms.withLock { histograms in
-            let key = [series.name] + values
-            if let histogram = histograms[key] { return histogram }
-            let histogram = registry.makeDurationHistogram(
-                descriptor: series.descriptor, labels: Array(zip(series.labels, values)),
-                buckets: Self.durationBuckets)
-            histograms[key] = histogram
-            return histogram
-        }
-        histogram.record(duration)
+        Self.cached(in: histograms, series, values) { labels in
+            registry.makeDurationHistogram(
+                descriptor: series.descriptor, labels: labels, buckets: Self.durationBuckets)
+        }.record(duration)
     }
 
     // MARK: APNs (APNSClientObserver)
