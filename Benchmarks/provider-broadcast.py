@@ -34,9 +34,10 @@ import argparse, http.client, json, os, re, shutil, signal, ssl, statistics, sub
 HERALD = os.environ.get("HERALD_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald"))
 
 
-def start(args, pattern, out):
+def start(args, pattern, out, seconds=30):
+    """Starts `args` with its output in `out`; the process and the match of `pattern` once its output shows it."""
     process = subprocess.Popen(args, stdout=open(out, "w"), stderr=subprocess.STDOUT)
-    for _ in range(300):
+    for _ in range(seconds * 10):
         text = open(out).read()
         found = re.search(pattern, text)
         if found:
@@ -46,9 +47,11 @@ def start(args, pattern, out):
 
 
 class Client:
-    def __init__(self, host, port, token=None, context=None):
-        self.connection = (http.client.HTTPSConnection(host, port, context=context) if context
-                           else http.client.HTTPConnection(host, port))
+    """One keep-alive connection to a Herald API; `call` answers the status and the body (JSON decoded, else text)."""
+
+    def __init__(self, host, port, token=None, context=None, timeout=None):
+        self.connection = (http.client.HTTPSConnection(host, port, context=context, timeout=timeout) if context
+                           else http.client.HTTPConnection(host, port, timeout=timeout))
         self.token = token
 
     def call(self, method, path, body=None, again=True, extra=None):
@@ -66,7 +69,9 @@ class Client:
             self.connection.close()
             return self.call(method, path, body, again=False, extra=extra)
         data = response.read()
-        return response.status, (json.loads(data) if data else None)
+        if not data:
+            return response.status, None
+        return response.status, (json.loads(data) if data[:1] in b"{[" else data.decode())
 
 
 def console_cookie(port, admin):

@@ -17,49 +17,18 @@ same broadcast with nothing to prune, in pairs (the app keeps deliveries 1 day; 
 
     python3 Benchmarks/retention.py prune --devices 1000000 --pairs 3 [--database postgres://...]
 """
-import argparse, http.client, json, os, re, shutil, ssl, statistics, subprocess, sys, tempfile, time, uuid
+import argparse, json, os, re, shutil, ssl, statistics, subprocess, sys, tempfile, time, uuid
 
-HERALD = os.environ.get("HERALD_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "herald"))
+sys.path.insert(0, os.path.dirname(__file__))
+from importlib import import_module
 
-
-class Client:
-    def __init__(self, host, port, token=None, context=None):
-        self.args = (host, port, context)
-        self.token = token
-        self.connect()
-
-    def connect(self):
-        host, port, context = self.args
-        self.connection = (http.client.HTTPSConnection(host, port, context=context, timeout=600) if context
-                           else http.client.HTTPConnection(host, port, timeout=600))
-
-    def call(self, method, path, body=None, again=True):
-        headers = {"Content-Type": "application/json"}
-        if self.token:
-            headers["Authorization"] = "Bearer " + self.token
-        try:
-            self.connection.request(method, path, body=json.dumps(body) if body is not None else None,
-                                    headers=headers)
-            response = self.connection.getresponse()
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-            if not again:
-                raise
-            self.connection.close()
-            self.connect()
-            return self.call(method, path, body, again=False)
-        data = response.read()
-        return response.status, (json.loads(data) if data and data[:1] in b"{[" else data.decode())
+broadcast = import_module("provider-broadcast")
+HERALD, start = broadcast.HERALD, broadcast.start
 
 
-def start(args, pattern, out):
-    process = subprocess.Popen(args, stdout=open(out, "w"), stderr=subprocess.STDOUT)
-    for _ in range(600):
-        text = open(out).read()
-        found = re.search(pattern, text)
-        if found:
-            return process, found
-        time.sleep(0.1)
-    sys.exit(f"{args[1]} did not start: {open(out).read()}")
+def Client(host, port, token=None, context=None):
+    """An API client whose calls may take minutes (a prune of millions of rows answers when it is done)."""
+    return broadcast.Client(host, port, token, context, timeout=600)
 
 
 class Lab:
@@ -77,11 +46,11 @@ class Lab:
                        check=True, capture_output=True)
         self.gateway, found = start([HERALD, "gateway", "--port", "0", "--data", f"{self.work}/gateway",
                                      "--auth-key", f"DEF123GHIJ:ABC123DEFG:{key}"],
-                                    r"listening on https://127.0.0.1:(\d+)", f"{self.work}/gateway.out")
+                                    r"listening on https://127.0.0.1:(\d+)", f"{self.work}/gateway.out", seconds=60)
         gateway_port = int(found.group(1))
         self.provider, found = start([HERALD, "serve", "--port", "0", "--data", self.work, "--database", self.database,
                                       "--prune-interval", str(options.prune_interval)],
-                                     r"http://127.0.0.1:(\d+)/v1", f"{self.work}/serve.out")
+                                     r"http://127.0.0.1:(\d+)/v1", f"{self.work}/serve.out", seconds=60)
         self.port = int(found.group(1))
         self.admin = open(f"{self.work}/provider/admin-token").read().strip()
         context = ssl.create_default_context(cafile=f"{self.work}/gateway/ca.pem")

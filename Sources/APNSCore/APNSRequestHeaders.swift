@@ -141,42 +141,35 @@ extension APNSRequestHeaders {
 
     /// Parses `apns-priority`. - Throws: `BadPriority` for anything but 10, 5 or 1.
     public static func parsePriority(_ value: String) throws(APNSRequestRejection) -> APNSPriority {
-        guard let priority = APNSPriority(headerValue: value) else {
-            throw APNSRequestRejection(.badPriority, "apns-priority '\(value)' is not 10, 5 or 1")
-        }
-        return priority
+        try parsed(APNSPriority(headerValue: value), else: .badPriority, "apns-priority '\(value)' is not 10, 5 or 1")
     }
 
     /// Parses `apns-id`. - Throws: `BadMessageId` for a value that is not a UUID.
     public static func parseAPNSID(_ value: String) throws(APNSRequestRejection) -> APNSMessageID {
-        guard let id = APNSMessageID(headerValue: value) else {
-            throw APNSRequestRejection(
-                .badMessageID,
-                "apns-id '\(value)' is not a UUID; use the form 123e4567-e89b-12d3-a456-4266554400a0"
-            )
-        }
-        return id
+        try parsed(
+            APNSMessageID(headerValue: value), else: .badMessageID,
+            "apns-id '\(value)' is not a UUID; use the form 123e4567-e89b-12d3-a456-4266554400a0")
     }
 
     /// Parses `apns-expiration`. - Throws: `BadExpirationDate` for anything but a whole number of seconds since 1970.
     public static func parseExpiration(_ value: String) throws(APNSRequestRejection) -> APNSExpiration {
-        guard let expiration = APNSExpiration(headerValue: value) else {
-            throw APNSRequestRejection(
-                .badExpirationDate,
-                "apns-expiration '\(value)' is not a UNIX time in whole seconds (0 means deliver now or never)"
-            )
-        }
-        return expiration
+        try parsed(
+            APNSExpiration(headerValue: value), else: .badExpirationDate,
+            "apns-expiration '\(value)' is not a UNIX time in whole seconds (0 means deliver now or never)")
     }
 
     /// Parses `apns-collapse-id`. - Throws: `BadCollapseId` when it is longer than 64 bytes.
     public static func parseCollapseID(_ value: String) throws(APNSRequestRejection) -> APNSCollapseID {
-        guard let id = APNSCollapseID(rawValue: value) else {
-            throw APNSRequestRejection(
-                .badCollapseID,
-                "apns-collapse-id is \(value.utf8.count) bytes; APNs accepts at most \(APNSCollapseID.maximumLength)"
-            )
-        }
-        return id
+        try parsed(
+            APNSCollapseID(rawValue: value), else: .badCollapseID,
+            "apns-collapse-id is \(value.utf8.count) bytes; APNs accepts at most \(APNSCollapseID.maximumLength)")
+    }
+
+    /// `value`, or the rejection `reason` with `message` when the header did not parse.
+    private static func parsed<Value>(
+        _ value: Value?, else reason: APNSReason, _ message: @autoclosure () -> String
+    ) throws(APNSRequestRejection) -> Value {
+        guard let value else { throw APNSRequestRejection(reason, message()) }
+        return value
     }
 }

@@ -18,19 +18,13 @@ struct ClosingTimer {
     }
 }
 
-/// Closes a connection that has not chosen its protocol in time: the TLS handshake, ALPN and (without ALPN) the
-/// first bytes must all happen within the deadline. ``GatewayPipelines`` removes it once the protocol is set up, so
-/// sockets that connect and say nothing cannot pile up.
-final class SetupDeadline: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
+/// A handler that closes its connection `timeout` after it joins the pipeline, unless removed first.
+protocol ClosingDeadline: AnyObject, ChannelHandler {
+    var timeout: TimeAmount { get }
+    var timer: ClosingTimer { get set }
+}
 
-    private let timeout: TimeAmount
-    private var timer = ClosingTimer()
-
-    init(timeout: TimeAmount) {
-        self.timeout = timeout
-    }
-
+extension ClosingDeadline {
     func handlerAdded(context: ChannelHandlerContext) {
         timer.arm(context, in: timeout)
     }
@@ -40,27 +34,33 @@ final class SetupDeadline: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// HTTP/1.1's header timeout: the first request head must arrive within the deadline of the connection's start, each
-/// request's body within three times that, and the next request within six times that of the previous one's end
-/// (an idle keep-alive connection), else the connection closes: a client that trickles a header byte by byte or
-/// keeps idle connections holds no socket for long. Removed when the connection becomes a courier WebSocket.
-final class HTTP1RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
+/// Closes a connection that has not chosen its protocol in time: the TLS handshake, ALPN and (without ALPN) the
+/// first bytes must all happen within the deadline. ``GatewayPipelines`` removes it once the protocol is set up, so
+/// sockets that connect and say nothing cannot pile up.
+final class SetupDeadline: ChannelInboundHandler, RemovableChannelHandler, ClosingDeadline {
+    typealias InboundIn = NIOAny
 
-    private let timeout: TimeAmount
-    private var timer = ClosingTimer()
+    let timeout: TimeAmount
+    var timer = ClosingTimer()
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
     }
+}
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        timer.arm(context, in: timeout)
-    }
+/// HTTP/1.1's header timeout: the first request head must arrive within the deadline of the connection's start, each
+/// request's body within three times that, and the next request within six times that of the previous one's end
+/// (an idle keep-alive connection), else the connection closes: a client that trickles a header byte by byte or
+/// keeps idle connections holds no socket for long. Removed when the connection becomes a courier WebSocket.
+final class HTTP1RequestDeadline: ChannelInboundHandler, RemovableChannelHandler, ClosingDeadline {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
 
-    func handlerRemoved(context: ChannelHandlerContext) {
-        timer.cancel()
+    let timeout: TimeAmount
+    var timer = ClosingTimer()
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

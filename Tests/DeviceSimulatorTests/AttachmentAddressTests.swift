@@ -30,22 +30,15 @@ struct AttachmentAddressTests {
 
     @Test("a redirect from an allowed host to a private address is not followed")
     func redirectInward() async throws {
-        let example = "002-image-download"
-        try await MediaServer.serving(DeviceHarness.examples.appendingPathComponent("\(example)/media")) { media in
-            try await DeviceHarness.with { harness in
-                let manifest = try DeviceHarness.manifest(example: example)
-                let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = DeviceEventLog(device)
-                let inward = "http://127.0.0.1:\(media.port)/redirect?to=http://169.254.169.254/latest/photo.jpg"
-                let payload =
-                    #"{"aps":{"alert":{"title":"New photo","body":"b"},"mutable-content":1},"image":"\#(inward)"}"#
-                let sent = try await harness.send(Data(payload.utf8), to: manifest.bundleID, on: device)
-                let reason = try await log.next(.log) { $0.apnsID == sent }
-                #expect(reason.message?.contains("HTTP 302") == true, "\(reason.message ?? "")")
-                _ = try await log.next(.displayed) { $0.apnsID == sent }
-                #expect(try #require(await device.notifications().first).attachments.isEmpty)
-                await device.stop()
-            }
+        try await ExampleRun.with("002-image-download") { run in
+            let inward = "http://127.0.0.1:\(run.media.port)/redirect?to=http://169.254.169.254/latest/photo.jpg"
+            let payload =
+                #"{"aps":{"alert":{"title":"New photo","body":"b"},"mutable-content":1},"image":"\#(inward)"}"#
+            let sent = try await run.send(Data(payload.utf8))
+            let reason = try await run.log.next(.log) { $0.apnsID == sent }
+            #expect(reason.message?.contains("HTTP 302") == true, "\(reason.message ?? "")")
+            _ = try await run.log.next(.displayed) { $0.apnsID == sent }
+            #expect(try #require(await run.device.notifications().first).attachments.isEmpty)
         }
     }
 }

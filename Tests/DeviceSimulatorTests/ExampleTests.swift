@@ -50,58 +50,39 @@ struct ExampleTests {
 
     @Test("001 invitation with rich media: four actions with their options, a PNG attachment")
     func invitation() async throws {
-        let example = "001-invitation-rich-media"
-        try await MediaServer.serving(DeviceHarness.examples.appendingPathComponent("\(example)/media")) { media in
-            try await DeviceHarness.with { harness in
-                let manifest = try DeviceHarness.manifest(example: example)
-                let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = DeviceEventLog(device)
-                let payload = media.pointing(try DeviceHarness.payload(example: example, "push.json"))
-                let apnsID = try await harness.send(payload, to: manifest.bundleID, on: device)
-                _ = try await log.next(.displayed) { $0.apnsID == apnsID }
-                let shown = try #require(await device.notifications().first)
-                #expect(shown.categoryIdentifier == "selfoption")
-                #expect(
-                    shown.actions.map(\.options) == [
-                        ["authenticationRequired"], ["foreground"], ["destructive"], ["foreground"],
-                    ])
-                #expect(shown.actions.map(\.textInput) == [false, false, false, true])
-                let attachment = try #require(shown.attachments.first)
-                #expect(attachment.identifier == "media" && attachment.type == "public.png")
-                #expect(FileManager.default.fileExists(atPath: attachment.path))
-                try await device.respond(to: apnsID, action: "action.join")
-                #expect(try await log.next(.response).action == "action.join")
-                await device.stop()
-            }
+        try await ExampleRun.with("001-invitation-rich-media") { run in
+            let apnsID = try await run.send(file: "push.json")
+            _ = try await run.log.next(.displayed) { $0.apnsID == apnsID }
+            let shown = try #require(await run.device.notifications().first)
+            #expect(shown.categoryIdentifier == "selfoption")
+            #expect(
+                shown.actions.map(\.options) == [
+                    ["authenticationRequired"], ["foreground"], ["destructive"], ["foreground"],
+                ])
+            #expect(shown.actions.map(\.textInput) == [false, false, false, true])
+            let attachment = try #require(shown.attachments.first)
+            #expect(attachment.identifier == "media" && attachment.type == "public.png")
+            #expect(FileManager.default.fileExists(atPath: attachment.path))
+            try await run.device.respond(to: apnsID, action: "action.join")
+            #expect(try await run.log.next(.response).action == "action.join")
         }
     }
 
     @Test("002 image download: title rewritten and the JPEG attached; a link of the wrong type shows the original")
     func imageDownload() async throws {
-        let example = "002-image-download"
-        try await MediaServer.serving(DeviceHarness.examples.appendingPathComponent("\(example)/media")) { media in
-            try await DeviceHarness.with { harness in
-                let manifest = try DeviceHarness.manifest(example: example)
-                let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = DeviceEventLog(device)
-                let good = try await harness.send(
-                    media.pointing(try DeviceHarness.payload(example: example, "push.json")), to: manifest.bundleID,
-                    on: device)
-                _ = try await log.next(.displayed) { $0.apnsID == good }
-                var shown = try #require(await device.notifications().first)
-                #expect(shown.title == "New photo [modified]")
-                #expect(shown.attachments.map(\.type) == ["public.jpeg"])
+        try await ExampleRun.with("002-image-download") { run in
+            let good = try await run.send(file: "push.json")
+            _ = try await run.log.next(.displayed) { $0.apnsID == good }
+            var shown = try #require(await run.device.notifications().first)
+            #expect(shown.title == "New photo [modified]")
+            #expect(shown.attachments.map(\.type) == ["public.jpeg"])
 
-                let bad = try await harness.send(
-                    media.pointing(try DeviceHarness.payload(example: example, "wrong-type.json")),
-                    to: manifest.bundleID, on: device)
-                let reason = try await log.next(.log) { $0.apnsID == bad }
-                #expect(reason.message?.contains("not a supported image, audio or movie type") == true)
-                _ = try await log.next(.displayed) { $0.apnsID == bad }
-                shown = try #require(await device.notifications().first)
-                #expect(shown.id == bad && shown.title == "New photo" && shown.attachments.isEmpty)
-                await device.stop()
-            }
+            let bad = try await run.send(file: "wrong-type.json")
+            let reason = try await run.log.next(.log) { $0.apnsID == bad }
+            #expect(reason.message?.contains("not a supported image, audio or movie type") == true)
+            _ = try await run.log.next(.displayed) { $0.apnsID == bad }
+            shown = try #require(await run.device.notifications().first)
+            #expect(shown.id == bad && shown.title == "New photo" && shown.attachments.isEmpty)
         }
     }
 
@@ -153,24 +134,15 @@ struct ExampleTests {
 
     @Test("004 content extension: the expanded view shows the downloaded image; an action reaches the app")
     func contentExtension() async throws {
-        let example = "004-content-extension"
-        try await MediaServer.serving(DeviceHarness.examples.appendingPathComponent("\(example)/media")) { media in
-            try await DeviceHarness.with { harness in
-                let manifest = try DeviceHarness.manifest(example: example)
-                let device = try await SimulatedDevice.start(harness.configuration([manifest]))
-                let log = DeviceEventLog(device)
-                let apnsID = try await harness.send(
-                    media.pointing(try DeviceHarness.payload(example: example, "push.json")), to: manifest.bundleID,
-                    on: device)
-                _ = try await log.next(.displayed) { $0.apnsID == apnsID }
-                let expanded = try await device.expand(apnsID)
-                let view = try #require(expanded.contentExtension)
-                #expect(view.title == "Content extension" && view.body == "Expand me")
-                #expect(view.imagePath == expanded.attachments.first?.path && view.imagePath != nil)
-                let outcome = try await device.respond(to: apnsID, action: "input", text: "hello")
-                #expect(outcome.deliveredToApp && outcome.dismissed)
-                await device.stop()
-            }
+        try await ExampleRun.with("004-content-extension") { run in
+            let apnsID = try await run.send(file: "push.json")
+            _ = try await run.log.next(.displayed) { $0.apnsID == apnsID }
+            let expanded = try await run.device.expand(apnsID)
+            let view = try #require(expanded.contentExtension)
+            #expect(view.title == "Content extension" && view.body == "Expand me")
+            #expect(view.imagePath == expanded.attachments.first?.path && view.imagePath != nil)
+            let outcome = try await run.device.respond(to: apnsID, action: "input", text: "hello")
+            #expect(outcome.deliveredToApp && outcome.dismissed)
         }
     }
 }

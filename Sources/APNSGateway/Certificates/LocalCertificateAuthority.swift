@@ -58,23 +58,15 @@ package struct LocalCertificateAuthority: Sendable {
         let prefix =
             push.environments.contains(.production) ? "Apple Push Services" : "Apple Development IOS Push Services"
         let pushExtensions = try push.extensions()
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(365 * 86400),
-            issuer: caCertificate.subject,
-            subject: try DistinguishedName { CommonName("\(prefix): \(push.topics.first ?? "")") },
-            signatureAlgorithm: .ecdsaWithSHA256,
+        let certificate = try Self.certificate(
+            for: key, subject: try DistinguishedName { CommonName("\(prefix): \(push.topics.first ?? "")") },
+            issuer: caCertificate.subject, signedBy: caKey, days: 365, now: now,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.clientAuth])
                 for pushExtension in pushExtensions { pushExtension }
-            },
-            issuerPrivateKey: Certificate.PrivateKey(caKey)
-        )
+            })
         return (try certificate.serializeAsPEM().pemString + "\n", key.pemRepresentation + "\n")
     }
 
@@ -99,22 +91,13 @@ package struct LocalCertificateAuthority: Sendable {
             CommonName("Herald local APNs CA")
             OrganizationName("Herald")
         }
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(10 * 365 * 86400),
-            issuer: name,
-            subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
+        let certificate = try Self.certificate(
+            for: key, subject: name, issuer: name, signedBy: key, days: 10 * 365, now: now,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 SubjectKeyIdentifier(hash: Certificate.PublicKey(key.publicKey))
-            },
-            issuerPrivateKey: Certificate.PrivateKey(key)
-        )
+            })
         try write(try certificate.serializeAsPEM().pemString, to: files.ca, secret: false)
         try write(key.pemRepresentation, to: files.caKey, secret: true)
         return (certificate, key)
@@ -139,27 +122,31 @@ package struct LocalCertificateAuthority: Sendable {
         var names = serverNames.map { GeneralName.dnsName($0) }
         names.append(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))
         names.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1]))))
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(825 * 86400),
-            issuer: caCertificate.subject,
-            subject: try DistinguishedName { CommonName("localhost") },
-            signatureAlgorithm: .ecdsaWithSHA256,
+        let certificate = try Self.certificate(
+            for: key, subject: try DistinguishedName { CommonName("localhost") }, issuer: caCertificate.subject,
+            signedBy: caKey, days: 825, now: now,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
                 SubjectAlternativeNames(names)
-            },
-            issuerPrivateKey: Certificate.PrivateKey(caKey)
-        )
+            })
         let pem = try certificate.serializeAsPEM().pemString
         try write(pem, to: files.server, secret: false)
         try write(key.pemRepresentation, to: files.serverKey, secret: true)
         return (pem, key.pemRepresentation)
+    }
+
+    /// A certificate for `key`, valid from an hour before `now` for `days` days, signed with ECDSA-SHA256.
+    private static func certificate(
+        for key: P256.Signing.PrivateKey, subject: DistinguishedName, issuer: DistinguishedName,
+        signedBy issuerKey: P256.Signing.PrivateKey, days: Int, now: Date, extensions: Certificate.Extensions
+    ) throws -> Certificate {
+        try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Double(days) * 86400),
+            issuer: issuer, subject: subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
+            issuerPrivateKey: Certificate.PrivateKey(issuerKey))
     }
 
     private static func write(_ text: String, to url: URL, secret: Bool) throws {

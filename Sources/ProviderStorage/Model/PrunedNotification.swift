@@ -6,11 +6,4 @@ package struct PrunedNotification: Sendable, Hashable {
     package var id: String
     package var appID: String
     package var prunedAt: Date
-
-    /// Every stored property, as given.
-    package init(id: String, appID: String, prunedAt: Date) {
-        self.id = id
-        self.appID = appID
-        self.prunedAt = prunedAt
-    }
 }

@@ -57,7 +57,6 @@ struct FeedbackRoutes: ProviderRouteCollection {
         guard let id = DeliveryMessageID(input.apnsID, key: store.messageKey) else {
             throw ProviderError.field("apnsID", "\(input.apnsID) is not an apns-id this provider sent")
         }
-        let unknown = ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
         var claim = FeedbackClaim(message: id, token: nil, now: now)
         if case .device = caller {
             // The publishable key is in every copy of the app: only the device the push reached may report on it.
@@ -71,7 +70,7 @@ struct FeedbackRoutes: ProviderRouteCollection {
         // the report, with the other receipts that arrived meanwhile.
         guard let context = try await receipts.record(FeedbackReceipt(appID: app.app.id, claim: claim, event: event))
         else {
-            throw unknown
+            throw ProviderError.notFound("no delivery with apns-id \(input.apnsID) for this app")
         }
         var answer = Answer(
             recorded: event.event, time: context.timeAdjusted == nil ? nil : context.recordedAt,
