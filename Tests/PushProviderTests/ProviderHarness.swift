@@ -80,8 +80,9 @@ struct ProviderHarness {
         if given == nil { await dropSchema(of: dataDirectory) }
     }
 
-    /// Drops the PostgreSQL schema of a harness-made data directory (test runs left thousands behind).
-    private static func dropSchema(of dataDirectory: URL) async {
+    /// Drops the PostgreSQL schema of a data directory: the harness does for those it made, a test that names its
+    /// own (to restart a provider on it) does when it ends (test runs left thousands behind).
+    static func dropSchema(of dataDirectory: URL) async {
         guard case .postgres(let url) = database(for: dataDirectory) else { return }
         let store: PostgresStore
         do {

@@ -140,6 +140,7 @@ struct WebhookOutboxTests {
             try await ProviderHarness.with(dataDirectory: folder) { _ in
                 try await hook.until("the event after the restart") { hook.bodies("hook").count == 1 }
             }
+            await ProviderHarness.dropSchema(of: folder)
             #expect(hook.bodies("hook").first?["action"] as? String == "before-restart")
             #expect(Set(hook.requests("hook").compactMap { $0.headers["webhook-id"] }).count == 1)
         }
