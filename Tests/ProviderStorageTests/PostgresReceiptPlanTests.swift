@@ -40,7 +40,7 @@ struct PostgresReceiptPlanTests {
                     ).map { try $0.decode(String.self) }.joined(separator: "\n")
                 }
                 _ = try await connection.rows("DEALLOCATE receipt_feedback", logger)
-                let rows = try await connection.rows(ReceiptStatements.Feedback(deliveryIDs: ids), logger)
+                let rows = try await connection.rows(ReceiptStatements.Feedback(ids: ids), logger)
                     .map { try $0.decode((Int64, Int64).self) }
                 return (plans, rows)
             }

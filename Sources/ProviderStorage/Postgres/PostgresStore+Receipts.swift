@@ -43,7 +43,7 @@ extension PostgresStore {
                 outcome: outcome, outcomeDetail: detail, feedback: [])
         }
         guard !found.isEmpty else { return found }
-        for row in try await connection.rows(ReceiptStatements.Feedback(deliveryIDs: Array(found.keys)), logger) {
+        for row in try await connection.rows(ReceiptStatements.Feedback(ids: Array(found.keys)), logger) {
             let (rowID, deliveryID, event, action, reply, at) = try row.decode(
                 (Int64, Int64, String, String?, String?, Date).self)
             guard let delivery = found[deliveryID] else { continue }

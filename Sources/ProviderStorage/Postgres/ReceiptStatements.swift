@@ -11,7 +11,7 @@ enum ReceiptStatements {
 
     /// The deliveries with the IDs `$1` as receipts read them, locked until the transaction ends (in ID order, so
     /// concurrent batches lock in the same order).
-    struct Deliveries: PostgresPreparedStatement {
+    struct Deliveries: DeliveryIDsStatement {
         static let sql = """
             SELECT d.id, n.id, n.app_id, n.created_at, \(deliveryToken), v.user_id, a.webhook_url,
                 d.delivered_at, d.displayed_at, d.opened_at, d.dismissed_at, d.action, d.reply, d.outcome,
@@ -24,14 +24,6 @@ enum ReceiptStatements {
             """
 
         let ids: [Int64]
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(ids)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
     }
 
     /// The feedback rows of the deliveries `$1`, in row order. One index lookup a delivery, whatever the planner
@@ -39,7 +31,7 @@ enum ReceiptStatements {
     /// `feedback` has no statistics yet (a table that fills during a storm) and reads the whole table instead (half
     /// the statements of a 100,000-device storm did, 4.9 ms each on average); `OFFSET 0` keeps the lookup a lookup
     /// (without it the planner turns the join into a hash join over the whole table again).
-    struct Feedback: PostgresPreparedStatement {
+    struct Feedback: DeliveryIDsStatement {
         static let sql = """
             SELECT f.id, f.delivery_id, f.event, f.action, f.reply, f.at
             FROM unnest($1::bigint[]) AS u(id)
@@ -47,22 +39,14 @@ enum ReceiptStatements {
             ORDER BY f.id
             """
 
-        let deliveryIDs: [Int64]
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(deliveryIDs)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+        let ids: [Int64]
     }
 
     /// What a batch decided, in one statement (each kind of row a data-modifying `WITH` part; an empty list is a part
     /// that writes nothing): `$1` the feedback rows and `$2` the deliveries' new stages (``ReceiptRows``), `$3`–`$6`
     /// the counters to add to, `$7`–`$8` the apps that heard from their devices. A stage's time is only ever set
     /// where it was empty; counters come in key order, so concurrent batches lock them in the same order.
-    struct Write: PostgresPreparedStatement {
+    struct Write: ReceiptStatement {
         static let sql = """
             WITH inserted AS (
                 INSERT INTO feedback (delivery_id, notification_id, event, action, reply, at)
@@ -108,8 +92,26 @@ enum ReceiptStatements {
             bindings.append(seen.map { $0.value.timeIntervalSince1970 })
             return bindings
         }
+    }
+}
 
-        func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+/// A statement of ``ReceiptStatements``: its rows read as they come.
+protocol ReceiptStatement: PostgresPreparedStatement where Row == PostgresRow {}
+
+extension ReceiptStatement {
+    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+}
+
+/// A statement of ``ReceiptStatements`` whose one value, `$1`, is a list of delivery IDs.
+protocol DeliveryIDsStatement: ReceiptStatement {
+    var ids: [Int64] { get }
+}
+
+extension DeliveryIDsStatement {
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(ids)
+        return bindings
     }
 }
 
