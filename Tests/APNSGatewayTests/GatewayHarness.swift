@@ -134,6 +134,28 @@ struct GatewayHarness {
         try await runWithStatus("python3", ["-c", script] + arguments).output
     }
 
+    /// The opening of a raw-socket Python client (for ``python(_:_:)``): the gateway's port from the first argument, a
+    /// TLS `context` offering `alpn` that trusts any certificate, and `closed(s)`, which reads until the gateway closes
+    /// `s` (or resets it) and returns `True`.
+    static func tlsClientOpening(alpn: String) -> String {
+        """
+        import socket, ssl, sys, time
+        port = int(sys.argv[1])
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.set_alpn_protocols(["\(alpn)"])
+        def closed(s):
+            try:
+                while s.recv(65536) != b"":
+                    pass
+            except (ConnectionResetError, ssl.SSLError):
+                pass
+            return True
+
+        """
+    }
+
     /// Runs curl with exactly `arguments` and returns what it printed.
     static func rawCurl(_ arguments: [String]) async throws -> String {
         try await runWithStatus("curl", arguments).output

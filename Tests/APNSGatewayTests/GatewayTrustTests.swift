@@ -171,72 +171,57 @@ struct GatewayTrustTests {
         "at the limit a new connection takes the place of the oldest still setting up, so a real client gets in under a fast flood; when all have set up, one more is refused; one that never sets up is closed in time"
     )
     func connectionLimits() async throws {
-        var configuration = GatewayServer.Configuration(
-            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID())"))
-        configuration.port = 0
-        configuration.maxConnections = 3
-        configuration.logger.logLevel = .warning
         // Long enough that "at once" (under 15 s, however loaded the machine) is clearly not the deadline.
-        configuration.setupTimeout = .seconds(30)
-        let server = try GatewayServer(configuration: configuration)
-        let port = try await server.start()
+        let gateway = try await GatewayHarness.start {
+            $0.maxConnections = 3
+            $0.setupTimeout = .seconds(30)
+        }
         // Connections whose TLS handshake starts and never ends: each is known to be accepted once the server's
         // hello arrives.
-        let script = """
-            import socket, ssl, sys, time
-            port = int(sys.argv[1])
-            context = ssl.create_default_context()
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-            context.set_alpn_protocols(["h2"])
-            def half_open():
-                s = socket.create_connection(("127.0.0.1", port))
-                hello = ssl.MemoryBIO()
-                handshake = context.wrap_bio(ssl.MemoryBIO(), hello)
-                try:
-                    handshake.do_handshake()
-                except ssl.SSLWantReadError:
-                    pass
-                s.sendall(hello.read())
-                s.settimeout(90)
-                assert s.recv(1) != b""
-                return s
-            def closed(s):
-                try:
-                    while s.recv(65536) != b"":
+        let script =
+            GatewayHarness.tlsClientOpening(alpn: "h2") + """
+                def half_open():
+                    s = socket.create_connection(("127.0.0.1", port))
+                    hello = ssl.MemoryBIO()
+                    handshake = context.wrap_bio(ssl.MemoryBIO(), hello)
+                    try:
+                        handshake.do_handshake()
+                    except ssl.SSLWantReadError:
                         pass
-                except (ConnectionResetError, ssl.SSLError):
-                    pass
-                return True
-            def set_up():
-                s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
-                s.sendall(b"PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
-                s.settimeout(90)
-                assert s.recv(1) != b""
-                return s
-            flood = [half_open() for _ in range(3)]
-            began = time.monotonic()
-            newer = half_open()
-            print("shed", closed(flood[0]), round(time.monotonic() - began, 2) < 15)
-            real = set_up()
-            print("real", real.selected_alpn_protocol(), round(time.monotonic() - began, 2) < 15)
-            for s in flood[1:] + [newer]:
-                print("idle", closed(s), round(time.monotonic() - began, 2))
-            full = [real, set_up(), set_up()]
-            extra = socket.create_connection(("127.0.0.1", port))
-            extra.settimeout(90)
-            began = time.monotonic()
-            print("refused", closed(extra), round(time.monotonic() - began, 2) < 15)
-            """
-        let lines = try await GatewayHarness.python(script, [String(port)]).split(separator: "\n").map(String.init)
+                    s.sendall(hello.read())
+                    s.settimeout(90)
+                    assert s.recv(1) != b""
+                    return s
+                def set_up():
+                    s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+                    s.sendall(b"PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+                    s.settimeout(90)
+                    assert s.recv(1) != b""
+                    return s
+                flood = [half_open() for _ in range(3)]
+                began = time.monotonic()
+                newer = half_open()
+                print("shed", closed(flood[0]), round(time.monotonic() - began, 2) < 15)
+                real = set_up()
+                print("real", real.selected_alpn_protocol(), round(time.monotonic() - began, 2) < 15)
+                for s in flood[1:] + [newer]:
+                    print("idle", closed(s), round(time.monotonic() - began, 2))
+                full = [real, set_up(), set_up()]
+                extra = socket.create_connection(("127.0.0.1", port))
+                extra.settimeout(90)
+                began = time.monotonic()
+                print("refused", closed(extra), round(time.monotonic() - began, 2) < 15)
+                """
+        let lines = try await GatewayHarness.python(script, [String(gateway.port)]).split(separator: "\n").map(
+            String.init)
         #expect(lines.first == "shed True True", "\(lines)")
         #expect(lines.dropFirst().first == "real h2 True", "\(lines)")
         let idle = lines.filter { $0.hasPrefix("idle") }.map { $0.split(separator: " ") }
         #expect(idle.count == 3 && idle.allSatisfy { $0[1] == "True" }, "\(lines)")
         #expect(idle.allSatisfy { Double($0[2]) ?? 999 < 90 }, "closed by the 30 s setup deadline: \(lines)")
         #expect(lines.last == "refused True True", "\(lines)")
-        #expect(server.refusals.count(.connectionLimit) == 3)
-        try await server.shutdown()
+        #expect(gateway.server.refusals.count(.connectionLimit) == 3)
+        try await gateway.server.shutdown()
     }
 
     @Test(

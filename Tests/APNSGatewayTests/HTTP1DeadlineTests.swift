@@ -1,7 +1,4 @@
 import APNSGateway
-import Foundation
-import GatewayTestSupport
-import Logging
 import NIOCore
 import TestPacing
 import Testing
@@ -12,43 +9,29 @@ import Testing
 struct HTTP1DeadlineTests {
     @Test("half a request head is closed after the deadline; a finished request's idle connection after six times it")
     func trickledHeadAndIdleConnection() async throws {
-        var configuration = GatewayServer.Configuration(
-            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID())"))
-        configuration.port = 0
-        configuration.logger.logLevel = .warning
-        configuration.setupTimeout = .seconds(1)
-        let server = try GatewayServer(configuration: configuration)
-        let port = try await server.start()
-        let script = """
-            import socket, ssl, sys, time
-            port = int(sys.argv[1])
-            context = ssl.create_default_context()
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-            context.set_alpn_protocols(["http/1.1"])
-            def connect():
-                s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
-                s.settimeout(60)
-                return s
-            def seconds_until_closed(s, began):
-                try:
-                    while s.recv(65536) != b"":
-                        pass
-                except (ConnectionResetError, ssl.SSLError):
-                    pass
-                return round(time.monotonic() - began, 2)
-            half = connect()
-            print("alpn", half.selected_alpn_protocol())
-            half.sendall(b"GET /admin/status HTTP/1.1\\r\\nHost: localhost\\r\\n")
-            print("half", seconds_until_closed(half, time.monotonic()))
-            idle = connect()
-            idle.sendall(b"GET /admin/status HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n")
-            answer = idle.recv(12)
-            began = time.monotonic()
-            print("answered", answer.decode()[:8])
-            print("idle", seconds_until_closed(idle, began))
-            """
-        let lines = try await GatewayHarness.python(script, [String(port)]).split(separator: "\n").map(String.init)
+        let gateway = try await GatewayHarness.start { $0.setupTimeout = .seconds(1) }
+        let script =
+            GatewayHarness.tlsClientOpening(alpn: "http/1.1") + """
+                def connect():
+                    s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+                    s.settimeout(60)
+                    return s
+                def seconds_until_closed(s, began):
+                    closed(s)
+                    return round(time.monotonic() - began, 2)
+                half = connect()
+                print("alpn", half.selected_alpn_protocol())
+                half.sendall(b"GET /admin/status HTTP/1.1\\r\\nHost: localhost\\r\\n")
+                print("half", seconds_until_closed(half, time.monotonic()))
+                idle = connect()
+                idle.sendall(b"GET /admin/status HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n")
+                answer = idle.recv(12)
+                began = time.monotonic()
+                print("answered", answer.decode()[:8])
+                print("idle", seconds_until_closed(idle, began))
+                """
+        let lines = try await GatewayHarness.python(script, [String(gateway.port)]).split(separator: "\n").map(
+            String.init)
         var seconds: [String: String] = [:]
         for line in lines {
             let words = line.split(separator: " ").map(String.init)
@@ -62,6 +45,6 @@ struct HTTP1DeadlineTests {
         let idle = Double(seconds["idle"] ?? "") ?? -1
         #expect(half >= 0.5 && half < 20, "\(lines)")
         #expect(idle >= 3 && idle < 30, "\(lines)")
-        try await server.shutdown()
+        try await gateway.server.shutdown()
     }
 }
