@@ -120,19 +120,4 @@ struct StoreUpgradeTests {
             }
         }
     }
-
-    @Test(
-        "the count of deliveries in flight reads the index of leased rows, never every delivery of the notification",
-        .disabled(if: SharedQueueTests.onPostgres, "SQLite's query planner"))
-    func inFlightCountUsesTheLeasedIndex() throws {
-        let queue = try DatabaseQueue()
-        try SQLiteSchema.migrator.migrate(queue)
-        let plan = try queue.read { db in
-            try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.inFlightSQL(count: 2), arguments: ["a", "b"]
-            ).map { $0["detail"] as String }
-        }
-        #expect(plan.contains { $0.contains("deliveries_leased") }, "\(plan)")
-        #expect(!plan.contains { $0.contains("deliveries_by_notification") }, "\(plan)")
-    }
 }

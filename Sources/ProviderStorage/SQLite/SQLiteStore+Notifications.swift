@@ -188,18 +188,26 @@ extension SQLiteStore {
                 sql:
                     "SELECT notification_id, name, reason, n FROM notification_counters WHERE notification_id IN \(list)",
                 arguments: arguments)
-            let actions = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT notification_id, action, count(*) AS n FROM feedback
-                    WHERE notification_id IN \(list) AND event = 'action' GROUP BY 1, 2
-                    """, arguments: arguments)
+            let actions = try Row.fetchAll(db, sql: Self.actionCountsSQL(count: ids.count), arguments: arguments)
             return NotificationReport.Stats.grouped(
                 targeted: targeted.map { ($0["id"], $0["targeted"]) },
                 inFlight: inFlight.map { ($0["notification_id"], $0["n"]) },
                 counters: counters.map { ($0["notification_id"], ($0["name"], $0["reason"], $0["n"])) },
                 actions: actions.map { ($0["notification_id"], ($0["action"], $0["n"])) })
         }
+    }
+
+    /// Counts the action taps of `count` notifications, per action. It must read the partial index of responses (taps,
+    /// dismissals, actions), which are few: the index on `notification_id` alone also holds every delivered and
+    /// displayed report, and walking a 100,000-device broadcast's 200,000 of them took 48 ms each time its report was
+    /// read (0.2 ms through the responses). SQLite uses a partial index only when the query repeats its condition.
+    package static func actionCountsSQL(count: Int) -> String {
+        """
+        SELECT notification_id, action, count(*) AS n FROM feedback INDEXED BY feedback_responses
+        WHERE notification_id IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))
+            AND event IN ('opened', 'dismissed', 'action') AND event = 'action'
+        GROUP BY 1, 2
+        """
     }
 
     /// Counts the leased deliveries of `count` notifications. It must read the small index of leased rows: given the
