@@ -6,8 +6,10 @@ import HeraldKit
 //
 //     HeraldKitProbe FOLDER PROVIDER_URL PUBLISHABLE_KEY TOKEN EVENT [APNS_ID ...]
 //
-// queues one EVENT receipt (`delivered`, `displayed`) for each APNS_ID, in order, sends what the folder holds, and
-// prints each problem on a line as it happens, then `waiting W dropped D corrupt C`.
+// queues one EVENT receipt (`delivered`, `displayed`) for each APNS_ID, in order, creates the empty file
+// `FOLDER.queued` (beside the folder: a test waits on it to know every receipt is queued, since the first may be sent
+// before the last is queued), sends what the folder holds, and prints each problem on a line as it happens, then
+// `waiting W dropped D corrupt C`.
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 6, let url = URL(string: arguments[2]), let event = Receipt.Event(rawValue: arguments[5])
@@ -23,6 +25,7 @@ let herald = try Herald(configuration: configuration, onProblem: { print("proble
 for apnsID in arguments.dropFirst(6) {
     herald.report(Receipt(event, apnsID: apnsID, token: arguments[4]))
 }
+_ = FileManager.default.createFile(atPath: arguments[1] + ".queued", contents: nil)
 _ = await herald.sendReceipts()
 let queue = herald.receiptQueue
 print("waiting \(queue.waiting) dropped \(queue.dropped) corrupt \(queue.corrupt)")
