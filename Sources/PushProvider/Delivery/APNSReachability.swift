@@ -30,8 +30,8 @@ final class APNSReachability: Sendable {
         var nextProbe: Date
         /// The wait before ``nextProbe``, doubled with each failed probe.
         var wait: TimeInterval
-        /// Whether a probe is out now (others wait for it).
-        var probing = false
+        /// When the probe that is out now went out; `nil` when none is (while one is, the others wait for it).
+        var probeSentAt: Date?
     }
 
     private let outages = Mutex<[String: Outage]>([:])
@@ -45,15 +45,17 @@ final class APNSReachability: Sendable {
     var all: [String: Outage] { outages.withLock { $0 } }
 
     /// What the app may send now: everything (`nil`: reachable), or a probe of ``probeSize`` when one is due (it is
-    /// then marked as out), or nothing until the returned date.
+    /// then marked as out), or nothing until the returned date (or until the outcome of the probe that is out).
     func permit(appID: String, now: Date) -> Permit {
         outages.withLock { outages in
             guard var outage = outages[appID] else { return .all }
             // While a probe is out, the rest wait at least a first step for its outcome (never a time already past,
             // which would lease them again at once).
-            if outage.probing { return .waitUntil(max(outage.nextProbe, now.addingTimeInterval(Self.firstWait))) }
+            if let sentAt = outage.probeSentAt {
+                return .awaitProbe(until: max(outage.nextProbe, now.addingTimeInterval(Self.firstWait)), sentAt: sentAt)
+            }
             guard outage.nextProbe <= now else { return .waitUntil(outage.nextProbe) }
-            outage.probing = true
+            outage.probeSentAt = now
             outages[appID] = outage
             return .probe
         }
@@ -64,6 +66,9 @@ final class APNSReachability: Sendable {
         case all
         case probe
         case waitUntil(Date)
+        /// A probe went out at `sentAt` and its outcome is not known yet: nothing goes out before it is (at the latest
+        /// `until`).
+        case awaitProbe(until: Date, sentAt: Date)
     }
 
     /// A send of `appID` could make no connection: the outage starts or goes on, and the next probe waits longer.
@@ -76,7 +81,7 @@ final class APNSReachability: Sendable {
                 outages[appID] ?? Outage(since: now, reason: reason, nextProbe: now, wait: Self.firstWait / 2)
             outage.wait = min(outage.wait * 2, Self.longestWait)
             outage.reason = reason
-            outage.probing = false
+            outage.probeSentAt = nil
             outage.nextProbe = now.addingTimeInterval(outage.wait * Double.random(in: 0.8...1))
             outages[appID] = outage
             return outage.nextProbe
@@ -85,14 +90,14 @@ final class APNSReachability: Sendable {
 
     /// The probe of `appID` ended without telling whether APNs is reachable (cancelled): another may go out.
     func abandonProbe(appID: String) {
-        outages.withLock { outages in outages[appID]?.probing = false }
+        outages.withLock { outages in outages[appID]?.probeSentAt = nil }
     }
 
     /// Someone sends again what gave up (a resend): the next probe of `appID`, if it has an outage, may go out now
     /// rather than at the end of its backoff step.
     func probeSoon(appID: String, now: Date) {
         outages.withLock { outages in
-            guard var outage = outages[appID], !outage.probing else { return }
+            guard var outage = outages[appID], outage.probeSentAt == nil else { return }
             outage.nextProbe = min(outage.nextProbe, now)
             outages[appID] = outage
         }

@@ -15,7 +15,7 @@ extension DeliveryEngine {
         /// The app was paused: what is left waits with this reason, no attempt spent.
         case paused(String)
         /// APNs cannot be reached now: what is left waits for the probe at that time.
-        case unreachable(until: Date)
+        case unreachable(until: Date, probeSentAt: Date?)
         /// That many deliveries belong to cancelled notifications: withheld, not sent.
         case withhold(Int)
         /// That many deliveries go out now.
@@ -42,11 +42,13 @@ extension DeliveryEngine {
                 }
                 withheld.paused(appID)
                 return
-            case .unreachable(let next):
+            case .unreachable(let next, let probeSentAt):
                 // One delivery comes back for the next probe, the rest are parked until a probe connects.
                 for position in rest.indices {
                     buffer.append(
-                        waitForAPNs(prepared, at: position, until: next, parked: probeWaits || position > start))
+                        waitForAPNs(
+                            prepared, at: position, until: next, parked: probeWaits || position > start,
+                            probeSentAt: probeSentAt))
                 }
                 return
             case .withhold(let count):
@@ -119,7 +121,8 @@ extension DeliveryEngine {
         switch reachability.permit(appID: appID, now: settings.clock.currentDate) {
         case .all: break
         case .probe: size = APNSReachability.probeSize
-        case .waitUntil(let next): return .unreachable(until: next)
+        case .waitUntil(let next): return .unreachable(until: next, probeSentAt: nil)
+        case .awaitProbe(let next, let sentAt): return .unreachable(until: next, probeSentAt: sentAt)
         }
         // Credentials APNs has not answered yet: one notification tells whether they hold.
         if !confirmedCredentials.withLock({ $0.contains(prepared.appRevision) }) { size = min(size, 1) }

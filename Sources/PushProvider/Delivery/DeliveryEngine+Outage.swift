@@ -59,19 +59,24 @@ extension DeliveryEngine {
 
     /// One delivery that waits for APNs: until `next` (the next probe), or, `parked`, until a probe connects
     /// (``APNSReachability/parking`` at most, so a provider that restarts meanwhile finds it again); it gives up
-    /// when its notification expires before the next probe.
-    func waitForAPNs(_ prepared: PreparedBatch, at position: Int, until next: Date, parked: Bool)
-        -> DeliveryResult
-    {
+    /// when its notification expires before the next probe. `probeSentAt`: when the probe that is out went out, if
+    /// one is; a probe younger than ``APNSReachability/firstWait`` is about to say whether APNs can be reached, so a
+    /// delivery that cannot wait that long (`apns-expiration: 0`, now or never) waits for its outcome rather
+    /// than be given up on a guess while another worker's probe is being answered.
+    func waitForAPNs(
+        _ prepared: PreparedBatch, at position: Int, until next: Date, parked: Bool, probeSentAt: Date? = nil
+    ) -> DeliveryResult {
         let delivery = prepared.deliveries[position]
         let reason = APNSReachability.unreachableReason
         let limit = prepared.waitLimits[position]
-        guard next <= limit else {
+        let now = settings.clock.currentDate
+        let probeAnswersSoon = probeSentAt.map { now.timeIntervalSince($0) < APNSReachability.firstWait } ?? false
+        guard next <= limit || probeAnswersSoon else {
             return .rejected(
-                id: delivery.id, notificationID: delivery.notificationID, status: nil, reason: reason,
-                at: settings.clock.currentDate, deactivate: nil)
+                id: delivery.id, notificationID: delivery.notificationID, status: nil, reason: reason, at: now,
+                deactivate: nil)
         }
-        let until = parked ? max(next, min(limit, settings.clock.currentDate + APNSReachability.parking)) : next
+        let until = parked ? max(next, min(limit, now + APNSReachability.parking)) : next
         return .wait(id: delivery.id, reason: reason, notBefore: until)
     }
 }

@@ -17,12 +17,12 @@ struct APNSReachabilityTests {
         #expect(reachability.permit(appID: "b", now: start) == .all, "another app is not paused")
         #expect(reachability.permit(appID: "a", now: start) == .waitUntil(first))
         #expect(reachability.permit(appID: "a", now: first) == .probe)
-        // While the probe is out, nobody else goes, and nobody is told a time already past.
-        guard case .waitUntil(let later) = reachability.permit(appID: "a", now: first) else {
+        // While the probe is out, nobody else goes, and nobody is told a time already past; each is told when it went.
+        guard case .awaitProbe(let later, let sentAt) = reachability.permit(appID: "a", now: first) else {
             Issue.record("a second probe went out")
             return
         }
-        #expect(later > first)
+        #expect(later > first && sentAt == first)
         #expect(reachability.reached(appID: "a")?.since == start)
         #expect(reachability.permit(appID: "a", now: first) == .all)
         #expect(reachability.outage(appID: "a") == nil)

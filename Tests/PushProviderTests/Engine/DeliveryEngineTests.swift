@@ -168,6 +168,43 @@ struct DeliveryEngineTests {
         #expect(h.rows(of: "n1").allSatisfy { $0.reason == APNSReachability.unreachableReason && $0.status == nil })
     }
 
+    @Test(
+        "a now-or-never notification leased while another worker's probe is out waits for the probe's outcome, not given up on a guess; a probe out for a step does not hold it"
+    )
+    func nowOrNeverWaitsForTheProbeOut() async throws {
+        let h = EngineHarness()
+        h.queue.add(app: "a")
+        let reachability = h.engine.reachability
+        // Another worker's (or provider's) probe goes out now, after a failed connection.
+        let probeAt = reachability.failed(appID: "a", reason: "connection refused", now: h.now)
+        h.clock.advance(to: probeAt)
+        #expect(reachability.permit(appID: "a", now: h.now) == .probe)
+        let id = h.queue.add(notification: "n1", app: "a", tokens: ["t1"], due: h.now, expiration: 0)[0]
+        try await h.running {
+            h.engine.notify()
+            try await h.until("n1 waits or is given up") {
+                h.queue.row(id)?.reason == APNSReachability.unreachableReason
+            }
+            try #require(h.queue.row(id)?.state == .queued, "it waits for the probe's outcome")
+            #expect(h.senders.sent.isEmpty)
+            // The probe connects: APNs is back, and the now-or-never notification goes out.
+            reachability.reached(appID: "a")
+            h.advance(by: .seconds(APNSReachability.firstWait))
+            try await h.until("n1 accepted") { h.all(of: "n1", are: .accepted) }
+
+            // A probe that has been out for a whole step tells nothing soon: a now-or-never one is given up.
+            let next = reachability.failed(appID: "a", reason: "connection refused", now: h.now)
+            h.clock.advance(to: next)
+            #expect(reachability.permit(appID: "a", now: h.now) == .probe)
+            h.clock.advance(by: .seconds(APNSReachability.firstWait))
+            h.queue.add(notification: "n2", app: "a", tokens: ["t2"], due: h.now, expiration: 0)
+            h.engine.notify()
+            try await h.until("n2 given up") { h.all(of: "n2", are: .rejected) }
+        }
+        #expect(h.senders.sent.map(\.token) == ["t1"])
+        #expect(h.rows(of: "n2").allSatisfy { $0.reason == APNSReachability.unreachableReason })
+    }
+
     @Test("a cancelled notification's leased deliveries are withheld and cancelled; the rest of the batch goes")
     func cancelled() async throws {
         let h = EngineHarness(workers: 1)
