@@ -31,22 +31,22 @@ extension SQLiteStore {
         let feedback = try db.cachedStatement(
             sql: "SELECT id, event, action, reply, at FROM feedback WHERE delivery_id = ? ORDER BY id")
         var found: [Int64: ReceiptDelivery] = [:]
+        // Columns read by position, as the statements list them: by name, GRDB lowercases each name for every row.
         for id in ids {
             guard let row = try Row.fetchOne(delivery, arguments: [id]) else { continue }
-            let notificationID: String = row["notification_id"]
+            let notificationID: String = row[0]
             var stamps: [String: Date] = [:]
-            for column in ReceiptDelivery.stampColumns {
-                if let at = row[column] as Double? { stamps[column] = Date(stored: at) }
+            for (offset, column) in ReceiptDelivery.stampColumns.enumerated() {
+                if let at = row[6 + offset] as Double? { stamps[column] = Date(stored: at) }
             }
             found[id] = ReceiptDelivery(
-                deliveryID: id, notificationID: notificationID, appID: row["app_id"],
-                queuedAt: Date(stored: row["created_at"]), token: CompactText.tokenText(row["token"]),
-                userID: row["user_id"], webhookURL: row["webhook_url"], stamps: stamps, action: row["action"],
-                reply: row["reply"], outcome: row["outcome"], outcomeDetail: row["outcome_detail"],
+                deliveryID: id, notificationID: notificationID, appID: row[1], queuedAt: Date(stored: row[2]),
+                token: CompactText.tokenText(row[3]), userID: row[4], webhookURL: row[5], stamps: stamps,
+                action: row[10], reply: row[11], outcome: row[12], outcomeDetail: row[13],
                 feedback: try Row.fetchAll(feedback, arguments: [id]).map { row in
                     ReceiptDelivery.Feedback(
-                        rowID: row["id"], deliveryID: id, notificationID: notificationID, event: row["event"],
-                        action: row["action"], reply: row["reply"], at: Date(stored: row["at"]))
+                        rowID: row[0], deliveryID: id, notificationID: notificationID, event: row[1], action: row[2],
+                        reply: row[3], at: Date(stored: row[4]))
                 })
         }
         return found
