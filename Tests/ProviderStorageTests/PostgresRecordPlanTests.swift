@@ -58,4 +58,33 @@ struct PostgresRecordPlanTests {
             #expect(stats.inFlight == Self.inFlight - 1_000 && stats.queued == 250)
         }
     }
+    @Test(
+        "a report's statistics are one statement that counts the 100 leased of 10,000 in the queue through their index")
+    func statsReadTheLeasedIndex() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES"])
+        try await StoreFixture.with(.postgres(url: url)) { fixture in
+            let store = try #require(fixture.store as? PostgresStore)
+            let at = Date(timeIntervalSince1970: 1_900_000_000)
+            let devices = (0..<Self.inFlight).map { DeviceInput(token: String(format: "%064x", $0 + 1)) }
+            _ = try await store.upsertDevices(appID: fixture.appID, devices, at: at)
+            let id = "n_stats"
+            let stored = StoredNotification(
+                id: id, appID: fixture.appID, target: "all", payload: Data(#"{"aps":{"alert":"x"}}"#.utf8),
+                pushType: "alert", sendAt: at, targeted: 0, createdAt: at)
+            #expect(try await store.insertNotification(stored, target: .all, requireKey: false) == Self.inFlight)
+            // The queue fills as it is leased: all 10,000 leased, then 9,900 back to wait (a retry), 100 still out.
+            let leased = try await store.lease(owner: "w", limit: Self.inFlight, now: at, leaseFor: 60)
+            try #require(leased.count == Self.inFlight)
+            try await store.record(
+                leased.dropFirst(100).map { .retry(id: $0.id, reason: "TooManyRequests", notBefore: at + 60) },
+                owner: "w")
+            _ = try await store.rows("VACUUM ANALYZE delivery_queue")
+            let query = PostgresStore.statsQuery([id])
+            let plan = try await store.rows(PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds))
+                .map { try $0.decode(String.self) }.joined(separator: "\n")
+            #expect(!plan.contains("Seq Scan on delivery_queue"), "\(plan)")
+            let stats = try await fixture.stats(id)
+            #expect(stats.targeted == Self.inFlight && stats.inFlight == 100 && stats.queued == Self.inFlight - 100)
+        }
+    }
 }

@@ -189,23 +189,7 @@ extension PostgresStore {
     package func stats(notificationIDs ids: [String]) async throws(ProviderError) -> [String: NotificationReport.Stats]
     {
         guard !ids.isEmpty else { return [:] }
-        // One statement, so one round trip: in a receipt storm each round trip waits for the provider's and the
-        // database's turn on the CPU, and four in a row made a report's p99 four waits long.
-        // A lease sets its owner and its end together. The owner has no statistics (v3, v17), so the planner reads
-        // the small index of leased rows only when told, through the end's, that few rows are leased: without it,
-        // it counted them by reading the whole queue (68 ms a report in a 1,000,000-device broadcast, against 3).
-        let parts = try await rows(
-            """
-            SELECT 'targeted', id, NULL, NULL, targeted FROM notifications WHERE id = ANY(\(ids))
-            UNION ALL
-            SELECT 'inFlight', n.id, NULL, NULL, count(*) FROM delivery_queue q JOIN notifications n ON n.number = q.notification
-            WHERE q.lease_owner IS NOT NULL AND q.lease_until IS NOT NULL AND n.id = ANY(\(ids)) GROUP BY n.id
-            UNION ALL
-            SELECT 'counter', notification_id, name, reason, n FROM notification_counters WHERE notification_id = ANY(\(ids))
-            UNION ALL
-            SELECT 'action', notification_id, action, NULL, count(*) FROM feedback
-            WHERE notification_id = ANY(\(ids)) AND event = 'action' GROUP BY notification_id, action
-            """)
+        let parts = try await rows(Self.statsQuery(ids))
         var targeted: [(String, Int)] = []
         var inFlight: [(String, Int)] = []
         var counters: [(String, (String, String, Int))] = []
@@ -225,6 +209,25 @@ extension PostgresStore {
         }
         return NotificationReport.Stats.grouped(
             targeted: targeted, inFlight: inFlight, counters: counters, actions: actions)
+    }
+
+    /// The statistics of notifications `ids` as one statement (its first column names the part a row is), so one
+    /// round trip: in a receipt storm each round trip waits for the provider's and the database's turn on the CPU.
+    /// A lease sets its owner and its end together. The owner has no statistics (v3, v17), so the planner reads the
+    /// small index of leased rows only when told, through the end's, that few rows are leased: without it, it
+    /// counted them by reading the whole queue (68 ms a report in a 1,000,000-device broadcast, against 3).
+    static func statsQuery(_ ids: [String]) -> PostgresQuery {
+        """
+        SELECT 'targeted', id, NULL, NULL, targeted FROM notifications WHERE id = ANY(\(ids))
+        UNION ALL
+        SELECT 'inFlight', n.id, NULL, NULL, count(*) FROM delivery_queue q JOIN notifications n ON n.number = q.notification
+        WHERE q.lease_owner IS NOT NULL AND q.lease_until IS NOT NULL AND n.id = ANY(\(ids)) GROUP BY n.id
+        UNION ALL
+        SELECT 'counter', notification_id, name, reason, n FROM notification_counters WHERE notification_id = ANY(\(ids))
+        UNION ALL
+        SELECT 'action', notification_id, action, NULL, count(*) FROM feedback
+        WHERE notification_id = ANY(\(ids)) AND event = 'action' GROUP BY notification_id, action
+        """
     }
 
     /// Appends the conditions on a device row `d` that select a target's devices (beyond app and active).
