@@ -91,6 +91,9 @@ def main():
                 SERVICES[span.span_id.hex()] = service
             names = {span.name for span in spans}
             missing[:] = sorted(WANTED - names)
+            # The displayed receipt comes after the delivered one, often in a later export: wait for both.
+            events = {attributes(span).get("herald.receipt.event") for span in spans if span.name == "herald receipt"}
+            missing.extend(f"the {event} receipt" for event in ("delivered", "displayed") if event not in events)
             return spans if not missing else None
 
         missing = []
